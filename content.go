@@ -1,0 +1,437 @@
+package mcpadapter
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Result is the outcome of one tool call, converted from the server's
+// CallToolResult. Results are plain values: callers own them and may keep,
+// change or serialize them. A nil *Result behaves as an empty one.
+type Result struct {
+	// Content holds the server's content items in order, one Block each.
+	// Items the adapter does not model are kept as text placeholders (see
+	// [Block.Raw]) so the others survive.
+	Content []Block `json:"content"`
+	// Artifact holds the structured content; nil when the tool returned none.
+	// It is kept on error results too.
+	Artifact *Artifact `json:"artifact,omitempty"`
+	// IsError is the server's isError flag: the tool failed and its message
+	// is in Content. Transport failures are Go errors, never IsError results.
+	IsError bool `json:"isError,omitempty"`
+	// Meta is a copy of the result's _meta; nil when the server sent none.
+	Meta map[string]any `json:"meta,omitempty"`
+}
+
+// Artifact is the structured content of a result, as decoded from JSON
+// (usually a map[string]any, but any JSON value is allowed).
+type Artifact struct {
+	StructuredContent any `json:"structuredContent"`
+}
+
+// BlockType says what a [Block] holds. The zero value is not a valid type;
+// [Result.Text] shows a block of an unknown type as a bracketed placeholder.
+type BlockType string
+
+// The block types. Every MCP content item maps to one of them.
+const (
+	BlockText  BlockType = "text"  // text, or an embedded text resource (URI set)
+	BlockImage BlockType = "image" // image bytes, or an image link (URI set, Data nil)
+	BlockAudio BlockType = "audio" // audio bytes
+	BlockFile  BlockType = "file"  // an embedded non-image blob (URI set)
+	BlockLink  BlockType = "link"  // a resource link: URI, Name, MIMEType; no bytes
+)
+
+// Block is one content item of a [Result]. Which fields are set depends on
+// Type; unset fields are zero.
+type Block struct {
+	Type     BlockType `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	MIMEType string    `json:"mimeType,omitempty"`
+	Data     []byte    `json:"data,omitempty"` // raw bytes (image, audio, file), not base64
+	URI      string    `json:"uri,omitempty"`  // embedded resource or link
+	Name     string    `json:"name,omitempty"` // link name
+	// Raw is the original JSON of a content item the adapter does not model
+	// (an unknown type such as "video", or a sampling-only tool_use or
+	// tool_result item). Such a block has Type BlockText and a placeholder
+	// Text. Raw is nil for every modelled item.
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// PartOption configures how [Result.Parts], [Result.Messages] and
+// [Toolset.HandleToolCalls] turn media into langchaingo message parts.
+// A nil PartOption is ignored.
+type PartOption func(*partOptions)
+
+// partOptions is the configuration PartOptions write.
+type partOptions struct {
+	// imageDataURL selects OpenAI-style parts: images as data URLs, and no
+	// binary parts at all (OpenAI rejects them).
+	imageDataURL bool
+}
+
+// ImagesAsDataURL returns a [PartOption] for OpenAI-style models: images
+// become llms.ImageURLPart with a data: URL (or the link's own http(s) URL),
+// and audio and files, which such models reject as binary parts, stay text
+// placeholders. Without it images, audio and files become llms.BinaryPart,
+// which is what the Anthropic and Google AI providers accept.
+func ImagesAsDataURL() PartOption {
+	return func(o *partOptions) { o.imageDataURL = true }
+}
+
+// Placeholders used when a result has nothing else to say. Providers reject
+// empty tool messages, so these stand in for empty text.
+const (
+	emptyErrorText  = "tool returned an error with no message"
+	emptyResultText = "tool returned no content"
+)
+
+// originalMetaKey is the _meta key under which the wire sanitizer keeps an
+// unsupported content item it replaced by a text placeholder.
+const originalMetaKey = "mcpadapter/original"
+
+// newResult converts a CallToolResult into a Result. It never fails: content
+// the adapter does not model becomes a text placeholder with Raw set. A nil
+// res gives an empty Result.
+func newResult(res *mcp.CallToolResult) *Result {
+	r := &Result{}
+	if res == nil {
+		return r
+	}
+	r.IsError = res.IsError
+	if res.StructuredContent != nil {
+		r.Artifact = &Artifact{StructuredContent: res.StructuredContent}
+	}
+	if res.Meta != nil {
+		r.Meta = maps.Clone(map[string]any(res.Meta))
+	}
+	r.Content = make([]Block, 0, len(res.Content))
+	for _, c := range res.Content {
+		if b, ok := blockFromContent(c); ok {
+			r.Content = append(r.Content, b)
+		}
+	}
+	return r
+}
+
+// blockFromContent converts one content item. It reports false for a nil
+// item, which has nothing to keep.
+func blockFromContent(c mcp.Content) (Block, bool) {
+	switch c := c.(type) {
+	case nil:
+		return Block{}, false
+	case *mcp.TextContent:
+		if c == nil {
+			return Block{}, false
+		}
+		if orig, ok := c.Meta[originalMetaKey]; ok {
+			raw, err := json.Marshal(orig)
+			if err != nil {
+				raw = nil
+			}
+			return Block{Type: BlockText, Text: c.Text, Raw: raw}, true
+		}
+		return Block{Type: BlockText, Text: c.Text}, true
+	case *mcp.ImageContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return Block{Type: BlockImage, MIMEType: c.MIMEType, Data: c.Data}, true
+	case *mcp.AudioContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return Block{Type: BlockAudio, MIMEType: c.MIMEType, Data: c.Data}, true
+	case *mcp.ResourceLink:
+		if c == nil {
+			return Block{}, false
+		}
+		if isImageMIME(c.MIMEType) {
+			return Block{Type: BlockImage, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}, true
+		}
+		return Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}, true
+	case *mcp.EmbeddedResource:
+		if c == nil {
+			return Block{}, false
+		}
+		rc := c.Resource
+		if rc == nil {
+			return unmodelled(c, "[resource without contents]"), true
+		}
+		if rc.Blob == nil {
+			return Block{Type: BlockText, Text: rc.Text, MIMEType: rc.MIMEType, URI: rc.URI}, true
+		}
+		t := BlockFile
+		if isImageMIME(rc.MIMEType) {
+			t = BlockImage
+		}
+		return Block{Type: t, MIMEType: rc.MIMEType, Data: rc.Blob, URI: rc.URI}, true
+	case *mcp.ToolUseContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return unmodelled(c, unsupportedText("tool_use")), true
+	case *mcp.ToolResultContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return unmodelled(c, unsupportedText("tool_result")), true
+	default:
+		// A content type added to the SDK after this code was written.
+		return unmodelled(c, unsupportedText(fmt.Sprintf("%T", c))), true
+	}
+}
+
+// unmodelled returns a placeholder text block keeping c's JSON in Raw.
+func unmodelled(c mcp.Content, text string) Block {
+	raw, err := c.MarshalJSON()
+	if err != nil || !json.Valid(raw) {
+		raw = nil
+	}
+	return Block{Type: BlockText, Text: text, Raw: raw}
+}
+
+// unsupportedText is the placeholder text for a content item of type typ.
+// Very long type names are cut so the placeholder stays short.
+func unsupportedText(typ string) string {
+	const maxLen = 64
+	if typ == "" {
+		return "[unsupported content]"
+	}
+	if len(typ) > maxLen {
+		typ = strings.ToValidUTF8(typ[:maxLen], "") + "…"
+	}
+	return fmt.Sprintf("[unsupported content type %q]", typ)
+}
+
+// isImageMIME reports whether mt is an image media type.
+func isImageMIME(mt string) bool {
+	mt = strings.TrimSpace(mt)
+	return len(mt) >= len("image/") && strings.EqualFold(mt[:len("image/")], "image/")
+}
+
+// Text returns the result as one string for a model or a log: text blocks
+// as they are, media and links as short bracketed placeholders such as
+// "[image image/png 14 KB]" (never base64), one block per line. When the
+// result has no text block, the structured content follows as compact JSON.
+// An error result with nothing to say reads "tool returned an error with no
+// message". A nil or empty result gives "".
+func (r *Result) Text() string {
+	if r == nil {
+		return ""
+	}
+	lines := make([]string, 0, len(r.Content)+1)
+	for i := range r.Content {
+		lines = append(lines, blockText(&r.Content[i]))
+	}
+	if s, ok := r.structuredText(); ok {
+		lines = append(lines, s)
+	}
+	text := strings.Join(lines, "\n")
+	if r.IsError && strings.TrimSpace(text) == "" {
+		return emptyErrorText
+	}
+	return text
+}
+
+// structuredText returns the structured content as compact JSON when Text
+// and Parts should show it: only when no block is text.
+func (r *Result) structuredText() (string, bool) {
+	if r.Artifact == nil || r.Artifact.StructuredContent == nil {
+		return "", false
+	}
+	for i := range r.Content {
+		if r.Content[i].Type == BlockText {
+			return "", false
+		}
+	}
+	b, err := json.Marshal(r.Artifact.StructuredContent)
+	if err != nil {
+		return "[structured content]", true
+	}
+	return string(b), true
+}
+
+// blockText is b's line in [Result.Text].
+func blockText(b *Block) string {
+	if b.Type == BlockText {
+		return b.Text
+	}
+	var fields []string
+	add := func(s string) {
+		if s != "" {
+			fields = append(fields, s)
+		}
+	}
+	typ := string(b.Type)
+	if typ == "" {
+		typ = "content"
+	}
+	add(typ)
+	switch b.Type {
+	case BlockLink:
+		add(b.Name)
+		add(b.MIMEType)
+		if b.URI != "" {
+			add("<" + b.URI + ">")
+		}
+	default:
+		add(b.MIMEType)
+		if b.Data != nil {
+			add(formatSize(len(b.Data)))
+		}
+		add(b.Name)
+		add(b.URI)
+	}
+	return "[" + strings.Join(fields, " ") + "]"
+}
+
+// formatSize renders a byte count for a placeholder: "512 B", "14 KB",
+// "2.5 MB".
+func formatSize(n int) string {
+	const kb, mb = 1024, 1024 * 1024
+	switch {
+	case n < kb:
+		return fmt.Sprintf("%d B", n)
+	case n < mb:
+		return fmt.Sprintf("%d KB", (n+kb/2)/kb)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/mb)
+	}
+}
+
+// Parts returns the result as langchaingo message parts, in order: text
+// blocks and placeholders (as in [Result.Text]) become text parts, media
+// become media parts. By default images, audio and files with bytes become
+// llms.BinaryPart (the Anthropic provider accepts only images this way; the
+// Google AI provider accepts all three); [ImagesAsDataURL] selects the
+// OpenAI style. Links to images stay text by default, because the Anthropic
+// provider rejects URL parts. A nil result gives nil.
+func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
+	if r == nil {
+		return nil
+	}
+	o := newPartOptions(opts)
+	var parts []llms.ContentPart
+	for i := range r.Content {
+		b := &r.Content[i]
+		if p, ok := o.mediaPart(b); ok {
+			parts = append(parts, p)
+			continue
+		}
+		if s := blockText(b); s != "" {
+			parts = append(parts, llms.TextPart(s))
+		}
+	}
+	if s, ok := r.structuredText(); ok {
+		parts = append(parts, llms.TextPart(s))
+	}
+	if r.IsError && len(parts) == 0 {
+		parts = append(parts, llms.TextPart(emptyErrorText))
+	}
+	return parts
+}
+
+// Messages returns the messages that answer call in a chat history: one
+// tool message whose single part is an llms.ToolCallResponse carrying
+// [Result.Text] (providers accept exactly one text part there), followed,
+// only when the result has media, by one human message holding a short
+// text part that names the call and the media parts (see [Result.Parts]).
+// An empty result is answered with "tool returned no content", since
+// providers reject empty tool messages. A nil result gives nil.
+func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.MessageContent {
+	if r == nil {
+		return nil
+	}
+	var name string
+	if call.FunctionCall != nil {
+		name = call.FunctionCall.Name
+	}
+	text := r.Text()
+	if strings.TrimSpace(text) == "" {
+		text = emptyResultText
+	}
+	msgs := []llms.MessageContent{{
+		Role:  llms.ChatMessageTypeTool,
+		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
+	}}
+	o := newPartOptions(opts)
+	var media []llms.ContentPart
+	for i := range r.Content {
+		if p, ok := o.mediaPart(&r.Content[i]); ok {
+			media = append(media, p)
+		}
+	}
+	if len(media) == 0 {
+		return msgs
+	}
+	intro := llms.TextPart(fmt.Sprintf("Media returned by tool call %s (%s):", call.ID, name))
+	return append(msgs, llms.MessageContent{
+		Role:  llms.ChatMessageTypeHuman,
+		Parts: append([]llms.ContentPart{intro}, media...),
+	})
+}
+
+// newPartOptions applies opts, skipping nil ones.
+func newPartOptions(opts []PartOption) *partOptions {
+	o := &partOptions{}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(o)
+		}
+	}
+	return o
+}
+
+// mediaPart returns the media part for b, or false when b has no media the
+// selected provider style accepts (b is then shown as text).
+func (o *partOptions) mediaPart(b *Block) (llms.ContentPart, bool) {
+	switch b.Type {
+	case BlockImage:
+		if len(b.Data) > 0 {
+			mt := mediaType(b)
+			if o.imageDataURL {
+				return llms.ImageURLPart("data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b.Data)), true
+			}
+			return llms.BinaryPart(mt, b.Data), true
+		}
+		if o.imageDataURL && isFetchableURL(b.URI) {
+			return llms.ImageURLPart(b.URI), true
+		}
+	case BlockAudio, BlockFile:
+		if len(b.Data) > 0 && !o.imageDataURL {
+			return llms.BinaryPart(mediaType(b), b.Data), true
+		}
+	}
+	return nil, false
+}
+
+// mediaType is b's MIME type, sniffed from its bytes when the server did not
+// send one: providers reject media parts without a type.
+func mediaType(b *Block) string {
+	if mt := strings.TrimSpace(b.MIMEType); mt != "" {
+		return mt
+	}
+	return http.DetectContentType(b.Data)
+}
+
+// isFetchableURL reports whether a model provider can load uri itself:
+// http, https and data URLs. Server-local schemes such as file:// are not.
+func isFetchableURL(uri string) bool {
+	scheme, _, ok := strings.Cut(uri, ":")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "data":
+		return true
+	}
+	return false
+}
