@@ -1,0 +1,372 @@
+// Package testserver builds real go-sdk MCP servers for mcpadapter's tests and
+// examples: both protocol eras, every content type, elicitation in every
+// shape, and scriptable faults.
+//
+// A [Server] embeds an [mcp.Server] and adds counters that tests assert on:
+// [Server.Count] for received methods, [Server.Runs] for tool handler runs,
+// [Server.Dials] for in-memory connections. Tool sets are added with
+// [Server.AddWeather], [Server.AddBooking], [Server.AddFeatures] and
+// [Server.AddResources]. The server is reachable in memory
+// ([Server.Transport]), over HTTP ([Server.StreamableHTTP], [Server.SSE],
+// [Server.SSEOnly]) and over stdio by re-executing the test binary ([Main],
+// [Command]).
+//
+// Faults are triggered by the test, never by a timer: [Server.Release] and
+// [Server.Cancelled] drive the "slow" tool, [Server.KillSessions] ends every
+// live session, [Server.SetHTTPStatus] makes the HTTP endpoints answer with a
+// fixed status, and [Server.AddTool]/[Server.RemoveTool] fire list_changed.
+//
+// The package must not import mcpadapter itself: the root package's tests
+// import it.
+package testserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Protocol versions, as the go-sdk spells them.
+const (
+	// ModernVersion is the first protocol version of the modern
+	// (server/discover, stateless) era.
+	ModernVersion = "2026-07-28"
+	// LegacyVersion is the newest protocol version of the legacy
+	// (initialize handshake) era.
+	LegacyVersion = "2025-11-25"
+)
+
+// legacyVersions are the pre-2026 versions a legacy-only server supports.
+var legacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Options configures a test server. The zero value is a modern-capable server
+// (it speaks both eras, as every go-sdk server does) named "test-server".
+type Options struct {
+	// Name and Version identify the server; they default to "test-server"
+	// and "1.0.0".
+	Name, Version string
+	// Instructions are sent to clients at connection time.
+	Instructions string
+	// Legacy makes the server legacy-only in the go-sdk style: the server
+	// supports only the pre-2026 versions, so the SDK answers server/discover
+	// with a -32022 error (before any middleware runs, so such a discover is
+	// not seen by [Server.Count]).
+	Legacy bool
+	// NoDiscover makes the server legacy-only in the style of pre-2026 servers
+	// that do not know server/discover: it is answered with -32601 (method not
+	// found). NoDiscover takes precedence over Legacy for server/discover.
+	NoDiscover bool
+	// ModernOnly rejects the legacy "initialize" handshake with a -32022
+	// JSON-RPC error and advertises only the modern version.
+	ModernOnly bool
+	// TTLMs is the ttlMs the server puts on every list result; 0 means none.
+	TTLMs int
+	// PageSize is the maximum number of items per list page; 0 means the
+	// SDK's default.
+	PageSize int
+	// ConnectDelay delays the answer to initialize and server/discover, to
+	// simulate a slow server. It honours the request's context.
+	ConnectDelay time.Duration
+	// NoResources answers every resources/* request with -32601, as a server
+	// without resources support would.
+	NoResources bool
+	// StateKey is the HMAC key that seals requestState. Empty means a random
+	// key per Server, so state from another server (or process) is refused;
+	// set it to resume an interrupt against a restarted server.
+	StateKey string
+}
+
+// withDefaults resolves the zero-value defaults of o.
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = "test-server"
+	}
+	if o.Version == "" {
+		o.Version = "1.0.0"
+	}
+	return o
+}
+
+// Server is a go-sdk MCP server instrumented for tests. Create it with [New];
+// it is safe for concurrent use. The embedded [mcp.Server] may be used
+// directly, for example to add custom tools.
+type Server struct {
+	*mcp.Server
+
+	opts  Options
+	key   []byte
+	stdio bool // running as a stdio server process (see Main): "exit" may exit
+
+	dials atomic.Int64
+
+	// slow tool signalling; channels are created by New and never replaced.
+	cancelled   chan struct{}
+	slowStarted chan struct{}
+	release     chan struct{}
+	releaseOnce sync.Once
+
+	mu         sync.Mutex
+	counts     map[string]int             // received methods, by method name
+	runs       map[string]int             // handler runs, by tool name
+	lastArgs   map[string]json.RawMessage // last arguments, by tool name
+	lastMeta   map[string]json.RawMessage // last request _meta, by tool name
+	lastHeader http.Header                // header of the last HTTP request
+	httpStatus int                        // when non-zero, HTTP endpoints answer with it
+}
+
+// signalBuffer is the capacity of the Cancelled and SlowStarted channels.
+const signalBuffer = 64
+
+// New returns a server configured by opts, with no tools. A receiving
+// middleware counts every method the server receives (see [Server.Count]) and
+// implements the era options.
+func New(opts Options) *Server {
+	opts = opts.withDefaults()
+	s := &Server{
+		opts:        opts,
+		cancelled:   make(chan struct{}, signalBuffer),
+		slowStarted: make(chan struct{}, signalBuffer),
+		release:     make(chan struct{}),
+		counts:      make(map[string]int),
+		runs:        make(map[string]int),
+		lastArgs:    make(map[string]json.RawMessage),
+		lastMeta:    make(map[string]json.RawMessage),
+	}
+	if opts.StateKey != "" {
+		s.key = []byte(opts.StateKey)
+	} else {
+		s.key = make([]byte, 32)
+		rand.Read(s.key)
+	}
+	so := &mcp.ServerOptions{
+		Instructions: opts.Instructions,
+		PageSize:     opts.PageSize,
+	}
+	switch {
+	case opts.ModernOnly:
+		so.SupportedProtocolVersions = []string{ModernVersion}
+	case opts.Legacy && !opts.NoDiscover:
+		so.SupportedProtocolVersions = slices.Clone(legacyVersions)
+	}
+	if opts.TTLMs > 0 {
+		ttl := opts.TTLMs
+		so.SetCacheable = func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+			switch req.(type) {
+			case *mcp.ListToolsRequest, *mcp.ListResourcesRequest,
+				*mcp.ListResourceTemplatesRequest, *mcp.ListPromptsRequest:
+				c.TTLMs = ttl
+			}
+		}
+	}
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
+	s.Server.AddReceivingMiddleware(s.countMiddleware, s.eraMiddleware)
+	return s
+}
+
+// Opts returns the options the server was built with, defaults resolved.
+func (s *Server) Opts() Options { return s.opts }
+
+// countMiddleware records every received method (requests and
+// notifications) and the HTTP header of the request, if any.
+func (s *Server) countMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		s.mu.Lock()
+		s.counts[method]++
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			s.lastHeader = extra.Header.Clone()
+		}
+		s.mu.Unlock()
+		return next(ctx, method, req)
+	}
+}
+
+// eraMiddleware implements NoDiscover, ModernOnly, NoResources and
+// ConnectDelay.
+func (s *Server) eraMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "server/discover":
+			if s.opts.NoDiscover {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
+			}
+			if err := s.connectDelay(ctx); err != nil {
+				return nil, err
+			}
+		case "initialize":
+			if s.opts.ModernOnly {
+				requested := ""
+				if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+					requested = p.ProtocolVersion
+				}
+				data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{
+					Supported: []string{ModernVersion},
+					Requested: requested,
+				})
+				return nil, &jsonrpc.Error{
+					Code:    mcp.CodeUnsupportedProtocolVersion,
+					Message: "modern-only server",
+					Data:    data,
+				}
+			}
+			if err := s.connectDelay(ctx); err != nil {
+				return nil, err
+			}
+		case "resources/list", "resources/templates/list", "resources/read",
+			"resources/subscribe", "resources/unsubscribe":
+			if s.opts.NoResources {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// connectDelay waits for Options.ConnectDelay or until ctx is done.
+func (s *Server) connectDelay(ctx context.Context) error {
+	if s.opts.ConnectDelay <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(s.opts.ConnectDelay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Count reports how many requests or notifications of method the server has
+// received, e.g. Count("tools/list"). Requests the SDK refuses before
+// dispatching them (a modern request to a Legacy server) are not counted.
+func (s *Server) Count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[method]
+}
+
+// Counts returns a copy of every method count.
+func (s *Server) Counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counts)
+}
+
+// Runs reports how many times the handler of tool ran. A legacy client's
+// elicitation round trip runs a handler twice within one tools/call.
+func (s *Server) Runs(tool string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs[tool]
+}
+
+// LastArgs returns the arguments of the last call of tool, freshly decoded
+// (the caller owns the map), or nil if the tool has not been called or was
+// called without arguments.
+func (s *Server) LastArgs(tool string) map[string]any {
+	s.mu.Lock()
+	raw := s.lastArgs[tool]
+	s.mu.Unlock()
+	return decodeObject(raw)
+}
+
+// LastMeta returns the request _meta of the last call of tool, freshly
+// decoded, or nil.
+func (s *Server) LastMeta(tool string) map[string]any {
+	s.mu.Lock()
+	raw := s.lastMeta[tool]
+	s.mu.Unlock()
+	return decodeObject(raw)
+}
+
+// LastHTTPHeader returns a copy of the HTTP header of the last request
+// received over HTTP, or nil.
+func (s *Server) LastHTTPHeader() http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastHeader.Clone()
+}
+
+func decodeObject(raw json.RawMessage) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil
+	}
+	return m
+}
+
+// recordRun counts a handler run and remembers its arguments and _meta.
+func (s *Server) recordRun(tool string, req *mcp.CallToolRequest) {
+	var meta json.RawMessage
+	if m := req.Params.GetMeta(); len(m) > 0 {
+		meta, _ = json.Marshal(m)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs[tool]++
+	s.lastArgs[tool] = slices.Clone(req.Params.Arguments)
+	s.lastMeta[tool] = meta
+}
+
+// Transport returns a factory for in-memory connections, suitable for
+// mcpadapter's Server.Transport field. Each call connects a new server session
+// over [mcp.NewInMemoryTransports] and returns the client end, which the
+// caller must connect (once). The session outlives ctx; it ends when the
+// client closes or [Server.KillSessions] is called.
+func (s *Server) Transport() func(ctx context.Context) (mcp.Transport, error) {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		s.dials.Add(1)
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := s.Server.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}
+}
+
+// Dials reports how many times a [Server.Transport] factory was called.
+func (s *Server) Dials() int { return int(s.dials.Load()) }
+
+// KillSessions closes every live server session (in memory, stdio and
+// stateful HTTP), simulating a server that dropped its connections. A
+// stateful HTTP client then sees its session as missing (404).
+func (s *Server) KillSessions() {
+	for ss := range s.Server.Sessions() {
+		ss.Close()
+	}
+}
+
+// Cancelled returns a channel that receives a value each time a "slow" call
+// ends because its context was cancelled (the server saw
+// notifications/cancelled, or the connection ended). It is buffered, so the
+// signal is kept until the test reads it.
+func (s *Server) Cancelled() <-chan struct{} { return s.cancelled }
+
+// SlowStarted returns a channel that receives a value each time a "slow" call
+// starts running, so a test can cancel it knowing the server has it. It is
+// buffered.
+func (s *Server) SlowStarted() <-chan struct{} { return s.slowStarted }
+
+// Release makes every blocked "slow" call return successfully, and every later
+// one return at once. It is idempotent.
+func (s *Server) Release() { s.releaseOnce.Do(func() { close(s.release) }) }
+
+// signal sends on a buffered signal channel without blocking.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
