@@ -1,0 +1,751 @@
+// Package mcpadapter puts the tools of MCP (Model Context Protocol) servers
+// into langchaingo agents.
+//
+// An [Adapter] holds a set of named servers: stdio programs, Streamable HTTP
+// (or SSE) URLs, or custom transports. [New] only validates the
+// configuration; the first discovery dials each server, negotiates the
+// protocol era (the modern 2026-07-28 protocol through server/discover, or the
+// legacy initialize handshake), and lists its tools:
+//
+//	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
+//		"weather": {URL: "https://weather.example.com/mcp"},
+//		"files":   {Command: "mcp-files", Args: []string{"/srv/data"}},
+//	}})
+//	if err != nil { ... }
+//	defer a.Close()
+//	ts, err := a.ListTools(ctx)
+//	executor := agents.NewExecutor(agents.NewOneShotAgent(llm, ts.Tools()))
+//
+// # Servers
+//
+// Each [Server] names exactly one target. Servers are dialed lazily, in
+// parallel, and once each however many goroutines ask at the same time.
+// [Config.OnConnectionError] decides whether a server that cannot be reached
+// fails discovery (the default) or is skipped ([IgnoreConnectionErrors]).
+//
+// # Tools
+//
+// A [Tool] implements langchaingo's tools.Tool and carries the server's
+// descriptor, its real JSON schema ([Tool.Parameters], [Tool.LLMTool]) and its
+// MCP metadata ([Tool.Metadata]). Tools are named "server__tool" unless
+// [Config.RawToolNames] is set. Catalogs are cached as long as the server's
+// ttlMs allows; see [WithCacheMode].
+//
+// # Results
+//
+// [Tool.Invoke] returns a [Result] that keeps every content block (text,
+// images, audio, resources, links), the structured content ([Artifact]) and
+// the server's isError flag. [Tool.Call], langchaingo's text API, renders it
+// as text for the model.
+//
+// # Interrupts
+//
+// When a server needs input from the user (elicitation), the call returns an
+// [*Interrupt] error. It can be stored as JSON and resumed later, in another
+// process, with [Interrupt.Resume] or [Adapter.Resume]. [Config.Approval]
+// gates calls behind human approval with [*ApprovalRequired].
+//
+// # Errors
+//
+// Failures to reach or talk to a server are [*ServerError] values naming the
+// server; the sentinel errors ([ErrClosed], [ErrUnknownServer], ...) are
+// matched with [errors.Is].
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/callbacks"
+	"golang.org/x/sync/singleflight"
+)
+
+// Mode selects the protocol era of a server.
+type Mode string
+
+const (
+	// ModeAuto (the zero value) tries the modern protocol (2026-07-28,
+	// server/discover) and falls back to the legacy initialize handshake.
+	ModeAuto Mode = ""
+	// ModeModern requires the modern protocol; a legacy-only server fails
+	// with an error wrapping [ErrLegacyOnly].
+	ModeModern Mode = "modern"
+	// ModeLegacy never sends server/discover: it speaks the 2025-11-25
+	// protocol through initialize.
+	ModeLegacy Mode = "legacy"
+)
+
+// Config configures an [Adapter]. [New] copies it: later changes to the
+// caller's maps and slices have no effect.
+type Config struct {
+	// Servers maps a server name to its target. Names must be non-empty and
+	// must not contain "__" (the separator of prefixed tool names).
+	Servers map[string]Server
+
+	// RawToolNames keeps the servers' own tool names. By default tools are
+	// named "server__tool".
+	RawToolNames bool
+
+	// DefaultToolTimeout, when positive, bounds every tool call and replaces
+	// each [Server.DefaultToolTimeout], longer or shorter. A deadline on the
+	// caller's context shortens either.
+	DefaultToolTimeout time.Duration
+
+	// OnConnectionError decides what a failed server does to discovery. When
+	// nil, discovery fails with an error naming every failed server. When it
+	// returns nil, the server is skipped; a server that could not be dialed
+	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close].
+	// A non-nil return value fails discovery with that error. It is called
+	// without locks held, once per failed server.
+	OnConnectionError func(server string, err error) error
+
+	// ElicitationHandler, when set, answers servers' requests for user input
+	// synchronously: legacy servers' live elicitation/create requests, and
+	// modern input-required rounds (instead of returning an [*Interrupt]).
+	// Without it a legacy live request is declined.
+	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
+
+	// Approval, when set and returning true for a call, makes [Tool.Invoke]
+	// and [Tool.Call] return an [*ApprovalRequired] before the server is
+	// contacted.
+	Approval func(call ToolCall) bool
+
+	// CallbacksHandler receives langchaingo tool callbacks for every call:
+	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
+	CallbacksHandler callbacks.Handler
+
+	// MaxMessageBytes bounds one message from a server; 0 means 16 MiB. The
+	// go-sdk stdio transport caps a line at 16 MiB whatever is asked, so a
+	// larger value takes effect on HTTP and SSE only.
+	MaxMessageBytes int64
+
+	// Logger receives the adapter's diagnostics and the stderr of stdio
+	// servers. Nil means silence.
+	Logger *slog.Logger
+}
+
+// IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips
+// every server that fails.
+func IgnoreConnectionErrors(server string, err error) error { return nil }
+
+// Server is one MCP server. Exactly one of URL, Command or Transport must be
+// set; a URL is never run as a program and a Command never goes through a
+// shell.
+type Server struct {
+	// URL is an http or https endpoint spoken to with Streamable HTTP,
+	// falling back to SSE (see DisableSSEFallback).
+	URL string
+
+	// Command, with Args, Env and Dir, starts a stdio server. Env adds to
+	// (and overrides) the adapter process's environment. The server's stderr
+	// goes to [Config.Logger], one record per line.
+	Command string
+	Args    []string
+	Env     map[string]string
+	Dir     string
+
+	// Transport returns a fresh transport for each dial (transports are
+	// single-use), e.g. one end of mcp.NewInMemoryTransports.
+	Transport func(ctx context.Context) (mcp.Transport, error)
+
+	// Mode selects the protocol era; see [ModeAuto], [ModeModern], [ModeLegacy].
+	Mode Mode
+
+	// Headers are added to every HTTP request sent to this server (and
+	// never to another one), e.g. Authorization.
+	Headers map[string]string
+
+	// HTTPClient is used for HTTP and SSE. It is copied, never mutated; nil
+	// means a zero http.Client. Do not set its Timeout: SSE streams are
+	// long-lived; use context deadlines instead.
+	HTTPClient *http.Client
+
+	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support).
+	OAuth auth.OAuthHandler
+
+	// DefaultToolTimeout bounds every tool call of this server when positive,
+	// unless [Config.DefaultToolTimeout] is set.
+	DefaultToolTimeout time.Duration
+
+	// DisableSSEFallback turns off the retry over SSE when Streamable HTTP
+	// answers 404 or 405 (any 4xx in ModeLegacy).
+	DisableSSEFallback bool
+
+	// Restart starts a stdio server again, at the next discovery, after its
+	// process died. Nil means a dead server stays failed.
+	Restart *RetryPolicy
+
+	// Reconnect dials an HTTP or SSE server again, at the next discovery,
+	// after its session died. Nil means a dead server stays failed.
+	Reconnect *RetryPolicy
+
+	// LogLevel, when set, is sent with every request to a modern-era server
+	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).
+	LogLevel mcp.LoggingLevel
+
+	// Client is a prebuilt go-sdk client to dial with. It is used as given:
+	// go-sdk copies client options at construction, so its own handlers and
+	// its multi-round-trip setting win over the adapter's. Interrupts need a
+	// client built with MultiRoundTrip disabled, list_changed invalidation
+	// needs its ToolListChangedHandler, and [Config.ElicitationHandler] does
+	// not apply to it. The adapter adds its middleware to it once.
+	Client *mcp.Client
+}
+
+// RetryPolicy bounds how a dead connection is dialed again.
+type RetryPolicy struct {
+	MaxAttempts int           // dials per discovery; values below 1 mean 1
+	Delay       time.Duration // wait between two dials
+}
+
+// ServerInfo describes a connected server and what was negotiated with it.
+type ServerInfo struct {
+	Name, Version   string
+	Era             Mode // ModeModern or ModeLegacy: what was negotiated
+	ProtocolVersion string
+	Instructions    string
+	Capabilities    *mcp.ServerCapabilities
+}
+
+// An Adapter gives access to the tools and resources of a set of MCP
+// servers. It is safe for concurrent use. Close it to end its connections
+// and stdio processes; a closed Adapter can be used again, and dials fresh
+// connections.
+type Adapter struct {
+	cfg    Config
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	gen      *generation           // guarded by mu; nil until first use and after Close
+	prepared map[*mcp.Client]bool // guarded by mu; prebuilt clients whose middleware is installed
+}
+
+// A generation is everything one [Adapter.Close] discards: connections,
+// skipped servers, catalogs and in-flight dials.
+type generation struct {
+	ctx    context.Context // cancelled by Close; every dial and call derives from it
+	cancel context.CancelFunc
+	dials  singleflight.Group
+	lists  singleflight.Group
+
+	// guarded by Adapter.mu:
+	closed   bool
+	conns    map[string]*conn
+	skipped  map[string]error
+	catalogs map[string]*catalog
+
+	wg sync.WaitGroup // goroutines the generation owns
+}
+
+// New validates cfg and returns an Adapter. It opens no connection and starts
+// no goroutine. All configuration problems are returned together, each
+// naming its server.
+func New(cfg Config) (*Adapter, error) {
+	var errs []error
+	if len(cfg.Servers) == 0 {
+		errs = append(errs, errors.New("mcpadapter: no servers configured"))
+	}
+	if cfg.DefaultToolTimeout < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative DefaultToolTimeout"))
+	}
+	if cfg.MaxMessageBytes < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative MaxMessageBytes"))
+	}
+	servers := make(map[string]Server, len(cfg.Servers))
+	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		s := cfg.Servers[name]
+		if err := validateServer(name, s); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		s.Args = slices.Clone(s.Args)
+		s.Env = maps.Clone(s.Env)
+		s.Headers = maps.Clone(s.Headers)
+		if s.Restart != nil {
+			p := *s.Restart
+			s.Restart = &p
+		}
+		if s.Reconnect != nil {
+			p := *s.Reconnect
+			s.Reconnect = &p
+		}
+		servers[name] = s
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	cfg.Servers = servers
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Adapter{cfg: cfg, logger: logger}, nil
+}
+
+func validateServer(name string, s Server) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("mcpadapter: server %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case strings.TrimSpace(name) == "":
+		return errors.New("mcpadapter: empty server name")
+	case strings.Contains(name, "__"):
+		return bad(`name must not contain "__" (the tool name separator)`)
+	}
+	targets := 0
+	for _, set := range []bool{s.URL != "", s.Command != "", s.Transport != nil} {
+		if set {
+			targets++
+		}
+	}
+	if targets != 1 {
+		return bad("exactly one of URL, Command or Transport must be set (%d are)", targets)
+	}
+	switch s.Mode {
+	case ModeAuto, ModeModern, ModeLegacy:
+	default:
+		return bad("unknown Mode %q", s.Mode)
+	}
+	if s.URL != "" {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			return bad("invalid URL: %v", err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return bad("URL %q is not an http(s) URL", s.URL)
+		}
+	}
+	if s.DefaultToolTimeout < 0 {
+		return bad("negative DefaultToolTimeout")
+	}
+	for _, p := range []*RetryPolicy{s.Restart, s.Reconnect} {
+		if p != nil && p.Delay < 0 {
+			return bad("negative retry Delay")
+		}
+	}
+	if s.Restart != nil && s.Command == "" {
+		return bad("Restart applies to stdio servers (Command); use Reconnect")
+	}
+	if s.Reconnect != nil && s.Command != "" {
+		return bad("Reconnect applies to HTTP and custom transports; use Restart for Command")
+	}
+	return nil
+}
+
+// generation returns the current generation, starting one if needed.
+func (a *Adapter) generation() *generation {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gen == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		a.gen = &generation{
+			ctx: ctx, cancel: cancel,
+			conns:    map[string]*conn{},
+			skipped:  map[string]error{},
+			catalogs: map[string]*catalog{},
+		}
+	}
+	return a.gen
+}
+
+// goLocked runs f in a goroutine owned by g, unless g is closed. a.mu must be held.
+func (g *generation) goLocked(f func()) bool {
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// Close cancels in-flight calls and dials, closes every session (ending
+// stdio server processes) and clears the caches. It is idempotent and safe
+// for concurrent use. Tools, sessions and interrupts obtained before fail with
+// [ErrClosed]; the next discovery dials fresh connections.
+func (a *Adapter) Close() error {
+	a.mu.Lock()
+	g := a.gen
+	a.gen = nil
+	if g == nil || g.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	conns := slices.Collect(maps.Values(g.conns))
+	a.mu.Unlock()
+
+	// Cancel first: ClientSession.Close waits for calls in flight.
+	g.cancel()
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() { errs[i] = c.close() })
+	}
+	wg.Wait()
+	g.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// server returns the configuration of the named server.
+func (a *Adapter) server(name string) (*Server, error) {
+	s, ok := a.cfg.Servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownServer, name)
+	}
+	return &s, nil
+}
+
+// connect returns a live connection to the named server, dialing it if
+// needed. Concurrent callers share one dial; each waits on its own ctx.
+func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
+	s, err := a.server(name)
+	if err != nil {
+		return nil, err
+	}
+	g := a.generation()
+	a.mu.Lock()
+	dead := g.conns[name]
+	skipErr := g.skipped[name]
+	a.mu.Unlock()
+	if skipErr != nil {
+		return nil, skipErr
+	}
+	policy := s.Restart
+	if s.Command == "" {
+		policy = s.Reconnect
+	}
+	if dead != nil {
+		if dead.alive() {
+			return dead, nil
+		}
+		if policy == nil {
+			return nil, serverError(name, "connect", fmt.Errorf("connection lost: %w", dead.cause()))
+		}
+	}
+	ch := g.dials.DoChan(name, func() (any, error) {
+		a.mu.Lock()
+		if cur := g.conns[name]; cur != nil && cur.alive() {
+			a.mu.Unlock()
+			return cur, nil
+		}
+		a.mu.Unlock()
+		attempts := 1
+		if dead != nil && policy.MaxAttempts > 1 {
+			attempts = policy.MaxAttempts
+		}
+		var c *conn
+		var err error
+		for i := range attempts {
+			if i > 0 {
+				if err := sleep(g.ctx, policy.Delay); err != nil {
+					break
+				}
+			}
+			if c, err = a.dial(g, name, s); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if g.closed || !g.goLocked(c.watch) {
+			go c.close() // lost the race with Close
+			return nil, serverError(name, "dial", ErrClosed)
+		}
+		g.conns[name] = c
+		return c, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*conn), nil
+	case <-ctx.Done():
+		return nil, serverError(name, "dial", ctx.Err())
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Session returns the live go-sdk session of the named server, dialing it if
+// needed. The Adapter owns the session: do not close it. A reconnect or
+// [Adapter.Close] may replace it.
+func (a *Adapter) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	return c.session, nil
+}
+
+// ServerInfo reports what the named server said about itself and which era
+// was negotiated, dialing it if needed.
+func (a *Adapter) ServerInfo(ctx context.Context, server string) (*ServerInfo, error) {
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	info := c.info
+	return &info, nil
+}
+
+// SetLoggingLevel asks a legacy-era server to send log messages at level and
+// above; they go to [Config.Logger]. Modern servers have no such request
+// (use [Server.LogLevel]): on them it fails with [ErrModernServer].
+func (a *Adapter) SetLoggingLevel(ctx context.Context, server string, level mcp.LoggingLevel) error {
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return err
+	}
+	if c.modern() {
+		return serverError(server, "set logging level", ErrModernServer)
+	}
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	if err := c.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+		return c.callError("set logging level", err)
+	}
+	return nil
+}
+
+// A ListOption changes what [Adapter.ListTools] and [Adapter.ListToolsets]
+// return.
+type ListOption func(*listOptions)
+
+type listOptions struct {
+	servers []string
+	cache   CacheMode
+}
+
+// Servers selects the servers whose tools are returned; no names selects
+// every server. Discovery still contacts every configured server.
+func Servers(names ...string) ListOption {
+	return func(o *listOptions) { o.servers = append(o.servers, names...) }
+}
+
+// ListTools discovers the tools of the selected servers (every server by
+// default), dialing them in parallel as needed, and returns them sorted by
+// server name, in each server's order. It fails with [ErrDuplicateToolName]
+// when two selected tools share a name (ignoring case). See
+// [Config.OnConnectionError] for servers that fail.
+func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
+	sets, names, err := a.discover(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var all Toolset
+	for _, name := range names {
+		all = append(all, sets[name]...)
+	}
+	if err := checkDuplicates(all); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// ListToolsets is like [Adapter.ListTools] but returns each selected
+// server's tools separately, keyed by server name. Servers that were skipped
+// are absent.
+func (a *Adapter) ListToolsets(ctx context.Context, opts ...ListOption) (map[string]Toolset, error) {
+	sets, _, err := a.discover(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, set := range sets {
+		if err := checkDuplicates(set); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+// discover lists the tools of every configured server in parallel and
+// returns those of the selected ones, with the selected names in order.
+func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]Toolset, []string, error) {
+	var o listOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.cache.validate(); err != nil {
+		return nil, nil, err
+	}
+	all := slices.Sorted(maps.Keys(a.cfg.Servers))
+	selected := all
+	if len(o.servers) > 0 {
+		selected = slices.Compact(slices.Sorted(slices.Values(o.servers)))
+		for _, name := range selected {
+			if _, err := a.server(name); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+
+	type outcome struct {
+		tools   Toolset
+		err     error
+		dialErr bool
+	}
+	outcomes := make([]outcome, len(all))
+	g := a.generation()
+	var wg sync.WaitGroup
+	for i, name := range all {
+		a.mu.Lock()
+		_, skipped := g.skipped[name]
+		a.mu.Unlock()
+		if skipped {
+			outcomes[i].dialErr = true
+			continue
+		}
+		wg.Go(func() {
+			c, err := a.connect(ctx, name)
+			if err != nil {
+				outcomes[i] = outcome{err: err, dialErr: true}
+				return
+			}
+			tools, err := a.catalogTools(ctx, c, o.cache)
+			outcomes[i] = outcome{tools: tools, err: err}
+		})
+	}
+	wg.Wait()
+
+	sets := make(map[string]Toolset, len(selected))
+	var errs []error
+	for i, name := range all {
+		out := outcomes[i]
+		if out.err == nil {
+			if out.dialErr {
+				continue // skipped earlier
+			}
+			if slices.Contains(selected, name) {
+				sets[name] = out.tools
+			}
+			continue
+		}
+		if a.cfg.OnConnectionError == nil {
+			errs = append(errs, out.err)
+			continue
+		}
+		if err := a.cfg.OnConnectionError(name, out.err); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		a.logger.Warn("mcpadapter: skipping server", "server", name, "error", out.err)
+		if out.dialErr && !isAuthFailure(out.err) && !errors.Is(out.err, ErrClosed) && ctx.Err() == nil {
+			a.mu.Lock()
+			if !g.closed {
+				g.skipped[name] = out.err
+			}
+			a.mu.Unlock()
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return sets, selected, nil
+}
+
+// checkDuplicates fails when two tools share a name, ignoring case.
+func checkDuplicates(set Toolset) error {
+	seen := make(map[string]*Tool, len(set))
+	for _, t := range set {
+		key := strings.ToLower(t.name)
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,
+				prev.name, prev.server, prev.desc.Name, t.name, t.server, t.desc.Name)
+		}
+		seen[key] = t
+	}
+	return nil
+}
+
+// ListResources lists every resource of the named server (all pages). A
+// server without resources (method not found) has none: an empty list.
+func (a *Adapter) ListResources(ctx context.Context, server string) ([]*mcp.Resource, error) {
+	return listResources(ctx, a, server, "list resources", func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
+		res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", 0, err
+		}
+		return res.Resources, res.NextCursor, res.TTLMs, nil
+	})
+}
+
+// ListResourceTemplates lists every resource template of the named server
+// (all pages). A server without resources has none: an empty list.
+func (a *Adapter) ListResourceTemplates(ctx context.Context, server string) ([]*mcp.ResourceTemplate, error) {
+	return listResources(ctx, a, server, "list resource templates", func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
+		res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", 0, err
+		}
+		return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
+	})
+}
+
+// ReadResource reads one resource of the named server.
+func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	// The uncached key makes the SDK's own read cache miss; the adapter's
+	// middleware restores the URI before the request is sent.
+	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uncached(uri)})
+	if err != nil {
+		return nil, c.callError(fmt.Sprintf("read resource %q", uri), err)
+	}
+	return res, nil
+}
+
+// listResources fetches every page of one resource list of server.
+func listResources[T any](ctx context.Context, a *Adapter, server, op string, page pageFunc[T]) ([]T, error) {
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	items, _, err := collectPages(ctx, c, page)
+	if isMethodNotFound(err) {
+		return []T{}, nil
+	}
+	if err != nil {
+		return nil, c.callError(op, err)
+	}
+	if items == nil {
+		items = []T{}
+	}
+	return items, nil
+}

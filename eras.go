@@ -1,0 +1,481 @@
+package mcpadapter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Protocol versions of the two eras.
+const (
+	modernVersion = "2026-07-28" // server/discover, stateless requests
+	legacyVersion = "2025-11-25" // initialize handshake
+)
+
+const (
+	// defaultMaxMessageBytes is the default bound on one server message; the
+	// go-sdk stdio transport caps a line at this size whatever is asked.
+	defaultMaxMessageBytes = 16 << 20
+	// terminateDuration is how long a stdio server gets to exit after its
+	// stdin is closed, and then after SIGTERM, before it is killed.
+	terminateDuration = 2 * time.Second
+	// clientName identifies the adapter to servers.
+	clientName = "mcpadapter"
+)
+
+// A conn is one live session with a server. Tools are bound to the conn they
+// were discovered on and never move to another one.
+type conn struct {
+	server string
+	cfg    *Server
+	a      *Adapter
+	gen    *generation
+	life   context.Context // the generation's context: Close cancels it
+
+	session *mcp.ClientSession
+	info    ServerInfo
+	stop    func() // ends what the transport left behind (a stdio process group)
+
+	done    chan struct{} // closed when the session has ended
+	err     error         // why it ended; written before done is closed
+	closing atomic.Bool   // set when the adapter closes the conn
+}
+
+func (c *conn) modern() bool { return c.info.Era == ModeModern }
+
+// alive reports whether the session is still up.
+func (c *conn) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cause returns why a dead session ended.
+func (c *conn) cause() error {
+	<-c.done
+	if c.err == nil {
+		return io.EOF
+	}
+	return c.err
+}
+
+// watch waits for the session to end and records why. The generation owns
+// it; it returns when the peer goes away or the session is closed.
+func (c *conn) watch() {
+	err := c.session.Wait()
+	if err == nil {
+		err = mcp.ErrConnectionClosed
+	}
+	c.err = err
+	close(c.done)
+	if c.stop != nil {
+		c.stop()
+	}
+}
+
+// close ends the session (and a stdio server process). Errors of a server
+// that exits on request are not failures of Close: they are logged.
+func (c *conn) close() error {
+	c.closing.Store(true)
+	if err := c.session.Close(); err != nil {
+		c.a.logger.Debug("mcpadapter: session closed", "server", c.server, "error", err)
+	}
+	if c.stop != nil {
+		c.stop()
+	}
+	return nil
+}
+
+// callContext derives the context of one request on c: bounded by timeout
+// when positive, cancelled by Adapter.Close, and carrying the server's log
+// level on modern sessions. The returned func releases it.
+func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	stop := context.AfterFunc(c.life, cancel)
+	if c.cfg.LogLevel != "" && c.modern() {
+		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
+	}
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
+
+// callError classifies the failure of a request on c and wraps it.
+func (c *conn) callError(op string, err error) error {
+	if c.closing.Load() || c.life.Err() != nil {
+		return serverError(c.server, op, ErrClosed)
+	}
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		// The HTTP server forgot the session: this conn is dead for good.
+		c.session.Close()
+	}
+	return serverError(c.server, op, err)
+}
+
+// usable returns why c can no longer serve calls, or nil.
+func (c *conn) usable(op string) error {
+	if c.closing.Load() || c.life.Err() != nil {
+		return serverError(c.server, op, ErrClosed)
+	}
+	if !c.alive() {
+		return serverError(c.server, op, fmt.Errorf("connection lost: %w", c.cause()))
+	}
+	return nil
+}
+
+// dial opens a new session with the named server under the generation's
+// context (not a caller's: the SSE transport ties its stream to the context
+// of Connect, and the dial is shared by every waiting caller).
+func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
+	c := &conn{server: name, cfg: s, a: a, gen: g, life: g.ctx, done: make(chan struct{})}
+	client := s.Client
+	if client == nil {
+		client = a.newClient(g, name)
+	} else {
+		a.prepare(client)
+	}
+	cs, err := a.connectEra(g.ctx, c, client)
+	if err != nil {
+		if c.stop != nil {
+			c.stop()
+		}
+		return nil, serverError(name, "dial", err)
+	}
+	c.session = cs
+	ir := cs.InitializeResult()
+	c.info = ServerInfo{ProtocolVersion: ir.ProtocolVersion, Instructions: ir.Instructions, Capabilities: ir.Capabilities, Era: ModeLegacy}
+	if ir.ProtocolVersion >= modernVersion {
+		c.info.Era = ModeModern
+	}
+	if ir.ServerInfo != nil {
+		c.info.Name, c.info.Version = ir.ServerInfo.Name, ir.ServerInfo.Version
+	}
+	if s.Mode == ModeModern && c.info.Era != ModeModern {
+		c.close()
+		return nil, serverError(name, "dial", fmt.Errorf("%w (negotiated %s)", ErrLegacyOnly, ir.ProtocolVersion))
+	}
+	a.logger.Debug("mcpadapter: connected", "server", name, "era", c.info.Era, "protocol", ir.ProtocolVersion)
+	return c, nil
+}
+
+// newClient builds the go-sdk client of one dial: automatic multi-round-trip
+// handling off (the adapter drives input rounds itself), elicitation
+// advertised (form and URL), list_changed wired to the catalog cache.
+func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
+		Logger: a.cfg.Logger,
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return a.answerLive(ctx, name, req)
+		},
+		// A non-nil Capabilities also drops the SDK's default roots capability.
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{},
+		}},
+		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+			a.invalidate(g, name, req.Session)
+		},
+		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+			p := req.Params
+			a.logger.Log(ctx, slogLevel(p.Level), "mcpadapter: server log", "server", name, "logger", p.Logger, "data", p.Data)
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	client.AddSendingMiddleware(middleware)
+	return client
+}
+
+// prepare installs the adapter's middleware on a prebuilt client, once.
+func (a *Adapter) prepare(client *mcp.Client) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.prepared[client] {
+		return
+	}
+	if a.prepared == nil {
+		a.prepared = map[*mcp.Client]bool{}
+	}
+	a.prepared[client] = true
+	client.AddSendingMiddleware(middleware)
+}
+
+// slogLevel maps an MCP (syslog) level to a slog level.
+func slogLevel(l mcp.LoggingLevel) slog.Level {
+	switch l {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	default:
+		return slog.LevelError
+	}
+}
+
+// Context keys read by the middleware. The middleware is stateless so that
+// it can serve a prebuilt client shared by several dials.
+type (
+	modernOnlyKey struct{}
+	logLevelKey   struct{}
+)
+
+// uncachedPrefix marks a cursor or URI that the SDK's own list cache has
+// never seen, so that the lookup misses; the middleware strips it in place
+// before the request is sent (see cache.go).
+const uncachedPrefix = "\x00mcpadapter-uncached\x00"
+
+func uncached(key string) string { return uncachedPrefix + key }
+
+// middleware enforces the era policy, restores uncached keys and attaches
+// the modern per-request log level.
+func middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "initialize" && ctx.Value(modernOnlyKey{}) != nil {
+			// The SDK falls back to initialize on any discover failure and
+			// has no modern-only option; refusing here makes it an error.
+			return nil, ErrLegacyOnly
+		}
+		params := req.GetParams()
+		switch p := params.(type) {
+		case *mcp.ListToolsParams:
+			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
+		case *mcp.ListResourcesParams:
+			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
+		case *mcp.ListResourceTemplatesParams:
+			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
+		case *mcp.ReadResourceParams:
+			p.URI = strings.TrimPrefix(p.URI, uncachedPrefix)
+		}
+		if level, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok && params != nil && !strings.HasPrefix(method, "notifications/") {
+			m := params.GetMeta()
+			if m == nil {
+				m = map[string]any{}
+			}
+			m[mcp.MetaKeyLogLevel] = level
+			params.SetMeta(m)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// connectEra connects client to the server of c in the era its Mode asks for.
+func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (*mcp.ClientSession, error) {
+	s := c.cfg
+	var opts *mcp.ClientSessionOptions
+	switch s.Mode {
+	case ModeLegacy:
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
+	case ModeModern:
+		ctx = context.WithValue(ctx, modernOnlyKey{}, true)
+	}
+	switch {
+	case s.Transport != nil:
+		t, err := s.Transport(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("transport: %w", err)
+		}
+		return client.Connect(ctx, sanitizeTransport(t), opts)
+	case s.Command != "":
+		t := a.commandTransport(c)
+		return client.Connect(ctx, sanitizeTransport(t), opts)
+	default:
+		return a.connectHTTP(ctx, client, s, opts)
+	}
+}
+
+// commandTransport builds a fresh stdio transport for the server of c.
+// Command is run directly, never through a shell.
+func (a *Adapter) commandTransport(c *conn) mcp.Transport {
+	s := c.cfg
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = s.Dir
+	if len(s.Env) > 0 {
+		cmd.Env = os.Environ()
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			cmd.Env = append(cmd.Env, k+"="+s.Env[k])
+		}
+	}
+	cmd.Stderr = &stderrLogger{logger: a.logger, server: c.server}
+	// Do not wait forever for a grandchild that keeps stderr open.
+	cmd.WaitDelay = terminateDuration
+	c.stop = startInGroup(cmd)
+	return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateDuration}
+}
+
+// A stderrLogger turns a stdio server's stderr into log records, one per line.
+type stderrLogger struct {
+	logger *slog.Logger
+	server string
+
+	mu  sync.Mutex
+	buf []byte // an incomplete last line
+}
+
+func (w *stderrLogger) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(w.buf[:i]), "\r")
+		w.buf = w.buf[i+1:]
+		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", line)
+	}
+	if len(w.buf) > 64<<10 { // a very long line without newline: log it as is
+		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+// connectHTTP dials a URL server over Streamable HTTP and falls back to SSE
+// when the endpoint is not a Streamable HTTP one. The spec's backwards
+// compatibility rule: a client that gets 4xx for its first POST may assume an
+// old HTTP+SSE server. In auto mode only 404 and 405 count (a 400 is more
+// often a real error); in legacy mode any 4xx but 401/403 does.
+func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, s *Server, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	maxBytes := a.maxMessageBytes()
+	rt := newServerTransport(s)
+	st := &mcp.StreamableClientTransport{
+		Endpoint:     s.URL,
+		HTTPClient:   rt.client(s.HTTPClient),
+		OAuthHandler: s.OAuth,
+		MaxEventSize: maxBytes,
+	}
+	cs, err := client.Connect(ctx, st, opts)
+	if err == nil {
+		return cs, nil
+	}
+	code := rt.firstFailure()
+	if code != 0 {
+		err = &httpStatusError{code: code, err: err}
+	}
+	if !shouldFallBack(s, code) {
+		return nil, err
+	}
+	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}
+	for _, endpoint := range sseEndpoints(s.URL) {
+		rt := newServerTransport(s)
+		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: rt.client(s.HTTPClient), MaxEventSize: maxBytes}
+		// SSE servers are legacy-only: skip the discover probe.
+		cs, err := client.Connect(ctx, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+		if err == nil {
+			a.logger.Debug("mcpadapter: fell back to SSE", "url", endpoint)
+			return cs, nil
+		}
+		if code := rt.firstFailure(); code != 0 {
+			err = &httpStatusError{code: code, err: err}
+		}
+		errs = append(errs, fmt.Errorf("SSE %s: %w", endpoint, err))
+	}
+	return nil, errors.Join(errs...)
+}
+
+// shouldFallBack decides whether a failed Streamable HTTP dial that got
+// HTTP status code is retried over SSE.
+func shouldFallBack(s *Server, code int) bool {
+	if s.DisableSSEFallback || s.Mode == ModeModern {
+		return false
+	}
+	switch {
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+		return true
+	case s.Mode == ModeLegacy:
+		return code >= 400 && code < 500 && code != http.StatusUnauthorized && code != http.StatusForbidden
+	}
+	return false
+}
+
+// sseEndpoints lists where an SSE server may be: the same URL, then the URL
+// with a trailing /mcp replaced by /sse.
+func sseEndpoints(rawURL string) []string {
+	endpoints := []string{rawURL}
+	if base, ok := strings.CutSuffix(rawURL, "/mcp"); ok {
+		endpoints = append(endpoints, base+"/sse")
+	} else if base, ok := strings.CutSuffix(rawURL, "/mcp/"); ok {
+		endpoints = append(endpoints, base+"/sse")
+	}
+	return endpoints
+}
+
+func (a *Adapter) maxMessageBytes() int {
+	if a.cfg.MaxMessageBytes > 0 {
+		return int(a.cfg.MaxMessageBytes)
+	}
+	return defaultMaxMessageBytes
+}
+
+// A serverTransport is the http.RoundTripper of one server's dial: it adds
+// the server's headers, records the first failing status (to tell auth
+// failures and missing endpoints apart: the SDK's HTTP errors are strings),
+// and rewrites content the SDK cannot decode.
+type serverTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+	failure atomic.Int32 // first HTTP status >= 400
+}
+
+func newServerTransport(s *Server) *serverTransport {
+	return &serverTransport{headers: s.Headers}
+}
+
+// client returns a copy of hc (a zero Client when nil) that sends through t.
+func (t *serverTransport) client(hc *http.Client) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	t.base = c.Transport
+	if t.base == nil {
+		t.base = http.DefaultTransport
+	}
+	c.Transport = t
+	return &c
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		t.failure.CompareAndSwap(0, int32(resp.StatusCode))
+	}
+	sanitizeHTTPResponse(resp)
+	return resp, nil
+}
+
+func (t *serverTransport) firstFailure() int { return int(t.failure.Load()) }

@@ -1,0 +1,92 @@
+package mcpadapter
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Sentinel errors. Match them with [errors.Is]; most arrive wrapped in a
+// [*ServerError] that names the server.
+var (
+	// ErrClosed is returned by a tool, session or interrupt whose connection
+	// was closed by [Adapter.Close]. Discover again to get working tools.
+	ErrClosed = errors.New("mcpadapter: adapter closed")
+
+	// ErrUnknownServer is returned when a server name is not in [Config.Servers].
+	ErrUnknownServer = errors.New("mcpadapter: unknown server")
+
+	// ErrDuplicateToolName is returned by discovery when two selected tools
+	// have the same name, or names that differ only in case (langchaingo's
+	// executor looks tools up case-insensitively).
+	ErrDuplicateToolName = errors.New("mcpadapter: duplicate tool name")
+
+	// ErrLegacyOnly is returned when a server configured with [ModeModern]
+	// speaks only the legacy (initialize) protocol.
+	ErrLegacyOnly = errors.New("mcpadapter: server speaks only the legacy protocol")
+
+	// ErrModernServer is returned by operations that exist only in the legacy
+	// era, such as [Adapter.SetLoggingLevel], when the server negotiated the
+	// modern era.
+	ErrModernServer = errors.New("mcpadapter: operation not available on a modern-era server")
+
+	// ErrUnsupportedInputRequest is returned when a server asks the client
+	// for something other than elicitation (sampling, roots) during a call.
+	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")
+)
+
+// A ServerError records a failure to reach or talk to one server: a dial,
+// a handshake, a lost connection, a transport failure during a call, or a
+// JSON-RPC error other than invalid params. Discovery that fails on several
+// servers returns [errors.Join] of one ServerError per server.
+type ServerError struct {
+	Server string // the server's name in [Config.Servers]
+	Op     string // what was being done: "dial", "list tools", "call tool \"x\"", ...
+	Err    error  // the cause
+}
+
+// Error implements error.
+func (e *ServerError) Error() string {
+	cause := "<nil>"
+	if e.Err != nil {
+		cause = strings.TrimPrefix(e.Err.Error(), "mcpadapter: ")
+	}
+	return fmt.Sprintf("mcpadapter: server %q: %s: %s", e.Server, e.Op, cause)
+}
+
+// Unwrap returns the cause.
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// An httpStatusError records an HTTP status that made a dial fail. It is what
+// tells authentication failures (retried at the next discovery) and missing
+// endpoints (SSE fallback) apart from other failures.
+type httpStatusError struct {
+	code int
+	err  error
+}
+
+func (e *httpStatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s: %v", e.code, http.StatusText(e.code), e.err)
+}
+
+func (e *httpStatusError) Unwrap() error { return e.err }
+
+// isAuthFailure reports whether err comes from an HTTP 401 or 403 answer.
+func isAuthFailure(err error) bool {
+	var se *httpStatusError
+	return errors.As(err, &se) && (se.code == http.StatusUnauthorized || se.code == http.StatusForbidden)
+}
+
+// serverError wraps err for server name and op, unless it already is a
+// *ServerError (errors are wrapped once, at the boundary).
+func serverError(server, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *ServerError
+	if errors.As(err, &se) {
+		return err
+	}
+	return &ServerError{Server: server, Op: op, Err: err}
+}
