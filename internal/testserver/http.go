@@ -17,10 +17,12 @@ func (s *Server) SetHTTPStatus(code int) {
 	s.httpStatus = code
 }
 
-// faults wraps h with the SetHTTPStatus fault.
+// faults wraps h: it records the request header (LastHTTPHeader) and
+// implements SetHTTPStatus.
 func (s *Server) faults(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
+		s.lastHeader = r.Header.Clone()
 		code := s.httpStatus
 		s.mu.Unlock()
 		if code != 0 {

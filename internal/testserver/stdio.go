@@ -47,8 +47,9 @@ func runStdio(kind string) int {
 
 // Command returns how to start the current test binary as a stdio server of
 // kind: the executable, arguments that keep a binary without [Main] in its
-// TestMain from running any test, and the environment to add ({[EnvKind]:
-// kind}). The test binary's TestMain must call [Main]. Command fails the test
+// TestMain from running any test, and the environment to add to the current
+// one: [EnvKind]=kind, and GORACE extended with atexit_sleep_ms=0 so that a
+// race-enabled server exits without the race runtime's 1s delay. The test binary's TestMain must call [Main]. Command fails the test
 // if kind is invalid or the executable cannot be found. See [ParseKind] for
 // the kind syntax.
 func Command(t testing.TB, kind string) (command string, args []string, env map[string]string) {
@@ -60,7 +61,10 @@ func Command(t testing.TB, kind string) (command string, args []string, env map[
 	if err != nil {
 		t.Fatalf("testserver.Command: %v", err)
 	}
-	return exe, []string{"-test.run=^$", "-test.bench=^$", "-test.fuzz=^$"}, map[string]string{EnvKind: kind}
+	// A race-enabled binary sleeps 1s at exit unless told otherwise; that
+	// would slow every stdio server shutdown under go test -race.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return exe, []string{"-test.run=^$", "-test.bench=^$", "-test.fuzz=^$"}, map[string]string{EnvKind: kind, "GORACE": gorace}
 }
 
 // ParseKind parses a stdio server kind into Options. The syntax is

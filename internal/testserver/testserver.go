@@ -176,14 +176,11 @@ func New(opts Options) *Server {
 func (s *Server) Opts() Options { return s.opts }
 
 // countMiddleware records every received method (requests and
-// notifications) and the HTTP header of the request, if any.
+// notifications).
 func (s *Server) countMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.mu.Lock()
 		s.counts[method]++
-		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
-			s.lastHeader = extra.Header.Clone()
-		}
 		s.mu.Unlock()
 		return next(ctx, method, req)
 	}
@@ -288,8 +285,9 @@ func (s *Server) LastMeta(tool string) map[string]any {
 	return decodeObject(raw)
 }
 
-// LastHTTPHeader returns a copy of the HTTP header of the last request
-// received over HTTP, or nil.
+// LastHTTPHeader returns a copy of the header of the last HTTP request
+// received by an endpoint started with [Server.StreamableHTTP], [Server.SSE]
+// or [Server.SSEOnly], or nil.
 func (s *Server) LastHTTPHeader() http.Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
