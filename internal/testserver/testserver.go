@@ -24,9 +24,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,7 +123,17 @@ type Server struct {
 	lastMeta   map[string]json.RawMessage // last request _meta, by tool name
 	lastHeader http.Header                // header of the last HTTP request
 	httpStatus int                        // when non-zero, HTTP endpoints answer with it
+
+	// inflight holds the cancel funcs of the requests each session is
+	// handling; killed marks the sessions KillSessions is closing.
+	inflight map[mcp.Session]map[*context.CancelCauseFunc]struct{}
+	killed   map[mcp.Session]bool
 }
+
+// errKilled is the cause of the cancellation of requests in flight when
+// KillSessions closes their session, and the error of requests arriving
+// meanwhile.
+var errKilled = errors.New("testserver: session killed")
 
 // signalBuffer is the capacity of the Cancelled and SlowStarted channels.
 const signalBuffer = 64
@@ -140,6 +152,8 @@ func New(opts Options) *Server {
 		runs:        make(map[string]int),
 		lastArgs:    make(map[string]json.RawMessage),
 		lastMeta:    make(map[string]json.RawMessage),
+		inflight:    make(map[mcp.Session]map[*context.CancelCauseFunc]struct{}),
+		killed:      make(map[mcp.Session]bool),
 	}
 	if opts.StateKey != "" {
 		s.key = []byte(opts.StateKey)
@@ -168,7 +182,7 @@ func New(opts Options) *Server {
 		}
 	}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.Server.AddReceivingMiddleware(s.countMiddleware, s.eraMiddleware)
+	s.Server.AddReceivingMiddleware(s.countMiddleware, s.killMiddleware, s.eraMiddleware)
 	return s
 }
 
@@ -182,6 +196,41 @@ func (s *Server) countMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		s.mu.Lock()
 		s.counts[method]++
 		s.mu.Unlock()
+		return next(ctx, method, req)
+	}
+}
+
+// killMiddleware tracks the requests in flight per session, so that
+// KillSessions can cancel them, and refuses requests to a session being
+// killed.
+func (s *Server) killMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ss := req.GetSession()
+		if ss == nil || strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		s.mu.Lock()
+		if s.killed[ss] {
+			s.mu.Unlock()
+			return nil, errKilled
+		}
+		reqs := s.inflight[ss]
+		if reqs == nil {
+			reqs = make(map[*context.CancelCauseFunc]struct{})
+			s.inflight[ss] = reqs
+		}
+		reqs[&cancel] = struct{}{}
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(reqs, &cancel)
+			if len(reqs) == 0 {
+				delete(s.inflight, ss)
+			}
+			s.mu.Unlock()
+		}()
 		return next(ctx, method, req)
 	}
 }
@@ -245,6 +294,9 @@ func (s *Server) connectDelay(ctx context.Context) error {
 // Count reports how many requests or notifications of method the server has
 // received, e.g. Count("tools/list"). Requests the SDK refuses before
 // dispatching them (a modern request to a Legacy server) are not counted.
+// A request is counted before its handler runs; a notification may be
+// counted after it took effect (the SDK acts on notifications/cancelled
+// before dispatching it), so do not synchronise on notification counts.
 func (s *Server) Count(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -338,12 +390,29 @@ func (s *Server) Transport() func(ctx context.Context) (mcp.Transport, error) {
 func (s *Server) Dials() int { return int(s.dials.Load()) }
 
 // KillSessions closes every live server session (in memory, stdio and
-// stateful HTTP), simulating a server that dropped its connections. A
-// stateful HTTP client then sees its session as missing (404).
+// stateful HTTP), simulating a server that dropped its connections. Requests
+// in flight are cancelled first (a "slow" call signals [Server.Cancelled]),
+// so KillSessions does not wait for them. The clients see their connection
+// end; a stateful HTTP client sees its session as missing (404) at its next
+// request.
 func (s *Server) KillSessions() {
-	for ss := range s.Server.Sessions() {
+	sessions := slices.Collect(s.Server.Sessions())
+	s.mu.Lock()
+	for _, ss := range sessions {
+		s.killed[ss] = true
+		for cancel := range s.inflight[ss] {
+			(*cancel)(errKilled)
+		}
+	}
+	s.mu.Unlock()
+	for _, ss := range sessions {
 		ss.Close()
 	}
+	s.mu.Lock()
+	for _, ss := range sessions {
+		delete(s.killed, ss)
+	}
+	s.mu.Unlock()
 }
 
 // Cancelled returns a channel that receives a value each time a "slow" call

@@ -315,6 +315,43 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+func TestLog(t *testing.T) {
+	for _, sopts := range []*mcp.ClientSessionOptions{nil, legacyClient} {
+		logs := make(chan *mcp.LoggingMessageParams, 4)
+		opts := &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			logs <- req.Params
+		}}
+		cs := inMemory(t, testserver.New(testserver.Options{}).AddFeatures(), opts, sopts)
+		// Without a level the message is dropped.
+		wantText(t, call(t, cs, "log", map[string]any{"message": "dropped"}), false, "logged")
+		params := &mcp.CallToolParams{Name: "log", Arguments: map[string]any{"message": "hello", "level": "warning"}}
+		if era(cs) == testserver.ModernVersion {
+			params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
+		} else if err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CallTool(t.Context(), params); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-logs; got.Data != "hello" || got.Level != "warning" || got.Logger != "testserver" {
+			t.Errorf("%s: log = %+v", era(cs), got)
+		}
+		if len(logs) != 0 {
+			t.Errorf("%s: %d extra log messages", era(cs), len(logs))
+		}
+	}
+}
+
+func TestBig(t *testing.T) {
+	cs := inMemory(t, testserver.New(testserver.Options{}).AddFeatures(), nil, nil)
+	if got := textOf(call(t, cs, "big", map[string]any{"size": 100000})); len(got) != 100000 {
+		t.Errorf("big = %d bytes", len(got))
+	}
+	if res := call(t, cs, "big", map[string]any{"size": testserver.MaxBig + 1}); !res.IsError {
+		t.Errorf("too big: isError false")
+	}
+}
+
 func TestSlow(t *testing.T) {
 	for _, sopts := range []*mcp.ClientSessionOptions{nil, legacyClient} {
 		s := testserver.New(testserver.Options{}).AddFeatures()
@@ -618,13 +655,30 @@ func TestDialsAndKill(t *testing.T) {
 	if got := s.Dials(); got != 2 {
 		t.Errorf("Dials = %d; want 2", got)
 	}
+	// KillSessions does not wait for calls in flight: it cancels them.
+	errc := make(chan error, 2)
+	for _, cs := range []*mcp.ClientSession{cs1, cs2} {
+		go func() {
+			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow"})
+			errc <- err
+		}()
+		<-s.SlowStarted()
+	}
 	s.KillSessions()
+	for range 2 {
+		if err := <-errc; err == nil {
+			t.Errorf("slow call survived KillSessions")
+		}
+		<-s.Cancelled()
+	}
 	for _, cs := range []*mcp.ClientSession{cs1, cs2} {
 		cs.Wait()
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "pid"}); err == nil {
 			t.Errorf("%s: call after KillSessions succeeded", era(cs))
 		}
 	}
+	// The server still accepts new connections.
+	wantText(t, call(t, inMemory(t, s, nil, nil), "echo", map[string]any{"text": "again"}), false, "again")
 }
 
 func TestStdio(t *testing.T) {
@@ -655,7 +709,7 @@ func TestStdio(t *testing.T) {
 				t.Errorf("exit: no error")
 			}
 			if err := cs.Wait(); err == nil || !strings.Contains(err.Error(), "exit status 3") {
-				t.Logf("Wait after exit = %v", err)
+				t.Errorf("Wait after exit = %v; want exit status 3", err)
 			}
 		})
 	}
@@ -838,7 +892,17 @@ func TestHTTPFaults(t *testing.T) {
 		s := testserver.Full(testserver.Options{})
 		cs := connect(t, &mcp.StreamableClientTransport{Endpoint: s.StreamableHTTP(t, false).URL}, nil, nil)
 		call(t, cs, "pid", nil)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow"})
+			errc <- err
+		}()
+		<-s.SlowStarted()
 		s.KillSessions()
+		<-s.Cancelled()
+		if err := <-errc; err == nil {
+			t.Errorf("slow call survived KillSessions")
+		}
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "pid"})
 		if !errors.Is(err, mcp.ErrSessionMissing) {
 			t.Errorf("call after KillSessions = %v; want ErrSessionMissing", err)

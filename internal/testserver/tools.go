@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,6 +138,13 @@ func (s *Server) AddWeather() *Server {
 //     done (and signals [Server.Cancelled]) or [Server.Release] is called.
 //   - "progress": sends two progress notifications (1/2 and 2/2, message
 //     "working") when the request has a progress token, then returns "done".
+//   - "log" {message string, level string}: sends a log message (logger
+//     "testserver", data message, level default "info") and returns "logged".
+//     The SDK drops it unless the client asked for that level: with
+//     logging/setLevel on legacy sessions, with the request's
+//     io.modelcontextprotocol/logLevel _meta on modern ones.
+//   - "big" {size integer}: a text block of size bytes ("xxx…"), at most
+//     [MaxBig], for message size limits.
 func (s *Server) AddFeatures() *Server {
 	s.addTool(&mcp.Tool{
 		Name:        "echo",
@@ -272,8 +280,50 @@ func (s *Server) AddFeatures() *Server {
 			}
 			return text("done"), nil
 		})
+	s.addTool(&mcp.Tool{
+		Name:        "log",
+		Description: "Sends a log message.",
+		InputSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"message": map[string]any{"type": "string"},
+				"level":   map[string]any{"type": "string"},
+			},
+			"required": []any{"message"},
+		},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
+		msg, _ := args["message"].(string)
+		level, _ := args["level"].(string)
+		if level == "" {
+			level = "info"
+		}
+		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "testserver", Data: msg})
+		if err != nil {
+			return nil, err
+		}
+		return text("logged"), nil
+	})
+
+	s.addTool(&mcp.Tool{
+		Name:        "big",
+		Description: "Returns a large text block.",
+		InputSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"size": map[string]any{"type": "integer", "minimum": 0}},
+			"required":   []any{"size"},
+		},
+	}, func(_ context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
+		size, ok := args["size"].(float64)
+		if !ok || size < 0 || size > MaxBig {
+			return toolError(fmt.Sprintf(`validating "arguments": "size" must be an integer in [0, %d]`, MaxBig)), nil
+		}
+		return text(strings.Repeat("x", int(size))), nil
+	})
 	return s
 }
+
+// MaxBig is the largest size the "big" tool accepts (64 MiB).
+const MaxBig = 64 << 20
 
 // AddTool adds a trivial tool named name that answers "<name> ok". On a live
 // server this notifies clients with notifications/tools/list_changed.
@@ -305,7 +355,7 @@ func WAV() []byte {
 	return []byte("RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x80\x3e\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00")
 }
 
-// Blob is the data of the embedded blob returned by "media".
+// blob is the data of the embedded blob returned by "media".
 var blob = []byte{0, 1, 2, 3}
 
 // MediaContent returns the content of the "media" tool's result, freshly
