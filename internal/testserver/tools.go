@@ -60,7 +60,7 @@ const (
 //
 // Input: {"city": string (required), "unit": "c" or "f" (optional)}; the
 // schema sets additionalProperties false. The result is the text
-// "Sunny, 21°C in <city>" ("Sunny, 70°F in <city>" for unit "f") and the
+// "Sunny, 21°C in <city>" ("Sunny, 69°F in <city>" for unit "f") and the
 // structured content {"city": <city>, "tempC": 21, "sky": "sunny"}, which
 // matches the declared output schema. A missing city or a bad unit is an
 // isError result. The descriptor has annotations readOnlyHint true,
