@@ -326,7 +326,8 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 			parts = append(parts, p)
 			continue
 		}
-		if s := blockText(b); s != "" {
+		// Providers reject blank text parts.
+		if s := blockText(b); strings.TrimSpace(s) != "" {
 			parts = append(parts, llms.TextPart(s))
 		}
 	}

@@ -246,18 +246,25 @@ func skipSpace(data []byte, i int) int {
 }
 
 // skipString returns the index just past the string starting at data[i]
-// (a '"'), and whether the string contains escapes.
-func skipString(data []byte, i int) (end int, escaped, ok bool) {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			escaped = true
-			i++
-		case '"':
-			return i + 1, escaped, true
+// (a '"'). It jumps from quote to quote, which keeps long strings such as
+// base64 media cheap.
+func skipString(data []byte, i int) (int, bool) {
+	start := i + 1
+	for i = start; ; i++ {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return len(data), false
+		}
+		i += j
+		// The quote is escaped when an odd number of backslashes precedes it.
+		k := i
+		for k > start && data[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i + 1, true
 		}
 	}
-	return len(data), escaped, false
 }
 
 // skipValue returns the index just past the value starting at data[i].
@@ -267,14 +274,13 @@ func skipValue(data []byte, i int) (int, bool) {
 	}
 	switch data[i] {
 	case '"':
-		end, _, ok := skipString(data, i)
-		return end, ok
+		return skipString(data, i)
 	case '{', '[':
 		depth := 0
 		for i < len(data) {
 			switch data[i] {
 			case '"':
-				end, _, ok := skipString(data, i)
+				end, ok := skipString(data, i)
 				if !ok {
 					return end, false
 				}
@@ -315,7 +321,7 @@ func eachMember(data []byte, i int, fn func(key []byte, start, end int)) (int, b
 		if data[i] != '"' {
 			return i, false
 		}
-		keyEnd, _, ok := skipString(data, i)
+		keyEnd, ok := skipString(data, i)
 		if !ok {
 			return keyEnd, false
 		}
@@ -558,7 +564,7 @@ func (s *sseBody) fill() {
 		s.event = append(s.event, frag...)
 		if len(s.event) > mcp.DefaultMaxEventSize {
 			s.out = append(s.out[:0], s.event...)
-			s.event = s.event[:0]
+			s.event = nil // do not keep the large buffer
 			s.tooLarge = true
 		}
 	}
