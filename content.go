@@ -346,10 +346,11 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 // only when the result has media, by one human message holding a short
 // text part that names the call and the media parts (see [Result.Parts]).
 // An empty result is answered with "tool returned no content", since
-// providers reject empty tool messages. A nil result gives nil.
+// providers reject empty tool messages. The tool message is always there,
+// also for a nil result, so callers may index the first message.
 func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.MessageContent {
 	if r == nil {
-		return nil
+		r = &Result{}
 	}
 	var name string
 	if call.FunctionCall != nil {
