@@ -227,7 +227,7 @@ type Adapter struct {
 	logger *slog.Logger
 
 	mu       sync.Mutex
-	gen      *generation           // guarded by mu; nil until first use and after Close
+	gen      *generation          // guarded by mu; nil until first use and after Close
 	prepared map[*mcp.Client]bool // guarded by mu; prebuilt clients whose middleware is installed
 }
 

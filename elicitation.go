@@ -19,7 +19,7 @@ const (
 	maxRounds = 32
 	// emptyRoundDelay is the first wait before retrying a round in which the
 	// server asked for nothing (load shedding); it doubles each time.
-	emptyRoundDelay = 100 * time.Millisecond
+	emptyRoundDelay    = 100 * time.Millisecond
 	maxEmptyRoundDelay = 5 * time.Second
 )
 

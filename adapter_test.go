@@ -1,0 +1,596 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestMain(m *testing.M) { testserver.Main(m) }
+
+// newAdapter builds an Adapter over cfg and closes it when the test ends.
+func newAdapter(t testing.TB, cfg Config) *Adapter {
+	t.Helper()
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// memServer is an in-memory server entry for s.
+func memServer(s *testserver.Server, mode Mode) Server {
+	return Server{Transport: s.Transport(), Mode: mode}
+}
+
+// stdioServer is a stdio server entry running the test binary as kind.
+func stdioServer(t testing.TB, kind string) Server {
+	cmd, args, env := testserver.Command(t, kind)
+	return Server{Command: cmd, Args: args, Env: env}
+}
+
+func toolNames(ts Toolset) []string {
+	var names []string
+	for _, tool := range ts {
+		names = append(names, tool.Name())
+	}
+	return names
+}
+
+func TestNewValidates(t *testing.T) {
+	ok := testserver.New(testserver.Options{}).Transport()
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no servers", Config{}, "no servers"},
+		{"empty name", Config{Servers: map[string]Server{"": {Transport: ok}}}, "empty server name"},
+		{"separator in name", Config{Servers: map[string]Server{"a__b": {Transport: ok}}}, `"a__b"`},
+		{"no target", Config{Servers: map[string]Server{"x": {}}}, "exactly one of URL, Command or Transport"},
+		{"two targets", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Command: "srv"}}}, "(2 are)"},
+		{"file URL", Config{Servers: map[string]Server{"x": {URL: "file:///bin/sh"}}}, "not an http(s) URL"},
+		{"path as URL", Config{Servers: map[string]Server{"x": {URL: "./server.py"}}}, "not an http(s) URL"},
+		{"bad mode", Config{Servers: map[string]Server{"x": {Transport: ok, Mode: "future"}}}, `unknown Mode "future"`},
+		{"negative timeout", Config{DefaultToolTimeout: -1, Servers: map[string]Server{"x": {Transport: ok}}}, "negative DefaultToolTimeout"},
+		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "Restart applies to stdio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New() error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	// Every problem is reported at once.
+	_, err := New(Config{Servers: map[string]Server{"a": {}, "b__c": {Transport: ok}}})
+	if err == nil || !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"b__c"`) {
+		t.Fatalf("New() error = %v, want both servers named", err)
+	}
+}
+
+func TestNewOpensNothing(t *testing.T) {
+	s := testserver.New(testserver.Options{}).AddWeather()
+	a := newAdapter(t, Config{Servers: map[string]Server{"w": memServer(s, ModeAuto)}})
+	if s.Dials() != 0 {
+		t.Fatalf("dials after New = %d, want 0", s.Dials())
+	}
+	if _, err := a.ListTools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Dials() != 1 {
+		t.Fatalf("dials after ListTools = %d, want 1", s.Dials())
+	}
+}
+
+// TestTransports reaches a real go-sdk server over every transport.
+func TestTransports(t *testing.T) {
+	tests := []struct {
+		name    string
+		server  func(t *testing.T) Server
+		wantEra Mode
+	}{
+		{"in-memory modern", func(t *testing.T) Server {
+			return memServer(testserver.Full(testserver.Options{}), ModeAuto)
+		}, ModeModern},
+		{"in-memory legacy", func(t *testing.T) Server {
+			return memServer(testserver.Full(testserver.Options{Legacy: true}), ModeAuto)
+		}, ModeLegacy},
+		{"stdio modern", func(t *testing.T) Server { return stdioServer(t, "modern") }, ModeModern},
+		{"stdio legacy", func(t *testing.T) Server { return stdioServer(t, "legacy") }, ModeLegacy},
+		{"streamable stateless", func(t *testing.T) Server {
+			return Server{URL: testserver.Full(testserver.Options{}).StreamableHTTP(t, true).URL}
+		}, ModeModern},
+		{"streamable stateful", func(t *testing.T) Server {
+			return Server{URL: testserver.Full(testserver.Options{}).StreamableHTTP(t, false).URL}
+		}, ModeLegacy},
+		{"sse", func(t *testing.T) Server {
+			return Server{URL: testserver.Full(testserver.Options{}).SSEOnly(t).URL}
+		}, ModeLegacy},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": tt.server(t)}})
+			ts, err := a.ListTools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := ts.Lookup("srv__get_weather")
+			if tool == nil {
+				t.Fatalf("ListTools() = %v, want srv__get_weather", toolNames(ts))
+			}
+			res, err := tool.Invoke(t.Context(), map[string]any{"city": "Paris"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Text(); !strings.Contains(got, "Paris") {
+				t.Errorf("Invoke() text = %q, want the city", got)
+			}
+			info, err := a.ServerInfo(t.Context(), "srv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Era != tt.wantEra || info.Name != "test-server" || info.Version != "1.0.0" {
+				t.Errorf("ServerInfo() = %+v, want era %s and the server's identity", info, tt.wantEra)
+			}
+		})
+	}
+}
+
+// TestEras checks the era matrix, on the wire: which handshake the server saw.
+func TestEras(t *testing.T) {
+	tests := []struct {
+		mode       Mode
+		legacy     bool
+		wantEra    Mode
+		wantErr    error
+		wantDisc   bool // server/discover reached the server
+		wantInit   bool // initialize reached the server
+		noDiscover bool
+	}{
+		{mode: ModeAuto, wantEra: ModeModern, wantDisc: true},
+		{mode: ModeAuto, legacy: true, noDiscover: true, wantEra: ModeLegacy, wantDisc: true, wantInit: true},
+		{mode: ModeModern, wantEra: ModeModern, wantDisc: true},
+		{mode: ModeModern, legacy: true, noDiscover: true, wantErr: ErrLegacyOnly, wantDisc: true},
+		{mode: ModeLegacy, wantEra: ModeLegacy, wantInit: true},
+		{mode: ModeLegacy, legacy: true, wantEra: ModeLegacy, wantInit: true},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s client/legacy server %v", cmpOr(string(tt.mode), "auto"), tt.legacy)
+		t.Run(name, func(t *testing.T) {
+			s := testserver.New(testserver.Options{Legacy: tt.legacy, NoDiscover: tt.noDiscover}).AddWeather()
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, tt.mode)}})
+			info, err := a.ServerInfo(t.Context(), "srv")
+			if tt.wantErr != nil {
+				var se *ServerError
+				if !errors.Is(err, tt.wantErr) || !errors.As(err, &se) || se.Server != "srv" {
+					t.Fatalf("ServerInfo() error = %v, want a *ServerError wrapping %v", err, tt.wantErr)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if info.Era != tt.wantEra {
+				t.Fatalf("Era = %s, want %s", info.Era, tt.wantEra)
+			}
+			if got := s.Count("server/discover") > 0; got != tt.wantDisc {
+				t.Errorf("server/discover sent = %v, want %v (counts %v)", got, tt.wantDisc, s.Counts())
+			}
+			if got := s.Count("initialize") > 0; got != tt.wantInit {
+				t.Errorf("initialize sent = %v, want %v (counts %v)", got, tt.wantInit, s.Counts())
+			}
+		})
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func TestModernRefusesStatefulHTTP(t *testing.T) {
+	url := testserver.Full(testserver.Options{}).StreamableHTTP(t, false).URL
+	a := newAdapter(t, Config{Servers: map[string]Server{"srv": {URL: url, Mode: ModeModern}}})
+	_, err := a.ListTools(t.Context())
+	if !errors.Is(err, ErrLegacyOnly) {
+		t.Fatalf("ListTools() error = %v, want ErrLegacyOnly", err)
+	}
+}
+
+func TestSetLoggingLevel(t *testing.T) {
+	legacy := testserver.Full(testserver.Options{Legacy: true})
+	modern := testserver.Full(testserver.Options{})
+	a := newAdapter(t, Config{Servers: map[string]Server{
+		"legacy": memServer(legacy, ModeAuto),
+		"modern": memServer(modern, ModeAuto),
+	}})
+	if err := a.SetLoggingLevel(t.Context(), "legacy", "debug"); err != nil {
+		t.Fatalf("SetLoggingLevel(legacy) = %v", err)
+	}
+	if legacy.Count("logging/setLevel") != 1 {
+		t.Errorf("legacy server got %d logging/setLevel, want 1", legacy.Count("logging/setLevel"))
+	}
+	if err := a.SetLoggingLevel(t.Context(), "modern", "debug"); !errors.Is(err, ErrModernServer) {
+		t.Fatalf("SetLoggingLevel(modern) = %v, want ErrModernServer", err)
+	}
+}
+
+func TestLogLevelSentToModernServers(t *testing.T) {
+	s := testserver.Full(testserver.Options{})
+	srv := memServer(s, ModeAuto)
+	srv.LogLevel = "warning"
+	a := newAdapter(t, Config{Servers: map[string]Server{"srv": srv}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Lookup("srv__echo").Invoke(t.Context(), map[string]any{"text": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.LastMeta("echo")[mcp.MetaKeyLogLevel]; got != "warning" {
+		t.Fatalf("request _meta log level = %v, want warning (meta %v)", got, s.LastMeta("echo"))
+	}
+}
+
+func TestParallelDiscovery(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	discover := func(n int) time.Duration {
+		servers := map[string]Server{}
+		for i := range n {
+			s := testserver.New(testserver.Options{ConnectDelay: delay}).AddWeather()
+			servers["s"+strconv.Itoa(i)] = memServer(s, ModeAuto)
+		}
+		a := newAdapter(t, Config{Servers: servers})
+		start := time.Now()
+		ts, err := a.ListTools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ts) != n {
+			t.Fatalf("got %d tools, want %d", len(ts), n)
+		}
+		return time.Since(start)
+	}
+	one, five := discover(1), discover(5)
+	if ratio := float64(five) / float64(one); ratio > 3 {
+		t.Fatalf("5 servers took %.1f× one server (%v vs %v), want < 3×: dials are not parallel", ratio, five, one)
+	}
+}
+
+func TestConcurrentFirstUseDialsOnce(t *testing.T) {
+	var servers []*testserver.Server
+	cfg := Config{Servers: map[string]Server{}}
+	for i := range 3 {
+		s := testserver.New(testserver.Options{ConnectDelay: 20 * time.Millisecond}).AddWeather()
+		servers = append(servers, s)
+		cfg.Servers["s"+strconv.Itoa(i)] = memServer(s, ModeAuto)
+	}
+	a := newAdapter(t, cfg)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Go(func() {
+			if _, err := a.ListTools(t.Context()); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for i, s := range servers {
+		if s.Dials() != 1 {
+			t.Errorf("server %d dialed %d times, want 1", i, s.Dials())
+		}
+	}
+}
+
+// failingServer is a server entry whose dial always fails.
+func failingServer(dials *int, mu *sync.Mutex) Server {
+	return Server{Transport: func(ctx context.Context) (mcp.Transport, error) {
+		mu.Lock()
+		*dials++
+		mu.Unlock()
+		return nil, errors.New("connection refused")
+	}}
+}
+
+func TestOnConnectionError(t *testing.T) {
+	var mu sync.Mutex
+	t.Run("nil fails naming every server", func(t *testing.T) {
+		var d1, d2 int
+		good := testserver.New(testserver.Options{}).AddWeather()
+		a := newAdapter(t, Config{Servers: map[string]Server{
+			"bad1": failingServer(&d1, &mu), "bad2": failingServer(&d2, &mu), "good": memServer(good, ModeAuto),
+		}})
+		_, err := a.ListTools(t.Context())
+		if err == nil {
+			t.Fatal("ListTools() succeeded, want an error")
+		}
+		for _, name := range []string{"bad1", "bad2"} {
+			if !strings.Contains(err.Error(), strconv.Quote(name)) {
+				t.Errorf("error %q does not name %s", err, name)
+			}
+		}
+		var se *ServerError
+		if !errors.As(err, &se) {
+			t.Errorf("error %v is not a *ServerError", err)
+		}
+	})
+	t.Run("ignore skips and remembers", func(t *testing.T) {
+		var dials int
+		good := testserver.New(testserver.Options{}).AddWeather()
+		var seen []string
+		a := newAdapter(t, Config{
+			Servers: map[string]Server{"bad": failingServer(&dials, &mu), "good": memServer(good, ModeAuto)},
+			OnConnectionError: func(server string, err error) error {
+				mu.Lock()
+				seen = append(seen, server)
+				mu.Unlock()
+				return nil
+			},
+		})
+		for _, mode := range []CacheMode{CacheUse, CacheRefresh, CacheUse} {
+			ts, err := a.ListTools(t.Context(), WithCacheMode(mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := toolNames(ts); len(got) != 1 || got[0] != "good__get_weather" {
+				t.Fatalf("ListTools() = %v", got)
+			}
+		}
+		if dials != 1 || len(seen) != 1 {
+			t.Fatalf("failed server dialed %d times, callback called %v; want 1 and once", dials, seen)
+		}
+		a.Close()
+		if _, err := a.ListTools(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if dials != 2 {
+			t.Fatalf("after Close the failed server was dialed %d times in all, want 2", dials)
+		}
+	})
+	t.Run("callback error fails", func(t *testing.T) {
+		var dials int
+		sentinel := errors.New("stop")
+		a := newAdapter(t, Config{
+			Servers:           map[string]Server{"bad": failingServer(&dials, &mu)},
+			OnConnectionError: func(string, error) error { return sentinel },
+		})
+		if _, err := a.ListTools(t.Context()); !errors.Is(err, sentinel) {
+			t.Fatalf("ListTools() error = %v, want the callback's", err)
+		}
+	})
+	t.Run("auth failures are retried", func(t *testing.T) {
+		s := testserver.Full(testserver.Options{})
+		ts := s.StreamableHTTP(t, true)
+		s.SetHTTPStatus(401)
+		a := newAdapter(t, Config{
+			Servers:           map[string]Server{"auth": {URL: ts.URL}},
+			OnConnectionError: IgnoreConnectionErrors,
+		})
+		got, err := a.ListTools(t.Context())
+		if err != nil || len(got) != 0 {
+			t.Fatalf("ListTools() = %v, %v; want no tools, no error", toolNames(got), err)
+		}
+		s.SetHTTPStatus(0)
+		got, err = a.ListTools(t.Context())
+		if err != nil || len(got) == 0 {
+			t.Fatalf("ListTools() after the token was fixed = %v, %v; want the tools", toolNames(got), err)
+		}
+	})
+}
+
+func TestNames(t *testing.T) {
+	a1 := testserver.New(testserver.Options{}).AddWeather()
+	a2 := testserver.New(testserver.Options{}).AddWeather()
+	t.Run("prefixed", func(t *testing.T) {
+		a := newAdapter(t, Config{Servers: map[string]Server{"one": memServer(a1, ModeAuto), "two": memServer(a2, ModeAuto)}})
+		ts, err := a.ListTools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(toolNames(ts), ","); got != "one__get_weather,two__get_weather" {
+			t.Fatalf("ListTools() = %s", got)
+		}
+		if tool := ts[0]; tool.Server() != "one" || tool.MCPName() != "get_weather" {
+			t.Fatalf("Server, MCPName = %q, %q", tool.Server(), tool.MCPName())
+		}
+		sets, err := a.ListToolsets(t.Context())
+		if err != nil || len(sets) != 2 || len(sets["one"]) != 1 || len(sets["two"]) != 1 {
+			t.Fatalf("ListToolsets() = %v, %v", sets, err)
+		}
+		sel, err := a.ListTools(t.Context(), Servers("two"))
+		if err != nil || strings.Join(toolNames(sel), ",") != "two__get_weather" {
+			t.Fatalf("ListTools(Servers(two)) = %v, %v", toolNames(sel), err)
+		}
+		if _, err := a.ListTools(t.Context(), Servers("nope")); !errors.Is(err, ErrUnknownServer) {
+			t.Fatalf("ListTools(Servers(nope)) error = %v, want ErrUnknownServer", err)
+		}
+	})
+	t.Run("raw duplicates", func(t *testing.T) {
+		a := newAdapter(t, Config{RawToolNames: true, Servers: map[string]Server{"one": memServer(a1, ModeAuto), "two": memServer(a2, ModeAuto)}})
+		_, err := a.ListTools(t.Context())
+		if !errors.Is(err, ErrDuplicateToolName) || !strings.Contains(err.Error(), `"one"`) || !strings.Contains(err.Error(), `"two"`) {
+			t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName naming both servers", err)
+		}
+		// Each set alone is fine, and so is a selection of one server.
+		if _, err := a.ListToolsets(t.Context()); err != nil {
+			t.Fatalf("ListToolsets() = %v", err)
+		}
+		if _, err := a.ListTools(t.Context(), Servers("one")); err != nil {
+			t.Fatalf("ListTools(Servers(one)) = %v", err)
+		}
+	})
+	t.Run("case duplicates", func(t *testing.T) {
+		s := testserver.New(testserver.Options{})
+		s.AddTool("Lookup")
+		s.AddTool("lookup")
+		a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+		if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
+			t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName", err)
+		}
+	})
+}
+
+// processGone reports whether no process with pid exists any more.
+func processGone(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return errors.Is(err, syscall.ESRCH)
+}
+
+func serverPID(t *testing.T, ts Toolset, name string) int {
+	t.Helper()
+	res, err := ts.Lookup(name).Invoke(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(res.Text()))
+	if err != nil {
+		t.Fatalf("pid tool answered %q", res.Text())
+	}
+	return pid
+}
+
+func TestClose(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"p": stdioServer(t, "modern")}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := serverPID(t, ts, "p__pid")
+	if pid == os.Getpid() {
+		t.Fatal("the pid tool ran in the test process")
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("second Close() = %v", err)
+	}
+	if !processGone(pid) {
+		t.Fatalf("stdio server %d still running after Close", pid)
+	}
+	if _, err := ts.Lookup("p__echo").Invoke(t.Context(), map[string]any{"text": "x"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("old tool after Close: error = %v, want ErrClosed", err)
+	}
+	fresh, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Lookup("p__pid") == ts.Lookup("p__pid") {
+		t.Fatal("ListTools after Close returned the old tools")
+	}
+	if pid2 := serverPID(t, fresh, "p__pid"); pid2 == pid {
+		t.Fatalf("fresh tools reached the old process %d", pid)
+	}
+}
+
+func TestCloseCancelsInFlight(t *testing.T) {
+	s := testserver.Full(testserver.Options{})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ts.Lookup("s__slow").Invoke(context.Background(), nil)
+		errc <- err
+	}()
+	<-s.SlowStarted()
+	a.Close()
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Fatalf("in-flight call after Close: error = %v, want ErrClosed", err)
+	}
+}
+
+func TestRestart(t *testing.T) {
+	for _, withPolicy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("policy=%v", withPolicy), func(t *testing.T) {
+			srv := stdioServer(t, "modern")
+			if withPolicy {
+				srv.Restart = &RetryPolicy{MaxAttempts: 2}
+			}
+			a := newAdapter(t, Config{Servers: map[string]Server{"p": srv}})
+			ts, err := a.ListTools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := serverPID(t, ts, "p__pid")
+			session, err := a.Session(t.Context(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ts.Lookup("p__exit").Invoke(t.Context(), nil)
+			var se *ServerError
+			if !errors.As(err, &se) || se.Server != "p" {
+				t.Fatalf("call on a dying server: error = %v, want a *ServerError", err)
+			}
+			session.Wait() // the adapter notices the death too
+			fresh, err := a.ListTools(t.Context())
+			if !withPolicy {
+				if !errors.As(err, &se) {
+					t.Fatalf("ListTools() after the server died: error = %v, want a *ServerError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ListTools() after restart: %v", err)
+			}
+			if pid2 := serverPID(t, fresh, "p__pid"); pid2 == pid {
+				t.Fatal("restarted server has the old pid")
+			}
+			// Old tools stay bound to the dead connection.
+			if _, err := ts.Lookup("p__pid").Invoke(t.Context(), nil); !errors.As(err, &se) {
+				t.Fatalf("old tool after restart: error = %v, want a *ServerError", err)
+			}
+		})
+	}
+}
+
+func TestResources(t *testing.T) {
+	with := testserver.Full(testserver.Options{PageSize: 2})
+	without := testserver.New(testserver.Options{NoResources: true}).AddWeather()
+	a := newAdapter(t, Config{Servers: map[string]Server{"with": memServer(with, ModeAuto), "without": memServer(without, ModeAuto)}})
+	res, err := a.ListResources(t.Context(), "with")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(testserver.ResourceURIs()) {
+		t.Fatalf("ListResources() = %d resources, want %d", len(res), len(testserver.ResourceURIs()))
+	}
+	tmpl, err := a.ListResourceTemplates(t.Context(), "with")
+	if err != nil || len(tmpl) == 0 {
+		t.Fatalf("ListResourceTemplates() = %v, %v", tmpl, err)
+	}
+	read, err := a.ReadResource(t.Context(), "with", res[0].URI)
+	if err != nil || len(read.Contents) == 0 {
+		t.Fatalf("ReadResource() = %v, %v", read, err)
+	}
+	none, err := a.ListResources(t.Context(), "without")
+	if err != nil || none == nil || len(none) != 0 {
+		t.Fatalf("ListResources(without) = %v, %v; want an empty list", none, err)
+	}
+	noneT, err := a.ListResourceTemplates(t.Context(), "without")
+	if err != nil || len(noneT) != 0 {
+		t.Fatalf("ListResourceTemplates(without) = %v, %v; want an empty list", noneT, err)
+	}
+	if _, err := a.ListResources(t.Context(), "nope"); !errors.Is(err, ErrUnknownServer) {
+		t.Fatalf("ListResources(nope) error = %v, want ErrUnknownServer", err)
+	}
+}
