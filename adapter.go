@@ -651,7 +651,9 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			}
 			continue
 		}
-		if a.cfg.OnConnectionError == nil {
+		// A Close during discovery is never a server to skip: an empty
+		// catalog would look like a server without tools.
+		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) {
 			errs = append(errs, out.err)
 			continue
 		}
@@ -660,7 +662,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			continue
 		}
 		a.logger.Warn("mcpadapter: skipping server", "server", name, "error", out.err)
-		if out.dialErr && !isAuthFailure(out.err) && !errors.Is(out.err, ErrClosed) && ctx.Err() == nil {
+		if out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil {
 			a.mu.Lock()
 			if !g.closed {
 				g.skipped[name] = out.err

@@ -33,6 +33,10 @@ const (
 	// terminateDuration is how long a stdio server gets to exit after its
 	// stdin is closed, and then after SIGTERM, before it is killed.
 	terminateDuration = 2 * time.Second
+	// dialTimeout bounds one dial (a handshake, with its SSE fallbacks):
+	// callers wait on their own contexts, but a server that never answers
+	// must not hold the shared dial forever.
+	dialTimeout = time.Minute
 	// clientName identifies the adapter to servers.
 	clientName = "mcpadapter"
 )
@@ -157,12 +161,33 @@ func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
 	} else {
 		a.prepare(client)
 	}
-	cs, err := a.connectEra(g.ctx, c, client)
+	// The session keeps the dial's context (SSE ties its stream to it), so
+	// the dial timeout cancels it only while the handshake runs.
+	ctx, cancel := context.WithCancel(g.ctx)
+	timer := time.AfterFunc(dialTimeout, cancel)
+	cs, err := a.connectEra(ctx, c, client)
+	if !timer.Stop() { // timed out, maybe just after the handshake ended
+		if err == nil {
+			cs.Close()
+		}
+		err = fmt.Errorf("no handshake within %v: %w", dialTimeout, context.DeadlineExceeded)
+	}
 	if err != nil {
+		cancel()
 		if c.stop != nil {
 			c.stop()
 		}
+		if g.ctx.Err() != nil {
+			err = ErrClosed
+		}
 		return nil, serverError(name, "dial", err)
+	}
+	stop := c.stop
+	c.stop = func() {
+		cancel()
+		if stop != nil {
+			stop()
+		}
 	}
 	c.session = cs
 	ir := cs.InitializeResult()
