@@ -343,10 +343,15 @@ func (a *Adapter) commandTransport(c *conn) mcp.Transport {
 			cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 		}
 	}
-	cmd.Stderr = &stderrLogger{logger: a.logger, server: c.server}
+	stderr := &stderrLogger{logger: a.logger, server: c.server}
+	cmd.Stderr = stderr
 	// Do not wait forever for a grandchild that keeps stderr open.
 	cmd.WaitDelay = terminateDuration
-	c.stop = startInGroup(cmd)
+	killGroup := startInGroup(cmd)
+	c.stop = func() {
+		killGroup()
+		stderr.flush()
+	}
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateDuration}
 }
 
@@ -373,10 +378,24 @@ func (w *stderrLogger) Write(p []byte) (int, error) {
 		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", line)
 	}
 	if len(w.buf) > 64<<10 { // a very long line without newline: log it as is
+		w.flushLocked()
+	}
+	return len(p), nil
+}
+
+// flush logs an incomplete last line, once the process is gone.
+func (w *stderrLogger) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flushLocked()
+}
+
+// flushLocked logs the buffered text; w.mu must be held.
+func (w *stderrLogger) flushLocked() {
+	if len(w.buf) > 0 {
 		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", string(w.buf))
 		w.buf = w.buf[:0]
 	}
-	return len(p), nil
 }
 
 // connectHTTP dials a URL server over Streamable HTTP and falls back to SSE
