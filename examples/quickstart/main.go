@@ -1,0 +1,299 @@
+// Command quickstart is mcpadapter end to end in one program, with no API key
+// and no network:
+//
+//	go run ./examples/quickstart
+//
+// It starts two MCP servers inside the process, one per protocol era:
+//
+//   - "weather" speaks only the legacy protocol (2025-11-25, the initialize
+//     handshake), like most servers deployed today;
+//   - "booking" speaks the modern protocol (2026-07-28). Its book_table tool
+//     asks the user for a date with an input-required result (SEP-2322).
+//
+// It builds an [mcpadapter.Adapter] over both, prints the discovered tools and
+// their metadata, and runs a langchaingo agent (OpenAIFunctionsAgent in an
+// agents.Executor) whose model is scripted: it calls the weather tool, then
+// the booking tool. The booking call stops the run with an
+// [*mcpadapter.Interrupt]; the program stores it as JSON, answers it,
+// resumes the call and hands the result back to the model.
+//
+// Why the booking server is the modern one: only modern-era servers return
+// input requests that the adapter can hand to the caller as an Interrupt. A
+// legacy server asks for input with a live elicitation/create request while
+// the call is open; the adapter answers those with [mcpadapter.Config]'s
+// ElicitationHandler (see examples/elicitation).
+//
+// With a real model (any OpenAI-compatible endpoint):
+//
+//	go run ./examples/quickstart -base-url https://api.openai.com/v1 -api-key "$OPENAI_API_KEY" -model gpt-4o-mini
+//
+// The model then decides which tools to call; the servers stay in process.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/callbacks"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/openai"
+	"github.com/tmc/langchaingo/schema"
+)
+
+func main() {
+	baseURL := flag.String("base-url", "", "base URL of an OpenAI-compatible API; empty: use the scripted model")
+	apiKey := flag.String("api-key", "", "API key for -base-url")
+	model := flag.String("model", "gpt-4o-mini", "model name for -base-url")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+
+	var llm llms.Model = newScriptedModel()
+	if *baseURL != "" {
+		var err error
+		llm, err = openai.New(openai.WithBaseURL(*baseURL), openai.WithToken(*apiKey), openai.WithModel(*model))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "quickstart:", err)
+			os.Exit(1)
+		}
+	}
+	if err := run(ctx, os.Stdout, llm); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole quickstart; it writes its story to w.
+func run(ctx context.Context, w io.Writer, llm llms.Model) error {
+	start := time.Now()
+	fmt.Fprintln(w, "mcpadapter quickstart: two in-process MCP servers, a langchaingo agent, no network.")
+
+	// 1. An Adapter over the two servers. New only validates: nothing is
+	// dialed until the first discovery.
+	a, err := mcpadapter.New(mcpadapter.Config{
+		Servers: map[string]mcpadapter.Server{
+			"weather": {Transport: inMemory(newWeatherServer())},
+			"booking": {Transport: inMemory(newBookingServer()), Mode: mcpadapter.ModeModern},
+		},
+		CallbacksHandler: printer{w: w}, // prints what each tool returns
+	})
+	if err != nil {
+		return err
+	}
+	defer a.Close() // ends every session (and stdio server process)
+
+	// 2. Discovery: dials both servers in parallel, negotiates each one's era
+	// and lists its tools, named "server__tool".
+	ts, err := a.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\n1. Discovery")
+	for _, name := range []string{"booking", "weather"} {
+		info, err := a.ServerInfo(ctx, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "   server %-8s %s %s, %s era (protocol %s)\n", name, info.Name, info.Version, info.Era, info.ProtocolVersion)
+	}
+	for _, t := range ts {
+		fmt.Fprintf(w, "   tool %s  (server %q, MCP name %q)\n", t.Name(), t.Server(), t.MCPName())
+		fmt.Fprintf(w, "      description: %s\n", t.Description())
+		params, _ := json.Marshal(t.Parameters())
+		fmt.Fprintf(w, "      parameters:  %s\n", params)
+		fmt.Fprintf(w, "      annotations: %s\n", describeAnnotations(t.Metadata().Annotations()))
+		if meta := t.Metadata().Meta(); meta != nil {
+			b, _ := json.Marshal(meta)
+			fmt.Fprintf(w, "      _meta:       %s\n", b)
+		}
+	}
+
+	// 3. An agent over the tools. Tools() gives langchaingo's tools.Tool.
+	executor := agents.NewExecutor(
+		agents.NewOpenAIFunctionsAgent(llm, ts.Tools()),
+		agents.WithMaxIterations(4),
+		agents.WithCallbacksHandler(printer{w: w}), // prints each tool call the model makes
+	)
+
+	question := "What will the weather be in Paris tomorrow?"
+	fmt.Fprintf(w, "\n2. Agent run: %q\n", question)
+	answer, err := chains.Run(ctx, executor, question)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   answer: %s\n", answer)
+
+	// 4. A tool that needs input. The server answers book_table with an
+	// input request; the adapter returns it as an *Interrupt error, which
+	// ends the agent run (a langchaingo tool error always does).
+	question = "Book a table for 2 at Chez Nous."
+	fmt.Fprintf(w, "\n3. Agent run: %q\n", question)
+	answer, err = chains.Run(ctx, executor, question)
+	var intr *mcpadapter.Interrupt
+	switch {
+	case errors.As(err, &intr):
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintf(w, "   answer: %s\n   (the model did not call the booking tool)\n", answer)
+		fmt.Fprintf(w, "\nDone in %v.\n", time.Since(start).Round(time.Millisecond))
+		return nil
+	}
+	fmt.Fprintf(w, "   interrupt: server %q, tool %s needs user input:\n", intr.Server, intr.Tool)
+	for _, r := range intr.Requests {
+		schema, _ := json.Marshal(r.RequestedSchema)
+		fmt.Fprintf(w, "      [%s] %s (%s request, answer schema %s)\n", r.Key, r.Message, r.Mode, schema)
+	}
+
+	// An Interrupt survives JSON: store it while the user thinks, and
+	// resume it later, in this process or another one.
+	saved, err := json.Marshal(intr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   saved the interrupt as JSON (%d bytes) to wait for the user\n", len(saved))
+	var restored mcpadapter.Interrupt
+	if err := json.Unmarshal(saved, &restored); err != nil {
+		return err
+	}
+
+	// 5. The user answers; the adapter validates the answer against the
+	// requested schema and calls the tool again with it.
+	answers := map[string]mcpadapter.Answer{}
+	for _, r := range restored.Requests {
+		answers[r.Key] = mcpadapter.Answer{Action: mcpadapter.Accept, Content: map[string]any{"date": "2026-09-18"}}
+	}
+	fmt.Fprintln(w, "   the user answers date=2026-09-18; resuming the call")
+	res, err := a.Resume(ctx, &restored, answers)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   result: %s\n", res.Text())
+
+	// 6. Back to the model with the result.
+	question = "The booking tool answered: " + res.Text() + " Tell the user."
+	fmt.Fprintf(w, "\n4. Agent run: %q\n", question)
+	answer, err = chains.Run(ctx, executor, question)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   answer: %s\n", answer)
+	fmt.Fprintf(w, "\nDone in %v.\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// inMemory returns a Server.Transport that connects each dial to a fresh
+// in-memory session of s.
+func inMemory(s *mcp.Server) func(context.Context) (mcp.Transport, error) {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		serverEnd, clientEnd := mcp.NewInMemoryTransports()
+		// The session lives until the client closes its end, not as long
+		// as the dial's context.
+		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
+			return nil, err
+		}
+		return clientEnd, nil
+	}
+}
+
+// describeAnnotations renders a tool's annotations (hints declared by the
+// server) on one line.
+func describeAnnotations(ann *mcp.ToolAnnotations) string {
+	if ann == nil {
+		return "(none)"
+	}
+	var hints []string
+	if ann.Title != "" {
+		hints = append(hints, fmt.Sprintf("title %q", ann.Title))
+	}
+	if ann.ReadOnlyHint {
+		hints = append(hints, "read-only")
+	}
+	if ann.DestructiveHint != nil {
+		hints = append(hints, fmt.Sprintf("destructive=%t", *ann.DestructiveHint))
+	}
+	if ann.IdempotentHint {
+		hints = append(hints, "idempotent")
+	}
+	if ann.OpenWorldHint != nil {
+		hints = append(hints, fmt.Sprintf("open-world=%t", *ann.OpenWorldHint))
+	}
+	return strings.Join(hints, ", ")
+}
+
+// printer prints the agent's tool calls (executor callbacks) and the tools'
+// results (adapter callbacks); the other callbacks do nothing.
+type printer struct {
+	callbacks.SimpleHandler
+	w io.Writer
+}
+
+func (p printer) HandleAgentAction(_ context.Context, action schema.AgentAction) {
+	fmt.Fprintf(p.w, "   model calls %s %s\n", action.Tool, action.ToolInput)
+}
+
+func (p printer) HandleToolEnd(_ context.Context, output string) {
+	fmt.Fprintf(p.w, "   tool result: %s\n", output)
+}
+
+// scriptedModel is an llms.Model that plays a fixed script: the model's side
+// of the three agent runs above. It needs no key and no network; swap in a
+// real model with -base-url.
+type scriptedModel struct {
+	mu    sync.Mutex
+	turns []*llms.ContentChoice
+}
+
+func newScriptedModel() *scriptedModel {
+	call := func(id, name, args string) *llms.ContentChoice {
+		return &llms.ContentChoice{ToolCalls: []llms.ToolCall{{
+			ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args},
+		}}}
+	}
+	return &scriptedModel{turns: []*llms.ContentChoice{
+		// Run 2: weather.
+		call("call_1", "weather__get_forecast", `{"city":"Paris"}`),
+		{Content: "Tomorrow in Paris: sunny, 24°C, light wind."},
+		// Run 3: booking; the run ends at the interrupt.
+		call("call_2", "booking__book_table", `{"restaurant":"Chez Nous","party":2}`),
+		// Run 4: the answer after the resumed call.
+		{Content: "Done: your table for 2 at Chez Nous is booked for 18 September 2026."},
+	}}
+}
+
+// GenerateContent implements llms.Model: it returns the next scripted turn.
+func (m *scriptedModel) GenerateContent(ctx context.Context, _ []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.turns) == 0 {
+		return nil, errors.New("scripted model: no more turns")
+	}
+	turn := m.turns[0]
+	m.turns = slices.Delete(m.turns, 0, 1)
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{turn}}, nil
+}
+
+// Call implements llms.Model.
+func (m *scriptedModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+}
