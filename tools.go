@@ -19,10 +19,22 @@ import (
 // nameSeparator joins server and tool names: "server__tool".
 const nameSeparator = "__"
 
+// argWrapper is the key of langchaingo's single-string tool schema: the
+// OpenAIFunctionsAgent advertises every tool as {"__arg1": string} and
+// passes through whatever the model put there.
+const argWrapper = "__arg1"
+
+// errNoAdapter is returned by the calls of a Tool that did not come from an
+// [Adapter] (a zero Tool).
+var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
+
 // A Tool is one MCP tool of one server, bound to the connection it was
-// discovered on. It implements langchaingo's [tools.Tool]. A Tool is
-// immutable and safe for concurrent use. After [Adapter.Close] its calls fail
-// with [ErrClosed]; after its connection died, with a [*ServerError].
+// discovered on. It implements langchaingo's [tools.Tool]; [Tool.LLMTool] and
+// [Toolset.HandleToolCalls] serve native tool calling. A Tool is immutable
+// and safe for concurrent use. After [Adapter.Close] its calls fail with
+// [ErrClosed]; after its connection died, with a [*ServerError]. Tools are
+// only made by an [Adapter]: the methods of a zero Tool return zero values
+// and its calls fail.
 type Tool struct {
 	a      *Adapter
 	conn   *conn
@@ -31,31 +43,44 @@ type Tool struct {
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
 
-	params      map[string]any // normalized input schema, built once
-	description string         // description with an argument hint for text agents
+	params      map[string]any // normalized input schema, built once; never handed out
+	summary     string         // the server's description, or its title
+	description string         // summary with an argument hint for text agents
 }
 
-// Toolset is a list of tools, typically from [Adapter.ListTools].
+var _ tools.Tool = (*Tool)(nil)
+
+// Toolset is a list of tools, typically from [Adapter.ListTools]. The
+// methods only read the slice.
 type Toolset []*Tool
 
-// Metadata mirrors LangChain's "mcp" metadata namespace. Every nested field
-// is nil when the server did not provide it; the accessor methods never
-// panic on missing fields.
-type Metadata struct{ MCP *MCPMetadata }
+// Metadata mirrors LangChain's "mcp" metadata namespace: what the server
+// declared about a tool and who the server is. Every nested field is nil
+// when the server did not provide it, and the accessor methods return nil
+// instead of panicking on a missing level, so
+// tool.Metadata().Annotations() is always safe. The nested values are
+// borrowed from the tool (like [Tool.Descriptor]): callers must not mutate
+// them.
+type Metadata struct {
+	// MCP is set on every tool returned by an Adapter; it is nil in a zero
+	// Metadata.
+	MCP *MCPMetadata
+}
 
 // MCPMetadata is the MCP part of a tool's [Metadata].
 type MCPMetadata struct {
 	Tool   *ToolMetadata   // nil when the tool has neither annotations nor _meta
-	Server *ServerMetadata // nil when the server did not say who it is
+	Server *ServerMetadata // nil when the server sent neither name nor version
 }
 
 // ToolMetadata holds what the server declared about a tool.
 type ToolMetadata struct {
-	Annotations *mcp.ToolAnnotations // nil when absent
+	Annotations *mcp.ToolAnnotations // nil when the tool has no annotations
 	Meta        map[string]any       // the tool's _meta; nil when absent
 }
 
-// ServerMetadata identifies the server a tool comes from.
+// ServerMetadata identifies the server a tool comes from, as it introduced
+// itself (serverInfo).
 type ServerMetadata struct{ Name, Version string }
 
 // Annotations returns the tool's annotations, or nil.
@@ -74,32 +99,37 @@ func (m Metadata) Meta() map[string]any {
 	return m.MCP.Tool.Meta
 }
 
-// ServerInfo returns the server's identity, or nil.
-func (m Metadata) ServerInfo() *ServerMetadata {
+// Server returns the identity of the tool's server, or nil.
+func (m Metadata) Server() *ServerMetadata {
 	if m.MCP == nil {
 		return nil
 	}
 	return m.MCP.Server
 }
 
-// IsDestructive reports whether the server declared the tool destructive
-// (annotation destructiveHint true). An absent hint counts as false here:
-// gate on it with [Config.Approval] knowing that annotations are hints from
-// the server, not guarantees.
+// IsDestructive reports whether the server declared the tool destructive:
+// annotation destructiveHint true on a tool that is not read-only (the spec:
+// destructiveHint "is meaningful only when readOnlyHint == false"). An absent
+// hint counts as false here, unlike in the spec's defaults, and a nil tool is
+// not destructive. Annotations are hints from the server, not guarantees:
+// gate calls with [Config.Approval] accordingly.
 func IsDestructive(t *Tool) bool {
-	ann := t.Metadata().Annotations()
-	return ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
+	if t == nil {
+		return false
+	}
+	ann := t.meta.Annotations()
+	return ann != nil && !ann.ReadOnlyHint && ann.DestructiveHint != nil && *ann.DestructiveHint
 }
 
-// ToolCall describes a call, as seen by [Config.Approval]. Tool is the
-// adapter's (possibly prefixed) name, MCPName the server's own.
+// ToolCall describes a call, as seen by [Config.Approval] and
+// [ApprovalRequired]. Tool is the adapter's (possibly prefixed) name,
+// MCPName the server's own. Args is a shallow copy of the caller's
+// arguments.
 type ToolCall struct {
 	Server, Tool, MCPName string
 	Args                  map[string]any
 	Metadata              Metadata
 }
-
-var _ tools.Tool = (*Tool)(nil)
 
 // newTool wraps descriptor d of conn c.
 func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
@@ -110,10 +140,13 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 	t := &Tool{a: a, conn: c, server: c.server, name: name, desc: d}
 	t.meta = newMetadata(d, c.info)
 	t.params = normalizeSchema(d.InputSchema)
-	t.description = describe(d, t.params)
+	t.summary = summary(d)
+	t.description = describe(t.summary, t.params)
 	return t
 }
 
+// newMetadata builds the metadata of d, served by the server described by
+// info.
 func newMetadata(d *mcp.Tool, info ServerInfo) Metadata {
 	m := &MCPMetadata{}
 	if d.Annotations != nil || d.Meta != nil {
@@ -125,27 +158,30 @@ func newMetadata(d *mcp.Tool, info ServerInfo) Metadata {
 	return Metadata{MCP: m}
 }
 
-// normalizeSchema returns the input schema as providers need it: a
+// normalizeSchema returns a copy of the input schema as providers need it: a
 // map[string]any with "properties" (googleai rejects an object without
-// them). Nothing else is changed: $schema, $defs, $ref, formats and enums
-// stay as the server wrote them.
+// them). Nothing else is changed: $schema, $defs, $ref, formats, enums and
+// additionalProperties stay as the server wrote them. A schema that is not a
+// JSON object (absent, or broken) becomes an empty object schema.
 func normalizeSchema(schema any) map[string]any {
 	m := schemaMap(schema)
 	if m == nil {
 		m = map[string]any{"type": "object"}
 	}
-	if _, ok := m["properties"]; !ok {
+	if m["properties"] == nil {
 		m["properties"] = map[string]any{}
 	}
 	return m
 }
 
-// schemaMap returns a copy of a JSON schema as a map, or nil.
+// schemaMap returns a deep copy of a JSON schema as a map, or nil when it is
+// not a JSON object.
 func schemaMap(schema any) map[string]any {
 	if m, ok := schema.(map[string]any); ok {
 		return deepCopy(m)
 	}
-	// Not decoded as a map (a value built in Go): go through JSON.
+	// Not decoded as a map (a value built in Go, json.RawMessage): go
+	// through JSON.
 	var m map[string]any
 	if b, err := json.Marshal(schema); err == nil {
 		_ = json.Unmarshal(b, &m)
@@ -155,39 +191,54 @@ func schemaMap(schema any) map[string]any {
 
 // deepCopy copies the maps and slices of a decoded JSON value.
 func deepCopy[T any](v T) T {
-	var copyAny func(any) any
-	copyAny = func(v any) any {
-		switch v := v.(type) {
-		case map[string]any:
-			m := make(map[string]any, len(v))
-			for k, e := range v {
-				m[k] = copyAny(e)
-			}
-			return m
-		case []any:
-			s := make([]any, len(v))
-			for i, e := range v {
-				s[i] = copyAny(e)
-			}
-			return s
-		}
-		return v
-	}
-	out, _ := copyAny(v).(T)
+	out, _ := copyJSON(v).(T)
 	return out
 }
 
-// describe returns the description text agents see: the server's
-// description (or title) and a one-line hint of the arguments, since
-// langchaingo's text agents show models no schema.
-func describe(d *mcp.Tool, params map[string]any) string {
-	text := d.Description
-	if text == "" {
-		text = d.Title
+// copyJSON is deepCopy on an untyped value.
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = copyJSON(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(v))
+		for i, e := range v {
+			s[i] = copyJSON(e)
+		}
+		return s
 	}
-	if text == "" && d.Annotations != nil {
-		text = d.Annotations.Title
+	return v
+}
+
+// summary is the text that says what d does: its description, else its
+// title, else its annotations' title.
+func summary(d *mcp.Tool) string {
+	for _, s := range []string{d.Description, d.Title} {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
 	}
+	if d.Annotations != nil {
+		return strings.TrimSpace(d.Annotations.Title)
+	}
+	return ""
+}
+
+// maxEnumHint is the number of enum values an argument hint lists.
+const maxEnumHint = 8
+
+// describe returns the description text agents see: text followed by a
+// one-line hint of the arguments, because langchaingo's text agents (MRKL,
+// conversational) show models each tool's description and no schema:
+//
+//	Get the weather. Input: JSON object {"city": string (required), "unit": "c"|"f"}
+//
+// A tool without properties gets no hint.
+func describe(text string, params map[string]any) string {
 	props, _ := params["properties"].(map[string]any)
 	if len(props) == 0 {
 		return text
@@ -200,110 +251,255 @@ func describe(d *mcp.Tool, params map[string]any) string {
 			}
 		}
 	}
-	var hint []string
+	var fields []string
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		typ := "any"
-		if p, ok := props[name].(map[string]any); ok {
-			if s, ok := p["type"].(string); ok {
-				typ = s
-			}
-		}
+		key, _ := json.Marshal(name)
+		field := string(key) + ": " + typeHint(props[name])
 		if required[name] {
-			typ += ", required"
+			field += " (required)"
 		}
-		hint = append(hint, fmt.Sprintf("%q (%s)", name, typ))
+		fields = append(fields, field)
 	}
-	sep := " "
+	hint := "Input: JSON object {" + strings.Join(fields, ", ") + "}"
 	if text == "" {
-		sep = ""
+		return hint
 	}
-	return text + sep + "Input: a JSON object with " + strings.Join(hint, ", ") + "."
+	return text + " " + hint
 }
 
-// Name implements [tools.Tool]: "server__tool", or the server's name with
-// [Config.RawToolNames].
+// typeHint summarizes a property schema for [describe]: its enum values,
+// its type (or types), "array of <item type>", or "any".
+func typeHint(prop any) string {
+	p, ok := prop.(map[string]any)
+	if !ok {
+		return "any"
+	}
+	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
+		var vals []string
+		for _, v := range enum[:min(len(enum), maxEnumHint)] {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return "any"
+			}
+			vals = append(vals, string(b))
+		}
+		if len(enum) > maxEnumHint {
+			vals = append(vals, "…")
+		}
+		return strings.Join(vals, "|")
+	}
+	switch typ := p["type"].(type) {
+	case string:
+		if typ == "array" {
+			if items := typeHint(p["items"]); items != "any" {
+				return "array of " + items
+			}
+		}
+		return typ
+	case []any:
+		var names []string
+		for _, n := range typ {
+			if s, ok := n.(string); ok {
+				names = append(names, s)
+			}
+		}
+		if len(names) > 0 {
+			return strings.Join(names, "|")
+		}
+	}
+	return "any"
+}
+
+// Name implements [tools.Tool]: "server__tool", or the server's own name
+// with [Config.RawToolNames].
 func (t *Tool) Name() string { return t.name }
 
-// Description implements [tools.Tool]: the server's description followed by
-// a short hint of the arguments (text agents show models no schema).
+// Description implements [tools.Tool]: the server's description (or the
+// tool's title when it has none) followed by a one-line hint of the
+// arguments, such as
+//
+//	Input: JSON object {"city": string (required), "unit": "c"|"f"}
+//
+// since langchaingo's text agents show models no schema. Tools without
+// arguments get no hint.
 func (t *Tool) Description() string { return t.description }
 
-// Server returns the name of the tool's server.
+// Server returns the name of the tool's server in [Config.Servers].
 func (t *Tool) Server() string { return t.server }
 
 // MCPName returns the server's own name of the tool.
-func (t *Tool) MCPName() string { return t.desc.Name }
+func (t *Tool) MCPName() string {
+	if t.desc == nil {
+		return ""
+	}
+	return t.desc.Name
+}
 
-// Descriptor returns the server's descriptor. It is borrowed: callers must
-// not mutate it.
+// Descriptor returns the server's descriptor of the tool. It is borrowed:
+// callers must not mutate it.
 func (t *Tool) Descriptor() *mcp.Tool { return t.desc }
 
-// Metadata returns the tool's MCP metadata.
+// Metadata returns the tool's MCP metadata (borrowed, see [Metadata]).
 func (t *Tool) Metadata() Metadata { return t.meta }
 
-// Parameters returns the tool's input schema, normalized for providers
-// (a missing "properties" is added, nothing else changes), as a fresh map
-// the caller may modify.
-func (t *Tool) Parameters() map[string]any { return deepCopy(t.params) }
+// Parameters returns the tool's input schema as a fresh map the caller may
+// modify. It is the server's schema with one change that providers need: a
+// schema without "properties" gets "properties": {} (Google AI rejects an
+// object schema without them). $schema, $defs, $ref, additionalProperties,
+// formats and enums are kept as the server wrote them. It makes the tool a
+// langchaingo ToolWithParameters, should that interface land
+// (tmc/langchaingo#1518).
+func (t *Tool) Parameters() map[string]any {
+	if t.params == nil {
+		return normalizeSchema(nil)
+	}
+	return deepCopy(t.params)
+}
 
-// LLMTool returns the tool for native tool calling ([llms.WithTools]), with
-// the server's real schema.
+// LLMTool returns the tool for native tool calling ([llms.WithTools]): the
+// tool's name, the server's description (without the argument hint of
+// [Tool.Description]: the model gets the real schema) and
+// [Tool.Parameters]. Strict mode is off: OpenAI's strict schemas require
+// every property and additionalProperties false, which MCP schemas rarely
+// declare.
 func (t *Tool) LLMTool() llms.Tool {
 	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 		Name:        t.name,
-		Description: t.desc.Description,
+		Description: t.summary,
 		Parameters:  t.Parameters(),
 	}}
 }
 
 // call returns the ToolCall of args on t.
 func (t *Tool) call(args map[string]any) ToolCall {
-	return ToolCall{Server: t.server, Tool: t.name, MCPName: t.desc.Name, Args: args, Metadata: t.meta}
+	return ToolCall{Server: t.server, Tool: t.name, MCPName: t.MCPName(), Args: maps.Clone(args), Metadata: t.meta}
 }
 
-// Invoke calls the tool with args, sent as given (the server validates
-// them). A tool-level failure (isError, or invalid params) is a [Result]
-// with IsError set and a nil error. The error is an [*Interrupt] when the
-// server needs user input, an [*ApprovalRequired] when [Config.Approval]
-// asks for approval, and a [*ServerError] for transport, session and other
-// JSON-RPC failures.
+// Invoke calls the tool with args, sent as given: the server validates
+// them. Nil args are sent as {}. A tool-level failure (the server's isError,
+// or a JSON-RPC invalid-params error) is a [Result] with IsError set, the
+// server's message in its content, and a nil error. Otherwise the error is
+// an [*ApprovalRequired] when [Config.Approval] asks for approval (the server
+// was not contacted), an [*Interrupt] when the server needs user input, and
+// a [*ServerError] for transport, session and other JSON-RPC failures
+// ([errors.As] reaches a *jsonrpc.Error through it), for timeouts and
+// cancellation, and for [ErrClosed].
+//
+// The call is bounded by [Config.DefaultToolTimeout] when set, else by the
+// server's [Server.DefaultToolTimeout]; a deadline of ctx shortens either.
+// When ctx is done the server is told (notifications/cancelled).
 func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	if t.a.cfg.Approval != nil {
-		if call := t.call(args); t.a.cfg.Approval(call) {
-			return nil, &ApprovalRequired{Call: call, tool: t}
-		}
-	}
-	return t.invoke(ctx, args)
+	return t.observe(ctx, marshalArgs(args), func() (*Result, error) { return t.gated(ctx, args) })
 }
 
-// InvokeJSON is [Tool.Invoke] with the arguments as a JSON object.
+// InvokeJSON is [Tool.Invoke] with the arguments as a JSON object, as a
+// model writes them in a native tool call. Arguments that are not a JSON
+// object are answered like invalid params: a Result with IsError set that
+// tells the model what the tool expects, and a nil error. An empty string
+// means no arguments.
 func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
-	args, err := decodeObject(argsJSON)
-	if err != nil {
-		return nil, fmt.Errorf("mcpadapter: tool %q: arguments: %w", t.name, err)
-	}
-	return t.Invoke(ctx, args)
+	return t.observe(ctx, argsJSON, func() (*Result, error) {
+		args := map[string]any{}
+		if strings.TrimSpace(argsJSON) != "" {
+			var err error
+			if args, err = decodeObject(argsJSON); err != nil {
+				return t.invalidInput(err), nil
+			}
+		}
+		return t.gated(ctx, args)
+	})
 }
 
-// invoke runs the call, with callbacks, past the approval gate.
-func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	cb := t.a.cfg.CallbacksHandler
-	if cb != nil {
-		input, _ := json.Marshal(args)
-		cb.HandleToolStart(ctx, string(input))
-	}
-	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
-	if cb != nil {
+// Call implements [tools.Tool], langchaingo's text API. input may be a JSON
+// object, langchaingo's {"__arg1": ...} wrapper (holding a string or an
+// object), JSON in a Markdown fence or backticks, or a bare string when the
+// schema has exactly one string property (or, failing that, exactly one
+// required property, of type string). A tool without properties accepts any
+// input that is not a JSON object as no arguments.
+//
+// The output is [Result.Text]: the text blocks, media as short placeholders,
+// structured content as compact JSON when there is no text. Input that
+// cannot be decoded and the server's isError results come back as text with
+// a nil error, so the model can correct itself (an error ends a langchaingo
+// agent run); interrupts, approvals, timeouts and transport failures are
+// errors, as in [Tool.Invoke].
+func (t *Tool) Call(ctx context.Context, input string) (string, error) {
+	res, err := t.observe(ctx, input, func() (*Result, error) {
+		args, err := decodeCallInput(input, t.params)
 		if err != nil {
-			cb.HandleToolError(ctx, err)
-		} else {
-			cb.HandleToolEnd(ctx, res.Text())
+			return t.invalidInput(err), nil
 		}
+		return t.gated(ctx, args)
+	})
+	if err != nil {
+		return "", err
+	}
+	return res.Text(), nil
+}
+
+// marshalArgs is the callbacks' view of args.
+func marshalArgs(args map[string]any) string {
+	if args == nil {
+		return "{}"
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Sprintf("%v", args)
+	}
+	return string(b)
+}
+
+// observe runs f between the callbacks of [Config.CallbacksHandler]:
+// HandleToolStart with input, then HandleToolEnd with the result's text, or
+// HandleToolError with the error.
+func (t *Tool) observe(ctx context.Context, input string, f func() (*Result, error)) (*Result, error) {
+	if t.a == nil {
+		return nil, errNoAdapter
+	}
+	cb := t.a.cfg.CallbacksHandler
+	if cb == nil {
+		return f()
+	}
+	cb.HandleToolStart(ctx, input)
+	res, err := f()
+	if err != nil {
+		cb.HandleToolError(ctx, err)
+	} else {
+		cb.HandleToolEnd(ctx, res.Text())
 	}
 	return res, err
 }
 
-// timeout returns the bound of one call to a tool of c's server.
+// gated asks [Config.Approval], before any I/O, then runs the call.
+func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
+	if approve := t.a.cfg.Approval; approve != nil {
+		if call := t.call(args); approve(call) {
+			return nil, &ApprovalRequired{Call: call, tool: t}
+		}
+	}
+	return t.run(ctx, args)
+}
+
+// invoke runs an approved call, with callbacks: [ApprovalRequired.Approve].
+func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
+	return t.observe(ctx, marshalArgs(args), func() (*Result, error) { return t.run(ctx, args) })
+}
+
+// run calls the tool on its connection, past the approval gate and without
+// callbacks.
+func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
+	return t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+}
+
+// invalidInput is the result that answers arguments the tool cannot take:
+// the problem and the schema, for the model to try again.
+func (t *Tool) invalidInput(err error) *Result {
+	schema, _ := json.Marshal(t.params)
+	return textResult(true, fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
+}
+
+// timeout returns the bound of one call to a tool of c's server:
+// Config.DefaultToolTimeout when set, else the server's.
 func (a *Adapter) timeout(c *conn) time.Duration {
 	if a.cfg.DefaultToolTimeout > 0 {
 		return a.cfg.DefaultToolTimeout
@@ -312,7 +508,9 @@ func (a *Adapter) timeout(c *conn) time.Duration {
 }
 
 // callOnce sends one tools/call on c. Params are built fresh for every call:
-// the SDK writes into them.
+// the SDK writes into them. Exactly one of the results is set on success: the
+// raw result, or a Result for a JSON-RPC invalid-params error (the model can
+// fix its arguments).
 func (c *conn) callOnce(ctx context.Context, op, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	if err := c.usable(op); err != nil {
 		return nil, nil, err
@@ -324,40 +522,15 @@ func (c *conn) callOnce(ctx context.Context, op, mcpName string, args any, respo
 	if err != nil {
 		var we *jsonrpc.Error
 		if errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams {
-			// The model can fix its arguments: a tool-level error.
-			return nil, &Result{IsError: true, Content: []Block{{Type: BlockText, Text: we.Message}}}, nil
+			return nil, textResult(true, we.Message), nil
 		}
 		return nil, nil, c.callError(op, err)
 	}
 	return res, nil, nil
 }
 
-// Call implements [tools.Tool], langchaingo's text API. input may be a JSON
-// object, langchaingo's {"__arg1": ...} wrapper (a string or an object),
-// JSON in a Markdown fence, or a bare string when the schema has exactly one
-// string property. Arguments that cannot be decoded and isError results come
-// back as text with a nil error, so the model can correct itself (an error
-// ends an agent run); interrupts, approvals and transport failures are
-// errors.
-func (t *Tool) Call(ctx context.Context, input string) (string, error) {
-	args, err := decodeCallInput(input, t.params)
-	if err != nil {
-		return fmt.Sprintf("Invalid input for tool %s: %v. %s", t.name, err, t.inputHint()), nil
-	}
-	res, err := t.Invoke(ctx, args)
-	if err != nil {
-		return "", err
-	}
-	return res.Text(), nil
-}
-
-// inputHint tells the model what input the tool expects.
-func (t *Tool) inputHint() string {
-	b, _ := json.Marshal(t.params)
-	return "Expected a JSON object matching this schema: " + string(b)
-}
-
-// decodeCallInput turns the text input of [Tool.Call] into arguments.
+// decodeCallInput turns the text input of [Tool.Call] into arguments for a
+// tool whose input schema is schema.
 func decodeCallInput(input string, schema map[string]any) (map[string]any, error) {
 	s := unfence(strings.TrimSpace(input))
 	if strings.HasPrefix(s, "{") {
@@ -365,8 +538,8 @@ func decodeCallInput(input string, schema map[string]any) (map[string]any, error
 		if err != nil {
 			return nil, err
 		}
-		if len(obj) == 1 {
-			switch inner := obj["__arg1"].(type) {
+		if inner, ok := obj[argWrapper]; ok && len(obj) == 1 && !hasProperty(schema, argWrapper) {
+			switch inner := inner.(type) {
 			case string:
 				return decodeCallInput(inner, schema)
 			case map[string]any:
@@ -382,19 +555,53 @@ func decodeCallInput(input string, schema map[string]any) (map[string]any, error
 		}
 	}
 	props, _ := schema["properties"].(map[string]any)
-	if s == "" && !hasRequired(schema) {
-		return map[string]any{}, nil
+	if len(props) == 0 && !hasRequired(schema) {
+		return map[string]any{}, nil // nothing to fill in: the input says nothing
 	}
-	if len(props) == 1 {
-		for name, p := range props {
-			if p, ok := p.(map[string]any); ok && p["type"] == "string" {
-				return map[string]any{name: s}, nil
-			}
-		}
+	if s == "" {
+		return nil, errors.New("empty input")
+	}
+	if name, ok := bareStringProperty(schema); ok {
+		return map[string]any{name: s}, nil
 	}
 	return nil, errors.New("input is not a JSON object")
 }
 
+// bareStringProperty returns the property a bare string fills: the only
+// property of type string or, when there are several, the only required
+// property if it is of type string.
+func bareStringProperty(schema map[string]any) (string, bool) {
+	props, _ := schema["properties"].(map[string]any)
+	isString := func(name string) bool {
+		p, ok := props[name].(map[string]any)
+		return ok && p["type"] == "string"
+	}
+	var strs []string
+	for name := range props {
+		if isString(name) {
+			strs = append(strs, name)
+		}
+	}
+	if len(strs) == 1 {
+		return strs[0], true
+	}
+	req, _ := schema["required"].([]any)
+	if len(req) == 1 {
+		if name, ok := req[0].(string); ok && isString(name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// hasProperty reports whether schema declares the property name.
+func hasProperty(schema map[string]any, name string) bool {
+	props, _ := schema["properties"].(map[string]any)
+	_, ok := props[name]
+	return ok
+}
+
+// hasRequired reports whether schema requires any property.
 func hasRequired(schema map[string]any) bool {
 	req, _ := schema["required"].([]any)
 	return len(req) > 0
@@ -443,7 +650,8 @@ func (s Toolset) Tools() []tools.Tool {
 	return out
 }
 
-// LLMTools returns the set for native tool calling ([llms.WithTools]).
+// LLMTools returns the set for native tool calling ([llms.WithTools]), each
+// with its server's schema (see [Tool.LLMTool]).
 func (s Toolset) LLMTools() []llms.Tool {
 	out := make([]llms.Tool, len(s))
 	for i, t := range s {
@@ -452,9 +660,14 @@ func (s Toolset) LLMTools() []llms.Tool {
 	return out
 }
 
-// Lookup returns the tool with the given name, or nil. Like langchaingo's
-// executor, it ignores case.
+// Lookup returns the tool with the given name, or nil. An exact match wins;
+// otherwise case is ignored, as langchaingo's executor does.
 func (s Toolset) Lookup(name string) *Tool {
+	for _, t := range s {
+		if t.name == name {
+			return t
+		}
+	}
 	for _, t := range s {
 		if strings.EqualFold(t.name, name) {
 			return t
@@ -464,26 +677,33 @@ func (s Toolset) Lookup(name string) *Tool {
 }
 
 // HandleToolCalls runs the tool calls of a model's answer, in order, and
-// returns the messages to append to the conversation: for each call, an AI
-// message holding that call followed by its tool message (a layout OpenAI
-// and Anthropic both accept), then one human message with the media of all
-// results, if any. Unknown tools, undecodable arguments and isError results
+// returns the messages to append to the conversation. For each call i it
+// emits an AI message holding only call i followed by its tool message
+// (one [llms.ToolCallResponse]): Anthropic's provider reads only the first
+// part of an AI message, so this interleaved layout is the one OpenAI and
+// Anthropic both accept. The human messages carrying the results' media
+// (see [Result.Messages]) follow all the pairs. The choice's text content is
+// not part of the returned messages.
+//
+// Unknown tools, arguments that are not a JSON object and isError results
 // become tool messages the model can act on. An [*Interrupt], an
-// [*ApprovalRequired] or a transport failure stops the loop: the messages of
-// the calls before it are returned with the error.
+// [*ApprovalRequired] or a [*ServerError] stops the loop: the messages of
+// the calls before the failed one are returned with the error, so the
+// failed call is choice.ToolCalls[n] where n is the number of AI messages
+// returned. Resolve it (resume, approve), append its AI message and
+// [Result.Messages], and handle the remaining calls.
 func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice, opts ...PartOption) ([]llms.MessageContent, error) {
 	if choice == nil {
 		return nil, nil
 	}
 	var msgs, media []llms.MessageContent
 	for _, tc := range choice.ToolCalls {
-		msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}})
 		res, err := s.runToolCall(ctx, tc)
 		if err != nil {
-			return append(msgs[:len(msgs)-1], media...), err
+			return append(msgs, media...), err
 		}
 		out := res.Messages(tc, opts...)
-		msgs = append(msgs, out[0])
+		msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}}, out[0])
 		media = append(media, out[1:]...)
 	}
 	return append(msgs, media...), nil
@@ -493,20 +713,13 @@ func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice
 // results.
 func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, error) {
 	if tc.FunctionCall == nil {
-		return textResult(true, "tool call without a function"), nil
+		return textResult(true, "Error: tool call without a function"), nil
 	}
 	t := s.Lookup(tc.FunctionCall.Name)
 	if t == nil {
 		return textResult(true, fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
 	}
-	args := map[string]any{}
-	if strings.TrimSpace(tc.FunctionCall.Arguments) != "" {
-		var err error
-		if args, err = decodeObject(tc.FunctionCall.Arguments); err != nil {
-			return textResult(true, fmt.Sprintf("Invalid arguments for tool %s: %v. %s", t.name, err, t.inputHint())), nil
-		}
-	}
-	return t.Invoke(ctx, args)
+	return t.InvokeJSON(ctx, tc.FunctionCall.Arguments)
 }
 
 // textResult is a result holding one text block.
