@@ -237,7 +237,6 @@ type generation struct {
 	ctx    context.Context // cancelled by Close; every dial and call derives from it
 	cancel context.CancelFunc
 	dials  singleflight.Group
-	lists  singleflight.Group
 
 	// guarded by Adapter.mu:
 	closed   bool
@@ -691,27 +690,19 @@ func checkDuplicates(set Toolset) error {
 }
 
 // ListResources lists every resource of the named server (all pages). A
-// server without resources (method not found) has none: an empty list.
-func (a *Adapter) ListResources(ctx context.Context, server string) ([]*mcp.Resource, error) {
-	return listResources(ctx, a, server, "list resources", func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
-		res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", 0, err
-		}
-		return res.Resources, res.NextCursor, res.TTLMs, nil
-	})
+// server without resources (method not found) has none: an empty list. The
+// list is cached like tool lists; opts may set a [CacheMode] ([Servers] has
+// no effect here). The caller owns the slice but must not mutate the
+// resources.
+func (a *Adapter) ListResources(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Resource, error) {
+	return a.listResources(ctx, server, opts)
 }
 
 // ListResourceTemplates lists every resource template of the named server
-// (all pages). A server without resources has none: an empty list.
-func (a *Adapter) ListResourceTemplates(ctx context.Context, server string) ([]*mcp.ResourceTemplate, error) {
-	return listResources(ctx, a, server, "list resource templates", func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
-		res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", 0, err
-		}
-		return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
-	})
+// (all pages), cached like [Adapter.ListResources]. A server without
+// resources has none: an empty list.
+func (a *Adapter) ListResourceTemplates(ctx context.Context, server string, opts ...ListOption) ([]*mcp.ResourceTemplate, error) {
+	return a.listResourceTemplates(ctx, server, opts)
 }
 
 // ReadResource reads one resource of the named server.
@@ -729,25 +720,4 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 		return nil, c.callError(fmt.Sprintf("read resource %q", uri), err)
 	}
 	return res, nil
-}
-
-// listResources fetches every page of one resource list of server.
-func listResources[T any](ctx context.Context, a *Adapter, server, op string, page pageFunc[T]) ([]T, error) {
-	c, err := a.connect(ctx, server)
-	if err != nil {
-		return nil, err
-	}
-	ctx, done := c.callContext(ctx, 0)
-	defer done()
-	items, _, err := collectPages(ctx, c, page)
-	if isMethodNotFound(err) {
-		return []T{}, nil
-	}
-	if err != nil {
-		return nil, c.callError(op, err)
-	}
-	if items == nil {
-		items = []T{}
-	}
-	return items, nil
 }

@@ -1,22 +1,59 @@
 package mcpadapter
 
+// Catalog cache.
+//
+// Each connection has one catalog: the server's tool list, resource list and
+// resource-template list, each an entry honouring the server's ttlMs. Notes
+// on its state and contexts:
+//
+//   - Entries, versions, wrappers and recorded are guarded by Adapter.mu,
+//     which is never held across I/O. A fetch notes the entry's version,
+//     talks to the server unlocked, then locks again and stores its result
+//     only if no list_changed bumped the version meanwhile: a list fetched
+//     before a change never overwrites the invalidation.
+//   - Concurrent CacheUse misses of one list share one fetch (singleflight).
+//     The key carries the version, so a caller arriving after list_changed
+//     never joins a fetch that began before it. The shared fetch runs under
+//     the generation's context, not the first caller's: each caller waits on
+//     its own ctx, and Close cancels the fetch and waits for it.
+//   - CacheRefresh and CacheBypass fetch for their caller alone, under its
+//     ctx: joining a fetch that began earlier could miss a change.
+//   - A catalog belongs to one conn. A new connection starts a new catalog,
+//     with new tools; tools handed out keep their own conn and catalog.
+//
+// The SDK keeps its own list cache on modern sessions, with no bypass and
+// stale answers until list_changed (research notes §4). Every fetch here goes
+// past it with an uncached cursor (see middleware in eras.go) while still
+// calling the SDK's ListTools, so that its x-mcp-header checks and its record
+// of the tools (for Mcp-Param headers on modern HTTP) keep working.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/singleflight"
 )
 
-// CacheMode says how discovery uses the catalog cache.
+// CacheMode says how discovery uses the catalog cache: the tool lists of
+// [Adapter.ListTools] and [Adapter.ListToolsets], and the lists of
+// [Adapter.ListResources] and [Adapter.ListResourceTemplates]. Each server's
+// lists are cached per connection for as long as the server's ttlMs says
+// (never when it sends none or 0), and a server's list_changed notification
+// ends that early.
 type CacheMode string
 
 const (
-	// CacheUse (the zero value) serves a server's cached catalog while the
+	// CacheUse (the zero value) serves a server's cached list while the
 	// server's ttlMs says it is fresh, and fetches (and stores) it otherwise.
+	// Concurrent fetches of one list share one request.
 	CacheUse CacheMode = ""
 	// CacheRefresh always fetches and stores the result.
 	CacheRefresh CacheMode = "refresh"
@@ -40,30 +77,64 @@ func (m CacheMode) validate() error {
 // maxPages bounds one paginated listing.
 const maxPages = 1000
 
-// A catalog is the cached tool list of one server, bound to one connection.
-//
-// The SDK keeps its own list cache on modern sessions, with no bypass and
-// stale answers until list_changed (research notes §4). Every fetch here
-// goes past it with an uncached cursor (see middleware) while still calling
-// the SDK's ListTools, so that its x-mcp-header checks and its record of the
-// tools (for Mcp-Param headers) keep working.
-type catalog struct {
-	conn    *conn
-	tools   Toolset
+// An entry is one cached list of a server.
+type entry[T any] struct {
+	items   []T       // the stored list; shared, callers get copies
 	expires time.Time // zero: never fresh
 	version uint64    // bumped by list_changed; a fetch that began before stores nothing
-
-	// wrappers keeps the *Tool of every descriptor seen on conn, keyed by
-	// MCP name and descriptor JSON, so that unchanged descriptors give the
-	// identical *Tool.
-	wrappers map[string]*Tool
 }
 
-func (c *catalog) fresh(now time.Time) bool { return now.Before(c.expires) }
+// fresh reports whether e may be served at now.
+func (e *entry[T]) fresh(now time.Time) bool { return now.Before(e.expires) }
+
+// storeLocked stores items fetched at fetched with the server's ttlMs, unless
+// e changed since version. It reports whether it stored. Adapter.mu must be
+// held.
+func (e *entry[T]) storeLocked(items []T, version uint64, ttlMs int, fetched time.Time) bool {
+	if e.version != version {
+		return false
+	}
+	e.items, e.expires = items, time.Time{}
+	if ttlMs > 0 {
+		e.expires = fetched.Add(time.Duration(ttlMs) * time.Millisecond)
+	}
+	return true
+}
+
+// invalidateLocked makes e stale and stops fetches in flight from storing.
+// Adapter.mu must be held.
+func (e *entry[T]) invalidateLocked() {
+	e.items, e.expires = nil, time.Time{}
+	e.version++
+}
+
+// A catalog holds the cached lists of one server on one connection.
+type catalog struct {
+	conn    *conn
+	flights singleflight.Group // shared CacheUse fetches, keyed by list and version
+
+	// guarded by Adapter.mu:
+	tools     entry[*Tool]
+	resources entry[*mcp.Resource]
+	templates entry[*mcp.ResourceTemplate]
+
+	// wrappers holds the *Tool of every descriptor of the stored tool list
+	// (and of later lists not stored), keyed by wrapperKey, so that
+	// unchanged descriptors give the identical *Tool. The map is replaced,
+	// never changed, so a snapshot may be read without the lock.
+	wrappers map[string]*Tool
+
+	// recorded reports that the SDK session has seen the whole current tool
+	// list through its own ListTools, which is where it takes the
+	// x-mcp-header bindings of calls from. list_changed clears it (the SDK
+	// forgets its record too).
+	recorded bool
+}
 
 // catalogLocked returns the catalog of c's server for conn c, starting an
-// empty one if the server has none or has one for another connection.
-// a.mu must be held.
+// empty one if the server has none or has one for another connection (whose
+// catalog goes: its tools keep working on their own conn). Adapter.mu must be
+// held.
 func (a *Adapter) catalogLocked(c *conn) *catalog {
 	cat := c.gen.catalogs[c.server]
 	if cat == nil || cat.conn != c {
@@ -75,50 +146,86 @@ func (a *Adapter) catalogLocked(c *conn) *catalog {
 	return cat
 }
 
-// catalogTools returns the tools of c's server according to mode.
-func (a *Adapter) catalogTools(ctx context.Context, c *conn, mode CacheMode) (Toolset, error) {
-	if mode == CacheUse {
+// enter registers a goroutine's work with g, so that Close waits for it; it
+// reports false when g is closed. The caller calls g.wg.Done when done.
+func (a *Adapter) enter(g *generation) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// A fetchFunc fetches one list of cat for mode, storing it unless the entry's
+// version is no longer version.
+type fetchFunc[T any] func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error)
+
+// cachedList returns one list of c's server according to mode: the entry
+// selected by field while fresh (CacheUse), else what fetch gets. The caller
+// owns the returned slice; its elements are shared.
+func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode, op, name string,
+	field func(*catalog) *entry[T], fetch fetchFunc[T]) ([]T, error) {
+	if err := c.usable(op); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	cat := a.catalogLocked(c)
+	e := field(cat)
+	if mode == CacheUse && e.fresh(time.Now()) {
+		items := slices.Clone(e.items)
+		a.mu.Unlock()
+		return items, nil
+	}
+	version := e.version
+	a.mu.Unlock()
+
+	if mode != CacheUse {
+		return fetch(ctx, cat, mode, version)
+	}
+	key := name + "/" + strconv.FormatUint(version, 10)
+	ch := cat.flights.DoChan(key, func() (any, error) {
+		if !a.enter(c.gen) {
+			return nil, serverError(c.server, op, ErrClosed)
+		}
+		defer c.gen.wg.Done()
 		a.mu.Lock()
-		cat := a.catalogLocked(c)
-		if cat.fresh(time.Now()) {
-			tools := cat.tools
+		if e := field(cat); e.version == version && e.fresh(time.Now()) { // stored while we queued
+			items := e.items
 			a.mu.Unlock()
-			return tools, nil
+			return items, nil
 		}
 		a.mu.Unlock()
-	}
-	// Concurrent cold fetches of one server (and mode) share one request.
-	key := c.server + "\x00" + string(mode)
-	ch := c.gen.lists.DoChan(key, func() (any, error) {
-		return a.fetchTools(c, mode)
+		return fetch(context.Background(), cat, CacheUse, version)
 	})
 	select {
 	case r := <-ch:
 		if r.Err != nil {
 			return nil, r.Err
 		}
-		return r.Val.(Toolset), nil
+		return slices.Clone(r.Val.([]T)), nil
 	case <-ctx.Done():
-		return nil, serverError(c.server, "list tools", ctx.Err())
+		return nil, serverError(c.server, op, ctx.Err())
 	}
 }
 
-// fetchTools lists every tool of c's server and builds the Toolset, reusing
-// the wrappers of unchanged descriptors; CacheUse and CacheRefresh store it.
-func (a *Adapter) fetchTools(c *conn, mode CacheMode) (Toolset, error) {
-	a.mu.Lock()
-	cat := a.catalogLocked(c)
-	if mode == CacheUse && cat.fresh(time.Now()) { // filled while we waited
-		tools := cat.tools
-		a.mu.Unlock()
-		return tools, nil
-	}
-	version := cat.version
-	a.mu.Unlock()
+// catalogTools returns the tools of c's server according to mode.
+func (a *Adapter) catalogTools(ctx context.Context, c *conn, mode CacheMode) (Toolset, error) {
+	return cachedList(ctx, a, c, mode, "list tools", "tools",
+		func(cat *catalog) *entry[*Tool] { return &cat.tools }, a.fetchTools)
+}
 
-	ctx, done := c.callContext(context.Background(), 0)
+// fetchTools lists every tool of cat's server and builds the Toolset,
+// reusing the wrappers of unchanged descriptors. Unless mode is CacheBypass
+// it stores the list, if no list_changed came since version.
+func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]*Tool, error) {
+	c := cat.conn
+	ctx, done := c.callContext(ctx, 0)
 	defer done()
-	descs, ttl, err := collectPages(ctx, c, func(ctx context.Context, c *conn, cursor string) ([]*mcp.Tool, string, int, error) {
+	descs, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
+		// Always a non-nil params: the middleware rewrites this very object,
+		// and the SDK keys its record by the rewritten cursor.
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", 0, err
@@ -130,29 +237,40 @@ func (a *Adapter) fetchTools(c *conn, mode CacheMode) (Toolset, error) {
 	}
 	fetched := time.Now()
 
+	// Wrap new descriptors without the lock (it is CPU work per tool); the
+	// snapshot of wrappers is never written to.
+	a.mu.Lock()
+	known := cat.wrappers
+	a.mu.Unlock()
+	keys := make([]string, len(descs))
+	tools := make(Toolset, len(descs))
+	for i, d := range descs {
+		keys[i] = wrapperKey(d)
+		if tools[i] = known[keys[i]]; tools[i] == nil {
+			tools[i] = a.newTool(c, d)
+		}
+	}
+
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	tools := make(Toolset, 0, len(descs))
-	seen := make(map[string]*Tool, len(descs))
-	for _, d := range descs {
-		key := wrapperKey(d)
-		t := cat.wrappers[key]
-		if t == nil {
-			t = a.newTool(c, d)
+	// A concurrent fetch may have wrapped the same descriptors meanwhile:
+	// keep the first wrapper, so that identity holds across fetches.
+	wrappers := make(map[string]*Tool, len(descs))
+	for i, key := range keys {
+		if t := cat.wrappers[key]; t != nil {
+			tools[i] = t
 		}
-		seen[key] = t
-		tools = append(tools, t)
+		wrappers[key] = tools[i]
 	}
-	if mode == CacheBypass {
-		return tools, nil
+	if cat.tools.version == version {
+		cat.recorded = true
 	}
-	cat.wrappers = seen
-	if cat.version == version {
-		cat.tools = tools
-		cat.expires = time.Time{}
-		if ttl > 0 {
-			cat.expires = fetched.Add(time.Duration(ttl) * time.Millisecond)
-		}
+	if mode != CacheBypass && cat.tools.storeLocked(tools, version, ttl, fetched) {
+		cat.wrappers = wrappers // exactly the stored list: drop wrappers of removed tools
+	} else {
+		merged := maps.Clone(cat.wrappers)
+		maps.Copy(merged, wrappers)
+		cat.wrappers = merged
 	}
 	return tools, nil
 }
@@ -166,36 +284,161 @@ func wrapperKey(d *mcp.Tool) string {
 	return d.Name + "\x00" + string(b)
 }
 
-// invalidate drops the cached catalog of server when session is the one it
-// was fetched on. It is the list_changed handler.
+// recordTools makes sure that the SDK session of c has seen c's tool list
+// before a call, so that the call carries the Mcp-Param headers of its
+// x-mcp-header arguments: on modern HTTP the SDK takes them from the last
+// tools/list it saw on that session, and forgets them at list_changed. It
+// lists the tools (shared with concurrent discovery, stored as CacheUse
+// would) when the session has no current record, i.e. after list_changed or
+// on a connection that was never listed (a resumed interrupt). Only modern
+// HTTP sessions need it. It is best effort: a failed listing is logged and
+// the call goes ahead.
+func (a *Adapter) recordTools(ctx context.Context, c *conn) {
+	if !c.modern() || c.cfg.URL == "" {
+		return
+	}
+	a.mu.Lock()
+	cat := a.catalogLocked(c)
+	ok := cat.recorded
+	a.mu.Unlock()
+	if ok {
+		return
+	}
+	if _, err := a.catalogTools(ctx, c, CacheUse); err != nil {
+		a.logger.Debug("mcpadapter: listing tools before a call", "server", c.server, "error", err)
+	}
+}
+
+// listOptionsOf applies opts.
+func listOptionsOf(opts []ListOption) (listOptions, error) {
+	var o listOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o, o.cache.validate()
+}
+
+// listResources returns every resource of server according to opts.
+func (a *Adapter) listResources(ctx context.Context, server string, opts []ListOption) ([]*mcp.Resource, error) {
+	return listItems(ctx, a, server, opts, "list resources", "resources",
+		func(cat *catalog) *entry[*mcp.Resource] { return &cat.resources },
+		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
+			res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", 0, err
+			}
+			return res.Resources, res.NextCursor, res.TTLMs, nil
+		})
+}
+
+// listResourceTemplates returns every resource template of server according
+// to opts.
+func (a *Adapter) listResourceTemplates(ctx context.Context, server string, opts []ListOption) ([]*mcp.ResourceTemplate, error) {
+	return listItems(ctx, a, server, opts, "list resource templates", "templates",
+		func(cat *catalog) *entry[*mcp.ResourceTemplate] { return &cat.templates },
+		func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
+			res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", 0, err
+			}
+			return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
+		})
+}
+
+// listItems returns one resource list of server, cached like tool lists. A
+// server without resources (method not found) has none: an empty list.
+func listItems[T any](ctx context.Context, a *Adapter, server string, opts []ListOption, op, name string,
+	field func(*catalog) *entry[T], page func(ctx context.Context, c *conn, cursor string) ([]T, string, int, error)) ([]T, error) {
+	o, err := listOptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	return cachedList(ctx, a, c, o.cache, op, name, field,
+		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
+			ctx, done := c.callContext(ctx, 0)
+			defer done()
+			items, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]T, string, int, error) {
+				return page(ctx, c, cursor)
+			})
+			if isMethodNotFound(err) {
+				items, ttl, err = nil, 0, nil
+			}
+			if err != nil {
+				return nil, c.callError(op, err)
+			}
+			if items == nil {
+				items = []T{}
+			}
+			fetched := time.Now()
+			if mode != CacheBypass {
+				a.mu.Lock()
+				field(cat).storeLocked(items, version, ttl, fetched)
+				a.mu.Unlock()
+			}
+			return items, nil
+		})
+}
+
+// invalidate drops the cached tool list of server when session is the one
+// it was fetched on. It is the tools list_changed handler.
 func (a *Adapter) invalidate(g *generation, server string, session *mcp.ClientSession) {
+	if a.invalidateCatalog(g, server, session, func(cat *catalog) {
+		cat.tools.invalidateLocked()
+		cat.recorded = false
+	}) {
+		a.logger.Debug("mcpadapter: tool list changed", "server", server)
+	}
+}
+
+// invalidateResources drops the cached resource and resource-template lists
+// of server when session is the one they were fetched on. It is the
+// resources list_changed handler.
+func (a *Adapter) invalidateResources(g *generation, server string, session *mcp.ClientSession) {
+	if a.invalidateCatalog(g, server, session, func(cat *catalog) {
+		cat.resources.invalidateLocked()
+		cat.templates.invalidateLocked()
+	}) {
+		a.logger.Debug("mcpadapter: resource list changed", "server", server)
+	}
+}
+
+// invalidateCatalog runs drop, with Adapter.mu held, on the catalog of server
+// in g when it belongs to session (any session when nil). It reports whether
+// it did.
+func (a *Adapter) invalidateCatalog(g *generation, server string, session *mcp.ClientSession, drop func(*catalog)) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if cat := g.catalogs[server]; cat != nil && (session == nil || cat.conn.session == session) {
-		cat.expires = time.Time{}
-		cat.version++
+	cat := g.catalogs[server]
+	if cat == nil || session != nil && cat.conn.session != session {
+		return false
 	}
+	drop(cat)
+	return true
 }
 
 // A pageFunc fetches one page of a list: its items, the next cursor and the
 // page's ttlMs.
-type pageFunc[T any] func(ctx context.Context, c *conn, cursor string) (items []T, next string, ttlMs int, err error)
+type pageFunc[T any] func(ctx context.Context, cursor string) (items []T, next string, ttlMs int, err error)
 
 // collectPages fetches every page of a list with one policy: each page past
 // the SDK's cache, at most maxPages pages, and no cursor twice. It returns
 // the smallest ttlMs of the pages.
-func collectPages[T any](ctx context.Context, c *conn, page pageFunc[T]) ([]T, int, error) {
+func collectPages[T any](ctx context.Context, page pageFunc[T]) ([]T, int, error) {
 	var all []T
-	ttl := -1
+	ttl := 0
 	seen := map[string]bool{}
 	cursor := ""
-	for range maxPages {
-		items, next, pageTTL, err := page(ctx, c, uncached(cursor))
+	for i := range maxPages {
+		items, next, pageTTL, err := page(ctx, uncached(cursor))
 		if err != nil {
 			return nil, 0, err
 		}
 		all = append(all, items...)
-		if ttl < 0 || pageTTL < ttl {
+		if i == 0 || pageTTL < ttl {
 			ttl = pageTTL
 		}
 		if next == "" {

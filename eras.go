@@ -222,6 +222,9 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
 			a.invalidate(g, name, req.Session)
 		},
+		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+			a.invalidateResources(g, name, req.Session)
+		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 			p := req.Params
 			a.logger.Log(ctx, slogLevel(p.Level), "mcpadapter: server log", "server", name, "logger", p.Logger, "data", p.Data)
