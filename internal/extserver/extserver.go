@@ -1,0 +1,267 @@
+// Package extserver runs programs that are not part of mcpadapter's own test
+// servers, for its integration and example tests: the npm package
+// @modelcontextprotocol/server-everything under Node.js, go-sdk's
+// conformance server, and the examples' binaries.
+//
+// Processes start in a process group of their own, which the test's cleanup
+// kills as a whole, so that no server outlives its test. Readiness is
+// observed (a port that accepts connections), never waited for with a fixed
+// sleep.
+//
+// A missing prerequisite (node, npm, the npm package) skips the test with a
+// message that names it, unless the environment sets
+// MCPADAPTER_REQUIRE_INTEGRATION=1 (as .ci/run does): then it fails the
+// test, so that CI never skips silently.
+package extserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Environment variables read by this package.
+const (
+	// RequireEnv, set to "1", turns every skip for a missing prerequisite
+	// into a failure.
+	RequireEnv = "MCPADAPTER_REQUIRE_INTEGRATION"
+	// EverythingEnv names the directory of an installed
+	// @modelcontextprotocol/server-everything package (the directory that
+	// holds its package.json). When unset, the package is looked for, and
+	// installed with npm if needed, under the user's cache directory.
+	EverythingEnv = "MCPADAPTER_SERVER_EVERYTHING"
+)
+
+// The npm package the integration tests run, pinned.
+const (
+	EverythingPackage = "@modelcontextprotocol/server-everything"
+	EverythingVersion = "2026.8.31"
+)
+
+// Required reports whether missing prerequisites fail tests (RequireEnv).
+func Required() bool { return os.Getenv(RequireEnv) == "1" }
+
+// Missing reports a missing prerequisite: it skips t, or fails it when
+// [Required]. It does not return.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := "missing prerequisite: " + fmt.Sprintf(format, args...)
+	if Required() {
+		t.Fatalf("%s (%s=1: integration tests must run)", msg, RequireEnv)
+	}
+	t.Skipf("%s; set %s=1 to fail instead of skipping", msg, RequireEnv)
+}
+
+// Node returns the path of the node executable, or reports it [Missing].
+func Node(t testing.TB) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		Missing(t, "node (Node.js) is not on PATH: %v", err)
+	}
+	return node
+}
+
+// installMu serializes npm installs within one test binary.
+var installMu sync.Mutex
+
+// Everything returns node and the entry script (dist/index.js) of the pinned
+// @modelcontextprotocol/server-everything package. The package comes from
+// $MCPADAPTER_SERVER_EVERYTHING, or from <user cache>/mcpadapter/npm, where
+// it is installed with npm when absent. Anything missing is reported with
+// [Missing].
+func Everything(t testing.TB) (node, script string) {
+	t.Helper()
+	node = Node(t)
+	if dir := os.Getenv(EverythingEnv); dir != "" {
+		if err := checkPackage(dir); err != nil {
+			Missing(t, "%s=%s: %v", EverythingEnv, dir, err)
+		}
+		return node, filepath.Join(dir, "dist", "index.js")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		Missing(t, "%s is unset and there is no user cache directory to install %s into: %v", EverythingEnv, EverythingPackage, err)
+	}
+	prefix := filepath.Join(cache, "mcpadapter", "npm")
+	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(EverythingPackage))
+
+	installMu.Lock()
+	defer installMu.Unlock()
+	if checkPackage(dir) != nil {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			Missing(t, "%s is unset and npm is not on PATH to install %s@%s: %v", EverythingEnv, EverythingPackage, EverythingVersion, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund",
+			EverythingPackage+"@"+EverythingVersion)
+		t.Logf("installing %s@%s into %s", EverythingPackage, EverythingVersion, prefix)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			Missing(t, "npm install %s@%s failed: %v\n%s", EverythingPackage, EverythingVersion, err, out)
+		}
+		if err := checkPackage(dir); err != nil {
+			Missing(t, "after npm install: %v", err)
+		}
+	}
+	return node, filepath.Join(dir, "dist", "index.js")
+}
+
+// checkPackage checks that dir holds the pinned version of the package.
+func checkPackage(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return err
+	}
+	var pkg struct{ Name, Version string }
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		return fmt.Errorf("package.json: %w", err)
+	}
+	if pkg.Name != EverythingPackage || pkg.Version != EverythingVersion {
+		return fmt.Errorf("found %s@%s, want %s@%s", pkg.Name, pkg.Version, EverythingPackage, EverythingVersion)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
+		return err
+	}
+	return nil
+}
+
+// FreeAddr returns a loopback address ("127.0.0.1:port") whose port was free
+// a moment ago.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	return addr
+}
+
+// A Process is a server started by [Start].
+type Process struct {
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	exited chan struct{} // closed when the process has exited
+	err    error         // the exit status; set before exited is closed
+}
+
+// Start starts cmd in a process group of its own, its output (stdout and
+// stderr, unless set) collected for failure messages. The test's cleanup
+// kills the group and waits for the process; the output is logged when the
+// test failed.
+func Start(t testing.TB, cmd *exec.Cmd) *Process {
+	t.Helper()
+	p := &Process{cmd: cmd, out: &syncBuffer{}, exited: make(chan struct{})}
+	if cmd.Stdout == nil {
+		cmd.Stdout = p.out
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = p.out
+	}
+	cmd.WaitDelay = 5 * time.Second // bounds Wait if a child keeps the output open
+	kill := inGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", cmd.Path, err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("output of %s:\n%s", cmd.Path, p.out.String())
+		}
+	})
+	return p
+}
+
+// WaitListening waits until addr accepts TCP connections. It fails t when
+// the process exits first or when the timeout passes.
+func (p *Process) WaitListening(t testing.TB, addr string, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var d net.Dialer
+	for {
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			_ = conn.Close()
+			return
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited before listening on %s: %v\n%s", p.cmd.Path, addr, p.err, p.out.String())
+		case <-ctx.Done():
+			t.Fatalf("%s did not listen on %s within %v: %v\n%s", p.cmd.Path, addr, timeout, err, p.out.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// Output returns what the process wrote so far (when Start collected it).
+func (p *Process) Output() string { return p.out.String() }
+
+// Run runs cmd in a process group of its own and returns its combined
+// output. When ctx ends first, the whole group is killed and the error wraps
+// ctx.Err().
+func Run(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	kill := inGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		kill() // children the program left behind, if any
+		return out.Bytes(), err
+	case <-ctx.Done():
+		kill()
+		<-done
+		return out.Bytes(), fmt.Errorf("%s: %w", cmd.Path, ctx.Err())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes and reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
