@@ -515,7 +515,9 @@ func (c *conn) callOnce(ctx context.Context, op, mcpName string, args any, respo
 	if err := c.usable(op); err != nil {
 		return nil, nil, err
 	}
-	if args == nil {
+	// A nil map inside args is not a nil interface: send {} for both, since
+	// servers reject "arguments": null (the TypeScript SDK does).
+	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
