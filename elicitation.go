@@ -1,5 +1,30 @@
 package mcpadapter
 
+// Elicitation: a server that needs the user's input in the middle of a tool
+// call. Notes on the design:
+//
+//   - The modern era (SEP-2322, multi round-trip requests) answers a
+//     tools/call with an input_required result: input requests keyed by the
+//     server, and an opaque requestState. The client calls the tool again,
+//     from the beginning, as a new JSON-RPC request carrying the answers
+//     under the same keys and the state echoed verbatim. The SDK can drive
+//     these rounds itself; the adapter turns that off (eras.go, newClient)
+//     and drives them here, so that a round can be handed to the caller as
+//     an *Interrupt and resumed later, in another process if need be.
+//   - A round needs nothing but the Interrupt's JSON: server name, MCP tool
+//     name, arguments, requestState, round number and the server's requests
+//     verbatim. The server keeps no session state for it (the state is
+//     opaque and, on a well-behaved server, integrity-protected).
+//   - A server may also refuse a request with the JSON-RPC error -32042
+//     (URL elicitation required, both eras): the user must complete a step
+//     in a browser, after which the very same request is sent again. The
+//     adapter turns it into an Interrupt too, whose accepted resume repeats
+//     the failed request; nothing can be sent for a decline, so a declined
+//     or cancelled resume is answered locally.
+//   - Legacy servers ask with live elicitation/create requests while the
+//     call is open; those cannot outlive the call and are answered by
+//     Config.ElicitationHandler, or declined (answerLive).
+
 import (
 	"context"
 	"encoding/json"
@@ -11,49 +36,76 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const (
-	// maxRounds caps the input rounds of one call (LangChain JS's cap).
+	// maxRounds caps the input rounds of one call, resumes included
+	// (LangChain JS's cap); empty (load-shedding) rounds count.
 	maxRounds = 32
-	// emptyRoundDelay is the first wait before retrying a round in which the
-	// server asked for nothing (load shedding); it doubles each time.
+	// emptyRoundDelay is the first wait before retrying a round in which
+	// the server asked for nothing (load shedding); it doubles each time up
+	// to maxEmptyRoundDelay.
 	emptyRoundDelay    = 100 * time.Millisecond
 	maxEmptyRoundDelay = 5 * time.Second
 )
 
 // An Interrupt is returned (as an error) by a tool call when the server
-// needs input from the user: it lists the server's requests by their keys.
-// Answer them with [Interrupt.Resume], or store the Interrupt with
-// json.Marshal and resume it later with [Adapter.Resume], in any process
-// whose Adapter has a server of the same name. Find it with [errors.As].
+// needs input from the user. Requests lists what the server asks, by the
+// server's own keys. Find it with [errors.As]:
 //
-// The call's arguments and the server's opaque request state travel in the
-// JSON but never appear in Requests or in Error.
+//	var intr *mcpadapter.Interrupt
+//	if errors.As(err, &intr) {
+//		// show intr.Requests to the user, collect one Answer per Key
+//		res, err = intr.Resume(ctx, answers)
+//	}
+//
+// An Interrupt is durable: json.Marshal stores everything needed to resume
+// it, and [Adapter.Resume] resumes a decoded one on any Adapter (in any
+// process) that has a server of the same name. The call's arguments and
+// the server's opaque request state travel in the JSON, but never appear in
+// Requests or in Error. Do not show the JSON to the model.
+//
+// Resuming does not change the Interrupt: it can be resumed again (the
+// server decides whether a repeated answer is valid). An Interrupt is safe
+// for concurrent use.
 type Interrupt struct {
-	Server   string // the server's name
-	Tool     string // the adapter's tool name ([Tool.Name])
-	Requests []ElicitationRequest
+	Server   string               // the server's name in [Config.Servers]
+	Tool     string               // the adapter's tool name ([Tool.Name])
+	MCPName  string               // the server's tool name ([Tool.MCPName])
+	Requests []ElicitationRequest // sorted by Key; for display: Resume reads the server's requests
 
-	a        *Adapter // the adapter that made it; nil after JSON decoding
-	mcpName  string
-	args     map[string]any
-	state    string
-	round    int
-	requests mcp.InputRequestMap
+	a   *Adapter    // the adapter that made it; nil after JSON decoding
+	gen *generation // the adapter generation it was made in: Close ends it
+
+	args     map[string]any      // the call's arguments (a snapshot)
+	state    string              // the server's requestState, echoed verbatim
+	round    int                 // rounds so far, 1 for the first interrupt
+	requests mcp.InputRequestMap // the server's requests, verbatim
+
+	// retry marks an interrupt made of a URL elicitation required error
+	// (-32042): an accepted resume sends the failed request again, with the
+	// input responses it carried (responses) and state.
+	retry     bool
+	responses mcp.InputResponseMap
 }
 
 // ElicitationRequest is one request for user input. Form requests (Mode
-// "form") carry a Message and the RequestedSchema the answer's content must
-// match; URL requests (Mode "url") ask the user to visit URL (the adapter
-// never opens it) and carry an ElicitationID.
+// "form") carry a Message and the RequestedSchema (a JSON Schema object)
+// that an accepted answer's content must match; URL requests (Mode "url")
+// ask the user to complete a step at URL, which the adapter never opens,
+// and carry an ElicitationID.
 type ElicitationRequest struct {
-	Key                string // the server's key for this request; empty for live (legacy) requests
-	Mode               string // "form" or "url"
-	Message            string
-	RequestedSchema    map[string]any
-	URL, ElicitationID string
+	// Key is the server's key for this request: answer it under the same
+	// key. It is empty for a legacy server's live request, which
+	// [Config.ElicitationHandler] answers directly.
+	Key             string
+	Mode            string // "form" or "url"
+	Message         string
+	RequestedSchema map[string]any // form mode; nil when the server sent none
+	URL             string         // url mode
+	ElicitationID   string         // url mode
 }
 
 // Action is the user's response to an [ElicitationRequest].
@@ -63,64 +115,105 @@ type Action string
 const (
 	Accept  Action = "accept"  // the user answered; Content holds the answer (form mode)
 	Decline Action = "decline" // the user said no
-	Cancel  Action = "cancel"  // the user dismissed the request
+	Cancel  Action = "cancel"  // the user dismissed the request without choosing
 )
 
 // Answer is the user's answer to one [ElicitationRequest]. Content is the
-// form's content for Accept in form mode, and must be empty otherwise.
+// form's content when accepting a form request: it must match the request's
+// RequestedSchema, whose defaults fill in missing properties. Content must
+// be empty for Decline, Cancel and URL requests.
 type Answer struct {
 	Action  Action
 	Content map[string]any
 }
 
-// Error implements error. It names the server and the tool and summarizes
-// the requests.
+// Error implements error. It names the server and the tool and lists the
+// requests' keys and messages; it never shows the arguments or the request
+// state.
 func (i *Interrupt) Error() string {
-	msgs := make([]string, 0, len(i.Requests))
-	for _, r := range i.Requests {
-		if r.Mode == "url" {
-			msgs = append(msgs, fmt.Sprintf("%s: visit %s", r.Key, r.URL))
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcpadapter: server %q: tool %q needs user input", i.Server, i.Tool)
+	for n, r := range i.Requests {
+		if n == 0 {
+			b.WriteString(": ")
 		} else {
-			msgs = append(msgs, fmt.Sprintf("%s: %s", r.Key, r.Message))
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", r.Key, r.Mode)
+		if r.Message != "" {
+			fmt.Fprintf(&b, " %q", r.Message)
 		}
 	}
-	return fmt.Sprintf("mcpadapter: server %q: tool %q needs user input (%s)", i.Server, i.Tool, strings.Join(msgs, "; "))
+	return b.String()
 }
 
-// Resume answers the interrupt's requests, one answer per request key, and
-// calls the tool again. The answers are validated before anything is sent.
-// Another round of questions returns another *Interrupt. An Interrupt that
-// came from JSON has no adapter: use [Adapter.Resume].
+// Resume answers the interrupt's requests, one [Answer] per request key,
+// and calls the tool again on the adapter that returned the interrupt, as
+// [Adapter.Resume] does. It fails with [ErrClosed] after that adapter's
+// [Adapter.Close], and for an Interrupt decoded from JSON, which belongs to
+// no adapter: resume those with [Adapter.Resume].
 func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Result, error) {
-	if i.a == nil {
-		return nil, errors.New("mcpadapter: interrupt decoded from JSON: resume it with Adapter.Resume")
+	if i == nil || i.a == nil {
+		return nil, errors.New("mcpadapter: resume: interrupt not bound to an adapter (decoded from JSON?): use Adapter.Resume")
+	}
+	if i.gen != nil && i.gen.ctx.Err() != nil {
+		return nil, serverError(i.Server, fmt.Sprintf("resume tool %q", i.MCPName), ErrClosed)
 	}
 	return i.a.Resume(ctx, i, answers)
 }
 
-// Resume answers an interrupt's requests and calls the tool again on the
-// named server's current connection, from the beginning, with the answers
-// and the server's request state. It validates the answers first: every
-// request answered, no extra keys, a known action, form content that
-// matches the requested schema (defaults applied), no content for URL
-// requests. Nothing is sent when they are invalid.
+// Resume answers an interrupt's requests, one [Answer] per request key, and
+// calls the tool again, from the beginning, on the current connection of
+// the server named in.Server (dialing it if needed), with the answers and
+// the server's request state. in may come from another Adapter or process
+// through JSON.
+//
+// The answers are validated first, and nothing is sent when they are
+// invalid: every request answered and no other key, a known action, form
+// content that matches the requested schema (its defaults applied), no
+// content for URL requests or with Decline and Cancel. Declines and cancels
+// reach the server, which answers them with a result.
+//
+// The server may ask again: the error is then a new *Interrupt, for the
+// next round. A call has at most 32 rounds. Other errors are as for
+// [Tool.Invoke]. [Config.Approval] and [Config.CallbacksHandler] are not
+// consulted again: they saw the call when it started.
 func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]Answer) (*Result, error) {
-	if in == nil {
-		return nil, errors.New("mcpadapter: nil interrupt")
+	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
+		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
-	responses, err := validateAnswers(in.Requests, answers)
+	fail := func(err error) error {
+		return fmt.Errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+	}
+	// Validate against the server's requests, not the exported copy.
+	reqs, err := elicitationRequests(in.requests)
 	if err != nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: %w", in.Server, in.Tool, err)
+		return nil, fail(err)
+	}
+	responses, err := validateAnswers(reqs, answers)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if in.round < 1 || in.round > maxRounds {
+		return nil, fail(fmt.Errorf("invalid round %d", in.round))
+	}
+	if in.retry {
+		if res := refused(reqs, responses); res != nil {
+			return res, nil
+		}
+		responses = in.responses
 	}
 	c, err := a.connect(ctx, in.Server)
 	if err != nil {
 		return nil, err
 	}
-	return a.callRounds(ctx, c, in.Tool, in.mcpName, in.args, responses, in.state, in.round)
+	return a.callRounds(ctx, c, in.Tool, in.MCPName, in.args, responses, in.state, in.round)
 }
 
-// callRounds calls a tool and drives its input rounds: answered inline by
-// [Config.ElicitationHandler], or returned as an *Interrupt.
+// callRounds calls a tool and drives its input rounds until a result: each
+// round is answered inline by [Config.ElicitationHandler] or returned as an
+// *Interrupt. responses and state are those of the round to send; round
+// counts the rounds before it.
 func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, round int) (*Result, error) {
 	ctx, done := c.callContext(ctx, a.timeout(c))
 	defer done()
@@ -128,69 +221,189 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 	delay := emptyRoundDelay
 	for {
 		raw, res, err := c.callOnce(ctx, op, mcpName, args, responses, state)
-		if err != nil {
-			return nil, err
-		}
-		if res != nil {
+		var asked mcp.InputRequestMap
+		retry := false
+		switch {
+		case err != nil:
+			if asked = urlElicitations(err); asked == nil {
+				return nil, err
+			}
+			retry = true // send the same request again once the user is done
+		case res != nil:
 			return res, nil
-		}
-		// The legacy server shim leaks a second round with NeedsInput false.
-		if !raw.NeedsInput() && len(raw.InputRequests) == 0 {
+		case !raw.NeedsInput() && len(raw.InputRequests) == 0:
 			return newResult(raw), nil
+		default:
+			// The legacy server shim leaks a second round with
+			// NeedsInput false: InputRequests decides too.
+			asked = raw.InputRequests
+			responses, state = nil, raw.RequestState
 		}
 		if round++; round > maxRounds {
-			return nil, serverError(c.server, op, fmt.Errorf("more than %d input rounds", maxRounds))
+			return nil, serverError(c.server, op, fmt.Errorf("the server asked for input more than %d times", maxRounds))
 		}
-		responses, state = nil, raw.RequestState
-		if len(raw.InputRequests) == 0 {
-			// Load shedding: the server asks for nothing; retry later.
+		if len(asked) == 0 {
+			// Load shedding: the server asks for nothing yet. Call again
+			// with its state, later.
 			if err := sleep(ctx, delay); err != nil {
-				return nil, serverError(c.server, op, err)
+				return nil, c.callError(op, err)
 			}
 			delay = min(2*delay, maxEmptyRoundDelay)
 			continue
 		}
-		reqs, err := elicitationRequests(raw.InputRequests)
+		reqs, err := elicitationRequests(asked)
 		if err != nil {
 			return nil, serverError(c.server, op, err)
 		}
 		if a.cfg.ElicitationHandler == nil {
-			return nil, &Interrupt{Server: c.server, Tool: tool, Requests: reqs, a: a,
-				mcpName: mcpName, args: args, state: raw.RequestState, round: round, requests: raw.InputRequests}
+			return nil, newInterrupt(a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
 		}
-		answers := make(map[string]Answer, len(reqs))
-		for _, r := range reqs {
-			ans, err := a.cfg.ElicitationHandler(ctx, r)
-			if err != nil {
-				return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", c.server, tool, err)
-			}
-			answers[r.Key] = ans
+		answered, err := a.answerInline(ctx, c.server, tool, reqs)
+		if err != nil {
+			return nil, err
 		}
-		if responses, err = validateAnswers(reqs, answers); err != nil {
-			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", c.server, tool, err)
+		if !retry {
+			responses = answered
+		} else if res := refused(reqs, answered); res != nil {
+			return res, nil
 		}
 	}
 }
 
+// newInterrupt returns the interrupt of a round of c's server that asked
+// for reqs (asked verbatim).
+func newInterrupt(a *Adapter, c *conn, tool, mcpName string, args map[string]any, asked mcp.InputRequestMap, reqs []ElicitationRequest, round int, state string, retry bool, responses mcp.InputResponseMap) *Interrupt {
+	i := &Interrupt{
+		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
+		a: a, gen: c.gen,
+		args: snapshot(args), state: state, round: round, requests: asked,
+		retry: retry,
+	}
+	if retry {
+		i.responses = responses
+	}
+	return i
+}
+
+// snapshot returns a deep copy of args as JSON sees them (numbers exact),
+// so that the caller's later changes do not reach an interrupt.
+func snapshot(args map[string]any) map[string]any {
+	if args == nil {
+		return nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return deepCopy(args) // not reached: the call marshalled them
+	}
+	m, err := decodeObject(string(b))
+	if err != nil {
+		return deepCopy(args)
+	}
+	return m
+}
+
+// answerInline answers a round's requests with [Config.ElicitationHandler],
+// in key order, and validates the answers as [Adapter.Resume] does.
+func (a *Adapter) answerInline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
+	answers := make(map[string]Answer, len(reqs))
+	for _, r := range reqs {
+		ans, err := a.cfg.ElicitationHandler(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+		}
+		answers[r.Key] = ans
+	}
+	responses, err := validateAnswers(reqs, answers)
+	if err != nil {
+		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+	}
+	return responses, nil
+}
+
+// refused returns the model-visible result of a URL elicitation required
+// error whose requests the user did not all accept: there is nothing to
+// send to the server for a decline. It returns nil when all were accepted.
+func refused(reqs []ElicitationRequest, responses mcp.InputResponseMap) *Result {
+	for _, r := range reqs {
+		er, _ := responses[r.Key].(*mcp.ElicitResult)
+		if er == nil || er.Action == string(Accept) {
+			continue
+		}
+		verb := "declined"
+		if er.Action == string(Cancel) {
+			verb = "cancelled"
+		}
+		text := fmt.Sprintf("The user %s a step the server requires (%s), so the tool was not run.", verb, r.Key)
+		if r.Message != "" {
+			text = fmt.Sprintf("The user %s a step the server requires (%s: %s), so the tool was not run.", verb, r.Key, r.Message)
+		}
+		return textResult(true, text)
+	}
+	return nil
+}
+
+// urlElicitations returns the requests of a URL elicitation required error
+// (-32042), keyed by elicitation id, or nil when err is not one (or is
+// malformed: it then stays an error).
+func urlElicitations(err error) mcp.InputRequestMap {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeURLElicitationRequired || len(we.Data) == 0 {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(we.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	m := make(mcp.InputRequestMap, len(data.Elicitations))
+	for n, p := range data.Elicitations {
+		if p == nil || p.Mode != "url" || p.URL == "" {
+			return nil
+		}
+		key := p.ElicitationID
+		for i := n + 1; key == "" || m[key] != nil; i++ {
+			key = fmt.Sprintf("url-%d", i)
+		}
+		m[key] = p
+	}
+	return m
+}
+
 // elicitationRequests converts a server's input requests, sorted by key.
-// Sampling and roots requests are refused.
+// Requests other than form and URL elicitation are refused with
+// [ErrUnsupportedInputRequest], naming their method.
 func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 	reqs := make([]ElicitationRequest, 0, len(m))
+	var refused []string
 	for _, key := range slices.Sorted(maps.Keys(m)) {
 		switch p := m[key].(type) {
 		case *mcp.ElicitParams:
-			reqs = append(reqs, elicitationRequest(key, p))
+			if p == nil {
+				refused = append(refused, fmt.Sprintf("%q is empty", key))
+				continue
+			}
+			r := elicitationRequest(key, p)
+			if r.Mode != "form" && r.Mode != "url" {
+				refused = append(refused, fmt.Sprintf("%q asks for elicitation/create in mode %q", key, r.Mode))
+				continue
+			}
+			reqs = append(reqs, r)
 		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
-			return nil, fmt.Errorf("%w: %q asks for sampling/createMessage", ErrUnsupportedInputRequest, key)
+			refused = append(refused, fmt.Sprintf("%q asks for sampling/createMessage", key))
 		case *mcp.ListRootsParams:
-			return nil, fmt.Errorf("%w: %q asks for roots/list", ErrUnsupportedInputRequest, key)
+			refused = append(refused, fmt.Sprintf("%q asks for roots/list", key))
 		default:
-			return nil, fmt.Errorf("%w: %q asks for %T", ErrUnsupportedInputRequest, key, p)
+			refused = append(refused, fmt.Sprintf("%q asks for %T", key, p))
 		}
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrUnsupportedInputRequest, strings.Join(refused, ", "))
 	}
 	return reqs, nil
 }
 
+// elicitationRequest converts one elicitation; key is empty for a live one.
 func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
 	r := ElicitationRequest{Key: key, Mode: p.Mode, Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
 	if r.Mode == "" {
@@ -205,29 +418,49 @@ func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
 // validateAnswers checks answers against the requests and returns them as
 // the server's input responses.
 func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.InputResponseMap, error) {
+	var missing, extra []string
+	for _, r := range reqs {
+		if _, ok := answers[r.Key]; !ok {
+			missing = append(missing, fmt.Sprintf("%q", r.Key))
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(answers)) {
+		if !slices.ContainsFunc(reqs, func(r ElicitationRequest) bool { return r.Key == key }) {
+			extra = append(extra, fmt.Sprintf("%q", key))
+		}
+	}
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("no answer for request %s", strings.Join(missing, ", ")))
+	}
+	if len(extra) > 0 {
+		errs = append(errs, fmt.Errorf("answer %s matches no request (requests: %s)", strings.Join(extra, ", "), requestKeys(reqs)))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	responses := make(mcp.InputResponseMap, len(reqs))
 	for _, r := range reqs {
-		ans, ok := answers[r.Key]
-		if !ok {
-			return nil, fmt.Errorf("no answer for request %q", r.Key)
-		}
-		res, err := validateAnswer(r, ans)
+		res, err := validateAnswer(r, answers[r.Key])
 		if err != nil {
 			return nil, fmt.Errorf("answer %q: %w", r.Key, err)
 		}
 		responses[r.Key] = res
 	}
-	for key := range answers {
-		if !slices.ContainsFunc(reqs, func(r ElicitationRequest) bool { return r.Key == key }) {
-			return nil, fmt.Errorf("answer %q matches no request", key)
-		}
-	}
 	return responses, nil
 }
 
-// validateAnswer checks one answer: a known action; for URL requests no
-// content; for accepted forms content valid against the requested schema,
-// with its defaults applied.
+func requestKeys(reqs []ElicitationRequest) string {
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = fmt.Sprintf("%q", r.Key)
+	}
+	return strings.Join(keys, ", ")
+}
+
+// validateAnswer checks one answer: a known action; no content unless
+// accepting a form request; for an accepted form, content valid against the
+// requested schema, with its defaults applied.
 func validateAnswer(r ElicitationRequest, ans Answer) (*mcp.ElicitResult, error) {
 	switch ans.Action {
 	case Accept, Decline, Cancel:
@@ -248,8 +481,8 @@ func validateAnswer(r ElicitationRequest, ans Answer) (*mcp.ElicitResult, error)
 }
 
 // checkContent validates content against schema after a JSON round trip
-// (so that Go ints compare as JSON numbers) and applies its defaults.
-func checkContent(schema map[string]any, content map[string]any) (map[string]any, error) {
+// (so that Go values compare as JSON values) and applies its defaults.
+func checkContent(schema, content map[string]any) (map[string]any, error) {
 	b, err := json.Marshal(content)
 	if err != nil {
 		return nil, fmt.Errorf("content: %w", err)
@@ -277,7 +510,7 @@ func checkContent(schema map[string]any, content map[string]any) (map[string]any
 		return nil, fmt.Errorf("requested schema: %w", err)
 	}
 	if err := resolved.ApplyDefaults(&v); err != nil {
-		return nil, fmt.Errorf("applying defaults: %w", err)
+		return nil, fmt.Errorf("applying the requested schema's defaults: %w", err)
 	}
 	if err := resolved.Validate(v); err != nil {
 		return nil, fmt.Errorf("content does not match the requested schema: %w", err)
@@ -286,44 +519,75 @@ func checkContent(schema map[string]any, content map[string]any) (map[string]any
 }
 
 // answerLive answers a legacy server's live elicitation/create request with
-// [Config.ElicitationHandler], or declines it when there is none.
+// [Config.ElicitationHandler] (the request has no key), or declines it when
+// there is none. Live requests cannot become interrupts: they live only as
+// long as the call that is waiting for them.
 func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if a.cfg.ElicitationHandler == nil {
 		a.logger.Info("mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
+	if req == nil || req.Params == nil {
+		return nil, fmt.Errorf("mcpadapter: server %q: elicitation/create without params", server)
+	}
 	r := elicitationRequest("", req.Params)
 	ans, err := a.cfg.ElicitationHandler(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcpadapter: server %q: elicitation handler: %w", server, err)
 	}
-	return validateAnswer(r, ans)
+	res, err := validateAnswer(r, ans)
+	if err != nil {
+		return nil, fmt.Errorf("mcpadapter: server %q: elicitation handler: %w", server, err)
+	}
+	return res, nil
 }
 
-// interruptJSON is the wire form of an Interrupt. Version 1.
+// interruptJSON is the wire form of an Interrupt.
 type interruptJSON struct {
-	Version  int                 `json:"version"`
-	Server   string              `json:"server"`
-	Tool     string              `json:"tool"`
-	MCPName  string              `json:"mcpName"`
-	Args     map[string]any      `json:"arguments,omitempty"`
-	State    string              `json:"requestState,omitempty"`
-	Round    int                 `json:"round"`
-	Requests mcp.InputRequestMap `json:"inputRequests"`
+	Version int    `json:"version"` // interruptVersion
+	Kind    string `json:"kind"`    // kindInputRequired or kindURLRequired
+	Server  string `json:"server"`
+	Tool    string `json:"tool"`
+	MCPName string `json:"mcpName"`
+	Round   int    `json:"round"`
+
+	Arguments      json.RawMessage      `json:"arguments,omitempty"`
+	RequestState   string               `json:"requestState,omitempty"`
+	InputRequests  mcp.InputRequestMap  `json:"inputRequests"`
+	InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"` // kindURLRequired: the failed request's
 }
 
-const interruptVersion = 1
+const (
+	interruptVersion  = 1
+	kindInputRequired = "inputRequired"          // an input_required result (SEP-2322)
+	kindURLRequired   = "urlElicitationRequired" // a -32042 error
+)
 
-// MarshalJSON implements json.Marshaler: the interrupt, with the call's
-// arguments and the server's request state, so that it can be resumed in
-// another process.
+// MarshalJSON implements [json.Marshaler]: the interrupt with everything
+// needed to resume it in another process, including the call's arguments
+// and the server's request state. Store it where the arguments may be
+// stored; do not show it to the model.
 func (i *Interrupt) MarshalJSON() ([]byte, error) {
-	return json.Marshal(interruptJSON{Version: interruptVersion, Server: i.Server, Tool: i.Tool, MCPName: i.mcpName,
-		Args: i.args, State: i.state, Round: i.round, Requests: i.requests})
+	w := interruptJSON{
+		Version: interruptVersion, Kind: kindInputRequired,
+		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round,
+		RequestState: i.state, InputRequests: i.requests,
+	}
+	if i.args != nil {
+		b, err := json.Marshal(i.args)
+		if err != nil {
+			return nil, fmt.Errorf("mcpadapter: encoding interrupt: arguments: %w", err)
+		}
+		w.Arguments = b
+	}
+	if i.retry {
+		w.Kind, w.InputResponses = kindURLRequired, i.responses
+	}
+	return json.Marshal(w)
 }
 
-// UnmarshalJSON implements json.Unmarshaler. The decoded interrupt is
-// resumed with [Adapter.Resume].
+// UnmarshalJSON implements [json.Unmarshaler]. The decoded interrupt
+// belongs to no adapter: resume it with [Adapter.Resume].
 func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	var w interruptJSON
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -332,14 +596,30 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	if w.Version != interruptVersion {
 		return fmt.Errorf("mcpadapter: decoding interrupt: unsupported version %d", w.Version)
 	}
-	if w.Server == "" || w.MCPName == "" || len(w.Requests) == 0 {
+	if w.Kind != kindInputRequired && w.Kind != kindURLRequired {
+		return fmt.Errorf("mcpadapter: decoding interrupt: unknown kind %q", w.Kind)
+	}
+	if w.Server == "" || w.MCPName == "" || len(w.InputRequests) == 0 {
 		return errors.New("mcpadapter: decoding interrupt: missing server, tool or requests")
 	}
-	reqs, err := elicitationRequests(w.Requests)
+	if w.Round < 1 || w.Round > maxRounds {
+		return fmt.Errorf("mcpadapter: decoding interrupt: invalid round %d", w.Round)
+	}
+	reqs, err := elicitationRequests(w.InputRequests)
 	if err != nil {
 		return fmt.Errorf("mcpadapter: decoding interrupt: %w", err)
 	}
-	*i = Interrupt{Server: w.Server, Tool: w.Tool, Requests: reqs, mcpName: w.MCPName,
-		args: w.Args, state: w.State, round: w.Round, requests: w.Requests}
+	var args map[string]any
+	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
+		// decodeObject keeps numbers exact.
+		if args, err = decodeObject(string(w.Arguments)); err != nil {
+			return fmt.Errorf("mcpadapter: decoding interrupt: arguments: %w", err)
+		}
+	}
+	*i = Interrupt{
+		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
+		args: args, state: w.RequestState, round: w.Round, requests: w.InputRequests,
+		retry: w.Kind == kindURLRequired, responses: w.InputResponses,
+	}
 	return nil
 }
