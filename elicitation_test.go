@@ -1,0 +1,458 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stateKey seals the booking servers' requestState in these tests, so that
+// state stays valid across server instances and processes.
+const stateKey = "k1"
+
+// bookingServer is an in-memory server with the booking tools.
+func bookingServer(legacy bool) *testserver.Server {
+	return testserver.New(testserver.Options{Legacy: legacy, StateKey: stateKey}).AddBooking()
+}
+
+// eraName names the era of a legacy flag in test names.
+func eraName(legacy bool) string {
+	if legacy {
+		return "legacy"
+	}
+	return "modern"
+}
+
+// lookupTool discovers a's tools and returns the one named name.
+func lookupTool(t testing.TB, a *Adapter, name string) *Tool {
+	t.Helper()
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatalf("ListTools: %v", err)
+	}
+	tool := ts.Lookup(name)
+	if tool == nil {
+		t.Fatalf("ListTools() = %v, want %s", toolNames(ts), name)
+	}
+	return tool
+}
+
+// must checks call outcomes: must(t).interrupt(tool.Invoke(...)).
+func must(t testing.TB) checker { return checker{t} }
+
+type checker struct{ t testing.TB }
+
+// interrupt returns the *Interrupt in err, or fails the test.
+func (c checker) interrupt(res *Result, err error) *Interrupt {
+	t := c.t
+	t.Helper()
+	var intr *Interrupt
+	if !errors.As(err, &intr) {
+		t.Fatalf("call = %v, %v; want an *Interrupt", resultText(res), err)
+	}
+	if res != nil {
+		t.Errorf("call returned a result with its interrupt: %q", res.Text())
+	}
+	return intr
+}
+
+// result returns res after checking that err is nil (an untyped nil).
+func (c checker) result(res *Result, err error) *Result {
+	t := c.t
+	t.Helper()
+	if err != nil {
+		t.Fatalf("call error = %v, want a result", err)
+	}
+	if res == nil {
+		t.Fatal("call = nil result and nil error")
+	}
+	return res
+}
+
+func resultText(res *Result) string {
+	if res == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%q (isError %t)", res.Text(), res.IsError)
+}
+
+// roundTrip encodes in as JSON and decodes it, as a store would.
+func roundTrip(t testing.TB, in *Interrupt) *Interrupt {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatalf("json.Marshal(interrupt): %v", err)
+	}
+	var out Interrupt
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("json.Unmarshal(%s): %v", b, err)
+	}
+	return &out
+}
+
+func answer(key string, action Action, content map[string]any) map[string]Answer {
+	return map[string]Answer{key: {Action: action, Content: content}}
+}
+
+func date(d string) map[string]any { return map[string]any{"date": d} }
+
+// TestBooking is the booking scenario ("Book a table for 4"; the server asks
+// for a date) in both eras. Modern servers interrupt the call: accept books,
+// decline and cancel reach the server and come back as its results. Legacy
+// servers ask live, answered by Config.ElicitationHandler or declined.
+func TestBooking(t *testing.T) {
+	t.Run("modern", func(t *testing.T) {
+		for _, tt := range []struct {
+			action  Action
+			content map[string]any
+			want    string
+			isError bool
+		}{
+			{Accept, date("2026-09-18"), "Booked a table for 4 on 2026-09-18", false},
+			{Decline, nil, "booking declined by user", true},
+			{Cancel, nil, "booking cancelled by user", true},
+		} {
+			t.Run(string(tt.action), func(t *testing.T) {
+				s := bookingServer(false)
+				a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+				tool := lookupTool(t, a, "booking__book_table")
+				intr := must(t).interrupt(tool.Invoke(t.Context(), map[string]any{"party": 4}))
+				want := []ElicitationRequest{{
+					Key: "date", Mode: "form", Message: "Which date?",
+					RequestedSchema: map[string]any{
+						"type":       "object",
+						"properties": map[string]any{"date": map[string]any{"type": "string", "format": "date"}},
+						"required":   []any{"date"},
+					},
+				}}
+				if !reflect.DeepEqual(intr.Requests, want) {
+					t.Errorf("Requests = %+v\nwant %+v", intr.Requests, want)
+				}
+				if intr.Server != "booking" || intr.Tool != "booking__book_table" || intr.MCPName != "book_table" {
+					t.Errorf("interrupt names = %q, %q, %q; want booking, booking__book_table, book_table", intr.Server, intr.Tool, intr.MCPName)
+				}
+				if got := s.Runs("book_table"); got != 1 {
+					t.Errorf("runs before resume = %d, want 1", got)
+				}
+				res := must(t).result(intr.Resume(t.Context(), answer("date", tt.action, tt.content)))
+				if res.Text() != tt.want || res.IsError != tt.isError {
+					t.Errorf("Resume() = %s, want %q (isError %t)", resultText(res), tt.want, tt.isError)
+				}
+				if got := s.Runs("book_table"); got != 2 {
+					t.Errorf("runs after resume = %d, want 2 (the answer reached the server)", got)
+				}
+			})
+		}
+	})
+
+	t.Run("legacy", func(t *testing.T) {
+		tests := []struct {
+			name    string
+			handler func(ctx context.Context, req ElicitationRequest) (Answer, error)
+			want    string
+			isError bool
+		}{
+			{"no handler: declined", nil, "booking declined by user", true},
+			{"handler accepts", func(_ context.Context, req ElicitationRequest) (Answer, error) {
+				return Answer{Action: Accept, Content: date("2026-09-18")}, nil
+			}, "Booked a table for 4 on 2026-09-18", false},
+			{"handler cancels", func(_ context.Context, req ElicitationRequest) (Answer, error) {
+				return Answer{Action: Cancel}, nil
+			}, "booking cancelled by user", true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s := bookingServer(true)
+				var seen []ElicitationRequest
+				var handler func(context.Context, ElicitationRequest) (Answer, error)
+				if tt.handler != nil {
+					handler = func(ctx context.Context, req ElicitationRequest) (Answer, error) {
+						seen = append(seen, req)
+						return tt.handler(ctx, req)
+					}
+				}
+				a := newAdapter(t, Config{
+					Servers:            map[string]Server{"booking": memServer(s, ModeAuto)},
+					ElicitationHandler: handler,
+				})
+				tool := lookupTool(t, a, "booking__book_table")
+				res := must(t).result(tool.Invoke(t.Context(), map[string]any{"party": 4}))
+				if res.Text() != tt.want || res.IsError != tt.isError {
+					t.Errorf("Invoke() = %s, want %q (isError %t)", resultText(res), tt.want, tt.isError)
+				}
+				if tt.handler != nil {
+					// A live request has no key.
+					if len(seen) != 1 || seen[0].Key != "" || seen[0].Mode != "form" || seen[0].Message != "Which date?" {
+						t.Errorf("handler saw %+v, want one keyless form request \"Which date?\"", seen)
+					}
+				}
+			})
+		}
+	})
+}
+
+// TestResumeValidation: answers are checked before anything is sent.
+func TestResumeValidation(t *testing.T) {
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := must(t).interrupt(ts.Lookup("booking__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	url := must(t).interrupt(ts.Lookup("booking__ask_url").Invoke(t.Context(), nil))
+
+	tests := []struct {
+		name    string
+		intr    *Interrupt
+		answers map[string]Answer
+		want    []string // fragments of the error
+	}{
+		{"missing key", book, map[string]Answer{}, []string{`no answer for request "date"`}},
+		{"nil answers", book, nil, []string{`no answer for request "date"`}},
+		{"wrong key", book, answer("day", Accept, date("2026-09-18")), []string{`no answer for request "date"`, `answer "day" matches no request`}},
+		{"extra key", book, map[string]Answer{"date": {Action: Accept, Content: date("2026-09-18")}, "time": {Action: Accept}}, []string{`answer "time" matches no request (requests: "date")`}},
+		{"bad action", book, answer("date", "yes", date("2026-09-18")), []string{`answer "date": unknown action "yes"`}},
+		{"empty action", book, answer("date", "", nil), []string{`unknown action ""`}},
+		{"schema mismatch", book, answer("date", Accept, map[string]any{"date": 42}), []string{`answer "date": content does not match the requested schema`}},
+		{"accept without required content", book, answer("date", Accept, nil), []string{"content does not match the requested schema", "date"}},
+		{"decline with content", book, answer("date", Decline, date("2026-09-18")), []string{`content is only allowed when accepting a form request (action "decline"`}},
+		{"url answer with content", url, answer("consent", Accept, map[string]any{"ok": true}), []string{`answer "consent": content is only allowed when accepting a form request (action "accept", mode "url")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := s.Count("tools/call")
+			res, err := tt.intr.Resume(t.Context(), tt.answers)
+			if err == nil {
+				t.Fatalf("Resume() = %s, want an error", resultText(res))
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Resume() error = %v, want it to contain %q", err, want)
+				}
+			}
+			if !strings.Contains(err.Error(), fmt.Sprintf("server %q: tool %q", "booking", tt.intr.Tool)) {
+				t.Errorf("Resume() error = %v, want it to name the server and tool", err)
+			}
+			if got := s.Count("tools/call"); got != calls {
+				t.Errorf("tools/call count = %d after a refused resume, want %d (nothing sent)", got, calls)
+			}
+		})
+	}
+	// The refused answers left the interrupt usable.
+	res := must(t).result(book.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume() after refusals = %s, want %q", resultText(res), want)
+	}
+	res = must(t).result(url.Resume(t.Context(), answer("consent", Accept, nil)))
+	if want := "consent given"; res.Text() != want {
+		t.Errorf("Resume(url) = %s, want %q", resultText(res), want)
+	}
+	if got, want := s.Runs("book_table"), 2; got != want {
+		t.Errorf("book_table runs = %d, want %d", got, want)
+	}
+}
+
+// TestSchemaDefaults: the requested schema's defaults fill in the answer.
+func TestSchemaDefaults(t *testing.T) {
+	s := testserver.New(testserver.Options{})
+	var got atomic.Value
+	s.Server.AddTool(&mcp.Tool{Name: "ask_defaults", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if r, ok := req.Params.InputResponses["prefs"].(*mcp.ElicitResult); ok {
+				b, _ := json.Marshal(r.Content)
+				got.Store(string(b))
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			}
+			return &mcp.CallToolResult{
+				InputRequests: mcp.InputRequestMap{"prefs": &mcp.ElicitParams{Message: "Preferences?", RequestedSchema: map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"seat":  map[string]any{"type": "string", "enum": []any{"window", "aisle"}, "default": "window"},
+						"count": map[string]any{"type": "integer", "default": 1},
+					},
+				}}},
+				RequestState: "s",
+			}, nil
+		})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	intr := must(t).interrupt(lookupTool(t, a, "s__ask_defaults").Invoke(t.Context(), nil))
+	if _, err := intr.Resume(t.Context(), answer("prefs", Accept, map[string]any{"seat": "middle"})); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Fatalf("Resume(seat=middle) error = %v, want a schema mismatch", err)
+	}
+	must(t).result(intr.Resume(t.Context(), answer("prefs", Accept, map[string]any{"count": 2})))
+	if want := `{"count":2,"seat":"window"}`; got.Load() != want {
+		t.Errorf("server got %v, want %s (defaults applied)", got.Load(), want)
+	}
+}
+
+// TestTwoRounds: a tool that asks twice; the second interrupt continues the
+// first, also through JSON, and the server verifies its state each round.
+func TestTwoRounds(t *testing.T) {
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+	tool := lookupTool(t, a, "booking__book_two_rounds")
+	first := must(t).interrupt(tool.Invoke(t.Context(), map[string]any{"party": 4}))
+	if len(first.Requests) != 1 || first.Requests[0].Key != "date" {
+		t.Fatalf("first round Requests = %+v, want date", first.Requests)
+	}
+	second := must(t).interrupt(first.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	if len(second.Requests) != 1 || second.Requests[0].Key != "time" || second.Requests[0].Message != "Which time?" {
+		t.Fatalf("second round Requests = %+v, want time", second.Requests)
+	}
+	if second.round != 2 {
+		t.Errorf("second round = %d, want 2", second.round)
+	}
+	// The first round's answer is not valid for the second.
+	if _, err := second.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))); err == nil {
+		t.Fatal("Resume(second, date) succeeded, want a wrong-key error")
+	}
+	res := must(t).result(a.Resume(t.Context(), roundTrip(t, second), answer("time", Accept, map[string]any{"time": "19:30"})))
+	if want := "Booked a table for 4 on 2026-09-18 at 19:30"; res.Text() != want {
+		t.Errorf("Resume(second) = %s, want %q", resultText(res), want)
+	}
+	if got := s.Runs("book_two_rounds"); got != 3 {
+		t.Errorf("runs = %d, want 3", got)
+	}
+}
+
+// TestTamperedState: the server verifies requestState; a tampered one is
+// rejected (an invalid-params error, which is a model-visible result).
+func TestTamperedState(t *testing.T) {
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+	intr := must(t).interrupt(lookupTool(t, a, "booking__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	tampered := tamper(t, intr, func(w map[string]any) {
+		st := w["requestState"].(string)
+		w["requestState"] = "x" + st[1:]
+	})
+	res := must(t).result(a.Resume(t.Context(), tampered, answer("date", Accept, date("2026-09-18"))))
+	if !res.IsError || !strings.Contains(res.Text(), "invalid requestState") {
+		t.Errorf("Resume(tampered) = %s, want the server's invalid requestState", resultText(res))
+	}
+	// State sealed for another tool is refused too.
+	foreign := tamper(t, intr, func(w map[string]any) { w["mcpName"] = "book_two_rounds" })
+	res = must(t).result(a.Resume(t.Context(), foreign, answer("date", Accept, date("2026-09-18"))))
+	if !res.IsError || !strings.Contains(res.Text(), "invalid requestState") {
+		t.Errorf("Resume(foreign state) = %s, want the server's invalid requestState", resultText(res))
+	}
+}
+
+// tamper edits an interrupt's JSON with edit and decodes it again.
+func tamper(t testing.TB, in *Interrupt, edit func(map[string]any)) *Interrupt {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	if err := json.Unmarshal(b, &w); err != nil {
+		t.Fatal(err)
+	}
+	edit(w)
+	if b, err = json.Marshal(w); err != nil {
+		t.Fatal(err)
+	}
+	var out Interrupt
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("json.Unmarshal(tampered): %v", err)
+	}
+	return &out
+}
+
+// TestRoundCap: a server that never stops asking gets 32 rounds.
+func TestRoundCap(t *testing.T) {
+	t.Run("interrupts", func(t *testing.T) {
+		s := bookingServer(false)
+		a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+		res, err := lookupTool(t, a, "booking__ask_forever").Invoke(t.Context(), nil)
+		for round := 1; round <= maxRounds; round++ {
+			intr := must(t).interrupt(res, err)
+			if want := fmt.Sprintf("Again? (round %d)", round); intr.Requests[0].Message != want {
+				t.Fatalf("round %d message = %q, want %q", round, intr.Requests[0].Message, want)
+			}
+			if round%8 == 0 {
+				intr = roundTrip(t, intr) // the count survives JSON
+			}
+			res, err = a.Resume(t.Context(), intr, answer("again", Accept, map[string]any{"ok": true}))
+		}
+		var se *ServerError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "more than 32 times") {
+			t.Fatalf("round 33: %s, %v; want a *ServerError about the round cap", resultText(res), err)
+		}
+		if got := s.Runs("ask_forever"); got != maxRounds+1 {
+			t.Errorf("runs = %d, want %d", got, maxRounds+1)
+		}
+	})
+	t.Run("inline handler", func(t *testing.T) {
+		s := bookingServer(false)
+		var asked atomic.Int32
+		a := newAdapter(t, Config{
+			Servers: map[string]Server{"booking": memServer(s, ModeAuto)},
+			ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
+				asked.Add(1)
+				return Answer{Action: Accept, Content: map[string]any{"ok": true}}, nil
+			},
+		})
+		_, err := lookupTool(t, a, "booking__ask_forever").Invoke(t.Context(), nil)
+		if err == nil || !strings.Contains(err.Error(), "more than 32 times") {
+			t.Fatalf("Invoke() error = %v, want the round cap", err)
+		}
+		if got := asked.Load(); got != maxRounds {
+			t.Errorf("handler answered %d rounds, want %d", got, maxRounds)
+		}
+	})
+}
+
+// TestEmptyRoundBackoff: a round that asks for nothing (load shedding) is
+// retried with its state after a delay that doubles (fake time).
+func TestEmptyRoundBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := testserver.New(testserver.Options{})
+		var states []string
+		s.Server.AddTool(&mcp.Tool{Name: "busy", InputSchema: map[string]any{"type": "object"}},
+			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				states = append(states, req.Params.RequestState)
+				if n := len(states); n <= 3 {
+					// Busy: no requests, a new state.
+					return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: fmt.Sprintf("busy-%d", n)}, nil
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			})
+		a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+		tool := lookupTool(t, a, "s__busy")
+		start := time.Now()
+		res := must(t).result(tool.Invoke(t.Context(), nil))
+		if got, want := time.Since(start), 700*time.Millisecond; got != want {
+			t.Errorf("Invoke() took %v, want %v (100ms + 200ms + 400ms)", got, want)
+		}
+		if res.Text() != "done" {
+			t.Errorf("Invoke() = %s, want done", resultText(res))
+		}
+		if want := []string{"", "busy-1", "busy-2", "busy-3"}; !reflect.DeepEqual(states, want) {
+			t.Errorf("states sent = %q, want %q", states, want)
+		}
+
+		// The call's deadline bounds the waiting.
+		states = nil
+		ctx, cancel := context.WithTimeout(t.Context(), 250*time.Millisecond)
+		defer cancel()
+		_, err := tool.Invoke(ctx, nil)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Invoke(250ms) error = %v, want DeadlineExceeded", err)
+		}
+		if len(states) != 2 {
+			t.Errorf("calls within 250ms = %d, want 2", len(states))
+		}
+	})
+}
