@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -455,4 +457,455 @@ func TestEmptyRoundBackoff(t *testing.T) {
 			t.Errorf("calls within 250ms = %d, want 2", len(states))
 		}
 	})
+}
+
+// TestInterruptJSON: an interrupt survives JSON and resumes on a new
+// Adapter with the same server name; the JSON is pinned by a golden.
+func TestInterruptJSON(t *testing.T) {
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+	intr := must(t).interrupt(lookupTool(t, a, "booking__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	b, err := json.MarshalIndent(intr, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "interrupt/book_table.json", append(b, '\n'))
+
+	var back Interrupt
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Requests, intr.Requests) || back.Server != intr.Server || back.Tool != intr.Tool || back.MCPName != intr.MCPName {
+		t.Errorf("decoded = %+v, want %+v", back, intr)
+	}
+	// A decoded interrupt belongs to no adapter.
+	if _, err := back.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))); err == nil || !strings.Contains(err.Error(), "Adapter.Resume") {
+		t.Errorf("decoded Interrupt.Resume() error = %v, want a pointer to Adapter.Resume", err)
+	}
+	// A new adapter (another process, as far as the interrupt knows).
+	s2 := bookingServer(false)
+	a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}, RawToolNames: true})
+	res := must(t).result(a2.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Adapter.Resume(decoded) = %s, want %q", resultText(res), want)
+	}
+	if s.Runs("book_table") != 1 || s2.Runs("book_table") != 1 {
+		t.Errorf("runs = %d (old server), %d (new server); want 1, 1", s.Runs("book_table"), s2.Runs("book_table"))
+	}
+	// Numbers stay exact through JSON.
+	big := must(t).interrupt(lookupTool(t, a, "booking__book_table").Invoke(t.Context(), map[string]any{"party": 4, "note": json.Number("12345678901234567890")}))
+	if got := roundTrip(t, big).args["note"]; got != json.Number("12345678901234567890") {
+		t.Errorf("decoded argument = %#v, want the exact number", got)
+	}
+}
+
+// TestInterruptJSONErrors: malformed interrupt JSON is refused on decoding.
+func TestInterruptJSONErrors(t *testing.T) {
+	valid := `"server":"b","tool":"b__t","mcpName":"t","round":1,"inputRequests":{"k":{"method":"elicitation/create","params":{"message":"m"}}}`
+	tests := []struct{ name, json, want string }{
+		{"not an object", `[]`, "decoding interrupt"},
+		{"future version", `{"version":2,"kind":"inputRequired",` + valid + `}`, "unsupported version 2"},
+		{"no version", `{"kind":"inputRequired",` + valid + `}`, "unsupported version 0"},
+		{"unknown kind", `{"version":1,"kind":"other",` + valid + `}`, `unknown kind "other"`},
+		{"no requests", `{"version":1,"kind":"inputRequired","server":"b","mcpName":"t","round":1,"inputRequests":{}}`, "missing server, tool or requests"},
+		{"no server", `{"version":1,"kind":"inputRequired","mcpName":"t","round":1,"inputRequests":{"k":{"method":"elicitation/create","params":{}}}}`, "missing server"},
+		{"round 0", `{"version":1,"kind":"inputRequired","server":"b","mcpName":"t","round":0,"inputRequests":{"k":{"method":"elicitation/create","params":{}}}}`, "invalid round 0"},
+		{"round 33", `{"version":1,"kind":"inputRequired","server":"b","mcpName":"t","round":33,"inputRequests":{"k":{"method":"elicitation/create","params":{}}}}`, "invalid round 33"},
+		{"sampling request", `{"version":1,"kind":"inputRequired","server":"b","mcpName":"t","round":1,"inputRequests":{"k":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}}`, "sampling/createMessage"},
+		{"arguments not an object", `{"version":1,"kind":"inputRequired",` + valid + `,"arguments":[1]}`, "arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var i Interrupt
+			err := json.Unmarshal([]byte(tt.json), &i)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("json.Unmarshal() error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	// Zero and nil interrupts are refused, not a panic.
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(bookingServer(false), ModeAuto)}})
+	for _, in := range []*Interrupt{nil, {}, {Server: "b", MCPName: "book_table", Requests: []ElicitationRequest{{Key: "date"}}}} {
+		if _, err := a.Resume(t.Context(), in, nil); err == nil || !strings.Contains(err.Error(), "not an interrupt returned by a tool call") {
+			t.Errorf("Adapter.Resume(%+v) error = %v, want a refusal", in, err)
+		}
+		if _, err := in.Resume(t.Context(), nil); err == nil {
+			t.Errorf("Interrupt.Resume(%+v) succeeded, want an error", in)
+		}
+	}
+}
+
+// TestResumeAfterRestart: a stdio server process ends with its adapter; a
+// new process with the same state key accepts the stored interrupt, one
+// with another key refuses its state.
+func TestResumeAfterRestart(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": stdioServer(t, "modern:key=k1")}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := serverPID(t, ts, "booking__pid")
+	intr := must(t).interrupt(ts.Lookup("booking__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	stored, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !processGone(pid) {
+		t.Fatalf("server process %d still exists after Close", pid)
+	}
+	if _, err := intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))); !errors.Is(err, ErrClosed) {
+		t.Errorf("Interrupt.Resume() after Close = %v, want ErrClosed", err)
+	}
+
+	for _, tt := range []struct {
+		kind    string
+		want    string
+		isError bool
+	}{
+		{"modern:key=k1", "Booked a table for 4 on 2026-09-18", false},
+		{"modern:key=k2", "invalid requestState", true},
+	} {
+		t.Run(tt.kind, func(t *testing.T) {
+			var back Interrupt
+			if err := json.Unmarshal(stored, &back); err != nil {
+				t.Fatal(err)
+			}
+			a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": stdioServer(t, tt.kind)}})
+			res := must(t).result(a2.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))))
+			if res.Text() != tt.want || res.IsError != tt.isError {
+				t.Errorf("Resume() = %s, want %q (isError %t)", resultText(res), tt.want, tt.isError)
+			}
+			ts2, err := a2.ListTools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pid2 := serverPID(t, ts2, "booking__pid"); pid2 == pid {
+				t.Errorf("resumed on pid %d, the old process", pid2)
+			}
+		})
+	}
+}
+
+// TestInterruptHidesSecrets: arguments and request state travel in the
+// JSON only, never in Requests, Error or formatting.
+func TestInterruptHidesSecrets(t *testing.T) {
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s, ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ts.Lookup("booking__book_table").Invoke(t.Context(), map[string]any{"party": 4817})
+	intr := must(t).interrupt(nil, err)
+	if intr.state == "" {
+		t.Fatal("interrupt has no request state")
+	}
+	reqs, err := json.Marshal(intr.Requests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := fmt.Errorf("agent run: %w", err)
+	for _, shown := range []string{string(reqs), intr.Error(), fmt.Sprint(err), fmt.Sprintf("%+v", err), fmt.Sprintf("%v", wrapped), fmt.Sprintf("%#v", intr.Requests)} {
+		for _, secret := range []string{intr.state, "4817"} {
+			if strings.Contains(shown, secret) {
+				t.Errorf("%q shows %q", shown, secret)
+			}
+		}
+	}
+	if want := `mcpadapter: server "booking": tool "booking__book_table" needs user input: date (form) "Which date?"`; intr.Error() != want {
+		t.Errorf("Error() = %q, want %q", intr.Error(), want)
+	}
+	stored, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stored), intr.state) || !strings.Contains(string(stored), "4817") {
+		t.Errorf("JSON %s lacks the state or the arguments", stored)
+	}
+	// The snapshot does not follow the caller's map.
+	args := map[string]any{"party": 2}
+	later := must(t).interrupt(ts.Lookup("booking__book_table").Invoke(t.Context(), args))
+	args["party"] = 9
+	res := must(t).result(later.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume() = %s, want %q", resultText(res), want)
+	}
+}
+
+// TestUnsupportedInputRequests: sampling and roots are refused on modern
+// servers, naming the method, with or without an ElicitationHandler.
+// Legacy servers ask for them live: the SDK client answers roots/list with
+// no roots, and fails sampling (no CreateMessage handler).
+func TestUnsupportedInputRequests(t *testing.T) {
+	handler := func(context.Context, ElicitationRequest) (Answer, error) { return Answer{Action: Accept}, nil }
+	for _, withHandler := range []bool{false, true} {
+		for _, tt := range []struct{ tool, method string }{
+			{"ask_sampling", "sampling/createMessage"},
+			{"ask_roots", "roots/list"},
+		} {
+			t.Run(fmt.Sprintf("%s handler=%t", tt.tool, withHandler), func(t *testing.T) {
+				s := bookingServer(false)
+				cfg := Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}}
+				if withHandler {
+					cfg.ElicitationHandler = handler
+				}
+				a := newAdapter(t, cfg)
+				res, err := lookupTool(t, a, "b__"+tt.tool).Invoke(t.Context(), nil)
+				if !errors.Is(err, ErrUnsupportedInputRequest) || !strings.Contains(err.Error(), tt.method) {
+					t.Fatalf("Invoke() = %s, %v; want ErrUnsupportedInputRequest naming %s", resultText(res), err, tt.method)
+				}
+				var se *ServerError
+				if !errors.As(err, &se) || se.Server != "b" {
+					t.Errorf("Invoke() error = %v, want a *ServerError for server b", err)
+				}
+				if got := s.Runs(tt.tool); got != 1 {
+					t.Errorf("runs = %d, want 1 (nothing answered)", got)
+				}
+			})
+		}
+	}
+	t.Run("legacy", func(t *testing.T) {
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(bookingServer(true), ModeAuto)}})
+		ts, err := a.ListTools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := must(t).result(ts.Lookup("b__ask_roots").Invoke(t.Context(), nil))
+		if res.Text() != "roots: (none)" {
+			t.Errorf("legacy ask_roots = %s, want no roots", resultText(res))
+		}
+		if _, err := ts.Lookup("b__ask_sampling").Invoke(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "CreateMessage") {
+			t.Errorf("legacy ask_sampling error = %v, want the SDK's refusal of CreateMessage", err)
+		}
+	})
+	// The conformance server's mix of elicitation, sampling and roots names
+	// both unsupported methods (see TestEverythingServer).
+	_, err := elicitationRequests(mcp.InputRequestMap{
+		"a": &mcp.ElicitParams{Message: "m"},
+		"b": &mcp.CreateMessageWithToolsParams{},
+		"c": &mcp.ListRootsParams{},
+		"d": &mcp.ElicitParams{Mode: "telepathy"},
+	})
+	for _, want := range []string{`"b" asks for sampling/createMessage`, `"c" asks for roots/list`, `"d" asks for elicitation/create in mode "telepathy"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("elicitationRequests() error = %v, want it to contain %q", err, want)
+		}
+	}
+}
+
+// TestLiveElicitation: ask_live elicits with a live elicitation/create
+// request, which only legacy sessions allow.
+func TestLiveElicitation(t *testing.T) {
+	tests := []struct {
+		name    string
+		legacy  bool
+		handler func(context.Context, ElicitationRequest) (Answer, error)
+		want    string
+		isError bool
+	}{
+		{"legacy without handler", true, nil, "live elicitation decline", false},
+		{"legacy with handler", true, func(_ context.Context, r ElicitationRequest) (Answer, error) {
+			if r.Key != "" || r.Message != "Which date?" {
+				return Answer{}, fmt.Errorf("unexpected request %+v", r)
+			}
+			return Answer{Action: Accept, Content: date("2026-09-18")}, nil
+		}, "live elicitation accepted: 2026-09-18", false},
+		{"legacy handler answers badly", true, func(context.Context, ElicitationRequest) (Answer, error) {
+			return Answer{Action: Accept, Content: map[string]any{"date": 42}}, nil
+		}, "Elicit failed:", true},
+		{"legacy handler fails", true, func(context.Context, ElicitationRequest) (Answer, error) {
+			return Answer{}, errors.New("no user around")
+		}, "no user around", true},
+		{"modern", false, nil, "Elicit failed:", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAdapter(t, Config{
+				Servers:            map[string]Server{"b": memServer(bookingServer(tt.legacy), ModeAuto)},
+				ElicitationHandler: tt.handler,
+			})
+			res := must(t).result(lookupTool(t, a, "b__ask_live").Invoke(t.Context(), nil))
+			if !strings.Contains(res.Text(), tt.want) || res.IsError != tt.isError {
+				t.Errorf("Invoke() = %s, want %q (isError %t)", resultText(res), tt.want, tt.isError)
+			}
+		})
+	}
+}
+
+// TestInlineHandler: with Config.ElicitationHandler, modern rounds are
+// answered inline instead of interrupting.
+func TestInlineHandler(t *testing.T) {
+	answers := map[string]Answer{
+		"date": {Action: Accept, Content: date("2026-09-18")},
+		"time": {Action: Accept, Content: map[string]any{"time": "19:30"}},
+	}
+	var asked []string
+	var mu sync.Mutex
+	ok := func(_ context.Context, r ElicitationRequest) (Answer, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.Key)
+		return answers[r.Key], nil
+	}
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}, ElicitationHandler: ok})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := must(t).result(ts.Lookup("b__book_two_rounds").Invoke(t.Context(), map[string]any{"party": 4}))
+	if want := "Booked a table for 4 on 2026-09-18 at 19:30"; res.Text() != want {
+		t.Errorf("Invoke() = %s, want %q", resultText(res), want)
+	}
+	if want := []string{"date", "time"}; !reflect.DeepEqual(asked, want) {
+		t.Errorf("handler asked %q, want %q", asked, want)
+	}
+
+	t.Run("handler error", func(t *testing.T) {
+		errNoUser := errors.New("no user around")
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)},
+			ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) { return Answer{}, errNoUser }})
+		before := s.Runs("book_table")
+		_, err := lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4})
+		if !errors.Is(err, errNoUser) || !strings.Contains(err.Error(), `server "b": tool "b__book_table": elicitation handler`) {
+			t.Errorf("Invoke() error = %v, want the handler's error, named", err)
+		}
+		if got := s.Runs("book_table") - before; got != 1 {
+			t.Errorf("runs = %d, want 1 (no answer sent)", got)
+		}
+	})
+	t.Run("invalid answer", func(t *testing.T) {
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)},
+			ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
+				return Answer{Action: Accept, Content: map[string]any{"date": false}}, nil
+			}})
+		before := s.Runs("book_table")
+		_, err := lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4})
+		if err == nil || !strings.Contains(err.Error(), "does not match the requested schema") {
+			t.Errorf("Invoke() error = %v, want a schema mismatch", err)
+		}
+		if got := s.Runs("book_table") - before; got != 1 {
+			t.Errorf("runs = %d, want 1 (no answer sent)", got)
+		}
+	})
+}
+
+// TestPrebuiltClientElicitation: a Server.Client is used as given; its own handler
+// answers (the SDK's multi round-trip handling is on by default), and
+// Config.ElicitationHandler is not consulted.
+func TestPrebuiltClientElicitation(t *testing.T) {
+	configHandler := func(context.Context, ElicitationRequest) (Answer, error) {
+		return Answer{}, errors.New("Config.ElicitationHandler called")
+	}
+	own := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"date": "2030-01-01"}}, nil
+	}
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			srv := memServer(bookingServer(legacy), ModeAuto)
+			srv.Client = mcp.NewClient(&mcp.Implementation{Name: "mine", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: own})
+			a := newAdapter(t, Config{Servers: map[string]Server{"b": srv}, ElicitationHandler: configHandler})
+			res := must(t).result(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+			if want := "Booked a table for 4 on 2030-01-01"; res.Text() != want {
+				t.Errorf("Invoke() = %s, want %q", resultText(res), want)
+			}
+		})
+	}
+	t.Run("multi round-trip disabled", func(t *testing.T) {
+		srv := memServer(bookingServer(false), ModeAuto)
+		srv.Client = mcp.NewClient(&mcp.Implementation{Name: "mine", Version: "1"}, &mcp.ClientOptions{
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		})
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": srv}})
+		intr := must(t).interrupt(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+		res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+		if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+			t.Errorf("Resume() = %s, want %q", resultText(res), want)
+		}
+	})
+}
+
+// TestURLMode: URL-mode requests, as input requests (ask_url) and as the
+// URL elicitation required error (-32042), whose accepted resume sends the
+// failed request again.
+func TestURLMode(t *testing.T) {
+	t.Run("input request", func(t *testing.T) {
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(bookingServer(false), ModeAuto)}})
+		intr := must(t).interrupt(lookupTool(t, a, "b__ask_url").Invoke(t.Context(), nil))
+		want := []ElicitationRequest{{Key: "consent", Mode: "url", Message: "Please give consent on the web page.",
+			URL: testserver.ConsentURL, ElicitationID: testserver.ConsentElicitationID}}
+		if !reflect.DeepEqual(intr.Requests, want) {
+			t.Errorf("Requests = %+v, want %+v", intr.Requests, want)
+		}
+		res := must(t).result(intr.Resume(t.Context(), answer("consent", Decline, nil)))
+		if res.Text() != "consent declined by user" {
+			t.Errorf("Resume(decline) = %s", resultText(res))
+		}
+	})
+
+	for _, legacy := range []bool{false, true} {
+		t.Run("-32042 "+eraName(legacy), func(t *testing.T) {
+			s, calls := urlRequiredServer(legacy)
+			a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+			tool := lookupTool(t, a, "s__pay")
+			intr := must(t).interrupt(tool.Invoke(t.Context(), map[string]any{"amount": 5}))
+			want := []ElicitationRequest{{Key: "pay-1", Mode: "url", Message: "Confirm the payment.", URL: "https://pay.example.com/confirm", ElicitationID: "pay-1"}}
+			if !reflect.DeepEqual(intr.Requests, want) {
+				t.Errorf("Requests = %+v, want %+v", intr.Requests, want)
+			}
+			// Declined: nothing can be sent, the model is told.
+			res := must(t).result(intr.Resume(t.Context(), answer("pay-1", Decline, nil)))
+			if !res.IsError || !strings.Contains(res.Text(), "declined") || calls.Load() != 1 {
+				t.Errorf("Resume(decline) = %s after %d calls, want a local refusal after 1", resultText(res), calls.Load())
+			}
+			// Accepted, after JSON: the same request again.
+			res = must(t).result(a.Resume(t.Context(), roundTrip(t, intr), answer("pay-1", Accept, nil)))
+			if res.Text() != "paid 5" || calls.Load() != 2 {
+				t.Errorf("Resume(accept) = %s after %d calls, want paid 5 after 2", resultText(res), calls.Load())
+			}
+		})
+	}
+	t.Run("-32042 inline handler", func(t *testing.T) {
+		s, calls := urlRequiredServer(false)
+		var seen []ElicitationRequest
+		a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)},
+			ElicitationHandler: func(_ context.Context, r ElicitationRequest) (Answer, error) {
+				seen = append(seen, r)
+				return Answer{Action: Accept}, nil
+			}})
+		res := must(t).result(lookupTool(t, a, "s__pay").Invoke(t.Context(), map[string]any{"amount": 7}))
+		if res.Text() != "paid 7" || calls.Load() != 2 || len(seen) != 1 || seen[0].URL != "https://pay.example.com/confirm" {
+			t.Errorf("Invoke() = %s after %d calls, handler saw %+v", resultText(res), calls.Load(), seen)
+		}
+	})
+	t.Run("malformed -32042 stays an error", func(t *testing.T) {
+		for _, data := range []string{``, `{}`, `{"elicitations":[{"mode":"form","message":"m"}]}`, `{"elicitations":[{"mode":"url"}]}`, `not json`} {
+			err := &ServerError{Server: "s", Op: "x", Err: &jsonrpc.Error{Code: mcp.CodeURLElicitationRequired, Data: json.RawMessage(data)}}
+			if m := urlElicitations(err); m != nil {
+				t.Errorf("urlElicitations(%s) = %v, want nil", data, m)
+			}
+		}
+	})
+}
+
+// urlRequiredServer has a tool "pay" {amount} that fails its first call with
+// a URL elicitation required error and pays on the next; calls counts them.
+func urlRequiredServer(legacy bool) (*testserver.Server, *atomic.Int32) {
+	s := testserver.New(testserver.Options{Legacy: legacy})
+	calls := new(atomic.Int32)
+	s.Server.AddTool(&mcp.Tool{Name: "pay", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if calls.Add(1) == 1 {
+				return nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{
+					Mode: "url", Message: "Confirm the payment.", URL: "https://pay.example.com/confirm", ElicitationID: "pay-1",
+				}})
+			}
+			var args struct{ Amount int }
+			json.Unmarshal(req.Params.Arguments, &args)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("paid %d", args.Amount)}}}, nil
+		})
+	return s, calls
 }
