@@ -13,9 +13,12 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/everything"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/callbacks"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // stateKey seals the booking servers' requestState in these tests, so that
@@ -908,4 +911,268 @@ func urlRequiredServer(legacy bool) (*testserver.Server, *atomic.Int32) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("paid %d", args.Amount)}}}, nil
 		})
 	return s, calls
+}
+
+// startCounter counts HandleToolStart callbacks.
+type startCounter struct {
+	callbacks.SimpleHandler
+	n atomic.Int32
+}
+
+func (c *startCounter) HandleToolStart(context.Context, string) { c.n.Add(1) }
+
+// TestInterruptTable ports LangChain JS's interrupt scenarios
+// (src/tests/interrupts.test.ts) to every transport. Each case interrupts a
+// call on one adapter, stores the interrupt as JSON and resumes it on a
+// rebuilt adapter (in the stdio case a new server process too: "outside the
+// graph"); callbacks run once across the resume, and the opaque state never
+// shows in the requests. The state-only round (load shedding) is
+// TestEmptyRoundBackoff; concurrent interrupts are TestConcurrentInterrupts.
+func TestInterruptTable(t *testing.T) {
+	transports := []struct {
+		name   string
+		server func(t *testing.T) (fresh func() Server, s *testserver.Server) // s is nil for stdio
+	}{
+		{"memory", func(t *testing.T) (func() Server, *testserver.Server) {
+			s := bookingServer(false)
+			return func() Server { return memServer(s, ModeAuto) }, s
+		}},
+		{"stdio", func(t *testing.T) (func() Server, *testserver.Server) {
+			return func() Server { return stdioServer(t, "modern:key="+stateKey) }, nil
+		}},
+		{"http", func(t *testing.T) (func() Server, *testserver.Server) {
+			s := testserver.New(testserver.Options{StateKey: stateKey}).AddBooking()
+			url := s.StreamableHTTP(t, true).URL
+			return func() Server { return Server{URL: url, Headers: map[string]string{"X-Resume-Test": "yes"}} }, s
+		}},
+	}
+	cases := []struct {
+		name    string
+		answers map[string]Answer
+		want    string // result text, or a fragment of the error
+		isError bool
+		refused bool // refused before anything is sent
+	}{
+		{"accept", answer("date", Accept, date("2026-09-18")), "Booked a table for 4 on 2026-09-18", false, false},
+		{"decline", answer("date", Decline, nil), "booking declined by user", true, false},
+		{"cancel", answer("date", Cancel, nil), "booking cancelled by user", true, false},
+		{"bad content", answer("date", Accept, map[string]any{"date": []any{"2026-09-18"}}), "does not match the requested schema", false, true},
+		{"wrong key", answer("when", Accept, date("2026-09-18")), `no answer for request "date"`, false, true},
+		{"extra key", map[string]Answer{"date": {Action: Accept, Content: date("2026-09-18")}, "x": {Action: Cancel}}, `answer "x" matches no request`, false, true},
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			fresh, s := tr.server(t)
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					starts := new(startCounter)
+					a := newAdapter(t, Config{Servers: map[string]Server{"booking": fresh()}, CallbacksHandler: starts})
+					intr := must(t).interrupt(lookupTool(t, a, "booking__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+					reqs, _ := json.Marshal(intr.Requests)
+					if strings.Contains(string(reqs), intr.state) || strings.Contains(intr.Error(), intr.state) {
+						t.Errorf("the request state shows in %s / %q", reqs, intr.Error())
+					}
+					stored, err := json.Marshal(intr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := a.Close(); err != nil {
+						t.Fatal(err)
+					}
+					var back Interrupt
+					if err := json.Unmarshal(stored, &back); err != nil {
+						t.Fatal(err)
+					}
+					b := newAdapter(t, Config{Servers: map[string]Server{"booking": fresh()}, CallbacksHandler: starts})
+					calls := -1
+					if s != nil {
+						calls = s.Count("tools/call")
+					}
+					res, err := b.Resume(t.Context(), &back, tc.answers)
+					switch {
+					case tc.refused:
+						if err == nil || !strings.Contains(err.Error(), tc.want) {
+							t.Fatalf("Resume() = %s, %v; want an error containing %q", resultText(res), err, tc.want)
+						}
+						if s != nil && s.Count("tools/call") != calls {
+							t.Errorf("tools/call count changed on a refused resume")
+						}
+					default:
+						res = must(t).result(res, err)
+						if res.Text() != tc.want || res.IsError != tc.isError {
+							t.Errorf("Resume() = %s, want %q (isError %t)", resultText(res), tc.want, tc.isError)
+						}
+						if tr.name == "http" && s.LastHTTPHeader().Get("X-Resume-Test") != "yes" {
+							t.Errorf("the resumed call lacks the server's headers: %v", s.LastHTTPHeader())
+						}
+					}
+					if got := starts.n.Load(); got != 1 {
+						t.Errorf("HandleToolStart ran %d times across the resume, want 1", got)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestConcurrentInterrupts: interrupts of concurrent calls are independent.
+func TestConcurrentInterrupts(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		server func(t *testing.T) Server
+	}{
+		{"memory", func(*testing.T) Server { return memServer(bookingServer(false), ModeAuto) }},
+		{"stdio", func(t *testing.T) Server { return stdioServer(t, "modern:key="+stateKey) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAdapter(t, Config{Servers: map[string]Server{"booking": tt.server(t)}})
+			tool := lookupTool(t, a, "booking__book_table")
+			const n = 6
+			intrs := make([]*Interrupt, n)
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() { _, errs[i] = tool.Invoke(t.Context(), map[string]any{"party": i + 1}) })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if !errors.As(err, &intrs[i]) {
+					t.Fatalf("call %d: %v, want an interrupt", i, err)
+				}
+			}
+			results := make([]*Result, n)
+			for i := range n {
+				wg.Go(func() {
+					results[i], errs[i] = intrs[i].Resume(t.Context(), answer("date", Accept, date(fmt.Sprintf("2026-09-%02d", i+1))))
+				})
+			}
+			wg.Wait()
+			for i := range n {
+				res := must(t).result(results[i], errs[i])
+				if want := fmt.Sprintf("Booked a table for %d on 2026-09-%02d", i+1, i+1); res.Text() != want {
+					t.Errorf("resume %d = %s, want %q", i, resultText(res), want)
+				}
+			}
+		})
+	}
+}
+
+// TestInterruptThroughTextAPIs: Call and HandleToolCalls return the
+// interrupt as an error, with the messages of the calls before it.
+func TestInterruptThroughTextAPIs(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(bookingServer(false), ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ts.Lookup("booking__book_table").Call(t.Context(), `{"party": 4}`)
+	intr := must(t).interrupt(nil, err)
+	if out != "" {
+		t.Errorf("Call() text = %q with its interrupt, want none", out)
+	}
+	res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume() = %s, want %q", resultText(res), want)
+	}
+	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+		{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "booking__ask_url", Arguments: `{}`}},
+		{ID: "c2", Type: "function", FunctionCall: &llms.FunctionCall{Name: "booking__book_table", Arguments: `{"party":2}`}},
+	}}
+	msgs, err := ts.HandleToolCalls(t.Context(), choice)
+	intr = must(t).interrupt(nil, err)
+	if intr.MCPName != "ask_url" || len(msgs) != 0 {
+		t.Errorf("HandleToolCalls() = %d messages, interrupt of %q; want 0 messages, ask_url", len(msgs), intr.MCPName)
+	}
+}
+
+// TestEverythingServer runs the input-required tools of go-sdk's own
+// conformance server (conformance/everything-server, over stdio) through the
+// interrupt API.
+func TestEverythingServer(t *testing.T) {
+	path := everything.Build(t)
+	a := newAdapter(t, Config{Servers: map[string]Server{"everything": {Command: path}}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := func(name string) *Tool {
+		t.Helper()
+		tool := ts.Lookup("everything__" + name)
+		if tool == nil {
+			t.Fatalf("no tool %s in %v", name, toolNames(ts))
+		}
+		return tool
+	}
+	if info, err := a.ServerInfo(t.Context(), "everything"); err != nil || info.Era != ModeModern {
+		t.Fatalf("ServerInfo() = %+v, %v; want the modern era", info, err)
+	}
+
+	t.Run("elicitation", func(t *testing.T) {
+		intr := must(t).interrupt(tool("test_input_required_result_elicitation").Invoke(t.Context(), nil))
+		if len(intr.Requests) != 1 || intr.Requests[0].Key != "user_name" || intr.Requests[0].Message != "What is your name?" {
+			t.Fatalf("Requests = %+v, want user_name", intr.Requests)
+		}
+		res := must(t).result(a.Resume(t.Context(), roundTrip(t, intr), answer("user_name", Accept, map[string]any{"name": "Ada"})))
+		if res.Text() != "Hello, Ada!" {
+			t.Errorf("Resume() = %s, want Hello, Ada!", resultText(res))
+		}
+	})
+	t.Run("multi round", func(t *testing.T) {
+		first := must(t).interrupt(tool("test_input_required_result_multi_round").Invoke(t.Context(), nil))
+		second := must(t).interrupt(first.Resume(t.Context(), answer("step1", Accept, map[string]any{"name": "Ada"})))
+		if len(second.Requests) != 1 || second.Requests[0].Key != "step2" {
+			t.Fatalf("second round Requests = %+v, want step2", second.Requests)
+		}
+		res := must(t).result(a.Resume(t.Context(), roundTrip(t, second), answer("step2", Accept, map[string]any{"color": "teal"})))
+		if want := "Multi-round complete: Ada likes teal"; res.Text() != want {
+			t.Errorf("Resume() = %s, want %q", resultText(res), want)
+		}
+	})
+	t.Run("request state", func(t *testing.T) {
+		for _, name := range []string{"test_input_required_result_request_state", "test_input_required_result_tampered_state"} {
+			intr := must(t).interrupt(tool(name).Invoke(t.Context(), nil))
+			res := must(t).result(intr.Resume(t.Context(), answer("confirm", Accept, map[string]any{"ok": true})))
+			if want := "state-ok: requestState received and confirmation accepted"; res.Text() != want {
+				t.Errorf("%s: Resume() = %s, want %q", name, resultText(res), want)
+			}
+		}
+	})
+	t.Run("tampered state", func(t *testing.T) {
+		intr := must(t).interrupt(tool("test_input_required_result_tampered_state").Invoke(t.Context(), nil))
+		tampered := tamper(t, intr, func(w map[string]any) { w["requestState"] = w["requestState"].(string) + "-TAMPERED" })
+		res := must(t).result(a.Resume(t.Context(), tampered, answer("confirm", Accept, map[string]any{"ok": true})))
+		if !res.IsError || !strings.Contains(res.Text(), "invalid requestState: tampered") {
+			t.Errorf("Resume(tampered) = %s, want the server's refusal", resultText(res))
+		}
+	})
+	t.Run("validation", func(t *testing.T) {
+		intr := must(t).interrupt(tool("test_input_required_result_request_state").Invoke(t.Context(), nil))
+		if _, err := intr.Resume(t.Context(), answer("confirm", Accept, map[string]any{"ok": "yes"})); err == nil || !strings.Contains(err.Error(), "does not match") {
+			t.Errorf("Resume(ok=\"yes\") error = %v, want a schema mismatch", err)
+		}
+	})
+	t.Run("capabilities", func(t *testing.T) {
+		// The adapter declares elicitation only: the server asks for no
+		// sampling and no roots.
+		intr := must(t).interrupt(tool("test_input_required_result_capabilities").Invoke(t.Context(), nil))
+		if len(intr.Requests) != 1 || intr.Requests[0].Key != "user_name" {
+			t.Fatalf("Requests = %+v, want only user_name", intr.Requests)
+		}
+		res := must(t).result(intr.Resume(t.Context(), answer("user_name", Accept, map[string]any{"name": "Ada"})))
+		if want := "Capability-aware input requests fulfilled"; res.Text() != want {
+			t.Errorf("Resume() = %s, want %q", resultText(res), want)
+		}
+	})
+	for _, tt := range []struct{ name, want string }{
+		{"test_input_required_result_sampling", `"capital_question" asks for sampling/createMessage`},
+		{"test_input_required_result_list_roots", `"client_roots" asks for roots/list`},
+		{"test_input_required_result_multiple_inputs", `"client_roots" asks for roots/list, "greeting" asks for sampling/createMessage`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tool(tt.name).Invoke(t.Context(), nil)
+			if !errors.Is(err, ErrUnsupportedInputRequest) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Invoke() error = %v, want ErrUnsupportedInputRequest with %q", err, tt.want)
+			}
+		})
+	}
 }
