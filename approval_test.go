@@ -1,0 +1,249 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// approval returns the *ApprovalRequired in err, or fails the test.
+func (c checker) approval(res *Result, err error) *ApprovalRequired {
+	c.t.Helper()
+	var p *ApprovalRequired
+	if !errors.As(err, &p) {
+		c.t.Fatalf("call = %s, %v; want an *ApprovalRequired", resultText(res), err)
+	}
+	if res != nil {
+		c.t.Errorf("call returned a result with its approval request: %s", resultText(res))
+	}
+	return p
+}
+
+// TestApprovalDestructive gates destructive tools (IsDestructive) in both
+// eras: the server is not contacted until Approve, and Reject runs nothing.
+func TestApprovalDestructive(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			s := testserver.Full(testserver.Options{Legacy: legacy})
+			var ts Toolset
+			var asked []ToolCall
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{"s": memServer(s, ModeAuto)},
+				Approval: func(call ToolCall) bool {
+					asked = append(asked, call)
+					return IsDestructive(ts.Lookup(call.Tool))
+				},
+			})
+			var err error
+			if ts, err = a.ListTools(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			calls := s.Count("tools/call")
+
+			// Not destructive: runs.
+			must(t).result(ts.Lookup("s__get_weather").Invoke(t.Context(), map[string]any{"city": "Paris"}))
+			if s.Runs("get_weather") != 1 {
+				t.Fatalf("get_weather runs = %d, want 1", s.Runs("get_weather"))
+			}
+
+			// Destructive: held.
+			p := must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
+			if s.Runs("destroy") != 0 || s.Count("tools/call") != calls+1 {
+				t.Fatalf("destroy runs = %d, tools/call = %d before Approve; want 0, %d", s.Runs("destroy"), s.Count("tools/call"), calls+1)
+			}
+			c := p.Call
+			if c.Server != "s" || c.Tool != "s__destroy" || c.MCPName != "destroy" || c.Args["target"] != "db" || c.Metadata.Annotations() == nil {
+				t.Errorf("Call = %+v, want server s, tool s__destroy (destroy), args and annotations", c)
+			}
+			if last := asked[len(asked)-1]; last.Tool != "s__destroy" || last.Args["target"] != "db" {
+				t.Errorf("Approval saw %+v", last)
+			}
+			if want := `mcpadapter: server "s": tool "s__destroy" needs approval`; p.Error() != want || strings.Contains(p.Error(), "db") {
+				t.Errorf("Error() = %q, want %q (no arguments)", p.Error(), want)
+			}
+			res := must(t).result(p.Approve(t.Context()))
+			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
+				t.Errorf("Approve() = %s with %d runs, want destroyed db after 1", resultText(res), s.Runs("destroy"))
+			}
+			// Decided once.
+			if _, err := p.Approve(t.Context()); err == nil || !strings.Contains(err.Error(), "already approved or rejected") {
+				t.Errorf("second Approve() error = %v, want a refusal", err)
+			}
+			if _, err := p.Reject(t.Context(), "too late"); err == nil {
+				t.Error("Reject() after Approve succeeded, want an error")
+			}
+			if s.Runs("destroy") != 1 {
+				t.Errorf("destroy runs = %d after the second decision, want 1", s.Runs("destroy"))
+			}
+
+			// Rejected: nothing runs, the model reads why.
+			p = must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), map[string]any{"target": "prod"}))
+			res = must(t).result(p.Reject(t.Context(), "production is off limits"))
+			if !res.IsError || !strings.Contains(res.Text(), "production is off limits") || !strings.Contains(res.Text(), "s__destroy") {
+				t.Errorf("Reject() = %s, want an error result naming the tool and the reason", resultText(res))
+			}
+			if _, err := p.Approve(t.Context()); err == nil {
+				t.Error("Approve() after Reject succeeded, want an error")
+			}
+			if s.Runs("destroy") != 1 {
+				t.Errorf("destroy runs = %d after Reject, want 1", s.Runs("destroy"))
+			}
+			res = must(t).result(must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil)).Reject(t.Context(), ""))
+			if want := "The user rejected the call to tool s__destroy; it was not run."; res.Text() != want {
+				t.Errorf("Reject(\"\") = %s, want %q", resultText(res), want)
+			}
+		})
+	}
+}
+
+// TestApprovalArgument gates on an argument (a protected path), through
+// every call API, and lets the reviewer edit the arguments.
+func TestApprovalArgument(t *testing.T) {
+	s := testserver.Full(testserver.Options{})
+	protected := func(call ToolCall) bool {
+		text, _ := call.Args["text"].(string)
+		return strings.HasPrefix(text, "/etc/")
+	}
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: protected})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := ts.Lookup("s__echo")
+	if res := must(t).result(echo.Invoke(t.Context(), map[string]any{"text": "/home/me"})); res.Text() != "/home/me" {
+		t.Errorf("Invoke(/home/me) = %s", resultText(res))
+	}
+	runs := s.Runs("echo")
+
+	must(t).approval(echo.Invoke(t.Context(), map[string]any{"text": "/etc/passwd"}))
+	must(t).approval(echo.InvokeJSON(t.Context(), `{"text": "/etc/shadow"}`))
+	out, err := echo.Call(t.Context(), `{"text": "/etc/hosts"}`)
+	p := must(t).approval(nil, err)
+	if out != "" {
+		t.Errorf("Call() = %q with its approval request, want no text", out)
+	}
+	msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+		{ID: "1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "s__echo", Arguments: `{"text":"ok"}`}},
+		{ID: "2", Type: "function", FunctionCall: &llms.FunctionCall{Name: "s__echo", Arguments: `{"text":"/etc/group"}`}},
+	}})
+	must(t).approval(nil, err)
+	if len(msgs) != 2 {
+		t.Errorf("HandleToolCalls() = %d messages, want the 2 of the first call", len(msgs))
+	}
+	if got := s.Runs("echo") - runs; got != 1 {
+		t.Errorf("echo runs while gated = %d, want 1 (the ungated call)", got)
+	}
+	// The reviewer edits the arguments before approving.
+	p.Call.Args["text"] = "/etc/hosts (redacted)"
+	if res := must(t).result(p.Approve(t.Context())); res.Text() != "/etc/hosts (redacted)" {
+		t.Errorf("Approve() = %s, want the edited argument", resultText(res))
+	}
+}
+
+// TestApprovalThenInterrupt: an approved call may need user input; the
+// resume does not ask for approval again.
+func TestApprovalThenInterrupt(t *testing.T) {
+	s := bookingServer(false)
+	var approvals atomic.Int32
+	a := newAdapter(t, Config{
+		Servers:  map[string]Server{"b": memServer(s, ModeAuto)},
+		Approval: func(ToolCall) bool { approvals.Add(1); return true },
+	})
+	p := must(t).approval(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	if s.Runs("book_table") != 0 {
+		t.Fatalf("runs before Approve = %d, want 0", s.Runs("book_table"))
+	}
+	intr := must(t).interrupt(p.Approve(t.Context()))
+	res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume() = %s, want %q", resultText(res), want)
+	}
+	if got := approvals.Load(); got != 1 {
+		t.Errorf("Approval asked %d times, want 1", got)
+	}
+}
+
+// TestApproveOnce: concurrent Approve calls run the call once.
+func TestApproveOnce(t *testing.T) {
+	s := testserver.Full(testserver.Options{})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: func(ToolCall) bool { return true }})
+	p := must(t).approval(lookupTool(t, a, "s__destroy").Invoke(t.Context(), map[string]any{"target": "x"}))
+	var wg sync.WaitGroup
+	var ok atomic.Int32
+	for range 8 {
+		wg.Go(func() {
+			if _, err := p.Approve(t.Context()); err == nil {
+				ok.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 1 || s.Runs("destroy") != 1 {
+		t.Errorf("%d Approve calls succeeded, %d runs; want 1, 1", ok.Load(), s.Runs("destroy"))
+	}
+}
+
+// TestApprovalMisuse: zero and nil values fail without panicking.
+func TestApprovalMisuse(t *testing.T) {
+	var nilP *ApprovalRequired
+	if _, err := nilP.Approve(context.Background()); err == nil {
+		t.Error("nil Approve() succeeded")
+	}
+	if _, err := nilP.Reject(context.Background(), ""); err == nil {
+		t.Error("nil Reject() succeeded")
+	}
+	if _, err := new(ApprovalRequired).Approve(context.Background()); err == nil || !strings.Contains(err.Error(), "not an approval request") {
+		t.Errorf("zero Approve() error = %v", err)
+	}
+}
+
+func TestMayBeDestructive(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name string
+		ann  *mcp.ToolAnnotations
+		want bool
+	}{
+		{"no annotations", nil, true},
+		{"no hints", &mcp.ToolAnnotations{Title: "t"}, true},
+		{"read-only", &mcp.ToolAnnotations{ReadOnlyHint: true}, false},
+		{"read-only, destructive hint ignored", &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, false},
+		{"not destructive", &mcp.ToolAnnotations{DestructiveHint: &no}, false},
+		{"destructive", &mcp.ToolAnnotations{DestructiveHint: &yes}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			call := ToolCall{Tool: "x"}
+			if tt.ann != nil {
+				call.Metadata = Metadata{MCP: &MCPMetadata{Tool: &ToolMetadata{Annotations: tt.ann}}}
+			}
+			if got := MayBeDestructive(call); got != tt.want {
+				t.Errorf("MayBeDestructive() = %t, want %t", got, tt.want)
+			}
+		})
+	}
+	if !MayBeDestructive(ToolCall{}) {
+		t.Error("MayBeDestructive(zero) = false, want true")
+	}
+
+	// As a policy over a real server's tools.
+	s := testserver.Full(testserver.Options{})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: MayBeDestructive})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t).result(ts.Lookup("s__get_weather").Invoke(t.Context(), map[string]any{"city": "Oslo"})) // read-only
+	must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil))                               // destructive
+	must(t).approval(ts.Lookup("s__echo").Invoke(t.Context(), map[string]any{"text": "hi"}))         // no annotations
+	if s.Runs("destroy") != 0 || s.Runs("echo") != 0 {
+		t.Errorf("gated tools ran: destroy %d, echo %d", s.Runs("destroy"), s.Runs("echo"))
+	}
+}
