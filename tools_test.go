@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
 )
 
 // serverEras are the protocol eras of the in-memory test servers: every go-sdk
@@ -738,13 +739,13 @@ func TestTimeouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			start := time.Now() // before any deadline is set
 			ctx := t.Context()
 			if tt.ctx > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, tt.ctx)
 				defer cancel()
 			}
-			start := time.Now()
 			done := asyncInvoke(ctx, lookup(t, ts, "srv__slow"), nil)
 			if !tt.wantTimeout {
 				select {
@@ -1145,4 +1146,31 @@ func TestHandleToolCalls(t *testing.T) {
 			t.Errorf("got %d messages, want the first call's 2", len(msgs))
 		}
 	})
+}
+
+// TestLookup: an exact name wins over a match that ignores case, which
+// langchaingo's executor also accepts.
+func TestLookup(t *testing.T) {
+	lower, upper := &Tool{name: "srv__a"}, &Tool{name: "SRV__A"}
+	ts := Toolset{lower, upper}
+	tests := []struct {
+		name string
+		want *Tool
+	}{
+		{"srv__a", lower},
+		{"SRV__A", upper},
+		{"Srv__A", lower},
+		{"srv__b", nil},
+	}
+	for _, tt := range tests {
+		if got := ts.Lookup(tt.name); got != tt.want {
+			t.Errorf("Lookup(%q) = %p, want %p", tt.name, got, tt.want)
+		}
+	}
+	if got := toolNames(ts); !slices.Equal(got, []string{"srv__a", "SRV__A"}) {
+		t.Errorf("Tools() names = %v", got)
+	}
+	if got := ts.Tools(); len(got) != 2 || got[1] != tools.Tool(upper) {
+		t.Errorf("Tools() = %v, want the same tools in order", got)
+	}
 }
