@@ -60,28 +60,32 @@ type Toolset []*Tool
 // instead of panicking on a missing level, so
 // tool.Metadata().Annotations() is always safe. The nested values are
 // borrowed from the tool (like [Tool.Descriptor]): callers must not mutate
-// them.
+// them. Metadata marshals to JSON in LangChain's shape:
+// {"mcp": {"tool": {"annotations": ..., "_meta": ...}, "server": {"name": ..., "version": ...}}}.
 type Metadata struct {
 	// MCP is set on every tool returned by an Adapter; it is nil in a zero
 	// Metadata.
-	MCP *MCPMetadata
+	MCP *MCPMetadata `json:"mcp,omitempty"`
 }
 
 // MCPMetadata is the MCP part of a tool's [Metadata].
 type MCPMetadata struct {
-	Tool   *ToolMetadata   // nil when the tool has neither annotations nor _meta
-	Server *ServerMetadata // nil when the server sent neither name nor version
+	Tool   *ToolMetadata   `json:"tool,omitempty"`   // nil when the tool has neither annotations nor _meta
+	Server *ServerMetadata `json:"server,omitempty"` // nil when the server sent neither name nor version
 }
 
 // ToolMetadata holds what the server declared about a tool.
 type ToolMetadata struct {
-	Annotations *mcp.ToolAnnotations // nil when the tool has no annotations
-	Meta        map[string]any       // the tool's _meta; nil when absent
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"` // nil when the tool has no annotations
+	Meta        map[string]any       `json:"_meta,omitempty"`       // the tool's _meta; nil when absent
 }
 
 // ServerMetadata identifies the server a tool comes from, as it introduced
 // itself (serverInfo).
-type ServerMetadata struct{ Name, Version string }
+type ServerMetadata struct {
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+}
 
 // Annotations returns the tool's annotations, or nil.
 func (m Metadata) Annotations() *mcp.ToolAnnotations {
