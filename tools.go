@@ -35,6 +35,13 @@ var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
 // [ErrClosed]; after its connection died, with a [*ServerError]. Tools are
 // only made by an [Adapter]: the methods of a zero Tool return zero values
 // and its calls fail.
+//
+// With [Config.CallbacksHandler] set, every [Tool.Call], [Tool.Invoke],
+// [Tool.InvokeJSON] and [ApprovalRequired.Approve] reports HandleToolStart
+// with its input (Call's text, InvokeJSON's JSON, Invoke's arguments as
+// JSON), then exactly one of HandleToolEnd with [Result.Text] (also for
+// isError results and for input the tool cannot take) or HandleToolError
+// with the error (an approval request, an interrupt, a server failure).
 type Tool struct {
 	a      *Adapter
 	conn   *conn
