@@ -89,6 +89,10 @@ func (c *conn) watch() {
 	}
 	c.err = err
 	close(c.done)
+	// Release what the SDK keeps for the session (a modern session's
+	// subscriptions/listen goroutine waits for Close): a dead conn that a
+	// re-dial replaces is never closed otherwise.
+	c.session.Close()
 	if c.stop != nil {
 		c.stop()
 	}

@@ -531,6 +531,7 @@ func (c *conn) callOnce(ctx context.Context, op, mcpName string, args any, respo
 	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
+	c.a.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (cache.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	if err != nil {
 		var we *jsonrpc.Error
