@@ -1,0 +1,217 @@
+// Command approval gates an agent's destructive tool calls behind human
+// approval, using the tools' MCP annotations, with no API key and no
+// network:
+//
+//	go run ./examples/approval
+//
+// A file server runs inside the process. Its tools declare what they do
+// with MCP annotations: list_files and read_file are read-only,
+// delete_file is destructive, and write_file declares nothing (by the MCP
+// specification's defaults, a tool that declares nothing may be
+// destructive).
+//
+// The adapter's Config.Approval is [mcpadapter.MayBeDestructive]: a call to
+// a tool that may be destructive returns an [*mcpadapter.ApprovalRequired]
+// error before the server is contacted. A native tool-calling loop (the
+// model's tool calls run with [mcpadapter.Toolset.HandleToolCalls]) shows
+// each held call to a reviewer, who approves it (the call runs) or rejects
+// it with a reason (nothing runs; the model reads the reason and tells the
+// user). Annotations are hints from the server: gate on them only for
+// servers you trust to declare them honestly.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter"
+	"github.com/tmc/langchaingo/llms"
+)
+
+func main() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "approval:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole example; it writes its story to w.
+func run(ctx context.Context, w io.Writer) error {
+	fmt.Fprintln(w, "mcpadapter approval: destructive tool calls wait for a human.")
+	files := newFileServer(map[string]string{
+		"reports/q3.pdf": "quarterly report",
+		"tmp/cache.db":   "cache",
+		"notes.txt":      "buy milk",
+	})
+	a, err := mcpadapter.New(mcpadapter.Config{
+		Servers:  map[string]mcpadapter.Server{"files": {Transport: files.transport()}},
+		Approval: mcpadapter.MayBeDestructive,
+	})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ts, err := a.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\n1. Tools, and whether their calls need approval (Config.Approval = MayBeDestructive)")
+	for _, t := range ts {
+		call := mcpadapter.ToolCall{Server: t.Server(), Tool: t.Name(), MCPName: t.MCPName(), Metadata: t.Metadata()}
+		gate := "runs freely"
+		if mcpadapter.MayBeDestructive(call) {
+			gate = "needs approval"
+		}
+		fmt.Fprintf(w, "   %-18s %-22s %s\n", t.Name(), describe(t), gate)
+	}
+
+	request := "Clean up: delete the temporary files and the old report, then save a note that it is done."
+	fmt.Fprintf(w, "\n2. Agent loop: %q\n", request)
+	model := newScriptedModel()
+	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, request)}
+	for turn := 1; ; turn++ {
+		resp, err := model.GenerateContent(ctx, history, llms.WithTools(ts.LLMTools()))
+		if err != nil {
+			return err
+		}
+		choice := resp.Choices[0]
+		if len(choice.ToolCalls) == 0 {
+			fmt.Fprintf(w, "   turn %d: the model answers: %s\n", turn, choice.Content)
+			break
+		}
+		for _, tc := range choice.ToolCalls {
+			fmt.Fprintf(w, "   turn %d: the model calls %s %s\n", turn, tc.FunctionCall.Name, tc.FunctionCall.Arguments)
+			msgs, err := runCall(ctx, w, ts, tc)
+			if err != nil {
+				return err
+			}
+			history = append(history, msgs...)
+		}
+	}
+
+	fmt.Fprintf(w, "\n3. Files left on the server: %s\n", strings.Join(files.names(), ", "))
+	fmt.Fprintf(w, "   delete_file calls the server received: %d (the rejected call never reached it)\n", files.received("delete_file"))
+	return nil
+}
+
+// runCall runs one tool call and returns its messages: the model's call and
+// the tool's answer. A call held for approval goes to review first.
+func runCall(ctx context.Context, w io.Writer, ts mcpadapter.Toolset, tc llms.ToolCall) ([]llms.MessageContent, error) {
+	msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{tc}})
+	var held *mcpadapter.ApprovalRequired
+	if !errors.As(err, &held) {
+		if err == nil {
+			fmt.Fprintf(w, "      ran: %s\n", toolText(msgs))
+		}
+		return msgs, err
+	}
+	fmt.Fprintf(w, "      held for approval: %s\n", held.Error())
+	var res *mcpadapter.Result
+	if ok, reason := review(held.Call); ok {
+		fmt.Fprintln(w, "      reviewer: approve")
+		if res, err = held.Approve(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		fmt.Fprintf(w, "      reviewer: reject (%s)\n", reason)
+		if res, err = held.Reject(ctx, reason); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(w, "      result: %s\n", res.Text())
+	// The same layout HandleToolCalls uses: the call, then its answer.
+	msgs = append([]llms.MessageContent{{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}}}, res.Messages(tc)...)
+	return msgs, nil
+}
+
+// review is the human reviewer: temporary files may go and notes may be
+// written, anything else stays.
+func review(call mcpadapter.ToolCall) (approve bool, reason string) {
+	path, _ := call.Args["path"].(string)
+	switch {
+	case call.MCPName == "delete_file" && strings.HasPrefix(path, "tmp/"):
+		return true, ""
+	case call.MCPName == "write_file" && strings.HasSuffix(path, ".txt"):
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s must be kept for the auditors", path)
+}
+
+// describe renders a tool's annotations.
+func describe(t *mcpadapter.Tool) string {
+	ann := t.Metadata().Annotations()
+	switch {
+	case ann == nil:
+		return "(no annotations)"
+	case ann.ReadOnlyHint:
+		return "readOnlyHint"
+	case ann.DestructiveHint != nil:
+		return fmt.Sprintf("destructiveHint=%t", *ann.DestructiveHint)
+	}
+	return "(no hints)"
+}
+
+// toolText returns the text of the tool message in msgs.
+func toolText(msgs []llms.MessageContent) string {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				return r.Content
+			}
+		}
+	}
+	return ""
+}
+
+// scriptedModel is an llms.Model that plays a fixed script: the model's side
+// of the loop above. Swap in a real model (openai.New(), ...) and the loop
+// works the same.
+type scriptedModel struct {
+	mu    sync.Mutex
+	turns []*llms.ContentChoice
+}
+
+func newScriptedModel() *scriptedModel {
+	call := func(id, name, args string) llms.ToolCall {
+		return llms.ToolCall{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}}
+	}
+	return &scriptedModel{turns: []*llms.ContentChoice{
+		{ToolCalls: []llms.ToolCall{call("call_1", "files__list_files", `{}`)}},
+		{ToolCalls: []llms.ToolCall{
+			call("call_2", "files__delete_file", `{"path":"tmp/cache.db"}`),
+			call("call_3", "files__delete_file", `{"path":"reports/q3.pdf"}`),
+		}},
+		{ToolCalls: []llms.ToolCall{call("call_4", "files__write_file", `{"path":"notes.txt","text":"cleanup done"}`)}},
+		{Content: "I deleted tmp/cache.db and noted it in notes.txt. The reviewer kept reports/q3.pdf: it must be kept for the auditors."},
+	}}
+}
+
+// GenerateContent implements llms.Model: it returns the next scripted turn.
+func (m *scriptedModel) GenerateContent(ctx context.Context, _ []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.turns) == 0 {
+		return nil, errors.New("scripted model: no more turns")
+	}
+	turn := m.turns[0]
+	m.turns = slices.Delete(m.turns, 0, 1)
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{turn}}, nil
+}
+
+// Call implements llms.Model.
+func (m *scriptedModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+}
