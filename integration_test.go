@@ -233,7 +233,7 @@ func TestIntegrationGoEverything(t *testing.T) {
 			ts := integTools(t, ctx, a)
 			goEverythingDiscovery(t, ts)
 			goEverythingContent(t, ctx, ts)
-			goEverythingErrors(t, ctx, ts)
+			goEverythingErrors(t, ctx, ts, tc.era)
 			if tc.era == mcpadapter.ModeModern {
 				goEverythingInterrupts(t, ctx, a, ts, srv)
 			} else {
@@ -353,7 +353,7 @@ func goEverythingContent(t *testing.T, ctx context.Context, ts mcpadapter.Toolse
 
 // goEverythingErrors checks tool errors (results the model sees), invalid
 // arguments, and protocol errors (Go errors).
-func goEverythingErrors(t *testing.T, ctx context.Context, ts mcpadapter.Toolset) {
+func goEverythingErrors(t *testing.T, ctx context.Context, ts mcpadapter.Toolset, era mcpadapter.Mode) {
 	t.Helper()
 	tool := integTool(t, ts, "everything__test_error_handling")
 	res := integInvoke(t, ctx, tool, nil)
@@ -376,6 +376,18 @@ func goEverythingErrors(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 	var se *mcpadapter.ServerError
 	if !errors.As(err, &se) || se.Server != "everything" {
 		t.Errorf("test_missing_capability: error %v, want a *ServerError of server everything", err)
+	}
+
+	// test_reconnection closes the response stream mid-call (SEP-1699). The
+	// stateful server keeps no events to replay, so the call is lost: a
+	// *ServerError, as with a plain go-sdk client. Elsewhere it completes.
+	res, err = integTool(t, ts, "everything__test_reconnection").Invoke(ctx, nil)
+	if era == mcpadapter.ModeLegacy {
+		if !errors.As(err, &se) {
+			t.Errorf("test_reconnection on stateful HTTP = %v, %v; want a *ServerError", res, err)
+		}
+	} else if err != nil || !strings.HasPrefix(res.Text(), "Reconnection test completed successfully") {
+		t.Errorf("test_reconnection = %v, %v", res, err)
 	}
 }
 
