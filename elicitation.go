@@ -214,13 +214,18 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 // round is answered inline by [Config.ElicitationHandler] or returned as an
 // *Interrupt. responses and state are those of the round to send; round
 // counts the rounds before it.
+//
+// The tool timeout bounds each round (one tools/call), not the time a
+// handler takes to ask a human, nor the waits between rounds: ctx bounds
+// those.
 func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, round int) (*Result, error) {
-	ctx, done := c.callContext(ctx, a.timeout(c))
+	ctx, done := c.callContext(ctx, 0)
 	defer done()
+	timeout := a.timeout(c)
 	op := fmt.Sprintf("call tool %q", mcpName)
 	delay := emptyRoundDelay
 	for {
-		raw, res, err := c.callOnce(ctx, op, mcpName, args, responses, state)
+		raw, res, err := callRound(ctx, c, timeout, op, mcpName, args, responses, state)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
@@ -268,6 +273,16 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 			return res, nil
 		}
 	}
+}
+
+// callRound sends one round, bounded by timeout when positive.
+func callRound(ctx context.Context, c *conn, timeout time.Duration, op, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return c.callOnce(ctx, op, mcpName, args, responses, state)
 }
 
 // newInterrupt returns the interrupt of a round of c's server that asked

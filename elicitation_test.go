@@ -1176,3 +1176,51 @@ func TestEverythingServer(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoRoundsLegacyInline: on a legacy session the SDK's server shim asks
+// the first round live and lets the second leak out as a result with input
+// requests; the handler answers both.
+func TestTwoRoundsLegacyInline(t *testing.T) {
+	var keys []string
+	a := newAdapter(t, Config{
+		Servers: map[string]Server{"b": memServer(bookingServer(true), ModeAuto)},
+		ElicitationHandler: func(_ context.Context, r ElicitationRequest) (Answer, error) {
+			keys = append(keys, r.Key)
+			if r.Message == "Which time?" {
+				return Answer{Action: Accept, Content: map[string]any{"time": "19:30"}}, nil
+			}
+			return Answer{Action: Accept, Content: date("2026-09-18")}, nil
+		},
+	})
+	res := must(t).result(lookupTool(t, a, "b__book_two_rounds").Invoke(t.Context(), map[string]any{"party": 4}))
+	if want := "Booked a table for 4 on 2026-09-18 at 19:30"; res.Text() != want {
+		t.Errorf("Invoke() = %s, want %q", resultText(res), want)
+	}
+	if want := []string{"", "time"}; !reflect.DeepEqual(keys, want) {
+		t.Errorf("handler keys = %q, want %q (a live request, then a keyed round)", keys, want)
+	}
+}
+
+// TestRoundTimeout: the tool timeout bounds each round, not the time the
+// handler takes to ask a human (fake time).
+func TestRoundTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := bookingServer(false)
+		a := newAdapter(t, Config{
+			Servers:            map[string]Server{"b": memServer(s, ModeAuto)},
+			DefaultToolTimeout: time.Second,
+			ElicitationHandler: func(ctx context.Context, _ ElicitationRequest) (Answer, error) {
+				time.Sleep(5 * time.Second) // the human thinks
+				return Answer{Action: Accept, Content: date("2026-09-18")}, ctx.Err()
+			},
+		})
+		start := time.Now()
+		res := must(t).result(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+		if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+			t.Errorf("Invoke() = %s, want %q", resultText(res), want)
+		}
+		if got := time.Since(start); got != 5*time.Second {
+			t.Errorf("Invoke() took %v, want 5s", got)
+		}
+	})
+}
