@@ -1,49 +1,50 @@
 // Package mcpadapter puts the tools of MCP (Model Context Protocol) servers
-// into langchaingo agents.
+// into langchaingo agents and native tool-calling loops.
 //
-// An [Adapter] holds a set of named servers: stdio programs, Streamable HTTP
-// (or SSE) URLs, or custom transports. [New] only validates the
-// configuration; the first discovery dials each server, negotiates the
-// protocol era (the modern 2026-07-28 protocol through server/discover, or the
-// legacy initialize handshake), and lists its tools:
+// An [Adapter] holds named servers: stdio programs ([Server.Command]),
+// Streamable HTTP or SSE endpoints ([Server.URL]) and custom transports
+// ([Server.Transport]). [New] only validates the configuration. The first
+// discovery dials every server in parallel, negotiates its protocol era and
+// lists its tools; connections are then kept and shared until [Adapter.Close]:
 //
 //	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
 //		"weather": {URL: "https://weather.example.com/mcp"},
-//		"files":   {Command: "mcp-files", Args: []string{"/srv/data"}},
+//		"files":   {Command: "mcp-server-files", Args: []string{"/srv/data"}},
 //	}})
 //	if err != nil { ... }
 //	defer a.Close()
-//	ts, err := a.ListTools(ctx)
-//	executor := agents.NewExecutor(agents.NewOneShotAgent(llm, ts.Tools()))
+//	ts, err := a.ListTools(ctx) // tools named "weather__get_forecast", ...
+//	executor := agents.NewExecutor(agents.NewOpenAIFunctionsAgent(llm, ts.Tools()))
 //
-// # Servers
+// # Eras
 //
-// Each [Server] names exactly one target. Servers are dialed lazily, in
-// parallel, and once each however many goroutines ask at the same time.
-// [Config.OnConnectionError] decides whether a server that cannot be reached
-// fails discovery (the default) or is skipped ([IgnoreConnectionErrors]).
+// A server speaks the modern protocol (2026-07-28, server/discover) or the
+// legacy one (the initialize handshake); [ModeAuto] tries modern first, and
+// [Adapter.ServerInfo] tells what was negotiated. [Config.OnConnectionError]
+// decides whether a server that cannot be reached fails discovery (the
+// default) or is skipped ([IgnoreConnectionErrors]).
 //
-// # Tools
+// # Tools and results
 //
-// A [Tool] implements langchaingo's tools.Tool and carries the server's
-// descriptor, its real JSON schema ([Tool.Parameters], [Tool.LLMTool]) and its
-// MCP metadata ([Tool.Metadata]). Tools are named "server__tool" unless
-// [Config.RawToolNames] is set. Catalogs are cached as long as the server's
-// ttlMs allows; see [WithCacheMode].
+// A [Tool] is a langchaingo tools.Tool ([Tool.Call] takes and returns text)
+// that also carries the server's descriptor, its JSON schema
+// ([Tool.Parameters]) and its metadata ([Tool.Metadata]). [Tool.Invoke]
+// returns a [Result] that keeps every content block (text, images, audio,
+// resources, links), the structured content ([Artifact]) and the isError
+// flag: a tool's failure is a result, not an error. For native tool calling,
+// [Toolset.LLMTools] gives the model the real schemas and
+// [Toolset.HandleToolCalls] runs the model's calls and returns the messages to
+// append. Tool lists are cached as long as the server's ttlMs allows; see
+// [WithCacheMode].
 //
-// # Results
+// # Interrupts and approval
 //
-// [Tool.Invoke] returns a [Result] that keeps every content block (text,
-// images, audio, resources, links), the structured content ([Artifact]) and
-// the server's isError flag. [Tool.Call], langchaingo's text API, renders it
-// as text for the model.
-//
-// # Interrupts
-//
-// When a server needs input from the user (elicitation), the call returns an
-// [*Interrupt] error. It can be stored as JSON and resumed later, in another
-// process, with [Interrupt.Resume] or [Adapter.Resume]. [Config.Approval]
-// gates calls behind human approval with [*ApprovalRequired].
+// When a modern server needs the user's input (elicitation), the call
+// returns an [*Interrupt] error: show its Requests, then [Interrupt.Resume]
+// with the answers. An Interrupt survives JSON, so [Adapter.Resume] can
+// finish it later, in another process. Legacy servers ask while the call is
+// open; [Config.ElicitationHandler] answers them (and modern rounds, inline).
+// [Config.Approval] holds chosen calls for a human with [*ApprovalRequired].
 //
 // # Errors
 //
