@@ -28,6 +28,9 @@ type ApprovalRequired struct {
 // Error implements error. It names the server and the tool, never the
 // arguments.
 func (p *ApprovalRequired) Error() string {
+	if p == nil {
+		return "mcpadapter: <nil approval request>"
+	}
 	return fmt.Sprintf("mcpadapter: server %q: tool %q needs approval", p.Call.Server, p.Call.Tool)
 }
 

@@ -193,6 +193,10 @@ func TestApproveOnce(t *testing.T) {
 // TestApprovalMisuse: zero and nil values fail without panicking.
 func TestApprovalMisuse(t *testing.T) {
 	var nilP *ApprovalRequired
+	var nilI *Interrupt
+	if nilP.Error() == "" || nilI.Error() == "" {
+		t.Error("nil Error() is empty")
+	}
 	if _, err := nilP.Approve(context.Background()); err == nil {
 		t.Error("nil Approve() succeeded")
 	}

@@ -131,6 +131,9 @@ type Answer struct {
 // requests' keys and messages; it never shows the arguments or the request
 // state.
 func (i *Interrupt) Error() string {
+	if i == nil {
+		return "mcpadapter: <nil interrupt>"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "mcpadapter: server %q: tool %q needs user input", i.Server, i.Tool)
 	for n, r := range i.Requests {
