@@ -19,10 +19,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,9 +139,29 @@ func checkPackage(dir string) error {
 }
 
 // FreeAddr returns a loopback address ("127.0.0.1:port") whose port was free
-// a moment ago.
+// a moment ago, for a server that binds it itself. The port is chosen below
+// the kernel's ephemeral range, which every ":0" listener and outgoing
+// connection of the machine draws from: a port just released there is soon
+// handed to someone else, and the server would find it taken, or worse, a
+// readiness check would find someone else's listener on it.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
+	lo := ephemeralLow()
+	const base = 10000
+	for range 100 {
+		if lo-base < 1000 {
+			break
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(base+rand.IntN(lo-base)))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue // taken: try another
+		}
+		if err := ln.Close(); err != nil {
+			t.Fatalf("finding a free port: %v", err)
+		}
+		return addr
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("finding a free port: %v", err)
@@ -148,6 +171,24 @@ func FreeAddr(t testing.TB) string {
 		t.Fatalf("finding a free port: %v", err)
 	}
 	return addr
+}
+
+// ephemeralLow returns the first port of the kernel's ephemeral range
+// (Linux), or 32768, the usual one, when it cannot be read.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 32768
+	}
+	lo, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 32768
+	}
+	return lo
 }
 
 // A Process is a server started by [Start].
@@ -203,6 +244,11 @@ func (p *Process) WaitListening(t testing.TB, addr string, timeout time.Duration
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			_ = conn.Close()
+			select {
+			case <-p.exited: // someone else's listener: ours failed
+				t.Fatalf("%s exited, and another process listens on %s: %v\n%s", p.cmd.Path, addr, p.err, p.out.String())
+			default:
+			}
 			return
 		}
 		select {
