@@ -30,7 +30,7 @@ var expect = map[string][]string{
 		"answer: Tomorrow in Paris: sunny, 24°C, light wind.",
 		`interrupt: server "booking", tool booking__book_table needs user input:`,
 		"[date] Which date should I book at Chez Nous for 2?",
-		"saved the interrupt as JSON",
+		"saved the interrupt as JSON, to wait for the user",
 		"result: Booked a table for 2 at Chez Nous on 2026-09-18.",
 		"answer: Done: your table for 2 at Chez Nous is booked for 18 September 2026.",
 		"Done in ",
@@ -101,6 +101,9 @@ func TestExamples(t *testing.T) {
 					t.Errorf("%s: output lacks %q", name, want)
 				}
 			}
+			if name == "quickstart" {
+				checkREADME(t, string(out))
+			}
 			if t.Failed() {
 				t.Logf("output:\n%s", out)
 			}
@@ -156,4 +159,43 @@ func goTool(t *testing.T) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// checkREADME checks that the quickstart output shown in the README is what
+// the quickstart prints: every line of the README's block that starts with
+// "1. Discovery" appears in the output, "..." standing for any text.
+func checkREADME(t *testing.T, out string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(b), "```\n1. Discovery\n")
+	block, _, closed := strings.Cut(block, "```")
+	if !ok || !closed {
+		t.Fatal("README.md has no quickstart output block starting with 1. Discovery")
+	}
+	lines := strings.Split(out, "\n")
+	for want := range strings.Lines(block) {
+		want = strings.TrimSpace(want)
+		if want == "" || want == "..." {
+			continue
+		}
+		if !slices.ContainsFunc(lines, func(line string) bool { return matchesElided(line, want) }) {
+			t.Errorf("README.md shows quickstart output %q, which the quickstart does not print", want)
+		}
+	}
+}
+
+// matchesElided reports whether line contains the parts of pattern between
+// "..." elisions, in order.
+func matchesElided(line, pattern string) bool {
+	for _, part := range strings.Split(pattern, "...") {
+		i := strings.Index(line, part)
+		if i < 0 {
+			return false
+		}
+		line = line[i+len(part):]
+	}
+	return true
 }

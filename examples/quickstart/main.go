@@ -168,7 +168,7 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "   saved the interrupt as JSON (%d bytes) to wait for the user\n", len(saved))
+	fmt.Fprintln(w, "   saved the interrupt as JSON, to wait for the user")
 	var restored mcpadapter.Interrupt
 	if err := json.Unmarshal(saved, &restored); err != nil {
 		return err
