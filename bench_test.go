@@ -1,11 +1,392 @@
 package mcpadapter
 
-import (
-	"fmt"
-	"testing"
+// Benchmarks of the adapter against the raw go-sdk. Each adapter benchmark
+// has a twin that does the same work with a plain go-sdk client (default
+// options) on an equivalent session, so that the results read as ratios.
+// BENCHMARKS.md says how to run them (interleaved runs, benchstat) and what
+// each figure means.
+//
+// Sub-benchmarks are named with key=value elements (impl=raw, impl=adapter,
+// servers=8, cache=use, ...) so that benchstat can put the two sides of a
+// pair in columns: benchstat -col /impl, -col /servers, -col /cache, -col /api.
+//
+// The call benchmarks use the bare echo server of testserver.Lean (one tool,
+// no instrumentation), the same server for both sides: the test servers'
+// own work per call would only dilute the ratios.
 
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// echoText is what the echo benchmarks send and expect back.
+const echoText = "hello"
+
+// echoArgs are the arguments of every echo call. Neither the SDK nor the
+// adapter may write into them: the benchmarks share one map across calls
+// (and BenchmarkInvokeParallel across goroutines).
+var echoArgs = map[string]any{"text": echoText}
+
+// benchEras are the protocol eras the call benchmarks run in.
+var benchEras = []string{"modern", "legacy"}
+
+// rawClient returns a go-sdk client with default options.
+func rawClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, nil)
+}
+
+// rawConnect connects a default go-sdk client over t and lists the tools
+// once, as the adapter's discovery does, so that both sides call on a
+// session in the same state (the SDK looks a called tool up in the lists
+// it has seen).
+func rawConnect(b *testing.B, t mcp.Transport) *mcp.ClientSession {
+	b.Helper()
+	cs, err := rawClient().Connect(b.Context(), t, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	if _, err := cs.ListTools(b.Context(), nil); err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}
+
+// rawMemory connects a raw session to s in memory.
+func rawMemory(b *testing.B, s *testserver.Server) *mcp.ClientSession {
+	b.Helper()
+	t, err := s.Transport()(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return rawConnect(b, t)
+}
+
+// rawCommand starts a stdio server for a raw session, through the SDK's
+// own command transport.
+func rawCommand(b *testing.B, srv Server) *mcp.ClientSession {
+	b.Helper()
+	return rawConnect(b, &mcp.CommandTransport{Command: command(srv)})
+}
+
+// command returns the command of the stdio server srv.
+func command(srv Server) *exec.Cmd {
+	cmd := exec.Command(srv.Command, srv.Args...)
+	cmd.Env = os.Environ()
+	for k, v := range srv.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return cmd
+}
+
+// adapterTool discovers srv, alone in a new Adapter, and returns its tool
+// named name.
+func adapterTool(b *testing.B, srv Server, name string) *Tool {
+	b.Helper()
+	a := newAdapter(b, Config{Servers: map[string]Server{"s": srv}})
+	ts, err := a.ListTools(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool := ts.Lookup("s__" + name)
+	if tool == nil {
+		b.Fatalf("no tool %q in %v", name, ts)
+	}
+	return tool
+}
+
+// firstText returns the text of the first content item of a raw result.
+func firstText(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	tc, _ := res.Content[0].(*mcp.TextContent)
+	if tc == nil {
+		return ""
+	}
+	return tc.Text
+}
+
+// benchRaw calls the echo tool with ClientSession.CallTool in a loop.
+func benchRaw(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any, want string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError || firstText(res) != want {
+			b.Fatalf("CallTool(%s) = %v, %v", name, res, err)
+		}
+	}
+}
+
+// benchInvoke calls tool with Tool.Invoke in a loop.
+func benchInvoke(b *testing.B, tool *Tool, args map[string]any, want string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := tool.Invoke(b.Context(), args)
+		if err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].Text != want {
+			b.Fatalf("Invoke(%s) = %v, %v", tool.Name(), res, err)
+		}
+	}
+}
+
+// BenchmarkInvoke compares Tool.Invoke of an echo tool with the raw
+// ClientSession.CallTool, in memory and over stdio, in both eras, against
+// the same bare echo server. Over stdio, impl=bare is the floor: a minimal
+// JSON-RPC loop (one line written, one line read and decoded) against the
+// same server process, without any MCP client.
+func BenchmarkInvoke(b *testing.B) {
+	for _, era := range benchEras {
+		opts := testserver.Options{Legacy: era == "legacy"}
+		b.Run("transport=memory/era="+era+"/impl=raw", func(b *testing.B) {
+			benchRaw(b, rawMemory(b, testserver.Lean(opts)), "echo", echoArgs, echoText)
+		})
+		b.Run("transport=memory/era="+era+"/impl=adapter", func(b *testing.B) {
+			benchInvoke(b, adapterTool(b, memServer(testserver.Lean(opts), ModeAuto), "echo"), echoArgs, echoText)
+		})
+	}
+	for _, era := range benchEras {
+		kind := era + ":lean"
+		b.Run("transport=stdio/era="+era+"/impl=bare", func(b *testing.B) {
+			benchBare(b, stdioServer(b, kind), era)
+		})
+		b.Run("transport=stdio/era="+era+"/impl=raw", func(b *testing.B) {
+			benchRaw(b, rawCommand(b, stdioServer(b, kind)), "echo", echoArgs, echoText)
+		})
+		b.Run("transport=stdio/era="+era+"/impl=adapter", func(b *testing.B) {
+			benchInvoke(b, adapterTool(b, stdioServer(b, kind), "echo"), echoArgs, echoText)
+		})
+	}
+}
+
+// BenchmarkInvokeParallel is BenchmarkInvoke in memory (modern era) with
+// calls from GOMAXPROCS goroutines at once on one session: contention in
+// the adapter (locks, shared state) shows up here first.
+func BenchmarkInvokeParallel(b *testing.B) {
+	b.Run("impl=raw", func(b *testing.B) {
+		cs := rawMemory(b, testserver.Lean(testserver.Options{}))
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: echoArgs})
+				if err != nil || firstText(res) != echoText {
+					b.Errorf("CallTool = %v, %v", res, err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("impl=adapter", func(b *testing.B) {
+		tool := adapterTool(b, memServer(testserver.Lean(testserver.Options{}), ModeAuto), "echo")
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := tool.Invoke(context.Background(), echoArgs)
+				if err != nil || len(res.Content) == 0 || res.Content[0].Text != echoText {
+					b.Errorf("Invoke = %v, %v", res, err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// benchBare runs the bare JSON-RPC loop of BenchmarkInvoke against the stdio
+// server srv: the handshake (legacy) or none (modern: each request carries
+// the _meta the protocol asks for), then one tools/call line per op, its
+// answer read as one line and decoded with encoding/json.
+func benchBare(b *testing.B, srv Server, era string) {
+	cmd := command(srv)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	var resp struct {
+		ID     int64 `json:"id"`
+		Result struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			IsError bool `json:"isError"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	roundTrip := func(line []byte, id int64) {
+		if _, err := stdin.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if id == 0 { // a notification
+			return
+		}
+		for {
+			answer, err := r.ReadSlice('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp.ID, resp.Error, resp.Result.Content = 0, nil, resp.Result.Content[:0]
+			if err := json.Unmarshal(answer, &resp); err != nil {
+				b.Fatal(err)
+			}
+			if resp.ID == id {
+				break // anything else is a notification from the server
+			}
+		}
+		if resp.Error != nil {
+			b.Fatalf("bare call %d: %s", id, resp.Error.Message)
+		}
+	}
+	meta := ""
+	if era == "modern" {
+		meta = `,"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + modernVersion + `","` +
+			mcp.MetaKeyClientInfo + `":{"name":"bare","version":"1"},"` + mcp.MetaKeyClientCapabilities + `":{}}`
+	} else {
+		roundTrip([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyVersion+
+			`","capabilities":{},"clientInfo":{"name":"bare","version":"1"}}}`+"\n"), 1)
+		roundTrip([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`+"\n"), 0)
+	}
+	var line []byte
+	id := int64(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		id++
+		line = fmt.Appendf(line[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}%s}}`+"\n", id, echoText, meta)
+		roundTrip(line, id)
+		if resp.Result.IsError || len(resp.Result.Content) != 1 || resp.Result.Content[0].Text != echoText {
+			b.Fatalf("bare call %d = %+v", id, resp.Result)
+		}
+	}
+}
+
+// BenchmarkCall compares the text API (argument decoding and text output)
+// with Invoke, in memory, modern era.
+func BenchmarkCall(b *testing.B) {
+	tool := adapterTool(b, memServer(testserver.Lean(testserver.Options{}), ModeAuto), "echo")
+	b.Run("api=invoke", func(b *testing.B) { benchInvoke(b, tool, echoArgs, echoText) })
+	b.Run("api=call", func(b *testing.B) {
+		input := `{"text":"` + echoText + `"}`
+		b.ReportAllocs()
+		for b.Loop() {
+			if out, err := tool.Call(b.Context(), input); err != nil || out != echoText {
+				b.Fatalf("Call = %q, %v", out, err)
+			}
+		}
+	})
+}
+
+// BenchmarkInvokeNPM compares Tool.Invoke with the raw CallTool against a
+// third-party server: the echo tool of the pinned npm package
+// @modelcontextprotocol/server-everything, over stdio. It is skipped when
+// Node.js or the package is missing (see internal/extserver), unless
+// MCPADAPTER_REQUIRE_INTEGRATION=1.
+func BenchmarkInvokeNPM(b *testing.B) {
+	args := map[string]any{"message": echoText}
+	const want = "Echo: " + echoText
+	server := func(b *testing.B) Server {
+		node, script := extserver.Everything(b)
+		return Server{Command: node, Args: []string{script, "stdio"}}
+	}
+	b.Run("impl=raw", func(b *testing.B) {
+		benchRaw(b, rawCommand(b, server(b)), "echo", args, want)
+	})
+	b.Run("impl=adapter", func(b *testing.B) {
+		benchInvoke(b, adapterTool(b, server(b), "echo"), args, want)
+	})
+}
+
+// discoveryDelay is how long each server of BenchmarkDiscovery takes to
+// answer the handshake.
+const discoveryDelay = 100 * time.Millisecond
+
+// BenchmarkDiscovery measures cold discovery (dial, handshake, tools/list)
+// of 8 servers that each take 100 ms to answer the handshake, against one
+// such server; impl=raw does the same with go-sdk clients, connected in
+// parallel.
+func BenchmarkDiscovery(b *testing.B) {
+	for _, n := range []int{1, 8} {
+		newServers := func() []*testserver.Server {
+			servers := make([]*testserver.Server, n)
+			for i := range servers {
+				servers[i] = testserver.New(testserver.Options{ConnectDelay: discoveryDelay}).AddWeather()
+			}
+			return servers
+		}
+		b.Run(fmt.Sprintf("servers=%d/impl=raw", n), func(b *testing.B) {
+			servers := newServers()
+			b.ReportAllocs()
+			for b.Loop() {
+				var wg sync.WaitGroup
+				sessions := make([]*mcp.ClientSession, n)
+				for i, s := range servers {
+					wg.Go(func() {
+						t, err := s.Transport()(b.Context())
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						cs, err := rawClient().Connect(b.Context(), t, nil)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						sessions[i] = cs
+						if _, err := cs.ListTools(b.Context(), nil); err != nil {
+							b.Error(err)
+						}
+					})
+				}
+				wg.Wait()
+				for _, cs := range sessions {
+					if cs != nil {
+						cs.Close()
+					}
+				}
+				if b.Failed() {
+					b.FailNow()
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("servers=%d/impl=adapter", n), func(b *testing.B) {
+			cfg := Config{Servers: map[string]Server{}}
+			for i, s := range newServers() {
+				cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+			}
+			a := newAdapter(b, cfg)
+			b.ReportAllocs()
+			for b.Loop() {
+				ts, err := a.ListTools(b.Context())
+				if err != nil || len(ts) != n {
+					b.Fatalf("ListTools = %d tools, %v", len(ts), err)
+				}
+				a.Close() // the next round dials cold
+			}
+		})
+	}
+}
 
 // bigCatalog returns an in-memory server with n tools whose list results
 // carry ttlMs.
@@ -20,7 +401,8 @@ func bigCatalog(n, ttlMs int) *testserver.Server {
 // BenchmarkListTools measures ListTools of one server with a 1000-tool
 // catalog (ttlMs 60000, modern era, in memory): served from the cache
 // (CacheUse) against asked for every time (CacheBypass: tools/list, then the
-// wrappers of the unchanged descriptors are found again).
+// wrappers of the unchanged descriptors are found again). The cached runs
+// must not reach the server.
 func BenchmarkListTools(b *testing.B) {
 	const tools = 1000
 	s := bigCatalog(tools, 60000)
@@ -31,8 +413,9 @@ func BenchmarkListTools(b *testing.B) {
 	for _, bm := range []struct {
 		name string
 		mode CacheMode
-	}{{"cached", CacheUse}, {"bypass", CacheBypass}} {
-		b.Run(bm.name, func(b *testing.B) {
+	}{{"use", CacheUse}, {"bypass", CacheBypass}} {
+		b.Run("cache="+bm.name, func(b *testing.B) {
+			lists := s.Count("tools/list")
 			b.ReportAllocs()
 			for b.Loop() {
 				ts, err := a.ListTools(b.Context(), WithCacheMode(bm.mode))
@@ -40,6 +423,60 @@ func BenchmarkListTools(b *testing.B) {
 					b.Fatalf("ListTools(%q) = %d tools, %v", bm.mode, len(ts), err)
 				}
 			}
+			if got := s.Count("tools/list") - lists; bm.mode == CacheUse && got != 0 {
+				b.Fatalf("cached ListTools sent %d tools/list requests, want 0", got)
+			}
 		})
+	}
+}
+
+// BenchmarkNewTool measures the conversion of a descriptor into a Tool
+// (name, metadata, normalized schema, description with its argument hint),
+// one op per tool, over a catalog of 1000 descriptors.
+func BenchmarkNewTool(b *testing.B) {
+	const schema = `{"type":"object","properties":{"city":{"type":"string","description":"the city"},` +
+		`"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`
+	descs := make([]*mcp.Tool, 1000)
+	for i := range descs {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(schema), &m); err != nil {
+			b.Fatal(err)
+		}
+		descs[i] = &mcp.Tool{Name: fmt.Sprintf("tool_%d", i), Description: "Get the weather.", InputSchema: m}
+	}
+	a := &Adapter{}
+	c := &conn{server: "s", info: ServerInfo{Name: "srv", Version: "1"}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		a.newTool(c, descs[i%len(descs)])
+		i++
+	}
+}
+
+// TestBenchEcho runs one call of each call benchmark's pair, so that
+// go test (without -bench) checks that both sides of a pair work and give
+// the same text.
+func TestBenchEcho(t *testing.T) {
+	for _, era := range benchEras {
+		opts := testserver.Options{Legacy: era == "legacy"}
+		a := newAdapter(t, Config{Servers: map[string]Server{
+			"mem":   memServer(testserver.Lean(opts), ModeAuto),
+			"stdio": stdioServer(t, era+":lean"),
+		}})
+		ts, err := a.ListTools(t.Context())
+		if err != nil {
+			t.Fatalf("%s: ListTools: %v", era, err)
+		}
+		for _, name := range []string{"mem__echo", "stdio__echo"} {
+			res, err := ts.Lookup(name).Invoke(t.Context(), echoArgs)
+			if err != nil || res.Text() != echoText {
+				t.Errorf("%s: %s: Invoke = %v, %v; want %q", era, name, res, err, echoText)
+			}
+		}
+		out, err := ts.Lookup("mem__echo").Call(t.Context(), `{"text":"hello"}`)
+		if err != nil || out != echoText {
+			t.Errorf("%s: Call = %q, %v; want %q", era, out, err, echoText)
+		}
 	}
 }

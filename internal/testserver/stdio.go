@@ -84,6 +84,7 @@ func Command(t testing.TB, kind string) (command string, args []string, env map[
 //	nodiscover           Options.NoDiscover (also nodiscover=true|false)
 //	modernonly           Options.ModernOnly
 //	noresources          Options.NoResources
+//	lean                 Options.Lean (the bare echo server of [Lean])
 //
 // Values cannot contain commas. Examples: "modern", "legacy",
 // "modern:ttl=60000,pagesize=2", "legacy:nodiscover", "modern:key=k1".
@@ -134,6 +135,8 @@ func ParseKind(kind string) (Options, error) {
 			flag(&o.ModernOnly)
 		case "noresources":
 			flag(&o.NoResources)
+		case "lean":
+			flag(&o.Lean)
 		default:
 			return o, fmt.Errorf("kind %q: unknown option %q", kind, key)
 		}
@@ -146,7 +149,7 @@ func ParseKind(kind string) (Options, error) {
 
 // FromKind builds the server of a kind (see [ParseKind]) with every tool set:
 // [Server.AddWeather], [Server.AddBooking], [Server.AddFeatures] and
-// [Server.AddResources].
+// [Server.AddResources] (or the bare server of [Lean] for "lean").
 func FromKind(kind string) (*Server, error) {
 	o, err := ParseKind(kind)
 	if err != nil {
@@ -157,7 +160,10 @@ func FromKind(kind string) (*Server, error) {
 
 // Full returns a server built with opts and every tool set:
 // [Server.AddWeather], [Server.AddBooking], [Server.AddFeatures] and
-// [Server.AddResources].
+// [Server.AddResources]; with opts.Lean, the bare server of [Lean].
 func Full(opts Options) *Server {
+	if opts.Lean {
+		return Lean(opts)
+	}
 	return New(opts).AddWeather().AddBooking().AddFeatures().AddResources()
 }

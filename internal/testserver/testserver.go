@@ -85,6 +85,10 @@ type Options struct {
 	// key per Server, so state from another server (or process) is refused;
 	// set it to resume an interrupt against a restarted server.
 	StateKey string
+	// Lean selects the bare server of [Lean] in [FromKind] and [Full]: only
+	// the "echo" tool and none of the instrumentation. Only Name, Version,
+	// Instructions and Legacy apply to it.
+	Lean bool
 }
 
 // withDefaults resolves the zero-value defaults of o.
@@ -143,18 +147,7 @@ const signalBuffer = 64
 // implements the era options.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
-	s := &Server{
-		opts:        opts,
-		cancelled:   make(chan struct{}, signalBuffer),
-		slowStarted: make(chan struct{}, signalBuffer),
-		release:     make(chan struct{}),
-		counts:      make(map[string]int),
-		runs:        make(map[string]int),
-		lastArgs:    make(map[string]json.RawMessage),
-		lastMeta:    make(map[string]json.RawMessage),
-		inflight:    make(map[mcp.Session]map[*context.CancelCauseFunc]struct{}),
-		killed:      make(map[mcp.Session]bool),
-	}
+	s := newServer(opts)
 	if opts.StateKey != "" {
 		s.key = []byte(opts.StateKey)
 	} else {
@@ -183,6 +176,52 @@ func New(opts Options) *Server {
 	}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.Server.AddReceivingMiddleware(s.countMiddleware, s.killMiddleware, s.eraMiddleware)
+	return s
+}
+
+// newServer returns a Server with its channels and maps made and no
+// mcp.Server yet.
+func newServer(opts Options) *Server {
+	return &Server{
+		opts:        opts,
+		cancelled:   make(chan struct{}, signalBuffer),
+		slowStarted: make(chan struct{}, signalBuffer),
+		release:     make(chan struct{}),
+		counts:      make(map[string]int),
+		runs:        make(map[string]int),
+		lastArgs:    make(map[string]json.RawMessage),
+		lastMeta:    make(map[string]json.RawMessage),
+		inflight:    make(map[mcp.Session]map[*context.CancelCauseFunc]struct{}),
+		killed:      make(map[mcp.Session]bool),
+	}
+}
+
+// Lean returns a bare go-sdk server, for benchmarks: its only tool is
+// "echo" ({text string} → the text), and it has none of the
+// instrumentation of [New] (no middleware, no counters, no recorded
+// arguments), so that a benchmark measures the client and the transport,
+// not the test server. Opts.Legacy makes it legacy-only like [New] does;
+// the other options but Name, Version and Instructions are ignored.
+// [Server.Transport], [Server.Dials] and [Server.KillSessions] work; the
+// counters stay zero.
+func Lean(opts Options) *Server {
+	opts = opts.withDefaults()
+	opts.Lean = true
+	so := &mcp.ServerOptions{Instructions: opts.Instructions}
+	if opts.Legacy {
+		so.SupportedProtocolVersions = slices.Clone(legacyVersions)
+	}
+	s := newServer(opts)
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
+	s.Server.AddTool(echoTool(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}, IsError: true}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: args.Text}}}, nil
+	})
 	return s
 }
 

@@ -738,6 +738,50 @@ func TestStdio(t *testing.T) {
 			t.Errorf("era = %q", got)
 		}
 	})
+	t.Run("lean", func(t *testing.T) {
+		cs := stdio(t, "legacy:lean", nil)
+		if got := era(cs); got != testserver.LegacyVersion {
+			t.Errorf("era = %q", got)
+		}
+		wantText(t, call(t, cs, "echo", map[string]any{"text": "hi"}), false, "hi")
+	})
+}
+
+// TestLean checks the bare echo server in both eras: one tool, echoed
+// text, nothing counted.
+func TestLean(t *testing.T) {
+	for _, tc := range []struct {
+		opts testserver.Options
+		era  string
+	}{
+		{testserver.Options{}, testserver.ModernVersion},
+		{testserver.Options{Legacy: true}, testserver.LegacyVersion},
+	} {
+		t.Run(tc.era, func(t *testing.T) {
+			s := testserver.Lean(tc.opts)
+			if full := testserver.Full(testserver.Options{Legacy: tc.opts.Legacy, Lean: true}); !full.Opts().Lean || !s.Opts().Lean {
+				t.Errorf("Full with Lean: Opts().Lean = false")
+			}
+			cs := inMemory(t, s, nil, nil)
+			if got := era(cs); got != tc.era {
+				t.Errorf("era = %q; want %q", got, tc.era)
+			}
+			lt, err := cs.ListTools(t.Context(), nil)
+			if err != nil || len(lt.Tools) != 1 || lt.Tools[0].Name != "echo" {
+				t.Fatalf("ListTools = %v, %v; want only echo", lt, err)
+			}
+			wantText(t, call(t, cs, "echo", map[string]any{"text": "hello"}), false, "hello")
+			if res := call(t, cs, "echo", map[string]any{"text": 3}); !res.IsError {
+				t.Errorf("echo of a number: not an error")
+			}
+			if got := s.Counts(); len(got) != 0 {
+				t.Errorf("Counts() = %v; want none", got)
+			}
+			if s.Dials() != 1 {
+				t.Errorf("Dials() = %d; want 1", s.Dials())
+			}
+		})
+	}
 }
 
 func TestParseKind(t *testing.T) {
@@ -753,6 +797,7 @@ func TestParseKind(t *testing.T) {
 		{kind: "legacy:nodiscover,noresources=true,modernonly=false", want: testserver.Options{Legacy: true, NoDiscover: true, NoResources: true}},
 		{kind: "modern:modernonly,delay=50ms,name=n,version=v,instructions=be nice: ok,key=k",
 			want: testserver.Options{ModernOnly: true, ConnectDelay: 50 * time.Millisecond, Name: "n", Version: "v", Instructions: "be nice: ok", StateKey: "k"}},
+		{kind: "legacy:lean", want: testserver.Options{Legacy: true, Lean: true}},
 		{kind: "", bad: true},
 		{kind: "future", bad: true},
 		{kind: "modern:ttl=x", bad: true},

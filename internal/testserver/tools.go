@@ -43,6 +43,19 @@ func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }
 
+// echoTool is the descriptor of the "echo" tool: {text string (required)}.
+func echoTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:        "echo",
+		Description: "Echo the text back.",
+		InputSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"text": map[string]any{"type": "string"}},
+			"required":   []any{"text"},
+		},
+	}
+}
+
 // emptyObject is the input schema of tools without parameters.
 func emptyObject() map[string]any {
 	return map[string]any{"type": "object", "properties": map[string]any{}}
@@ -146,15 +159,7 @@ func (s *Server) AddWeather() *Server {
 //   - "big" {size integer}: a text block of size bytes ("xxx…"), at most
 //     [MaxBig], for message size limits.
 func (s *Server) AddFeatures() *Server {
-	s.addTool(&mcp.Tool{
-		Name:        "echo",
-		Description: "Echo the text back.",
-		InputSchema: map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"text": map[string]any{"type": "string"}},
-			"required":   []any{"text"},
-		},
-	}, func(_ context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
+	s.addTool(echoTool(), func(_ context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, error) {
 		t, ok := args["text"].(string)
 		if !ok {
 			return toolError(`validating "arguments": "text" must be a string`), nil
