@@ -396,13 +396,6 @@ func TestCacheIdentity(t *testing.T) {
 				}
 			}
 
-			// Each caller owns its slice.
-			mine, _ := mustList(t, a, CacheUse)
-			mine[0] = nil
-			if again, _ := mustList(t, a, CacheUse); again[0] == nil {
-				t.Fatal("a caller's change to its Toolset reached the next caller")
-			}
-
 			oldWeather := first.Lookup("srv__get_weather")
 			oldDesc := oldWeather.Descriptor().Description
 			s.Server.AddTool(&mcp.Tool{Name: "get_weather", Description: "Changed.", InputSchema: map[string]any{"type": "object"}},
@@ -428,6 +421,33 @@ func TestCacheIdentity(t *testing.T) {
 				t.Fatalf("old tool Invoke() = %v, %v", res, err)
 			}
 		})
+	}
+}
+
+// TestCacheCallerOwnsSlices: a caller may change the slice it got; the next
+// caller's list, served from the same cache entry, is unaffected.
+func TestCacheCallerOwnsSlices(t *testing.T) {
+	s := testserver.New(testserver.Options{TTLMs: 60000}).AddWeather().AddResources()
+	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
+	for range 3 { // a fetch, then the cache twice
+		sets, err := a.ListToolsets(t.Context())
+		if err != nil || len(sets["srv"]) != 1 || sets["srv"][0] == nil {
+			t.Fatalf("ListToolsets() = %v, %v", sets, err)
+		}
+		sets["srv"][0] = nil
+		rs, err := a.ListResources(t.Context(), "srv")
+		if err != nil || len(rs) == 0 || rs[0] == nil {
+			t.Fatalf("ListResources() = %v, %v", rs, err)
+		}
+		rs[0] = nil
+		ts, err := a.ListResourceTemplates(t.Context(), "srv")
+		if err != nil || len(ts) == 0 || ts[0] == nil {
+			t.Fatalf("ListResourceTemplates() = %v, %v", ts, err)
+		}
+		ts[0] = nil
+	}
+	if s.Count("tools/list") != 1 || s.Count("resources/list") != 1 || s.Count("resources/templates/list") != 1 {
+		t.Fatalf("counts %v, want one request of each list", s.Counts())
 	}
 }
 
@@ -662,15 +682,13 @@ func TestCacheResources(t *testing.T) {
 			})
 		}
 	}
-	t.Run("ttl 0 and caller-owned slices", func(t *testing.T) {
+	t.Run("ttl 0", func(t *testing.T) {
 		s := testserver.New(testserver.Options{}).AddResources()
 		a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
 		for i := 1; i <= 3; i++ {
-			rs, err := a.ListResources(t.Context(), "srv")
-			if err != nil {
+			if _, err := a.ListResources(t.Context(), "srv"); err != nil {
 				t.Fatal(err)
 			}
-			rs[0] = nil
 			if got := s.Count("resources/list"); got != i {
 				t.Fatalf("after %d ListResources: %d resources/list, want %d", i, got, i)
 			}
