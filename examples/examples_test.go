@@ -4,13 +4,19 @@ package examples_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,6 +84,10 @@ func TestExamples(t *testing.T) {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 
+	t.Run("quickstart -base-url", func(t *testing.T) {
+		t.Parallel()
+		quickstartWithModelServer(t, filepath.Join(bin, "quickstart"))
+	})
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -198,4 +208,86 @@ func matchesElided(line, pattern string) bool {
 		line = line[i+len(part):]
 	}
 	return true
+}
+
+// quickstartWithModelServer runs the quickstart with -base-url pointing at a
+// fake OpenAI-compatible server on loopback that plays the same script as
+// the quickstart's own model, and checks the requests it received.
+func quickstartWithModelServer(t *testing.T, exe string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	call := func(id, name, args string) string {
+		return `{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"` + name + `","arguments":` + strconv.Quote(args) + `}}]}`
+	}
+	answer := func(text string) string { return `{"role":"assistant","content":` + strconv.Quote(text) + `}` }
+	script := []string{
+		call("call_1", "weather__get_forecast", `{"city":"Paris"}`),
+		answer("It will be sunny in Paris."),
+		call("call_2", "booking__book_table", `{"restaurant":"Chez Nous","party":2}`),
+		answer("Your table is booked."),
+	}
+	var (
+		mu       sync.Mutex
+		requests []map[string]any
+		auth     []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || r.URL.Path != "/chat/completions" {
+			http.Error(w, fmt.Sprintf("bad request %s: %v", r.URL.Path, err), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		n := len(requests)
+		requests = append(requests, body)
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if n >= len(script) {
+			http.Error(w, "script exhausted", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"r%d","object":"chat.completion","created":0,"model":"fake","choices":[{"index":0,"message":%s,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`, n, script[n])
+	}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(exe, "-base-url", srv.URL, "-model", "fake-model")
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=test-key")
+	out, err := extserver.Run(ctx, cmd)
+	if err != nil {
+		t.Fatalf("quickstart -base-url: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"answer: It will be sunny in Paris.",
+		`interrupt: server "booking", tool booking__book_table needs user input:`,
+		"result: Booked a table for 2 at Chez Nous on 2026-09-18.",
+		"answer: Your table is booked.",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(requests) != len(script) {
+		t.Fatalf("%d model requests, want %d", len(requests), len(script))
+	}
+	for i, a := range auth {
+		if a != "Bearer test-key" {
+			t.Errorf("request %d: Authorization %q, want the key from $OPENAI_API_KEY", i, a)
+		}
+	}
+	if requests[0]["model"] != "fake-model" {
+		t.Errorf("model %v, want fake-model", requests[0]["model"])
+	}
+	b, _ := json.Marshal(requests[0]["tools"])
+	for _, name := range []string{"weather__get_forecast", "booking__book_table"} {
+		if !strings.Contains(string(b), `"name":"`+name+`"`) {
+			t.Errorf("the first request offers tools %s, want %s among them", b, name)
+		}
+	}
 }

@@ -25,9 +25,10 @@
 //
 // With a real model (any OpenAI-compatible endpoint):
 //
-//	go run ./examples/quickstart -base-url https://api.openai.com/v1 -api-key "$OPENAI_API_KEY" -model gpt-4o-mini
+//	OPENAI_API_KEY=... go run ./examples/quickstart -base-url https://api.openai.com/v1 -model gpt-4o-mini
 //
-// The model then decides which tools to call; the servers stay in process.
+// The model then decides which tools to call (the user's answer to the
+// booking question is still scripted); the servers stay in process.
 package main
 
 import (
@@ -56,7 +57,7 @@ import (
 
 func main() {
 	baseURL := flag.String("base-url", "", "base URL of an OpenAI-compatible API; empty: use the scripted model")
-	apiKey := flag.String("api-key", "", "API key for -base-url")
+	apiKey := flag.String("api-key", "", "API key for -base-url; empty: $OPENAI_API_KEY")
 	model := flag.String("model", "gpt-4o-mini", "model name for -base-url")
 	flag.Parse()
 
@@ -67,6 +68,9 @@ func main() {
 
 	var llm llms.Model = newScriptedModel()
 	if *baseURL != "" {
+		if *apiKey == "" {
+			*apiKey = os.Getenv("OPENAI_API_KEY")
+		}
 		var err error
 		llm, err = openai.New(openai.WithBaseURL(*baseURL), openai.WithToken(*apiKey), openai.WithModel(*model))
 		if err != nil {
