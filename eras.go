@@ -54,9 +54,18 @@ type conn struct {
 	info    ServerInfo
 	stop    func() // ends what the transport left behind (a stdio process group)
 
-	done    chan struct{} // closed when the session has ended
+	done    chan struct{} // closed (by markDead) when the session has ended
 	err     error         // why it ended; written before done is closed
+	dead    sync.Once     // guards err and the closing of done
 	closing atomic.Bool   // set when the adapter closes the conn
+}
+
+// markDead records that the session ended, and why. The first cause wins.
+func (c *conn) markDead(err error) {
+	c.dead.Do(func() {
+		c.err = err
+		close(c.done)
+	})
 }
 
 func (c *conn) modern() bool { return c.info.Era == ModeModern }
@@ -87,8 +96,7 @@ func (c *conn) watch() {
 	if err == nil {
 		err = mcp.ErrConnectionClosed
 	}
-	c.err = err
-	close(c.done)
+	c.markDead(err)
 	// Release what the SDK keeps for the session (a modern session's
 	// subscriptions/listen goroutine waits for Close): a dead conn that a
 	// re-dial replaces is never closed otherwise.
@@ -136,9 +144,15 @@ func (c *conn) callError(op string, err error) error {
 	if c.closing.Load() || c.life.Err() != nil {
 		return serverError(c.server, op, ErrClosed)
 	}
-	if errors.Is(err, mcp.ErrSessionMissing) {
+	switch {
+	case errors.Is(err, mcp.ErrSessionMissing):
 		// The HTTP server forgot the session: this conn is dead for good.
+		c.markDead(err)
 		c.session.Close()
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF):
+		// The peer is gone. Say so now rather than when watch notices,
+		// so that the next discovery re-dials instead of reusing c.
+		c.markDead(err)
 	}
 	return serverError(c.server, op, err)
 }
