@@ -131,16 +131,19 @@ type catalog struct {
 	recorded bool
 }
 
-// catalogLocked returns the catalog of c's server for conn c, starting an
-// empty one if the server has none or has one for another connection (whose
-// catalog goes: its tools keep working on their own conn). Adapter.mu must be
-// held.
+// catalogLocked returns the catalog of conn c, starting an empty one if its
+// server has none or has one for another connection. Only the server's
+// current connection keeps its catalog: the catalog of a replaced (dead)
+// connection goes, while its tools keep failing on their own conn; a
+// catalog started for a conn that is not current, or after Close, is not
+// kept. Adapter.mu must be held.
 func (a *Adapter) catalogLocked(c *conn) *catalog {
-	cat := c.gen.catalogs[c.server]
+	g := c.gen
+	cat := g.catalogs[c.server]
 	if cat == nil || cat.conn != c {
 		cat = &catalog{conn: c, wrappers: map[string]*Tool{}}
-		if !c.gen.closed {
-			c.gen.catalogs[c.server] = cat
+		if !g.closed && g.conns[c.server] == c {
+			g.catalogs[c.server] = cat
 		}
 	}
 	return cat
