@@ -177,9 +177,9 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 	cat := a.catalogLocked(c)
 	e := field(cat)
 	if mode == CacheUse && e.fresh(time.Now()) {
-		items := slices.Clone(e.items)
+		items := e.items // replaced, never changed: copy it unlocked
 		a.mu.Unlock()
-		return items, nil
+		return slices.Clone(items), nil
 	}
 	version := e.version
 	a.mu.Unlock()
