@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"strings"
 
@@ -26,7 +25,8 @@ type Result struct {
 	// IsError is the server's isError flag: the tool failed and its message
 	// is in Content. Transport failures are Go errors, never IsError results.
 	IsError bool `json:"isError,omitempty"`
-	// Meta is a copy of the result's _meta; nil when the server sent none.
+	// Meta is the result's _meta, decoded for this result alone; nil when
+	// the server sent none.
 	Meta map[string]any `json:"meta,omitempty"`
 }
 
@@ -99,26 +99,41 @@ const originalMetaKey = "mcpadapter/original"
 
 // newResult converts a CallToolResult into a Result. It never fails: content
 // the adapter does not model becomes a text placeholder with Raw set. A nil
-// res gives an empty Result.
+// res gives an empty Result. The Result takes over res's _meta map instead
+// of copying it (res was decoded for this call alone and is dropped after),
+// so res must not be used afterwards.
 func newResult(res *mcp.CallToolResult) *Result {
-	r := &Result{}
 	if res == nil {
-		return r
+		return &Result{}
+	}
+	var r *Result
+	if len(res.Content) == 1 {
+		// The common case, in one allocation instead of two.
+		one := &resultOne{}
+		r = &one.r
+		r.Content = one.block[:0]
+	} else {
+		r = &Result{Content: make([]Block, 0, len(res.Content))}
 	}
 	r.IsError = res.IsError
 	if res.StructuredContent != nil {
 		r.Artifact = &Artifact{StructuredContent: res.StructuredContent}
 	}
 	if res.Meta != nil {
-		r.Meta = maps.Clone(map[string]any(res.Meta))
+		r.Meta = map[string]any(res.Meta)
 	}
-	r.Content = make([]Block, 0, len(res.Content))
 	for _, c := range res.Content {
 		if b, ok := blockFromContent(c); ok {
 			r.Content = append(r.Content, b)
 		}
 	}
 	return r
+}
+
+// resultOne is a Result with room for one block, allocated together.
+type resultOne struct {
+	r     Result
+	block [1]Block
 }
 
 // blockFromContent converts one content item. It reports false for a nil

@@ -225,10 +225,11 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 	ctx, done := c.callContext(ctx, 0)
 	defer done()
 	timeout := a.timeout(c)
-	op := fmt.Sprintf("call tool %q", mcpName)
+	// The error Op (callToolOp) is built only on failure: a Sprintf per
+	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
 	for {
-		raw, res, err := callRound(ctx, c, timeout, op, mcpName, args, responses, state)
+		raw, res, err := callRound(ctx, c, timeout, mcpName, args, responses, state)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
@@ -248,20 +249,20 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 			responses, state = nil, raw.RequestState
 		}
 		if round++; round > maxRounds {
-			return nil, serverError(c.server, op, fmt.Errorf("the server asked for input more than %d times", maxRounds))
+			return nil, serverError(c.server, callToolOp(mcpName), fmt.Errorf("the server asked for input more than %d times", maxRounds))
 		}
 		if len(asked) == 0 {
 			// Load shedding: the server asks for nothing yet. Call again
 			// with its state, later.
 			if err := sleep(ctx, delay); err != nil {
-				return nil, c.callError(op, err)
+				return nil, c.callError(callToolOp(mcpName), err)
 			}
 			delay = min(2*delay, maxEmptyRoundDelay)
 			continue
 		}
 		reqs, err := elicitationRequests(asked)
 		if err != nil {
-			return nil, serverError(c.server, op, err)
+			return nil, serverError(c.server, callToolOp(mcpName), err)
 		}
 		if a.cfg.ElicitationHandler == nil {
 			return nil, newInterrupt(a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
@@ -279,13 +280,13 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 }
 
 // callRound sends one round, bounded by timeout when positive.
-func callRound(ctx context.Context, c *conn, timeout time.Duration, op, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+func callRound(ctx context.Context, c *conn, timeout time.Duration, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	return c.callOnce(ctx, op, mcpName, args, responses, state)
+	return c.callOnce(ctx, mcpName, args, responses, state)
 }
 
 // newInterrupt returns the interrupt of a round of c's server that asked

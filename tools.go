@@ -400,7 +400,7 @@ func (t *Tool) call(args map[string]any) ToolCall {
 // server's [Server.DefaultToolTimeout]; a deadline of ctx shortens either.
 // When ctx is done the server is told (notifications/cancelled).
 func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.observe(ctx, marshalArgs(args), func() (*Result, error) { return t.gated(ctx, args) })
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args) })
 }
 
 // InvokeJSON is [Tool.Invoke] with the arguments as a JSON object, as a
@@ -409,7 +409,7 @@ func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error)
 // tells the model what the tool expects, and a nil error. An empty string
 // means no arguments.
 func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
-	return t.observe(ctx, argsJSON, func() (*Result, error) {
+	return t.observe(ctx, textInput(argsJSON), func() (*Result, error) {
 		args := map[string]any{}
 		if strings.TrimSpace(argsJSON) != "" {
 			var err error
@@ -435,7 +435,7 @@ func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error)
 // agent run); interrupts, approvals, timeouts and transport failures are
 // errors, as in [Tool.Invoke].
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
-	res, err := t.observe(ctx, input, func() (*Result, error) {
+	res, err := t.observe(ctx, textInput(input), func() (*Result, error) {
 		args, err := decodeCallInput(input, t.params)
 		if err != nil {
 			return t.invalidInput(err), nil
@@ -448,22 +448,40 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	return res.Text(), nil
 }
 
-// marshalArgs is the callbacks' view of args.
-func marshalArgs(args map[string]any) string {
-	if args == nil {
+// A toolInput is the callbacks' view of a call's input. It is only computed
+// when there is a [Config.CallbacksHandler] to show it to: marshalling the
+// arguments of every call for nobody cost five allocations per Invoke.
+type toolInput struct {
+	args   map[string]any // Invoke's arguments, marshalled on demand
+	text   string         // Call's or InvokeJSON's input, when isText
+	isText bool
+}
+
+// argsInput is the input of a call made with the arguments args.
+func argsInput(args map[string]any) toolInput { return toolInput{args: args} }
+
+// textInput is the input of a call made with the text s.
+func textInput(s string) toolInput { return toolInput{text: s, isText: true} }
+
+// String returns the text, or the arguments as JSON.
+func (in toolInput) String() string {
+	if in.isText {
+		return in.text
+	}
+	if in.args == nil {
 		return "{}"
 	}
-	b, err := json.Marshal(args)
+	b, err := json.Marshal(in.args)
 	if err != nil {
-		return fmt.Sprintf("%v", args)
+		return fmt.Sprintf("%v", in.args)
 	}
 	return string(b)
 }
 
 // observe runs f between the callbacks of [Config.CallbacksHandler]:
-// HandleToolStart with input, then HandleToolEnd with the result's text, or
-// HandleToolError with the error.
-func (t *Tool) observe(ctx context.Context, input string, f func() (*Result, error)) (*Result, error) {
+// HandleToolStart with the input, then HandleToolEnd with the result's
+// text, or HandleToolError with the error.
+func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, error)) (*Result, error) {
 	if t.a == nil {
 		return nil, errNoAdapter
 	}
@@ -471,7 +489,7 @@ func (t *Tool) observe(ctx context.Context, input string, f func() (*Result, err
 	if cb == nil {
 		return f()
 	}
-	cb.HandleToolStart(ctx, input)
+	cb.HandleToolStart(ctx, input.String())
 	res, err := f()
 	if err != nil {
 		cb.HandleToolError(ctx, err)
@@ -493,7 +511,7 @@ func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) 
 
 // invoke runs an approved call, with callbacks: [ApprovalRequired.Approve].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.observe(ctx, marshalArgs(args), func() (*Result, error) { return t.run(ctx, args) })
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args) })
 }
 
 // run calls the tool on its connection, past the approval gate and without
@@ -518,13 +536,19 @@ func (a *Adapter) timeout(c *conn) time.Duration {
 	return c.cfg.DefaultToolTimeout
 }
 
+// callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
+// It is built when a call fails, not for every call.
+func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
+
 // callOnce sends one tools/call on c. Params are built fresh for every call:
 // the SDK writes into them. Exactly one of the results is set on success: the
 // raw result, or a Result for a JSON-RPC invalid-params error (the model can
 // fix its arguments).
-func (c *conn) callOnce(ctx context.Context, op, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
-	if err := c.usable(op); err != nil {
-		return nil, nil, err
+func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
+		if err := c.usable(callToolOp(mcpName)); err != nil {
+			return nil, nil, err
+		}
 	}
 	// A nil map inside args is not a nil interface: send {} for both, since
 	// servers reject "arguments": null (the TypeScript SDK does).
@@ -538,7 +562,7 @@ func (c *conn) callOnce(ctx context.Context, op, mcpName string, args any, respo
 		if errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams {
 			return nil, textResult(true, we.Message), nil
 		}
-		return nil, nil, c.callError(op, err)
+		return nil, nil, c.callError(callToolOp(mcpName), err)
 	}
 	return res, nil, nil
 }

@@ -404,13 +404,45 @@ func stringValue(v []byte) (string, bool) {
 	case len(v) < 2 || v[0] != '"':
 		return "", false
 	case bytes.IndexByte(v, '\\') < 0:
-		return string(v[1 : len(v)-1]), true
+		return intern(v[1 : len(v)-1]), true
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// intern returns b as a string, without allocating for the content types
+// and JSON-RPC member names that the scans of every message read (this
+// file's, and wire.go's envelope).
+func intern(b []byte) string {
+	// A switch on string(b) does not allocate.
+	switch string(b) {
+	case "text":
+		return "text"
+	case "image":
+		return "image"
+	case "audio":
+		return "audio"
+	case "resource_link":
+		return "resource_link"
+	case "resource":
+		return "resource"
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	}
+	return string(b)
 }
 
 // sanitizeTransport wraps a client transport so that the results it reads
