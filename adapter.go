@@ -126,9 +126,14 @@ type Config struct {
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
 	CallbacksHandler callbacks.Handler
 
-	// MaxMessageBytes bounds one message from a server; 0 means 16 MiB. The
-	// go-sdk stdio transport caps a line at 16 MiB whatever is asked, so a
-	// larger value takes effect on HTTP and SSE only.
+	// MaxMessageBytes bounds one message from a server; 0 means 16 MiB. A
+	// larger message is discarded, never truncated, and never held in
+	// memory whole: the call it answers fails with an error wrapping
+	// [ErrMessageTooLarge], and the connection stays usable. The bound is
+	// enforced on stdio, Streamable HTTP, SSE and custom *mcp.IOTransport
+	// streams. The go-sdk in-memory transport (and any other custom
+	// transport) decodes with a fixed 16 MiB cap of its own, past which its
+	// connection fails; there a smaller bound is applied after decoding.
 	MaxMessageBytes int64
 
 	// Logger receives the adapter's diagnostics and the stderr of stdio
@@ -633,6 +638,17 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				return
 			}
 			tools, err := a.catalogTools(ctx, c, o.cache)
+			if err != nil && a.diedUnder(c) {
+				// The session ended before its death was recorded (the
+				// watcher had not run when connect looked): with a
+				// Restart or Reconnect policy this discovery dials again,
+				// as it would have a moment later.
+				if c, err = a.connect(ctx, name); err != nil {
+					outcomes[i] = outcome{err: err, dialErr: true}
+					return
+				}
+				tools, err = a.catalogTools(ctx, c, o.cache)
+			}
 			outcomes[i] = outcome{tools: tools, err: err}
 		})
 	}
@@ -674,6 +690,13 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		return nil, nil, err
 	}
 	return sets, selected, nil
+}
+
+// diedUnder reports whether the listing on c failed because c's session
+// ended (callError marks the conn dead as it sees that), not because of
+// Close, and c's server has a policy to dial it again.
+func (a *Adapter) diedUnder(c *conn) bool {
+	return (c.cfg.Restart != nil || c.cfg.Reconnect != nil) && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
 // checkDuplicates fails when two tools share a name, ignoring case.

@@ -12,11 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestMain(m *testing.M) { testserver.Main(m) }
+// TestMain lets the test binary run as a stdio server: testserver kinds,
+// and faultserver kinds for the fault tests.
+func TestMain(m *testing.M) { faultserver.Main(m) }
 
 // newAdapter builds an Adapter over cfg and closes it when the test ends.
 func newAdapter(t testing.TB, cfg Config) *Adapter {

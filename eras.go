@@ -9,14 +9,17 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -149,12 +152,22 @@ func (c *conn) callError(op string, err error) error {
 		// The HTTP server forgot the session: this conn is dead for good.
 		c.markDead(err)
 		c.session.Close()
-	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF):
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF) && !rejected(err):
 		// The peer is gone. Say so now rather than when watch notices,
 		// so that the next discovery re-dials instead of reusing c.
 		c.markDead(err)
 	}
-	return serverError(c.server, op, err)
+	return serverError(c.server, op, classifyFault(err))
+}
+
+// codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a
+// request that failed on its own (an HTTP request that got no answer, an
+// EOF included) while its connection lives on.
+const codeRejected = -32005
+
+// rejected reports whether err is a request the transport rejected alone.
+func rejected(err error) bool {
+	return errors.Is(err, &jsonrpc.Error{Code: codeRejected})
 }
 
 // usable returns why c can no longer serve calls, or nil.
@@ -337,24 +350,25 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 	case ModeModern:
 		ctx = context.WithValue(ctx, modernOnlyKey{}, true)
 	}
+	sc := a.newScreen(c.server)
 	switch {
 	case s.Transport != nil:
 		t, err := s.Transport(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("transport: %w", err)
 		}
-		return client.Connect(ctx, sanitizeTransport(t), opts)
+		return client.Connect(ctx, sanitizeTransport(sc.transport(t)), opts)
 	case s.Command != "":
-		t := a.commandTransport(c)
+		t := a.commandTransport(c, sc)
 		return client.Connect(ctx, sanitizeTransport(t), opts)
 	default:
-		return a.connectHTTP(ctx, client, s, opts)
+		return a.connectHTTP(ctx, client, s, sc, opts)
 	}
 }
 
-// commandTransport builds a fresh stdio transport for the server of c.
-// Command is run directly, never through a shell.
-func (a *Adapter) commandTransport(c *conn) mcp.Transport {
+// commandTransport builds a fresh stdio transport for the server of c, its
+// output screened by sc. Command is run directly, never through a shell.
+func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
 	s := c.cfg
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Dir
@@ -373,7 +387,85 @@ func (a *Adapter) commandTransport(c *conn) mcp.Transport {
 		killGroup()
 		stderr.flush()
 	}
-	return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateDuration}
+	return &stdioTransport{cmd: cmd, screen: sc}
+}
+
+// A stdioTransport runs a command and speaks newline-delimited JSON with it
+// over stdin and stdout, like mcp.CommandTransport, but reads stdout through
+// the adapter's screen (see wire.go): the SDK's command transport caps a
+// line at 16 MiB and fails the whole connection past it, where the screen
+// applies Config.MaxMessageBytes and fails only the call concerned.
+type stdioTransport struct {
+	cmd    *exec.Cmd
+	screen *screen
+}
+
+// Connect implements [mcp.Transport]: it starts the command.
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return (&mcp.IOTransport{
+		// The connection is closed by closing stdin (stdioInput.Close),
+		// never stdout: the server must be able to finish writing.
+		Reader: t.screen.newLineReader(stdout, nil),
+		Writer: &stdioInput{cmd: t.cmd, stdin: stdin},
+		// The screen bounds each line exactly; the SDK's count, which
+		// includes its decoder's read-ahead, must not second-guess it.
+		MaxLineLength: -1,
+	}).Connect(ctx)
+}
+
+// A stdioInput is the stdin of a stdio server. Closing it ends the server
+// the way the MCP spec asks: "closing the input stream to the child process,
+// waiting for the server to exit, or sending SIGTERM if the server does not
+// exit within a reasonable time", then SIGKILL.
+type stdioInput struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+}
+
+// Write implements [io.Writer].
+func (w *stdioInput) Write(p []byte) (int, error) { return w.stdin.Write(p) }
+
+// Close implements [io.Closer]: it closes stdin and reaps the process,
+// signalling it when it does not exit within terminateDuration.
+func (w *stdioInput) Close() error {
+	err := w.stdin.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- w.cmd.Wait() }()
+	wait := func() (error, bool) {
+		t := time.NewTimer(terminateDuration)
+		defer t.Stop()
+		select {
+		case err := <-exited:
+			return err, true
+		case <-t.C:
+			return nil, false
+		}
+	}
+	if werr, ok := wait(); ok {
+		return errors.Join(err, werr)
+	}
+	if w.cmd.Process.Signal(syscall.SIGTERM) == nil {
+		if werr, ok := wait(); ok {
+			return errors.Join(err, werr)
+		}
+	}
+	if kerr := w.cmd.Process.Kill(); kerr != nil {
+		return errors.Join(err, kerr)
+	}
+	// Killed: Wait returns once the process is reaped, and at the latest
+	// WaitDelay later when a grandchild holds the pipes.
+	return errors.Join(err, <-exited)
 }
 
 // A stderrLogger turns a stdio server's stderr into log records, one per line.
@@ -424,9 +516,13 @@ func (w *stderrLogger) flushLocked() {
 // compatibility rule: a client that gets 4xx for its first POST may assume an
 // old HTTP+SSE server. In auto mode only 404 and 405 count (a 400 is more
 // often a real error); in legacy mode any 4xx but 401/403 does.
-func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, s *Server, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
-	maxBytes := a.maxMessageBytes()
-	rt := newServerTransport(s)
+func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, s *Server, sc *screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	// The screen in the RoundTripper bounds every body at MaxMessageBytes
+	// and fails only the call concerned; the SDK's event cap stays as a
+	// backstop, with room for the unknown-content placeholders the
+	// sanitizer may add to an event within the bound.
+	maxBytes := 2*a.maxMessageBytes() + 64<<10
+	rt := newServerTransport(s, sc)
 	st := &mcp.StreamableClientTransport{
 		Endpoint:     s.URL,
 		HTTPClient:   rt.client(s.HTTPClient),
@@ -446,7 +542,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, s *Server
 	}
 	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}
 	for _, endpoint := range sseEndpoints(s.URL) {
-		rt := newServerTransport(s)
+		rt := newServerTransport(s, sc)
 		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: rt.client(s.HTTPClient), MaxEventSize: maxBytes}
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := client.Connect(ctx, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
@@ -502,12 +598,40 @@ func (a *Adapter) maxMessageBytes() int {
 // and rewrites content the SDK cannot decode.
 type serverTransport struct {
 	base    http.RoundTripper
+	origin  *url.URL // the server's URL: its credentials go nowhere else
 	headers map[string]string
+	screen  *screen
 	failure atomic.Int32 // first HTTP status >= 400
 }
 
-func newServerTransport(s *Server) *serverTransport {
-	return &serverTransport{headers: s.Headers}
+func newServerTransport(s *Server, sc *screen) *serverTransport {
+	origin, _ := url.Parse(s.URL) // validated by New
+	return &serverTransport{origin: origin, headers: s.Headers, screen: sc}
+}
+
+// sameOrigin reports whether u is on the server's origin: the same host
+// and port, over the same scheme or upgraded from http to https. A redirect
+// or an SSE message endpoint elsewhere is another server.
+func (t *serverTransport) sameOrigin(u *url.URL) bool {
+	if t.origin == nil || u == nil || !strings.EqualFold(t.origin.Hostname(), u.Hostname()) {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	switch {
+	case strings.EqualFold(t.origin.Scheme, u.Scheme):
+		return port(t.origin) == port(u)
+	case strings.EqualFold(t.origin.Scheme, "http") && strings.EqualFold(u.Scheme, "https"):
+		return t.origin.Port() == "" && u.Port() == "" // the standard upgrade
+	}
+	return false
 }
 
 // client returns a copy of hc (a zero Client when nil) that sends through t.
@@ -526,7 +650,17 @@ func (t *serverTransport) client(hc *http.Client) *http.Client {
 
 // RoundTrip implements http.RoundTripper.
 func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	switch {
+	case !t.sameOrigin(req.URL):
+		// A redirect, or an SSE endpoint, pointing at another origin: it
+		// gets none of this server's credentials. net/http keeps the
+		// Authorization of a redirect to the same host name on another
+		// port (an OAuth token set by the SDK); drop it too.
+		if req.Header.Get("Authorization") != "" {
+			req = req.Clone(req.Context())
+			req.Header.Del("Authorization")
+		}
+	case len(t.headers) > 0:
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
@@ -538,6 +672,11 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp.StatusCode >= 400 {
 		t.failure.CompareAndSwap(0, int32(resp.StatusCode))
+	}
+	// Bound and check the body first (wire.go), then repair unknown
+	// content in what passed (unknowncontent.go).
+	if t.screen != nil {
+		t.screen.httpResponse(req, resp)
 	}
 	sanitizeHTTPResponse(resp)
 	return resp, nil

@@ -31,6 +31,11 @@ var (
 	// modern era.
 	ErrModernServer = errors.New("mcpadapter: operation not available on a modern-era server")
 
+	// ErrMessageTooLarge is returned, wrapped in a [*ServerError], when a
+	// server message exceeds [Config.MaxMessageBytes]. The message is
+	// discarded, never truncated; usually only the call it answers fails.
+	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
+
 	// ErrUnsupportedInputRequest is returned when a server asks the client
 	// for something other than elicitation (sampling, roots) during a call.
 	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")

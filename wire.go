@@ -1,0 +1,1037 @@
+package mcpadapter
+
+// Screening what servers send, before the SDK decodes it.
+//
+// The go-sdk treats several kinds of bad server output as fatal for the whole
+// connection: a message over its size cap, a line that is not JSON, a message
+// nesting deeper than its decoder allows, a tool descriptor of the wrong
+// shape (which loses the whole tools/list page). One misbehaving answer then
+// fails every call in flight and the server stays dead until a re-dial. DESIGN
+// asks for the opposite: fail only the call concerned, keep the rest of the
+// catalog, never truncate silently, never run out of memory.
+//
+// So the adapter screens server messages where it can reach the bytes:
+//
+//   - stdio servers and custom *mcp.IOTransport streams, line by line
+//     (lineReader), with the size bound applied by us instead of the SDK's
+//     fixed 16 MiB cap;
+//   - Streamable HTTP and SSE response bodies (screenHTTPResponse): a whole
+//     application/json body, or each server-sent event;
+//   - decoded messages of the remaining transports (in-memory and other
+//     custom ones: screenedConn), where only what is left to check after the
+//     SDK's own decoding can be checked.
+//
+// A message that cannot be passed on is replaced, when its JSON-RPC id can
+// be recovered, by an error response for that id (faultResponse): the call
+// waiting for it fails with a clear error and the connection lives on. Only
+// when no id can be recovered does the connection fail, as before, with an
+// error saying why. A message that is too large is never buffered whole: the
+// id is recovered by a streaming scan of its top level (envelope).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	// sdkMaxDepth is the deepest nesting of objects and arrays the go-sdk's
+	// decoder accepts in one message (internal/json: defaultMaxDepth).
+	sdkMaxDepth = 1000
+
+	// faultCode is the JSON-RPC error code of the error responses the
+	// adapter substitutes for server messages it cannot pass on. The kind
+	// of fault travels in the error's data (faultData), which is what
+	// classifyFault matches.
+	faultCode = jsonrpc.CodeInternalError
+
+	// Kinds of substituted messages.
+	faultTooLarge  = "messageTooLarge"
+	faultMalformed = "malformedMessage"
+	faultTooDeep   = "messageTooDeep"
+
+	// maxIDBytes bounds the JSON-RPC id the envelope scanner keeps; real ids
+	// are numbers or short strings.
+	maxIDBytes = 256
+	// maxKeyBytes bounds the top-level keys the envelope scanner reads; the
+	// ones it looks for are short.
+	maxKeyBytes = 64
+)
+
+// A screen checks the messages of one server's connection. It is immutable
+// and safe for concurrent use.
+type screen struct {
+	server string
+	limit  int // the message size bound (Config.MaxMessageBytes, resolved)
+	logger *slog.Logger
+}
+
+// newScreen returns the screen of the named server's connections.
+func (a *Adapter) newScreen(server string) *screen {
+	return &screen{server: server, limit: a.maxMessageBytes(), logger: a.logger}
+}
+
+// faultData is the data of a substituted error response.
+type faultData struct {
+	Kind string `json:"mcpadapter"`
+}
+
+// faultResponse returns the JSON-RPC error response the adapter substitutes
+// for a server message of the given kind answering request id (raw JSON).
+func faultResponse(id []byte, kind, msg string) []byte {
+	m, _ := json.Marshal(msg) // a string always marshals
+	out := make([]byte, 0, len(id)+len(m)+128)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"error":{"code":`...)
+	out = fmt.Appendf(out, "%d", faultCode)
+	out = append(out, `,"message":`...)
+	out = append(out, m...)
+	out = append(out, `,"data":{"mcpadapter":"`+kind+`"}}}`...)
+	return out
+}
+
+// faultError is faultResponse as a decoded error, for screenedConn.
+func faultError(kind, msg string) *jsonrpc.Error {
+	data, _ := json.Marshal(faultData{Kind: kind})
+	return &jsonrpc.Error{Code: faultCode, Message: msg, Data: data}
+}
+
+// classifyFault adds [ErrMessageTooLarge] to the chain of err when err
+// reports a server message over the size bound: one the adapter replaced by
+// an error response, or the SDK's own caps (the in-memory transport's line
+// cap, the SSE event cap), which it reports as untyped strings.
+func classifyFault(err error) error {
+	if err == nil || errors.Is(err, ErrMessageTooLarge) {
+		return err
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code == faultCode && len(we.Data) > 0 {
+		var d faultData
+		if json.Unmarshal(we.Data, &d) == nil && d.Kind == faultTooLarge {
+			return fmt.Errorf("%w: %w", ErrMessageTooLarge, err)
+		}
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "exceeded the configured maximum line length") || strings.Contains(msg, "SSE event exceeded") {
+		return fmt.Errorf("%w: %w", ErrMessageTooLarge, err)
+	}
+	return err
+}
+
+// tooLargeText describes a message of size bytes (or more, when atLeast)
+// over the bound.
+func (s *screen) tooLargeText(size int, atLeast bool) string {
+	more := ""
+	if atLeast {
+		more = "more than "
+	}
+	return fmt.Sprintf("server message of %s%d bytes exceeds the limit of %d bytes (Config.MaxMessageBytes); it was discarded", more, size, s.limit)
+}
+
+// message checks one complete message of at most s.limit bytes and returns
+// what to pass on: msg itself (changed false), a repaired message, an error
+// response for its id, or nil when a request or notification from the
+// server must be dropped. It fails only when the message can neither be
+// passed on nor attributed to a call; fallbackID, when not nil, supplies
+// the id of the request the message answers (an HTTP POST's).
+//
+// It repairs a tools/list page holding descriptors the SDK cannot decode by
+// dropping those (see toolList), and replaces malformed JSON, messages that
+// are not JSON-RPC and messages too deep for the SDK's decoder.
+func (s *screen) message(msg []byte, fallbackID func() []byte) (out []byte, changed bool, err error) {
+	var e envelope
+	i := skipSpace(msg, 0)
+	if i == len(msg) || msg[i] != '{' && msg[i] != '[' || !json.Valid(msg) {
+		reason := "not JSON"
+		if i < len(msg) && (msg[i] == '{' || msg[i] == '[') {
+			var v json.RawMessage
+			if err := json.Unmarshal(msg, &v); err != nil {
+				reason = err.Error()
+			}
+		}
+		e.feed(msg)
+		return s.replace(&e, fallbackID, faultMalformed, fmt.Sprintf("malformed message from server (%s): %s", reason, preview(msg)))
+	}
+	if msg[i] == '[' {
+		return msg, false, nil // a batch: the SDK decodes it (or refuses it) as a whole
+	}
+	e.feed(msg)
+	if !e.method && !e.response() {
+		return s.replace(&e, fallbackID, faultMalformed, "invalid JSON-RPC message from server: "+preview(msg))
+	}
+	start, end, ok := lastMember(msg, "result")
+	if !e.method && ok && msg[start] == '{' {
+		// A result sits at depth 2 of the message.
+		if res, resChanged := s.toolList(msg[start:end], 2); resChanged {
+			msg, changed = splice(msg, start, end, res), true
+		}
+	}
+	if tooDeep(msg, sdkMaxDepth) {
+		return s.replace(&e, fallbackID, faultTooDeep, fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", sdkMaxDepth))
+	}
+	return msg, changed, nil
+}
+
+// replace returns the error response of kind for the message scanned by e,
+// or nil for a request or notification (there is no call of ours to fail:
+// dropping it is all that can be done), or an error when the message has
+// no id and fallbackID has none either.
+func (s *screen) replace(e *envelope, fallbackID func() []byte, kind, text string) ([]byte, bool, error) {
+	if e.method {
+		s.logger.Warn("mcpadapter: dropped a server message", "server", s.server, "reason", text)
+		return nil, true, nil
+	}
+	id := e.id
+	if id == nil && fallbackID != nil {
+		id = fallbackID()
+	}
+	if id == nil {
+		return nil, false, errors.New(text)
+	}
+	s.logger.Warn("mcpadapter: replaced a server message by an error", "server", s.server, "reason", text)
+	return faultResponse(id, kind, text), true, nil
+}
+
+// preview returns the start of msg for an error message.
+func preview(msg []byte) string {
+	const n = 64
+	msg = bytes.TrimSpace(msg)
+	if len(msg) > n {
+		return fmt.Sprintf("%q...", msg[:n])
+	}
+	return fmt.Sprintf("%q", msg)
+}
+
+// toolList drops from result, when it is a tools/list result, the tool
+// descriptors the SDK cannot decode: those whose JSON has the wrong shape
+// (a non-string name, say) and those nesting too deep, given that result
+// sits at depth outer of its message. Such a descriptor would fail the
+// whole page, and with it every other tool of the server. Each dropped tool
+// is logged. It returns result itself and false when nothing changes.
+func (s *screen) toolList(result []byte, outer int) ([]byte, bool) {
+	start, end, ok := lastMember(result, "tools")
+	if !ok || result[start] != '[' {
+		return result, false
+	}
+	// The common case, checked at the cost of one decode of the page.
+	if !tooDeep(result, sdkMaxDepth-outer) && json.Unmarshal(result, new(mcp.ListToolsResult)) == nil {
+		return result, false
+	}
+	arr := result[start:end]
+	var kept [][]byte
+	dropped := 0
+	eachElement(arr, 0, func(es, ee int) {
+		elem := arr[es:ee]
+		// The descriptor sits at depth outer+2 (result, tools array).
+		reason := ""
+		switch {
+		case tooDeep(elem, sdkMaxDepth-outer-2):
+			reason = fmt.Sprintf("nests deeper than the %d levels the SDK decodes", sdkMaxDepth)
+		default:
+			if err := json.Unmarshal(elem, new(mcp.Tool)); err != nil {
+				reason = err.Error()
+			}
+		}
+		if reason == "" {
+			kept = append(kept, elem)
+			return
+		}
+		dropped++
+		name := ""
+		if ns, ne, ok := lastMember(elem, "name"); ok {
+			name, _ = stringValue(elem[ns:ne])
+		}
+		s.logger.Warn("mcpadapter: dropped a tool the SDK cannot decode", "server", s.server, "tool", name, "reason", reason)
+	})
+	if dropped == 0 {
+		return result, false
+	}
+	var b bytes.Buffer
+	b.Grow(len(arr))
+	b.WriteByte('[')
+	for i, elem := range kept {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(elem)
+	}
+	b.WriteByte(']')
+	return splice(result, start, end, b.Bytes()), true
+}
+
+// tooDeep reports whether the JSON in data nests objects and arrays deeper
+// than max, counting as the SDK's decoder does.
+func tooDeep(data []byte, max int) bool {
+	// Cheap exit: the nesting cannot exceed the number of openers.
+	if bytes.Count(data, []byte{'{'})+bytes.Count(data, []byte{'['}) <= max {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			end, ok := skipString(data, i)
+			if !ok {
+				return false
+			}
+			i = end - 1
+		case '{', '[':
+			depth++
+			if depth > max {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// An envelope follows the top level of one JSON message as its bytes stream
+// by, without keeping them: it records the raw value of the last top-level
+// "id" member and whether a "method" member is present, which is what it
+// takes to answer a message that cannot be passed on. It reads any input
+// without failing; on input that is not a JSON object it learns nothing.
+type envelope struct {
+	depth   int   // nesting depth of objects and arrays
+	inStr   bool  // inside a string
+	esc     bool  // the previous byte was a backslash inside a string
+	phase   phase // where the scan is in the top-level object (depth 1)
+	done    bool  // the top-level value ended, or is not an object
+	key     []byte
+	member  string // the current top-level member's name
+	val     []byte // the value being read
+	reading string // the member whose value is being read ("id" or "jsonrpc"), or ""
+	long    bool   // the current key or value is over its bound
+
+	id      []byte // raw value of the last complete top-level "id"; nil if none
+	version []byte // raw value of the last complete top-level "jsonrpc"
+	method  bool   // a top-level "method" member was seen
+}
+
+// phase is the position of an envelope scan inside the top-level object.
+type phase uint8
+
+const (
+	phaseKey    phase = iota // before a member's key, or the closing brace
+	phaseColon               // after a key
+	phaseValue               // after a colon
+	phaseScalar              // inside a number, true, false or null
+	phaseNested              // inside a string, object or array value
+	phaseComma               // after a value
+)
+
+// feed scans the next bytes of the message.
+func (e *envelope) feed(p []byte) {
+	for i := 0; i < len(p) && !e.done; i++ {
+		c := p[i]
+		if e.inStr {
+			if e.esc {
+				e.esc = false
+				e.record(c)
+				continue
+			}
+			if !e.recording() {
+				// Jump to the next quote or backslash: strings such as
+				// base64 media are most of a large message, and
+				// IndexByte is the fastest scan there is.
+				rest := p[i:]
+				q := bytes.IndexByte(rest, '"')
+				if q >= 0 {
+					rest = rest[:q]
+				}
+				j := bytes.IndexByte(rest, '\\')
+				if j < 0 {
+					j = q
+				}
+				if j < 0 {
+					return
+				}
+				i += j
+				c = p[i]
+			}
+			switch c {
+			case '\\':
+				e.esc = true
+				e.record(c)
+			case '"':
+				e.inStr = false
+				e.record(c)
+				e.endString()
+			default:
+				e.record(c)
+			}
+			continue
+		}
+		if e.depth >= 2 {
+			// Inside a nested value only the structure matters.
+			j := bytes.IndexAny(p[i:], `"{}[]`)
+			if j < 0 {
+				return
+			}
+			i += j
+			switch p[i] {
+			case '"':
+				e.inStr = true
+			case '{', '[':
+				e.depth++
+			case '}', ']':
+				if e.depth--; e.depth == 1 {
+					e.phase = phaseComma
+				}
+			}
+			continue
+		}
+		if e.depth == 0 {
+			switch {
+			case isJSONSpace(c):
+			case c == '{':
+				e.depth, e.phase = 1, phaseKey
+			default:
+				e.done = true // not an object
+			}
+			continue
+		}
+		e.top(c)
+	}
+}
+
+// top scans byte c of the top-level object, outside strings.
+func (e *envelope) top(c byte) {
+	if e.phase == phaseScalar {
+		switch {
+		case c == ',' || c == '}' || isJSONSpace(c):
+			e.endValue()
+			e.phase = phaseComma
+		default:
+			e.record(c)
+			return
+		}
+	}
+	switch e.phase {
+	case phaseKey:
+		switch {
+		case isJSONSpace(c):
+		case c == '"':
+			e.inStr = true
+			e.key, e.long = append(e.key[:0], c), false
+		case c == '}':
+			e.end()
+		default:
+			e.done = true
+		}
+	case phaseColon:
+		switch {
+		case isJSONSpace(c):
+		case c == ':':
+			e.phase = phaseValue
+		default:
+			e.done = true
+		}
+	case phaseValue:
+		switch {
+		case isJSONSpace(c):
+			return
+		case c == '"':
+			e.inStr = true
+			e.phase = phaseNested
+		case c == '{' || c == '[':
+			e.depth = 2
+			e.phase = phaseNested
+		default:
+			e.phase = phaseScalar
+		}
+		if e.member == "method" {
+			e.method = true
+		}
+		if (e.member == "id" || e.member == "jsonrpc") && c != '{' && c != '[' {
+			e.reading, e.long = e.member, false
+			e.val = append(e.val[:0], c)
+		}
+	case phaseComma:
+		switch {
+		case isJSONSpace(c):
+		case c == ',':
+			e.phase = phaseKey
+		case c == '}':
+			e.end()
+		default:
+			e.done = true
+		}
+	}
+}
+
+// end records the end of the top-level object.
+func (e *envelope) end() {
+	e.depth = 0
+	e.done = true
+}
+
+// recording reports whether the bytes of the current string are kept.
+func (e *envelope) recording() bool {
+	return e.depth == 1 && (e.phase == phaseKey || e.reading != "")
+}
+
+// record keeps byte c of a top-level key or of the id value.
+func (e *envelope) record(c byte) {
+	switch {
+	case e.depth != 1 || e.long:
+	case e.phase == phaseKey:
+		if len(e.key) == maxKeyBytes {
+			e.long = true
+			return
+		}
+		e.key = append(e.key, c)
+	case e.reading != "":
+		if len(e.val) == maxIDBytes {
+			e.long = true
+			return
+		}
+		e.val = append(e.val, c)
+	}
+}
+
+// endString records the end of a string at the current depth.
+func (e *envelope) endString() {
+	if e.depth != 1 {
+		return
+	}
+	if e.phase == phaseKey {
+		e.member = ""
+		if !e.long {
+			e.member, _ = stringValue(e.key)
+		}
+		e.phase = phaseColon
+		return
+	}
+	e.endValue()
+	e.phase = phaseComma
+}
+
+// endValue records the end of a top-level member's value.
+func (e *envelope) endValue() {
+	member := e.reading
+	if member == "" {
+		return
+	}
+	e.reading = ""
+	var v []byte
+	if !e.long && json.Valid(e.val) {
+		v = bytes.Clone(e.val)
+	}
+	switch member {
+	case "jsonrpc":
+		e.version = v
+	case "id":
+		e.id = v
+		if v != nil && (v[0] == 'n' || v[0] == 't' || v[0] == 'f') {
+			e.id = nil // null and booleans answer nothing
+		}
+	}
+}
+
+// response reports whether the scanned message is a valid JSON-RPC
+// response envelope: version 2.0, an id, no method.
+func (e *envelope) response() bool {
+	return !e.method && e.id != nil && string(e.version) == `"2.0"`
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// A lineReader is the screened output of a stdio server (or of any
+// newline-delimited JSON stream), as the SDK reads it: each line of at most
+// s.limit bytes is checked by screen.message; a longer one is never buffered
+// whole, and becomes an error response for its id. Lines that are not JSON
+// at all (a program printing a banner on stdout, say) are logged and
+// skipped, as the TypeScript and Python SDKs do.
+type lineReader struct {
+	pending
+	src *bufio.Reader
+	c   io.Closer
+	s   *screen
+
+	line []byte // the current line while it is within the limit
+}
+
+// pending is the read side of the screening readers: bytes ready for
+// Read, then the source's error.
+type pending struct {
+	out []byte // bytes ready for Read
+	err error  // the source's error, returned once out drains
+}
+
+// read serves p from out, calling fill to produce more until out has bytes
+// or err is set.
+func (r *pending) read(p []byte, fill func()) (int, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		fill()
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+// newLineReader screens src, which Close closes when closer is not nil.
+func (s *screen) newLineReader(src io.Reader, closer io.Closer) *lineReader {
+	return &lineReader{src: bufio.NewReaderSize(src, 64<<10), c: closer, s: s}
+}
+
+// Read implements [io.Reader].
+func (r *lineReader) Read(p []byte) (int, error) { return r.read(p, r.next) }
+
+// Close implements [io.Closer].
+func (r *lineReader) Close() error {
+	if r.c == nil {
+		return nil
+	}
+	return r.c.Close()
+}
+
+// next reads one line from the source into out, screened.
+func (r *lineReader) next() {
+	r.line = r.line[:0]
+	var (
+		over *envelope // set once the line is over the limit
+		size int
+	)
+	for {
+		frag, err := r.src.ReadSlice('\n')
+		size += len(frag)
+		if over == nil {
+			r.line = append(r.line, frag...)
+			if len(bytes.TrimRight(r.line, "\r\n")) > r.s.limit {
+				over = new(envelope)
+				over.feed(r.line)
+				r.line = nil // do not keep a buffer of the limit's size around
+			}
+		} else {
+			over.feed(frag)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			r.err = err
+			if err != io.EOF || size == 0 {
+				return // a broken stream: its last line is lost with it
+			}
+		}
+		break
+	}
+	if over != nil {
+		r.oversized(over, size)
+		return
+	}
+	msg := bytes.TrimSpace(r.line)
+	if len(msg) == 0 {
+		return
+	}
+	if msg[0] != '{' && msg[0] != '[' {
+		r.s.logger.Warn("mcpadapter: skipped server output that is not JSON-RPC", "server", r.s.server, "line", preview(msg))
+		return
+	}
+	out, _, err := r.s.message(msg, nil)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	if out != nil {
+		r.out = append(append(r.out[:0], out...), '\n')
+	}
+}
+
+// oversized answers a line of size bytes over the limit, scanned by e.
+func (r *lineReader) oversized(e *envelope, size int) {
+	text := r.s.tooLargeText(size, false)
+	switch {
+	case e.method:
+		r.s.logger.Warn("mcpadapter: dropped a server message", "server", r.s.server, "reason", text)
+	case e.id != nil:
+		r.s.logger.Warn("mcpadapter: replaced a server message by an error", "server", r.s.server, "reason", text)
+		r.out = append(faultResponse(e.id, faultTooLarge, text), '\n')
+	default:
+		r.fail(fmt.Errorf("%w: %s, and has no id to answer", ErrMessageTooLarge, text))
+	}
+}
+
+// fail ends the stream with err: the connection fails with it.
+func (r *lineReader) fail(err error) {
+	r.out = nil
+	r.err = err
+}
+
+// screenTransport screens the messages of a custom transport t: the lines
+// of an *mcp.IOTransport (a copy of it: the caller's value is not changed),
+// the decoded messages of any other transport but Streamable HTTP, whose
+// bodies are screened in its HTTP client instead. It returns nil for nil.
+func (s *screen) transport(t mcp.Transport) mcp.Transport {
+	switch t := t.(type) {
+	case nil:
+		return nil
+	case *mcp.StreamableClientTransport, *mcp.SSEClientTransport:
+		return t
+	case *mcp.IOTransport:
+		if t == nil || t.Reader == nil {
+			return t
+		}
+		cp := *t
+		cp.Reader = s.newLineReader(t.Reader, t.Reader)
+		if cp.MaxLineLength == 0 {
+			// The screen bounds each line exactly; the SDK's count, which
+			// includes the decoder's read-ahead, must not second-guess it.
+			cp.MaxLineLength = -1
+		}
+		return &cp
+	}
+	return &screenedTransport{base: t, s: s}
+}
+
+// A screenedTransport screens the decoded messages of its base transport.
+type screenedTransport struct {
+	base mcp.Transport
+	s    *screen
+}
+
+// Connect implements [mcp.Transport].
+func (t *screenedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &screenedConn{Connection: conn, s: t.s}, nil
+}
+
+// A screenedConn checks the responses it reads after the SDK decoded their
+// envelope (the transport's own caps apply first): a result over the size
+// bound becomes an error, and a tools/list page loses the descriptors the
+// SDK cannot decode.
+type screenedConn struct {
+	mcp.Connection
+	s *screen
+}
+
+// Read implements [mcp.Connection].
+func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp == nil || resp.Error != nil {
+		return msg, err
+	}
+	if len(resp.Result) > c.s.limit {
+		text := c.s.tooLargeText(len(resp.Result), false)
+		c.s.logger.Warn("mcpadapter: replaced a server message by an error", "server", c.s.server, "reason", text)
+		resp.Result, resp.Error = nil, faultError(faultTooLarge, text)
+		return msg, err
+	}
+	if out, changed := c.s.toolList(resp.Result, 1); changed {
+		resp.Result = out
+	}
+	return msg, err
+}
+
+// httpResponse screens the body of resp, an answer to req on a Streamable
+// HTTP or SSE connection: a successful application/json body is read up to
+// the size bound and checked as one message; an event stream is checked
+// event by event; any other body is cut off at the bound (the SDK reads
+// error bodies whole).
+func (s *screen) httpResponse(req *http.Request, resp *http.Response) {
+	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	reqID := func() []byte { return requestID(req) }
+	switch {
+	case ok && mt == "application/json":
+		resp.Body = &jsonScreen{src: resp.Body, s: s, reqID: reqID}
+	case mt == "text/event-stream":
+		resp.Body = &eventScreen{src: resp.Body, br: bufio.NewReaderSize(resp.Body, 64<<10), s: s, reqID: reqID, lineStart: true}
+	default:
+		resp.Body = &boundedBody{src: resp.Body, left: int64(s.limit) + 1, s: s}
+		return
+	}
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+}
+
+// requestID returns the JSON-RPC id of the request req carries, or nil.
+func requestID(req *http.Request) []byte {
+	if req == nil || req.Method != http.MethodPost || req.GetBody == nil {
+		return nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	var e envelope
+	buf := make([]byte, 32<<10)
+	for !e.done {
+		n, err := body.Read(buf)
+		e.feed(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if e.method {
+		return e.id
+	}
+	return nil
+}
+
+// A jsonScreen is a successful application/json body, read up to the size
+// bound and screened as one message when first read.
+type jsonScreen struct {
+	src   io.ReadCloser
+	s     *screen
+	reqID func() []byte
+
+	r   *bytes.Reader // nil before the first Read
+	err error
+}
+
+// Read implements [io.Reader].
+func (b *jsonScreen) Read(p []byte) (int, error) {
+	if b.r == nil {
+		data, err := b.load()
+		b.r, b.err = bytes.NewReader(data), err
+	}
+	n, _ := b.r.Read(p)
+	if b.r.Len() > 0 || n > 0 {
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
+// load reads and screens the body.
+func (b *jsonScreen) load() ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(b.src, int64(b.s.limit)+1))
+	if err != nil {
+		return data, err
+	}
+	if len(data) > b.s.limit {
+		text := b.s.tooLargeText(b.s.limit, true)
+		id := b.reqID()
+		if id == nil {
+			return nil, fmt.Errorf("%w: %s", ErrMessageTooLarge, text)
+		}
+		b.s.logger.Warn("mcpadapter: replaced a server message by an error", "server", b.s.server, "reason", text)
+		return faultResponse(id, faultTooLarge, text), nil
+	}
+	out, _, err := b.s.message(data, b.reqID)
+	return out, err
+}
+
+// Close implements [io.Closer].
+func (b *jsonScreen) Close() error { return b.src.Close() }
+
+// A boundedBody fails a read past the size bound.
+type boundedBody struct {
+	src  io.ReadCloser
+	left int64
+	s    *screen
+}
+
+// Read implements [io.Reader].
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("%w: %s", ErrMessageTooLarge, b.s.tooLargeText(b.s.limit, true))
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.src.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// Close implements [io.Closer].
+func (b *boundedBody) Close() error { return b.src.Close() }
+
+// An eventScreen screens a server-sent event stream event by event, holding
+// at most one event of up to the size bound: an event within the bound is
+// checked by screen.message (its data is the message); a larger one is
+// never held, and becomes an error response for its id (or the request's,
+// on a POST's stream). Events other than messages pass as they are, or are
+// dropped when too large (the SDK ignores them).
+type eventScreen struct {
+	pending
+	src   io.ReadCloser
+	br    *bufio.Reader
+	s     *screen
+	reqID func() []byte
+
+	event     []byte    // the current event's raw lines while within the bound
+	size      int       // the current event's raw size
+	over      *envelope // set once the event is over the bound: scans its data
+	fields    []byte    // the oversized event's short non-data lines (id:, event:)
+	name      string    // the event's name ("event:" field)
+	lineStart bool      // the next fragment starts a line
+	inData    bool      // the current line is a "data:" line
+	dataLines int       // data lines of the oversized event so far
+	blank     bool      // the current line is empty so far
+}
+
+// Read implements [io.Reader].
+func (s *eventScreen) Read(p []byte) (int, error) { return s.read(p, s.fill) }
+
+// Close implements [io.Closer].
+func (s *eventScreen) Close() error { return s.src.Close() }
+
+// fill reads one line fragment and moves an event to out when it ends.
+func (s *eventScreen) fill() {
+	frag, err := s.br.ReadSlice('\n')
+	if s.lineStart {
+		s.blank = true
+		s.inData = bytes.HasPrefix(frag, []byte("data:"))
+		if name, ok := bytes.CutPrefix(frag, []byte("event:")); ok {
+			s.name = string(bytes.TrimSpace(name))
+		}
+	}
+	if len(bytes.TrimRight(frag, "\r\n")) > 0 {
+		s.blank = false
+	}
+	s.size += len(frag)
+	switch {
+	case s.over != nil:
+		s.scan(frag)
+	case s.size > s.s.limit:
+		// The event just went over the bound: scan what is held, then
+		// the rest as it comes.
+		s.over = new(envelope)
+		held := append(s.event, frag...)
+		s.event = nil
+		s.lineStart = true
+		for line := range bytes.Lines(held) {
+			s.inData = bytes.HasPrefix(line, []byte("data:"))
+			s.scan(line)
+			s.lineStart = bytes.HasSuffix(line, []byte("\n"))
+		}
+	default:
+		s.event = append(s.event, frag...)
+	}
+	s.lineStart = err == nil
+	switch {
+	case err == nil:
+		if s.blank {
+			s.endEvent()
+		}
+	case err == bufio.ErrBufferFull:
+	default:
+		// The SDK also delivers an event cut short by the end of the stream.
+		s.endEvent()
+		s.err = err
+	}
+}
+
+// scan feeds a fragment of the oversized event to its envelope: the values
+// of data lines, joined by newlines; other short lines are kept.
+func (s *eventScreen) scan(frag []byte) {
+	if !s.inData {
+		keep := s.lineStart && bytes.HasSuffix(frag, []byte("\n")) && len(s.fields)+len(frag) < 4096
+		if keep && len(bytes.TrimSpace(frag)) > 0 && !bytes.HasPrefix(frag, []byte(":")) { // not the blank line that ends the event, nor a comment
+			s.fields = append(s.fields, frag...)
+		}
+		return
+	}
+	if s.lineStart {
+		if s.dataLines > 0 {
+			s.over.feed([]byte{'\n'})
+		}
+		s.dataLines++
+		frag = frag[len("data:"):]
+	}
+	s.over.feed(frag)
+}
+
+// endEvent moves the current event, screened, to out.
+func (s *eventScreen) endEvent() {
+	event, over, size, name, fields := s.event, s.over, s.size, s.name, s.fields
+	s.event, s.over, s.size, s.name, s.fields, s.dataLines = s.event[:0], nil, 0, "", nil, 0
+	isMessage := name == "" || name == "message"
+	if over != nil {
+		text := s.s.tooLargeText(size, false)
+		id := over.id
+		if id == nil && !over.method {
+			id = s.reqID()
+		}
+		switch {
+		case !isMessage || over.method:
+			s.s.logger.Warn("mcpadapter: dropped a server message", "server", s.s.server, "reason", text)
+		case id != nil:
+			s.s.logger.Warn("mcpadapter: replaced a server message by an error", "server", s.s.server, "reason", text)
+			s.out = append(s.out, fields...)
+			s.out = append(s.out, "data: "...)
+			s.out = append(s.out, faultResponse(id, faultTooLarge, text)...)
+			s.out = append(s.out, "\n\n"...)
+		default:
+			s.err = fmt.Errorf("%w: %s, and has no id to answer", ErrMessageTooLarge, text)
+		}
+		return
+	}
+	if !isMessage {
+		s.out = append(s.out, event...)
+		return
+	}
+	var data [][]byte
+	for line := range bytes.Lines(event) {
+		if v, ok := dataValue(line); ok {
+			data = append(data, v)
+		}
+	}
+	joined := bytes.Join(data, []byte("\n"))
+	if len(joined) == 0 {
+		// No data (a priming event, SEP-1699): the SDK skips it.
+		s.out = append(s.out, event...)
+		return
+	}
+	msg, changed, err := s.s.message(joined, s.reqID)
+	if err != nil || !changed {
+		// Unchanged, or beyond repair: the SDK gets it as it came (and
+		// fails the connection on what it cannot decode, as before).
+		s.out = append(s.out, event...)
+		return
+	}
+	if msg == nil {
+		// A dropped request or notification: drop the whole event (the
+		// legacy SSE client would fail on a message event without data).
+		return
+	}
+	wrote := false
+	for line := range bytes.Lines(event) {
+		if _, ok := dataValue(line); !ok {
+			if len(bytes.TrimSpace(line)) > 0 {
+				s.out = append(s.out, line...)
+			}
+			continue
+		}
+		if wrote {
+			continue
+		}
+		for l := range bytes.Lines(msg) {
+			s.out = append(s.out, "data: "...)
+			s.out = append(s.out, bytes.TrimSuffix(l, []byte("\n"))...)
+			s.out = append(s.out, '\n')
+		}
+		wrote = true
+	}
+	s.out = append(s.out, '\n')
+}
