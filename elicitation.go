@@ -516,6 +516,13 @@ func checkContent(schema, content map[string]any) (map[string]any, error) {
 	if schema == nil {
 		return v, nil
 	}
+	if key, ok := schemaRef(schema); ok {
+		// jsonschema-go follows a reference cycle ({"$ref":"#"}) until the
+		// stack overflows, a fatal error no recover can stop; elicitation
+		// schemas are flat objects of primitive properties, without
+		// references (MCP spec), so a server sending one gets a refusal.
+		return nil, fmt.Errorf("requested schema: %q is not allowed in an elicitation schema", key)
+	}
 	sb, err := json.Marshal(schema)
 	if err != nil {
 		return nil, fmt.Errorf("requested schema: %w", err)
@@ -535,6 +542,31 @@ func checkContent(schema, content map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("content does not match the requested schema: %w", err)
 	}
 	return v, nil
+}
+
+// schemaRef returns the first reference keyword ($ref, $dynamicRef,
+// $recursiveRef) found anywhere in schema.
+func schemaRef(schema any) (string, bool) {
+	switch v := schema.(type) {
+	case map[string]any:
+		for _, key := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+			if _, ok := v[key]; ok {
+				return key, true
+			}
+		}
+		for _, e := range v {
+			if key, ok := schemaRef(e); ok {
+				return key, true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if key, ok := schemaRef(e); ok {
+				return key, true
+			}
+		}
+	}
+	return "", false
 }
 
 // answerLive answers a legacy server's live elicitation/create request with

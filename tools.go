@@ -669,7 +669,8 @@ func decodeObject(s string) (map[string]any, error) {
 	if err := dec.Decode(&obj); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	if dec.More() {
+	// dec.More misses a stray '}' or ']' after the object: look at the rest.
+	if strings.TrimLeft(s[dec.InputOffset():], " \t\r\n") != "" {
 		return nil, errors.New("invalid JSON: data after the object")
 	}
 	if obj == nil {

@@ -1,0 +1,282 @@
+package mcpadapter
+
+// Fuzz targets for what the adapter decodes from models, stored interrupts,
+// users and servers: Call input, Interrupt JSON, answers to elicitations,
+// and the wire screen of server messages. Their seeds (f.Add and
+// testdata/fuzz/<Name>) run in every go test; .ci/run fuzzes each briefly.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// FuzzDecodeCallInput feeds Call inputs (what a model writes) and schemas
+// to decodeCallInput: it never panics, decodes a JSON object input to that
+// object (unless it is langchaingo's {"__arg1": ...} wrapper), and accepts
+// only what it can stand behind.
+func FuzzDecodeCallInput(f *testing.F) {
+	schemas := []string{
+		`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
+		`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`,
+		`{"type":"object","properties":{}}`,
+		`{"type":"object","properties":{"__arg1":{"type":"string"}}}`,
+		`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`,
+	}
+	inputs := []string{
+		`{"city":"Paris"}`, `Paris`, `"Paris"`, "```json\n{\"city\":\"Paris\"}\n```", "`{\"a\":1}`",
+		`{"__arg1":"Paris"}`, `{"__arg1":"{\"city\":\"Rome\"}"}`, `{"__arg1":{"city":"Oslo"}}`,
+		`{"a":1,"b":2.5e300}`, `{"a":1}}`, `{"a":1}]`, `{"a":1} {"b":2}`, `{}`, ``, `   `, `null`, `[1]`,
+		`{"a":12345678901234567890123}`, "```\n```", "``", `{"__arg1":"\"x\""}`,
+	}
+	for i, in := range inputs {
+		f.Add(in, schemas[i%len(schemas)])
+	}
+	f.Fuzz(func(t *testing.T, input, schemaJSON string) {
+		var schema map[string]any
+		if json.Unmarshal([]byte(schemaJSON), &schema) != nil {
+			schema = nil
+		}
+		args, err := decodeCallInput(input, schema)
+		again, err2 := decodeCallInput(input, schema)
+		if (err == nil) != (err2 == nil) || !reflect.DeepEqual(args, again) {
+			t.Fatalf("decodeCallInput(%q) is not deterministic: %v, %v and %v, %v", input, args, err, again, err2)
+		}
+		if err != nil {
+			return
+		}
+		if args == nil {
+			t.Fatalf("decodeCallInput(%q) = nil, nil", input)
+		}
+		if _, err := json.Marshal(args); err != nil {
+			t.Fatalf("decodeCallInput(%q) = %v, which does not marshal: %v", input, args, err)
+		}
+		s := unfence(strings.TrimSpace(input))
+		if strings.HasPrefix(s, "{") {
+			if !json.Valid([]byte(s)) {
+				t.Fatalf("decodeCallInput(%q) accepted invalid JSON: %v", input, args)
+			}
+			obj, err := decodeObject(s)
+			if err != nil {
+				t.Fatalf("decodeCallInput(%q) = %v, but decodeObject fails: %v", input, args, err)
+			}
+			if _, wrapped := obj[argWrapper]; !wrapped && !reflect.DeepEqual(obj, args) {
+				t.Fatalf("decodeCallInput(%q) = %v, want the object itself %v", input, args, obj)
+			}
+		}
+	})
+}
+
+// FuzzInterruptJSON decodes stored interrupts: decoding never panics, and
+// what decodes re-encodes to JSON that decodes to the same interrupt, with
+// its round within the cap.
+func FuzzInterruptJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{"version":1,"kind":"inputRequired","server":"b","tool":"b__book","mcpName":"book","round":1,` +
+			`"arguments":{"party":4},"requestState":"st","inputRequests":{"date":{"method":"elicitation/create","params":{"mode":"form","message":"Which date?","requestedSchema":{"type":"object","properties":{"date":{"type":"string"}},"required":["date"]}}}}}`,
+		`{"version":1,"kind":"urlElicitationRequired","server":"b","tool":"t","mcpName":"t","round":2,` +
+			`"inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"url","message":"Go","url":"https://example.com","elicitationId":"e1"}}},` +
+			`"inputResponses":{"e1":{"action":"accept"}}}`,
+		`{"version":1,"kind":"inputRequired","server":"b","tool":"t","mcpName":"t","round":33,"inputRequests":{"k":{"method":"elicitation/create","params":{}}}}`,
+		`{"version":1,"kind":"inputRequired","server":"b","tool":"t","mcpName":"t","round":1,"inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}}`,
+		`{"version":2}`, `null`, `{}`, `[]`, `{"version":1,"kind":"inputRequired","server":"b","mcpName":"t","round":1,"arguments":[1],"inputRequests":{"k":{"method":"elicitation/create","params":{}}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in Interrupt
+		if err := json.Unmarshal(data, &in); err != nil {
+			return
+		}
+		if in.round < 1 || in.round > maxRounds {
+			t.Fatalf("decoded round %d, outside [1, %d]", in.round, maxRounds)
+		}
+		_ = in.Error()
+		b, err := json.Marshal(&in)
+		if err != nil {
+			t.Fatalf("Marshal(decoded %q): %v", data, err)
+		}
+		var back Interrupt
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("Unmarshal(Marshal(decoded %q)) = %v\n%s", data, err, b)
+		}
+		b2, err := json.Marshal(&back)
+		if err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("the JSON of an interrupt changed in a round trip:\n%s\n%s (%v)", b, b2, err)
+		}
+		if !reflect.DeepEqual(in.Requests, back.Requests) {
+			t.Fatalf("Requests changed in a round trip: %+v, %+v", in.Requests, back.Requests)
+		}
+		// Answering every request one way or the other never panics.
+		for _, action := range []Action{Accept, Decline, Cancel} {
+			answers := map[string]Answer{}
+			for _, r := range in.Requests {
+				answers[r.Key] = Answer{Action: action}
+			}
+			_, _ = validateAnswers(in.Requests, answers)
+		}
+	})
+}
+
+// FuzzValidateAnswers checks answers against requested schemas, which come
+// from servers: it never panics, and what it accepts is one response per
+// request, with the answer's action, content only for an accepted form, and
+// content that validates again (with its defaults already applied).
+func FuzzValidateAnswers(f *testing.F) {
+	type seed struct{ schema, mode, action, content string }
+	for _, s := range []seed{
+		{`{"type":"object","properties":{"date":{"type":"string","format":"date"}},"required":["date"]}`, "form", "accept", `{"date":"2026-12-24"}`},
+		{`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"default":2}}}`, "form", "accept", `{}`},
+		{`{"type":"object","properties":{"ok":{"type":"boolean"}}}`, "form", "accept", `{"ok":"yes"}`},
+		{`{"type":"object","properties":{"e":{"type":"string","enum":["a","b"]}}}`, "", "accept", `{"e":"c"}`},
+		{`{"type":"object","properties":{"s":{"type":"string","pattern":"^[a-z]+$"}}}`, "form", "accept", `{"s":"abc"}`},
+		{`{"type":"object","properties":{"s":{"type":"string","pattern":"("}}}`, "form", "accept", `{"s":"abc"}`},
+		{`{"$ref":"#"}`, "form", "accept", `{}`},
+		{`{"type":"object","$defs":{"a":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, "form", "accept", `{"x":1}`},
+		{`null`, "url", "accept", `{}`},
+		{``, "url", "decline", `{"x":1}`},
+		{`{}`, "form", "cancel", ``},
+		{`{}`, "form", "maybe", ``},
+	} {
+		f.Add(s.schema, s.mode, s.action, s.content, false)
+	}
+	f.Add(`{}`, "form", "accept", `{}`, true)
+	f.Fuzz(func(t *testing.T, schemaJSON, mode, action, contentJSON string, extra bool) {
+		var schema, content map[string]any
+		if json.Unmarshal([]byte(schemaJSON), &schema) != nil {
+			schema = nil
+		}
+		if json.Unmarshal([]byte(contentJSON), &content) != nil {
+			content = nil
+		}
+		reqs := []ElicitationRequest{{Key: "k", Mode: mode, RequestedSchema: schema}}
+		answers := map[string]Answer{"k": {Action: Action(action), Content: content}}
+		if extra {
+			answers["other"] = Answer{Action: Decline}
+		}
+		responses, err := validateAnswers(reqs, answers)
+		if err != nil {
+			return
+		}
+		if extra {
+			t.Fatal("an answer without a request was accepted")
+		}
+		if len(responses) != 1 {
+			t.Fatalf("responses = %v, want one", responses)
+		}
+		res, ok := responses["k"].(*mcp.ElicitResult)
+		if !ok || res == nil || res.Action != action {
+			t.Fatalf("response = %#v, want an ElicitResult with action %q", responses["k"], action)
+		}
+		switch {
+		case action != string(Accept) || mode == "url":
+			if len(res.Content) > 0 {
+				t.Fatalf("content %v sent with action %q in mode %q", res.Content, action, mode)
+			}
+		default:
+			again, err := checkContent(schema, res.Content)
+			if err != nil {
+				t.Fatalf("accepted content %v no longer validates: %v", res.Content, err)
+			}
+			if !reflect.DeepEqual(again, res.Content) {
+				t.Fatalf("defaults applied twice changed the content: %v, then %v", res.Content, again)
+			}
+		}
+	})
+}
+
+// FuzzScreenMessage feeds arbitrary server output through the wire screen:
+// a complete message (screen.message), and the same bytes as a stdio
+// stream and an event stream. Nothing panics; what passes is the message
+// itself, an error response, or nothing; no line longer than the bound
+// reaches the SDK; the envelope's id is the one a decoder sees.
+func FuzzScreenMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
+		`{"jsonrpc":"2.0","id":"a\"b","result":{"tools":[{"name":"x","inputSchema":{}},{"name":5},{"name":"y","annotations":"z"}]}}`,
+		`{"jsonrpc":"2.0","result":{},"id":7}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 300) + `"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"broken`,
+		`{"jsonrpc":"2.0","id":4,"result":` + strings.Repeat(`[`, 1100) + strings.Repeat(`]`, 1100) + `}`,
+		`{"i\u0064":5,"jsonrpc":"2.0","result":{}}`,
+		`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+		"banner line\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: comment\ndata:\n\n",
+	} {
+		f.Add([]byte(seed), 256)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		limit = 16 + abs(limit)%4096
+		s := &screen{server: "fuzz", limit: limit, logger: logsTo(&syncBuffer{})}
+
+		var e envelope
+		e.feed(data)
+		var msg map[string]json.RawMessage // exact keys, the last duplicate wins: as the SDK reads
+		if json.Valid(data) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && json.Unmarshal(data, &msg) == nil {
+			id := msg["id"]
+			if len(id) == 0 || id[0] == 'n' || id[0] == 't' || id[0] == 'f' || id[0] == '{' || id[0] == '[' || len(id) > maxIDBytes {
+				id = nil
+			}
+			if e.id != nil && id != nil && !bytes.Equal(compact(e.id), compact(id)) {
+				t.Fatalf("envelope id %s, decoder id %s in %q", e.id, id, data)
+			}
+		}
+
+		if len(data) <= limit {
+			out, changed, err := s.message(data, nil)
+			if err == nil && out != nil && changed && !json.Valid(out) {
+				t.Fatalf("message(%q) = %q, not JSON", data, out)
+			}
+			if err == nil && !changed && !bytes.Equal(out, data) {
+				t.Fatalf("message(%q) changed it without saying so: %q", data, out)
+			}
+		}
+
+		lines, err := io.ReadAll(s.newLineReader(bytes.NewReader(data), nil))
+		if err == nil {
+			for line := range bytes.Lines(lines) {
+				if len(bytes.TrimRight(line, "\n")) > limit && !isFault(line) {
+					t.Fatalf("a line of %d bytes passed a bound of %d: %q", len(line), limit, line)
+				}
+			}
+		}
+
+		var es eventScreen
+		es.src, es.br, es.s, es.lineStart = io.NopCloser(nil), bufio.NewReaderSize(bytes.NewReader(data), 16), s, true
+		es.reqID = func() []byte { return []byte("1") }
+		_, _ = io.ReadAll(&es)
+	})
+}
+
+// isFault reports whether msg is an error response the screen substituted.
+func isFault(msg []byte) bool {
+	var r struct {
+		Error *struct {
+			Data faultData `json:"data"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(msg, &r) == nil && r.Error != nil && r.Error.Data.Kind != ""
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// compact returns the compact form of a JSON value.
+func compact(v []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}
