@@ -215,6 +215,21 @@ type RetryPolicy struct {
 	Delay       time.Duration // wait between two dials
 }
 
+// retryPolicy returns the policy that re-dials s after its connection
+// died: Restart for stdio servers, Reconnect for URL servers, either for
+// custom transports.
+func (s *Server) retryPolicy() *RetryPolicy {
+	switch {
+	case s.Command != "":
+		return s.Restart
+	case s.URL != "":
+		return s.Reconnect
+	case s.Reconnect != nil:
+		return s.Reconnect
+	}
+	return s.Restart
+}
+
 // ServerInfo describes a connected server and what was negotiated with it.
 type ServerInfo struct {
 	Name, Version   string
@@ -258,9 +273,6 @@ type generation struct {
 // naming its server.
 func New(cfg Config) (*Adapter, error) {
 	var errs []error
-	if len(cfg.Servers) == 0 {
-		errs = append(errs, errors.New("mcpadapter: no servers configured"))
-	}
 	if cfg.DefaultToolTimeout < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative DefaultToolTimeout"))
 	}
@@ -325,7 +337,7 @@ func validateServer(name string, s Server) error {
 	if s.URL != "" {
 		u, err := url.Parse(s.URL)
 		if err != nil {
-			return bad("invalid URL: %v", err)
+			return bad("invalid URL: %s", err)
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			return bad("URL %q is not an http(s) URL", s.URL)
@@ -339,11 +351,11 @@ func validateServer(name string, s Server) error {
 			return bad("negative retry Delay")
 		}
 	}
-	if s.Restart != nil && s.Command == "" {
-		return bad("Restart applies to stdio servers (Command); use Reconnect")
+	if s.Restart != nil && s.URL != "" {
+		return bad("Restart applies to stdio servers (Command) and custom transports; use Reconnect")
 	}
 	if s.Reconnect != nil && s.Command != "" {
-		return bad("Reconnect applies to HTTP and custom transports; use Restart for Command")
+		return bad("Reconnect applies to HTTP servers and custom transports; use Restart for Command")
 	}
 	return nil
 }
@@ -362,19 +374,6 @@ func (a *Adapter) generation() *generation {
 		}
 	}
 	return a.gen
-}
-
-// goLocked runs f in a goroutine owned by g, unless g is closed. a.mu must be held.
-func (g *generation) goLocked(f func()) bool {
-	if g.closed {
-		return false
-	}
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		f()
-	}()
-	return true
 }
 
 // Close cancels in-flight calls and dials, closes every session (ending
@@ -429,10 +428,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 	if skipErr != nil {
 		return nil, skipErr
 	}
-	policy := s.Restart
-	if s.Command == "" {
-		policy = s.Reconnect
-	}
+	policy := s.retryPolicy()
 	if dead != nil {
 		if dead.alive() {
 			return dead, nil
@@ -442,6 +438,11 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 		}
 	}
 	ch := g.dials.DoChan(name, func() (any, error) {
+		// The generation owns the dial: Close cancels it and waits.
+		if !a.enter(g) {
+			return nil, serverError(name, "dial", ErrClosed)
+		}
+		defer g.wg.Done()
 		a.mu.Lock()
 		if cur := g.conns[name]; cur != nil && cur.alive() {
 			a.mu.Unlock()
@@ -468,12 +469,18 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			return nil, err
 		}
 		a.mu.Lock()
-		defer a.mu.Unlock()
-		if g.closed || !g.goLocked(c.watch) {
-			go c.close() // lost the race with Close
+		if g.closed {
+			a.mu.Unlock()
+			c.close() // lost the race with Close
 			return nil, serverError(name, "dial", ErrClosed)
 		}
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			c.watch()
+		}()
 		g.conns[name] = c
+		a.mu.Unlock()
 		return c, nil
 	})
 	select {
@@ -597,11 +604,8 @@ func (a *Adapter) ListToolsets(ctx context.Context, opts ...ListOption) (map[str
 // discover lists the tools of every configured server in parallel and
 // returns those of the selected ones, with the selected names in order.
 func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]Toolset, []string, error) {
-	var o listOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if err := o.cache.validate(); err != nil {
+	o, err := listOptionsOf(opts)
+	if err != nil {
 		return nil, nil, err
 	}
 	all := slices.Sorted(maps.Keys(a.cfg.Servers))
@@ -696,14 +700,15 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 // ended (callError marks the conn dead as it sees that), not because of
 // Close, and c's server has a policy to dial it again.
 func (a *Adapter) diedUnder(c *conn) bool {
-	return (c.cfg.Restart != nil || c.cfg.Reconnect != nil) && !c.alive() && !c.closing.Load() && c.life.Err() == nil
+	return c.cfg.retryPolicy() != nil && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
-// checkDuplicates fails when two tools share a name, ignoring case.
+// checkDuplicates fails when two tools share a name, ignoring case the way
+// langchaingo's executor does (it looks tools up by strings.ToUpper).
 func checkDuplicates(set Toolset) error {
 	seen := make(map[string]*Tool, len(set))
 	for _, t := range set {
-		key := strings.ToLower(t.name)
+		key := strings.ToUpper(t.name)
 		if prev, ok := seen[key]; ok {
 			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,
 				prev.name, prev.server, prev.desc.Name, t.name, t.server, t.desc.Name)

@@ -58,7 +58,6 @@ func TestNewValidates(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"no servers", Config{}, "no servers"},
 		{"empty name", Config{Servers: map[string]Server{"": {Transport: ok}}}, "empty server name"},
 		{"separator in name", Config{Servers: map[string]Server{"a__b": {Transport: ok}}}, `"a__b"`},
 		{"no target", Config{Servers: map[string]Server{"x": {}}}, "exactly one of URL, Command or Transport"},
@@ -68,6 +67,7 @@ func TestNewValidates(t *testing.T) {
 		{"bad mode", Config{Servers: map[string]Server{"x": {Transport: ok, Mode: "future"}}}, `unknown Mode "future"`},
 		{"negative timeout", Config{DefaultToolTimeout: -1, Servers: map[string]Server{"x": {Transport: ok}}}, "negative DefaultToolTimeout"},
 		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "Restart applies to stdio"},
+		{"reconnect on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Reconnect: &RetryPolicy{}}}}, "Reconnect applies to HTTP"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -596,4 +596,106 @@ func TestResources(t *testing.T) {
 	if _, err := a.ListResources(t.Context(), "nope"); !errors.Is(err, ErrUnknownServer) {
 		t.Fatalf("ListResources(nope) error = %v, want ErrUnknownServer", err)
 	}
+}
+
+func TestEmptyConfig(t *testing.T) {
+	a := newAdapter(t, Config{})
+	ts, err := a.ListTools(t.Context())
+	if err != nil || len(ts) != 0 {
+		t.Fatalf("ListTools() on no servers = %v, %v; want none and no error", toolNames(ts), err)
+	}
+}
+
+func TestNilTransport(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"nil": {Transport: func(context.Context) (mcp.Transport, error) { return nil, nil }}}})
+	_, err := a.ListTools(t.Context())
+	var se *ServerError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "nil transport") {
+		t.Fatalf("ListTools() error = %v, want a *ServerError about the nil transport", err)
+	}
+}
+
+// TestDuplicatesFoldLikeTheExecutor: langchaingo's executor looks tools up
+// by strings.ToUpper, where "ſ" (long s) and "s" are the same name.
+func TestDuplicatesFoldLikeTheExecutor(t *testing.T) {
+	s := testserver.New(testserver.Options{})
+	s.AddTool("aſ")
+	s.AddTool("as")
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
+		t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName", err)
+	}
+}
+
+func TestIsAuthFailure(t *testing.T) {
+	notFound := &httpStatusError{code: 404, err: errors.New("not found")}
+	unauthorized := &httpStatusError{code: 401, err: errors.New("unauthorized")}
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{notFound, false},
+		{unauthorized, true},
+		{&httpStatusError{code: 403, err: errors.New("forbidden")}, true},
+		{serverError("s", "dial", unauthorized), true},
+		// A fallback to SSE joins the Streamable 404 and the SSE 401.
+		{serverError("s", "dial", errors.Join(fmt.Errorf("streamable: %w", notFound), fmt.Errorf("SSE: %w", unauthorized))), true},
+		{errors.Join(notFound, errors.New("other")), false},
+	}
+	for _, tt := range tests {
+		if got := isAuthFailure(tt.err); got != tt.want {
+			t.Errorf("isAuthFailure(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestRestartCustomTransport: a custom transport may use Restart (or
+// Reconnect) to be dialed again after its session died.
+func TestRestartCustomTransport(t *testing.T) {
+	s := testserver.Full(testserver.Options{})
+	srv := memServer(s, ModeAuto)
+	srv.Restart = &RetryPolicy{MaxAttempts: 1}
+	a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}})
+	if _, err := a.ListTools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	session, err := a.Session(t.Context(), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.KillSessions()
+	session.Wait()
+	if _, err := a.ListTools(t.Context(), WithCacheMode(CacheRefresh)); err != nil {
+		t.Fatalf("ListTools() after the session died: %v", err)
+	}
+	if s.Dials() != 2 {
+		t.Fatalf("dials = %d, want 2", s.Dials())
+	}
+}
+
+// TestCloseDuringDial: Close cancels a dial in progress and waits for it.
+func TestCloseDuringDial(t *testing.T) {
+	s := testserver.New(testserver.Options{ConnectDelay: time.Minute}).AddWeather()
+	dialing := make(chan struct{})
+	before := goroutines()
+	a, err := New(Config{Servers: map[string]Server{"slow": {Transport: func(ctx context.Context) (mcp.Transport, error) {
+		close(dialing)
+		return s.Transport()(ctx)
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := a.ListTools(context.Background())
+		errc <- err
+	}()
+	<-dialing
+	a.Close()
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Fatalf("ListTools() during Close: error = %v, want ErrClosed", err)
+	}
+	s.KillSessions()
+	checkNoLeaks(t, before)
 }

@@ -257,13 +257,14 @@ func (r *Result) Text() string {
 }
 
 // structuredText returns the structured content as compact JSON when Text
-// and Parts should show it: only when no block is text.
+// and Parts should show it: only when no block is text from the server (a
+// placeholder for unknown content does not count).
 func (r *Result) structuredText() (string, bool) {
 	if r.Artifact == nil || r.Artifact.StructuredContent == nil {
 		return "", false
 	}
 	for i := range r.Content {
-		if r.Content[i].Type == BlockText {
+		if r.Content[i].Type == BlockText && r.Content[i].Raw == nil {
 			return "", false
 		}
 	}

@@ -357,6 +357,9 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 		if err != nil {
 			return nil, fmt.Errorf("transport: %w", err)
 		}
+		if t == nil {
+			return nil, errors.New("transport: Server.Transport returned a nil transport")
+		}
 		return client.Connect(ctx, sanitizeTransport(sc.transport(t)), opts)
 	case s.Command != "":
 		t := a.commandTransport(c, sc)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -53,6 +54,9 @@ type ServerError struct {
 
 // Error implements error.
 func (e *ServerError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	cause := "<nil>"
 	if e.Err != nil {
 		cause = strings.TrimPrefix(e.Err.Error(), "mcpadapter: ")
@@ -77,10 +81,21 @@ func (e *httpStatusError) Error() string {
 
 func (e *httpStatusError) Unwrap() error { return e.err }
 
-// isAuthFailure reports whether err comes from an HTTP 401 or 403 answer.
+// isAuthFailure reports whether err comes from an HTTP 401 or 403 answer,
+// anywhere in its tree: a dial that fell back to SSE joins the errors of
+// every endpoint it tried.
 func isAuthFailure(err error) bool {
-	var se *httpStatusError
-	return errors.As(err, &se) && (se.code == http.StatusUnauthorized || se.code == http.StatusForbidden)
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *httpStatusError:
+		if e.code == http.StatusUnauthorized || e.code == http.StatusForbidden {
+			return true
+		}
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(e.Unwrap(), isAuthFailure)
+	}
+	return isAuthFailure(errors.Unwrap(err))
 }
 
 // serverError wraps err for server name and op, unless it already is a
