@@ -676,12 +676,13 @@ func TestUnsupportedInputRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := must(t).result(ts.Lookup("b__ask_roots").Invoke(t.Context(), nil))
-		if res.Text() != "roots: (none)" {
-			t.Errorf("legacy ask_roots = %s, want no roots", resultText(res))
-		}
-		if _, err := ts.Lookup("b__ask_sampling").Invoke(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "CreateMessage") {
-			t.Errorf("legacy ask_sampling error = %v, want the SDK's refusal of CreateMessage", err)
+		// Legacy servers ask live; the adapter refuses and names the method.
+		for tool, method := range map[string]string{"b__ask_roots": "roots/list", "b__ask_sampling": "sampling/createMessage"} {
+			res, err := ts.Lookup(tool).Invoke(t.Context(), nil)
+			var se *ServerError
+			if !errors.Is(err, ErrUnsupportedInputRequest) || !strings.Contains(err.Error(), method) || !errors.As(err, &se) {
+				t.Errorf("legacy %s = %s, %v; want a *ServerError wrapping ErrUnsupportedInputRequest naming %s", tool, resultText(res), err, method)
+			}
 		}
 	})
 	// The conformance server's mix of elicitation, sampling and roots names

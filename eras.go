@@ -61,6 +61,37 @@ type conn struct {
 	err     error         // why it ended; written before done is closed
 	dead    sync.Once     // guards err and the closing of done
 	closing atomic.Bool   // set when the adapter closes the conn
+
+	refusals atomic.Int64           // live sampling and roots requests refused
+	refused  atomic.Pointer[string] // the method of the last one
+}
+
+// refuseInputRequests is a receiving middleware that refuses a legacy
+// server's live sampling and roots requests: the adapter has no model to
+// sample and no roots to show. The call that caused them then fails with
+// ErrUnsupportedInputRequest (see refusedSince).
+func (c *conn) refuseInputRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "sampling/createMessage", "roots/list":
+			c.refused.Store(&method)
+			c.refusals.Add(1)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpadapter: client does not support " + method}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// refusedSince returns the method of a request refused by
+// refuseInputRequests after the count was n, or "".
+func (c *conn) refusedSince(n int64) string {
+	if c.refusals.Load() == n {
+		return ""
+	}
+	if m := c.refused.Load(); m != nil {
+		return *m
+	}
+	return ""
 }
 
 // markDead records that the session ended, and why. The first cause wins.
@@ -189,6 +220,7 @@ func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
 	client := s.Client
 	if client == nil {
 		client = a.newClient(g, name)
+		client.AddReceivingMiddleware(c.refuseInputRequests)
 	} else {
 		a.prepare(client)
 	}

@@ -556,8 +556,14 @@ func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses
 		args = map[string]any{}
 	}
 	c.a.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (cache.go)
+	refusals := c.refusals.Load()
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	if err != nil {
+		if method := c.refusedSince(refusals); method != "" {
+			// A legacy server asked for sampling or roots while serving the call.
+			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, method, err)
+			return nil, nil, c.callError(callToolOp(mcpName), err)
+		}
 		var we *jsonrpc.Error
 		if errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams {
 			return nil, textResult(true, we.Message), nil
