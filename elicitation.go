@@ -426,7 +426,12 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
 	r := ElicitationRequest{Key: key, Mode: p.Mode, Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
 	if r.Mode == "" {
+		// As the SDK infers it (and writes it when the request is stored):
+		// a request with a URL or an elicitation id is a URL request.
 		r.Mode = "form"
+		if p.URL != "" || p.ElicitationID != "" {
+			r.Mode = "url"
+		}
 	}
 	if p.RequestedSchema != nil {
 		r.RequestedSchema = schemaMap(p.RequestedSchema)
