@@ -169,7 +169,9 @@ type Server struct {
 	Mode Mode
 
 	// Headers are added to every HTTP request sent to this server (and
-	// never to another one), e.g. Authorization.
+	// never to another one), e.g. Authorization. A redirect, or an SSE
+	// message endpoint, on another origin (scheme, host and port) gets
+	// neither these headers nor an Authorization header.
 	Headers map[string]string
 
 	// HTTPClient is used for HTTP and SSE. It is copied, never mutated; nil
@@ -177,7 +179,9 @@ type Server struct {
 	// long-lived; use context deadlines instead.
 	HTTPClient *http.Client
 
-	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support).
+	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support);
+	// its token is never sent to another origin. The SSE fallback does not
+	// use it: put credentials for an SSE server in Headers.
 	OAuth auth.OAuthHandler
 
 	// DefaultToolTimeout bounds every tool call of this server when positive,
