@@ -18,9 +18,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +35,9 @@ import (
 
 // echoText is what the echo benchmarks send and expect back.
 const echoText = "hello"
+
+// echoInput is echoArgs as Call's text input.
+const echoInput = `{"text":"` + echoText + `"}`
 
 // echoArgs are the arguments of every echo call. Neither the SDK nor the
 // adapter may write into them: the benchmarks share one map across calls
@@ -118,10 +124,10 @@ func firstText(res *mcp.CallToolResult) string {
 	return tc.Text
 }
 
-// benchRaw calls the echo tool with ClientSession.CallTool in a loop.
-func benchRaw(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any, want string) {
-	b.ReportAllocs()
-	for b.Loop() {
+// rawCall returns one call of the tool name with ClientSession.CallTool,
+// checked to answer want.
+func rawCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any, want string) func() {
+	return func() {
 		res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil || res.IsError || firstText(res) != want {
 			b.Fatalf("CallTool(%s) = %v, %v", name, res, err)
@@ -129,15 +135,88 @@ func benchRaw(b *testing.B, cs *mcp.ClientSession, name string, args map[string]
 	}
 }
 
-// benchInvoke calls tool with Tool.Invoke in a loop.
-func benchInvoke(b *testing.B, tool *Tool, args map[string]any, want string) {
-	b.ReportAllocs()
-	for b.Loop() {
+// invokeCall returns one call of tool with Tool.Invoke, checked to answer
+// want.
+func invokeCall(b *testing.B, tool *Tool, args map[string]any, want string) func() {
+	return func() {
 		res, err := tool.Invoke(b.Context(), args)
 		if err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].Text != want {
 			b.Fatalf("Invoke(%s) = %v, %v", tool.Name(), res, err)
 		}
 	}
+}
+
+// textCall returns one call of tool with Tool.Call, checked to answer
+// want.
+func textCall(b *testing.B, tool *Tool, input, want string) func() {
+	return func() {
+		if out, err := tool.Call(b.Context(), input); err != nil || out != want {
+			b.Fatalf("Call(%s) = %q, %v", tool.Name(), out, err)
+		}
+	}
+}
+
+// benchLoop runs call once per op, reporting allocations.
+func benchLoop(b *testing.B, call func()) {
+	b.ReportAllocs()
+	for b.Loop() {
+		call()
+	}
+}
+
+// benchRaw calls the tool name with ClientSession.CallTool in a loop.
+func benchRaw(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any, want string) {
+	benchLoop(b, rawCall(b, cs, name, args, want))
+}
+
+// benchInvoke calls tool with Tool.Invoke in a loop.
+func benchInvoke(b *testing.B, tool *Tool, args map[string]any, want string) {
+	benchLoop(b, invokeCall(b, tool, args, want))
+}
+
+// benchPair measures the ratio of two ways of doing the same work, base and
+// side, run in alternation within one benchmark: each op runs both, in
+// random order (a fixed order lets periodic costs, such as a garbage
+// collection every few calls, fall on one side only), and each call is
+// timed. The benchmark reports the ratio of the median call times, side
+// over base, as the metric unit "<side>/<base>" (e.g. "adapter/raw"), and
+// the median call times as "<base>-ns/call" and "<side>-ns/call".
+//
+// On a noisy machine this is the figure to read: both sides run under the
+// same load, microseconds apart, where separate benchmarks (seconds apart)
+// drift by more than the overhead being measured; and medians ignore the
+// calls that a garbage collection or another process stalled, which
+// otherwise swamp a few per cent. Allocations are not reported here: the
+// separate benchmarks count them exactly.
+func benchPair(b *testing.B, baseName string, base func(), sideName string, side func()) {
+	var baseNs, sideNs []float64
+	timed := func(f func(), into *[]float64) {
+		start := time.Now()
+		f()
+		*into = append(*into, float64(time.Since(start)))
+	}
+	for b.Loop() {
+		if rand.IntN(2) == 0 {
+			timed(base, &baseNs)
+			timed(side, &sideNs)
+		} else {
+			timed(side, &sideNs)
+			timed(base, &baseNs)
+		}
+	}
+	mb, ms := median(baseNs), median(sideNs)
+	b.ReportMetric(ms/mb, sideName+"/"+baseName)
+	b.ReportMetric(mb, baseName+"-ns/call")
+	b.ReportMetric(ms, sideName+"-ns/call")
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
 
 // BenchmarkInvoke compares Tool.Invoke of an echo tool with the raw
@@ -287,15 +366,7 @@ func benchBare(b *testing.B, srv Server, era string) {
 func BenchmarkCall(b *testing.B) {
 	tool := adapterTool(b, memServer(testserver.Lean(testserver.Options{}), ModeAuto), "echo")
 	b.Run("api=invoke", func(b *testing.B) { benchInvoke(b, tool, echoArgs, echoText) })
-	b.Run("api=call", func(b *testing.B) {
-		input := `{"text":"` + echoText + `"}`
-		b.ReportAllocs()
-		for b.Loop() {
-			if out, err := tool.Call(b.Context(), input); err != nil || out != echoText {
-				b.Fatalf("Call = %q, %v", out, err)
-			}
-		}
-	})
+	b.Run("api=call", func(b *testing.B) { benchLoop(b, textCall(b, tool, echoInput, echoText)) })
 }
 
 // BenchmarkInvokeNPM compares Tool.Invoke with the raw CallTool against a
@@ -304,19 +375,88 @@ func BenchmarkCall(b *testing.B) {
 // Node.js or the package is missing (see internal/extserver), unless
 // MCPADAPTER_REQUIRE_INTEGRATION=1.
 func BenchmarkInvokeNPM(b *testing.B) {
-	args := map[string]any{"message": echoText}
-	const want = "Echo: " + echoText
-	server := func(b *testing.B) Server {
-		node, script := extserver.Everything(b)
-		return Server{Command: node, Args: []string{script, "stdio"}}
-	}
 	b.Run("impl=raw", func(b *testing.B) {
-		benchRaw(b, rawCommand(b, server(b)), "echo", args, want)
+		benchRaw(b, rawCommand(b, npmEverything(b)), "echo", npmEchoArgs, npmEchoWant)
 	})
 	b.Run("impl=adapter", func(b *testing.B) {
-		benchInvoke(b, adapterTool(b, server(b), "echo"), args, want)
+		benchInvoke(b, adapterTool(b, npmEverything(b), "echo"), npmEchoArgs, npmEchoWant)
 	})
 }
+
+// BenchmarkRatio measures the figures the overhead targets are stated in,
+// as ratios of two sides run in alternation (see benchPair): Invoke over the
+// raw CallTool on the bare echo server (in memory and over stdio, both
+// eras), Invoke over the raw CallTool on the npm server-everything over
+// stdio, Call over Invoke, and cold discovery of 8 servers over one (100 ms
+// handshake delay each), for the adapter and for raw go-sdk clients.
+func BenchmarkRatio(b *testing.B) {
+	for _, era := range benchEras {
+		opts := testserver.Options{Legacy: era == "legacy"}
+		b.Run("invoke/transport=memory/era="+era, func(b *testing.B) {
+			raw := rawCall(b, rawMemory(b, testserver.Lean(opts)), "echo", echoArgs, echoText)
+			tool := adapterTool(b, memServer(testserver.Lean(opts), ModeAuto), "echo")
+			benchPair(b, "raw", raw, "adapter", invokeCall(b, tool, echoArgs, echoText))
+		})
+	}
+	// Over stdio each side gets stdioSessions server processes and calls one
+	// at random: where the scheduler puts a process pair (same core or
+	// not) changes its latency by a few per cent for the session's life.
+	for _, era := range benchEras {
+		kind := era + ":lean"
+		b.Run("invoke/transport=stdio/era="+era, func(b *testing.B) {
+			var raw, adapter []func()
+			for range stdioSessions {
+				raw = append(raw, rawCall(b, rawCommand(b, stdioServer(b, kind)), "echo", echoArgs, echoText))
+				adapter = append(adapter, invokeCall(b, adapterTool(b, stdioServer(b, kind), "echo"), echoArgs, echoText))
+			}
+			benchPair(b, "raw", anyOf(raw), "adapter", anyOf(adapter))
+		})
+	}
+	b.Run("invoke/npm", func(b *testing.B) {
+		srv := npmEverything(b)
+		var raw, adapter []func()
+		for range stdioSessions {
+			raw = append(raw, rawCall(b, rawCommand(b, srv), "echo", npmEchoArgs, npmEchoWant))
+			adapter = append(adapter, invokeCall(b, adapterTool(b, srv, "echo"), npmEchoArgs, npmEchoWant))
+		}
+		benchPair(b, "raw", anyOf(raw), "adapter", anyOf(adapter))
+	})
+	b.Run("call", func(b *testing.B) {
+		tool := adapterTool(b, memServer(testserver.Lean(testserver.Options{}), ModeAuto), "echo")
+		benchPair(b, "invoke", invokeCall(b, tool, echoArgs, echoText), "call", textCall(b, tool, echoInput, echoText))
+	})
+	for _, impl := range []string{"raw", "adapter"} {
+		b.Run("discovery/impl="+impl, func(b *testing.B) {
+			discover := rawDiscovery
+			if impl == "adapter" {
+				discover = adapterDiscovery
+			}
+			benchPair(b, "1", discover(b, 1), "8", discover(b, 8))
+		})
+	}
+}
+
+// stdioSessions is the number of server processes per side in the stdio
+// pairs of BenchmarkRatio.
+const stdioSessions = 3
+
+// anyOf returns a call of one of calls, picked at random each time.
+func anyOf(calls []func()) func() {
+	return func() { calls[rand.IntN(len(calls))]() }
+}
+
+// npmEverything returns the stdio Server of the pinned npm package
+// @modelcontextprotocol/server-everything, or skips b (see
+// internal/extserver).
+func npmEverything(b *testing.B) Server {
+	node, script := extserver.Everything(b)
+	return Server{Command: node, Args: []string{script, "stdio"}}
+}
+
+// The echo call of the npm server-everything: its tool takes "message".
+var npmEchoArgs = map[string]any{"message": echoText}
+
+const npmEchoWant = "Echo: " + echoText
 
 // discoveryDelay is how long each server of BenchmarkDiscovery takes to
 // answer the handshake.
@@ -328,63 +468,69 @@ const discoveryDelay = 100 * time.Millisecond
 // parallel.
 func BenchmarkDiscovery(b *testing.B) {
 	for _, n := range []int{1, 8} {
-		newServers := func() []*testserver.Server {
-			servers := make([]*testserver.Server, n)
-			for i := range servers {
-				servers[i] = testserver.New(testserver.Options{ConnectDelay: discoveryDelay}).AddWeather()
-			}
-			return servers
+		b.Run(fmt.Sprintf("servers=%d/impl=raw", n), func(b *testing.B) { benchLoop(b, rawDiscovery(b, n)) })
+		b.Run(fmt.Sprintf("servers=%d/impl=adapter", n), func(b *testing.B) { benchLoop(b, adapterDiscovery(b, n)) })
+	}
+}
+
+// delayedServers returns n servers that take discoveryDelay to answer the
+// handshake.
+func delayedServers(n int) []*testserver.Server {
+	servers := make([]*testserver.Server, n)
+	for i := range servers {
+		servers[i] = testserver.New(testserver.Options{ConnectDelay: discoveryDelay}).AddWeather()
+	}
+	return servers
+}
+
+// rawDiscovery returns one cold discovery of n delayed servers by go-sdk
+// clients: each connects in its own goroutine and lists the tools, then
+// every session is closed.
+func rawDiscovery(b *testing.B, n int) func() {
+	servers := delayedServers(n)
+	return func() {
+		var wg sync.WaitGroup
+		sessions := make([]*mcp.ClientSession, n)
+		errs := make([]error, n)
+		for i, s := range servers {
+			wg.Go(func() {
+				t, err := s.Transport()(b.Context())
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if sessions[i], errs[i] = rawClient().Connect(b.Context(), t, nil); errs[i] != nil {
+					return
+				}
+				_, errs[i] = sessions[i].ListTools(b.Context(), nil)
+			})
 		}
-		b.Run(fmt.Sprintf("servers=%d/impl=raw", n), func(b *testing.B) {
-			servers := newServers()
-			b.ReportAllocs()
-			for b.Loop() {
-				var wg sync.WaitGroup
-				sessions := make([]*mcp.ClientSession, n)
-				for i, s := range servers {
-					wg.Go(func() {
-						t, err := s.Transport()(b.Context())
-						if err != nil {
-							b.Error(err)
-							return
-						}
-						cs, err := rawClient().Connect(b.Context(), t, nil)
-						if err != nil {
-							b.Error(err)
-							return
-						}
-						sessions[i] = cs
-						if _, err := cs.ListTools(b.Context(), nil); err != nil {
-							b.Error(err)
-						}
-					})
-				}
-				wg.Wait()
-				for _, cs := range sessions {
-					if cs != nil {
-						cs.Close()
-					}
-				}
-				if b.Failed() {
-					b.FailNow()
-				}
+		wg.Wait()
+		for _, cs := range sessions {
+			if cs != nil {
+				cs.Close()
 			}
-		})
-		b.Run(fmt.Sprintf("servers=%d/impl=adapter", n), func(b *testing.B) {
-			cfg := Config{Servers: map[string]Server{}}
-			for i, s := range newServers() {
-				cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
-			}
-			a := newAdapter(b, cfg)
-			b.ReportAllocs()
-			for b.Loop() {
-				ts, err := a.ListTools(b.Context())
-				if err != nil || len(ts) != n {
-					b.Fatalf("ListTools = %d tools, %v", len(ts), err)
-				}
-				a.Close() // the next round dials cold
-			}
-		})
+		}
+		if err := errors.Join(errs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// adapterDiscovery returns one cold discovery of n delayed servers by an
+// Adapter: ListTools, then Close, so that the next one dials again.
+func adapterDiscovery(b *testing.B, n int) func() {
+	cfg := Config{Servers: map[string]Server{}}
+	for i, s := range delayedServers(n) {
+		cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+	}
+	a := newAdapter(b, cfg)
+	return func() {
+		ts, err := a.ListTools(b.Context())
+		if err != nil || len(ts) != n {
+			b.Fatalf("ListTools = %d tools, %v", len(ts), err)
+		}
+		a.Close()
 	}
 }
 
@@ -474,7 +620,7 @@ func TestBenchEcho(t *testing.T) {
 				t.Errorf("%s: %s: Invoke = %v, %v; want %q", era, name, res, err, echoText)
 			}
 		}
-		out, err := ts.Lookup("mem__echo").Call(t.Context(), `{"text":"hello"}`)
+		out, err := ts.Lookup("mem__echo").Call(t.Context(), echoInput)
 		if err != nil || out != echoText {
 			t.Errorf("%s: Call = %q, %v; want %q", era, out, err, echoText)
 		}
