@@ -254,28 +254,40 @@ func describe(text string, params map[string]any) string {
 	if len(props) == 0 {
 		return text
 	}
-	required := map[string]bool{}
-	if req, ok := params["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
+	required, _ := params["required"].([]any)
+	var b strings.Builder
+	b.Grow(len(text) + 32*len(props) + 32)
+	if text != "" {
+		b.WriteString(text)
+		b.WriteByte(' ')
+	}
+	b.WriteString("Input: JSON object {")
+	for i, name := range slices.Sorted(maps.Keys(props)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(jsonString(name))
+		b.WriteString(": ")
+		b.WriteString(typeHint(props[name]))
+		if slices.Contains(required, any(name)) {
+			b.WriteString(" (required)")
 		}
 	}
-	var fields []string
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		key, _ := json.Marshal(name)
-		field := string(key) + ": " + typeHint(props[name])
-		if required[name] {
-			field += " (required)"
+	b.WriteByte('}')
+	return b.String()
+}
+
+// jsonString returns s as a JSON string, as json.Marshal writes it; plain
+// names (printable ASCII that JSON does not escape) without allocating
+// twice.
+func jsonString(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always marshals
+			return string(b)
 		}
-		fields = append(fields, field)
 	}
-	hint := "Input: JSON object {" + strings.Join(fields, ", ") + "}"
-	if text == "" {
-		return hint
-	}
-	return text + " " + hint
+	return `"` + s + `"`
 }
 
 // typeHint summarizes a property schema for [describe]: its enum values,
@@ -288,6 +300,10 @@ func typeHint(prop any) string {
 	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
 		var vals []string
 		for _, v := range enum[:min(len(enum), maxEnumHint)] {
+			if str, ok := v.(string); ok {
+				vals = append(vals, jsonString(str))
+				continue
+			}
 			b, err := json.Marshal(v)
 			if err != nil {
 				return "any"

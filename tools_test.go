@@ -1174,3 +1174,13 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Tools() = %v, want the same tools in order", got)
 	}
 }
+
+// TestJSONString checks the argument hint's quoting against json.Marshal.
+func TestJSONString(t *testing.T) {
+	for _, s := range []string{"", "city", "a b", `q"uote`, `back\slash`, "<tag>&", "tab\t", "é", "\x7f", "日本", "\xff"} {
+		want, _ := json.Marshal(s)
+		if got := jsonString(s); got != string(want) {
+			t.Errorf("jsonString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
