@@ -712,7 +712,9 @@ func (a *Adapter) diedUnder(c *conn) bool {
 func checkDuplicates(set Toolset) error {
 	seen := make(map[string]*Tool, len(set))
 	for _, t := range set {
-		key := strings.ToUpper(t.name)
+		// Folded at construction (tools.go): a cached ListTools of 1000
+		// tools spent most of its time and 1000 allocations here.
+		key := t.folded
 		if prev, ok := seen[key]; ok {
 			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,
 				prev.name, prev.server, prev.desc.Name, t.name, t.server, t.desc.Name)

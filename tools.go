@@ -47,6 +47,7 @@ type Tool struct {
 	conn   *conn
 	server string
 	name   string    // the adapter's name: "server__tool" or the raw name
+	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
 
@@ -148,7 +149,7 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 	if !a.cfg.RawToolNames {
 		name = c.server + nameSeparator + d.Name
 	}
-	t := &Tool{a: a, conn: c, server: c.server, name: name, desc: d}
+	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
 	t.meta = newMetadata(d, c.info)
 	t.params = normalizeSchema(d.InputSchema)
 	t.summary = summary(d)
