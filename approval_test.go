@@ -245,8 +245,8 @@ func TestMayBeDestructive(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t).result(ts.Lookup("s__get_weather").Invoke(t.Context(), map[string]any{"city": "Oslo"})) // read-only
-	must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil))                               // destructive
-	must(t).approval(ts.Lookup("s__echo").Invoke(t.Context(), map[string]any{"text": "hi"}))         // no annotations
+	must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil))                              // destructive
+	must(t).approval(ts.Lookup("s__echo").Invoke(t.Context(), map[string]any{"text": "hi"}))        // no annotations
 	if s.Runs("destroy") != 0 || s.Runs("echo") != 0 {
 		t.Errorf("gated tools ran: destroy %d, echo %d", s.Runs("destroy"), s.Runs("echo"))
 	}

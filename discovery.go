@@ -1,0 +1,180 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// A ListOption changes what [Adapter.ListTools] and [Adapter.ListToolsets]
+// return.
+type ListOption func(*listOptions)
+
+type listOptions struct {
+	servers []string
+	cache   CacheMode
+}
+
+// Servers selects the servers whose tools are returned; no names selects
+// every server. Discovery still contacts every configured server.
+func Servers(names ...string) ListOption {
+	return func(o *listOptions) { o.servers = append(o.servers, names...) }
+}
+
+// ListTools discovers the tools of the selected servers (every server by
+// default), dialing them in parallel as needed, and returns them sorted by
+// server name, in each server's order. It fails with [ErrDuplicateToolName]
+// when two selected tools share a name (ignoring case). See
+// [Config.OnConnectionError] for servers that fail.
+func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
+	sets, names, err := a.discover(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var all Toolset
+	for _, name := range names {
+		all = append(all, sets[name]...)
+	}
+	if err := checkDuplicates(all); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// ListToolsets is like [Adapter.ListTools] but returns each selected
+// server's tools separately, keyed by server name. Servers that were skipped
+// are absent.
+func (a *Adapter) ListToolsets(ctx context.Context, opts ...ListOption) (map[string]Toolset, error) {
+	sets, _, err := a.discover(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, set := range sets {
+		if err := checkDuplicates(set); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+// discover lists the tools of every configured server in parallel and
+// returns those of the selected ones, with the selected names in order.
+func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]Toolset, []string, error) {
+	o, err := listOptionsOf(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := slices.Sorted(maps.Keys(a.cfg.Servers))
+	selected := all
+	if len(o.servers) > 0 {
+		selected = slices.Compact(slices.Sorted(slices.Values(o.servers)))
+		for _, name := range selected {
+			if _, err := a.server(name); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+
+	type outcome struct {
+		tools   Toolset
+		err     error
+		dialErr bool
+	}
+	outcomes := make([]outcome, len(all))
+	g := a.generation()
+	var wg sync.WaitGroup
+	for i, name := range all {
+		a.mu.Lock()
+		_, skipped := g.skipped[name]
+		a.mu.Unlock()
+		if skipped {
+			outcomes[i].dialErr = true
+			continue
+		}
+		wg.Go(func() {
+			c, err := a.connect(ctx, name)
+			if err != nil {
+				outcomes[i] = outcome{err: err, dialErr: true}
+				return
+			}
+			tools, err := a.catalogTools(ctx, c, o.cache)
+			if err != nil && a.diedUnder(c) {
+				// The session ended before its death was recorded (the
+				// watcher had not run when connect looked): with a
+				// Restart or Reconnect policy this discovery dials again,
+				// as it would have a moment later.
+				if c, err = a.connect(ctx, name); err != nil {
+					outcomes[i] = outcome{err: err, dialErr: true}
+					return
+				}
+				tools, err = a.catalogTools(ctx, c, o.cache)
+			}
+			outcomes[i] = outcome{tools: tools, err: err}
+		})
+	}
+	wg.Wait()
+
+	sets := make(map[string]Toolset, len(selected))
+	var errs []error
+	for i, name := range all {
+		out := outcomes[i]
+		if out.err == nil {
+			if out.dialErr {
+				continue // skipped earlier
+			}
+			if slices.Contains(selected, name) {
+				sets[name] = out.tools
+			}
+			continue
+		}
+		// A Close during discovery is never a server to skip: an empty
+		// catalog would look like a server without tools.
+		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) {
+			errs = append(errs, out.err)
+			continue
+		}
+		if err := a.cfg.OnConnectionError(name, out.err); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		a.logger.Warn("mcpadapter: skipping server", "server", name, "error", out.err)
+		if out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil {
+			a.mu.Lock()
+			if !g.closed {
+				g.skipped[name] = out.err
+			}
+			a.mu.Unlock()
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return sets, selected, nil
+}
+
+// diedUnder reports whether the listing on c failed because c's session
+// ended (callError marks the conn dead as it sees that), not because of
+// Close, and c's server has a policy to dial it again.
+func (a *Adapter) diedUnder(c *conn) bool {
+	return c.cfg.retryPolicy() != nil && !c.alive() && !c.closing.Load() && c.life.Err() == nil
+}
+
+// checkDuplicates fails when two tools share a name, ignoring case the way
+// langchaingo's executor does (it looks tools up by strings.ToUpper).
+func checkDuplicates(set Toolset) error {
+	seen := make(map[string]*Tool, len(set))
+	for _, t := range set {
+		// Folded at construction (tools.go): a cached ListTools of 1000
+		// tools spent most of its time and 1000 allocations here.
+		key := t.folded
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,
+				prev.name, prev.server, prev.desc.Name, t.name, t.server, t.desc.Name)
+		}
+		seen[key] = t
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package mcpadapter
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// normalizeSchema returns a copy of the input schema as providers need it: a
+// map[string]any with "properties" (googleai rejects an object without
+// them). Nothing else is changed: $schema, $defs, $ref, formats, enums and
+// additionalProperties stay as the server wrote them. A schema that is not a
+// JSON object (absent, or broken) becomes an empty object schema.
+func normalizeSchema(schema any) map[string]any {
+	m := schemaMap(schema)
+	if m == nil {
+		m = map[string]any{"type": "object"}
+	}
+	if m["properties"] == nil {
+		m["properties"] = map[string]any{}
+	}
+	return m
+}
+
+// schemaMap returns a deep copy of a JSON schema as a map, or nil when it is
+// not a JSON object.
+func schemaMap(schema any) map[string]any {
+	if m, ok := schema.(map[string]any); ok {
+		return deepCopy(m)
+	}
+	// Not decoded as a map (a value built in Go, json.RawMessage): go
+	// through JSON.
+	var m map[string]any
+	if b, err := json.Marshal(schema); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
+}
+
+// deepCopy copies the maps and slices of a decoded JSON value.
+func deepCopy[T any](v T) T {
+	out, _ := copyJSON(v).(T)
+	return out
+}
+
+// copyJSON is deepCopy on an untyped value.
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = copyJSON(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(v))
+		for i, e := range v {
+			s[i] = copyJSON(e)
+		}
+		return s
+	}
+	return v
+}
+
+// summary is the text that says what d does: its description, else its
+// title, else its annotations' title.
+func summary(d *mcp.Tool) string {
+	for _, s := range []string{d.Description, d.Title} {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	if d.Annotations != nil {
+		return strings.TrimSpace(d.Annotations.Title)
+	}
+	return ""
+}
+
+// maxEnumHint is the number of enum values an argument hint lists.
+const maxEnumHint = 8
+
+// describe returns the description text agents see: text followed by a
+// one-line hint of the arguments, because langchaingo's text agents (MRKL,
+// conversational) show models each tool's description and no schema:
+//
+//	Get the weather. Input: JSON object {"city": string (required), "unit": "c"|"f"}
+//
+// A tool without properties gets no hint.
+func describe(text string, params map[string]any) string {
+	props, _ := params["properties"].(map[string]any)
+	if len(props) == 0 {
+		return text
+	}
+	required, _ := params["required"].([]any)
+	var b strings.Builder
+	b.Grow(len(text) + 32*len(props) + 32)
+	if text != "" {
+		b.WriteString(text)
+		b.WriteByte(' ')
+	}
+	b.WriteString("Input: JSON object {")
+	for i, name := range slices.Sorted(maps.Keys(props)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(jsonString(name))
+		b.WriteString(": ")
+		b.WriteString(typeHint(props[name]))
+		if slices.Contains(required, any(name)) {
+			b.WriteString(" (required)")
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// jsonString returns s as a JSON string, as json.Marshal writes it; plain
+// names (printable ASCII that JSON does not escape) without allocating
+// twice.
+func jsonString(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always marshals
+			return string(b)
+		}
+	}
+	return `"` + s + `"`
+}
+
+// typeHint summarizes a property schema for [describe]: its enum values,
+// its type (or types), "array of <item type>", or "any".
+func typeHint(prop any) string {
+	p, ok := prop.(map[string]any)
+	if !ok {
+		return "any"
+	}
+	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
+		var vals []string
+		for _, v := range enum[:min(len(enum), maxEnumHint)] {
+			if str, ok := v.(string); ok {
+				vals = append(vals, jsonString(str))
+				continue
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return "any"
+			}
+			vals = append(vals, string(b))
+		}
+		if len(enum) > maxEnumHint {
+			vals = append(vals, "…")
+		}
+		return strings.Join(vals, "|")
+	}
+	switch typ := p["type"].(type) {
+	case string:
+		if typ == "array" {
+			if items := typeHint(p["items"]); items != "any" {
+				return "array of " + items
+			}
+		}
+		return typ
+	case []any:
+		var names []string
+		for _, n := range typ {
+			if s, ok := n.(string); ok {
+				names = append(names, s)
+			}
+		}
+		if len(names) > 0 {
+			return strings.Join(names, "|")
+		}
+	}
+	return "any"
+}
