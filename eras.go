@@ -64,6 +64,16 @@ type conn struct {
 
 	refusals atomic.Int64           // live sampling and roots requests refused
 	refused  atomic.Pointer[string] // the method of the last one
+
+	// The requests in flight on c, which the end of the generation
+	// cancels (cancelCalls, registered with life once, by the first
+	// request). A context.AfterFunc on life for every request cost each
+	// call five allocations and a turn on the lock of the context that all
+	// of the generation's calls share (bench_test.go, BenchmarkRatio).
+	callsOnce sync.Once
+	callsMu   sync.Mutex
+	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
+	ended     bool                             // guarded by callsMu: life is done
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy
@@ -163,13 +173,52 @@ func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.
 	} else {
 		ctx, cancel = context.WithCancel(ctx)
 	}
-	stop := context.AfterFunc(c.life, cancel)
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
 	}
+	key := &cancel
+	if !c.trackCall(key) {
+		cancel() // the generation has ended: the request fails at once
+		return ctx, cancel
+	}
 	return ctx, func() {
-		stop()
+		c.untrackCall(key)
 		cancel()
+	}
+}
+
+// trackCall registers the cancel func of a request in flight, unless the
+// generation has ended.
+func (c *conn) trackCall(key *context.CancelFunc) bool {
+	c.callsOnce.Do(func() { context.AfterFunc(c.life, c.cancelCalls) })
+	c.callsMu.Lock()
+	defer c.callsMu.Unlock()
+	if c.ended {
+		return false
+	}
+	if c.calls == nil {
+		c.calls = make(map[*context.CancelFunc]struct{})
+	}
+	c.calls[key] = struct{}{}
+	return true
+}
+
+// untrackCall forgets a request that has returned.
+func (c *conn) untrackCall(key *context.CancelFunc) {
+	c.callsMu.Lock()
+	delete(c.calls, key)
+	c.callsMu.Unlock()
+}
+
+// cancelCalls cancels every request in flight on c, and every later one
+// at once: the generation has ended.
+func (c *conn) cancelCalls() {
+	c.callsMu.Lock()
+	calls := c.calls
+	c.calls, c.ended = nil, true
+	c.callsMu.Unlock()
+	for cancel := range calls {
+		(*cancel)()
 	}
 }
 
