@@ -445,6 +445,63 @@ func anyOf(calls []func()) func() {
 	return func() { calls[rand.IntN(len(calls))]() }
 }
 
+// BenchmarkOverhead splits the adapter's overhead per call (in memory, on
+// the bare echo server, both eras) into its parts, each a pair run like
+// BenchmarkRatio:
+//
+//   - part=none: two raw sessions (the harness's noise floor);
+//   - part=options: a go-sdk client built with the adapter's options
+//     (elicitation capability, list_changed and logging handlers,
+//     multi-round-trip off, its sending middleware) against a default one,
+//     both on a plain transport;
+//   - part=transport: a default client on the adapter's transport stack
+//     (the wire screen and the unknown-content sanitizer) against one on
+//     the plain transport;
+//   - part=wrapper: Tool.Invoke against ClientSession.CallTool on the
+//     adapter's own session (callbacks, approval gate, call context,
+//     rounds, Result conversion).
+func BenchmarkOverhead(b *testing.B) {
+	for _, era := range benchEras {
+		opts := testserver.Options{Legacy: era == "legacy"}
+		a := newAdapter(b, Config{Servers: map[string]Server{"s": memServer(testserver.Lean(opts), ModeAuto)}})
+		session := func(b *testing.B, client *mcp.Client, adapterTransport bool) func() {
+			t, err := testserver.Lean(opts).Transport()(b.Context())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if adapterTransport {
+				t = sanitizeTransport(a.newScreen("s").transport(t))
+			}
+			cs, err := client.Connect(b.Context(), t, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { cs.Close() })
+			if _, err := cs.ListTools(b.Context(), nil); err != nil {
+				b.Fatal(err)
+			}
+			return rawCall(b, cs, "echo", echoArgs, echoText)
+		}
+		b.Run("era="+era+"/part=none", func(b *testing.B) {
+			benchPair(b, "raw", session(b, rawClient(), false), "raw2", session(b, rawClient(), false))
+		})
+		b.Run("era="+era+"/part=options", func(b *testing.B) {
+			benchPair(b, "raw", session(b, rawClient(), false), "options", session(b, a.newClient(a.generation(), "s"), false))
+		})
+		b.Run("era="+era+"/part=transport", func(b *testing.B) {
+			benchPair(b, "raw", session(b, rawClient(), false), "transport", session(b, rawClient(), true))
+		})
+		b.Run("era="+era+"/part=wrapper", func(b *testing.B) {
+			tool := adapterTool(b, memServer(testserver.Lean(opts), ModeAuto), "echo")
+			cs, err := tool.a.Session(b.Context(), "s")
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchPair(b, "session", rawCall(b, cs, "echo", echoArgs, echoText), "wrapper", invokeCall(b, tool, echoArgs, echoText))
+		})
+	}
+}
+
 // npmEverything returns the stdio Server of the pinned npm package
 // @modelcontextprotocol/server-everything, or skips b (see
 // internal/extserver).
