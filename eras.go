@@ -65,11 +65,17 @@ type conn struct {
 	refusals atomic.Int64           // live sampling and roots requests refused
 	refused  atomic.Pointer[string] // the method of the last one
 
-	// The requests in flight on c, which the end of the generation
-	// cancels (cancelCalls, registered with life once, by the first
-	// request). A context.AfterFunc on life for every request cost each
-	// call five allocations and a turn on the lock of the context that all
-	// of the generation's calls share (bench_test.go, BenchmarkRatio).
+	// wire is the transport connection of the session, for every transport
+	// but Streamable HTTP: close ends the requests in flight by closing it
+	// (the SDK's ClientSession.Close waits for them).
+	wire *ownedConn
+
+	// The requests in flight on a Streamable HTTP session (wire == nil),
+	// which the end of the generation cancels (cancelCalls, registered
+	// with life once, by the first request). A context per request costs a
+	// call about a microsecond and a few allocations (bench_test.go,
+	// BenchmarkOverhead), noise next to an HTTP round trip but not next to
+	// an in-memory or stdio one: those are ended through wire instead.
 	callsOnce sync.Once
 	callsMu   sync.Mutex
 	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
@@ -154,6 +160,11 @@ func (c *conn) watch() {
 // that exits on request are not failures of Close: they are logged.
 func (c *conn) close() error {
 	c.closing.Store(true)
+	if c.wire != nil {
+		// Ends the requests in flight: the SDK retires them when its
+		// reader fails, and its Close then has nothing to wait for.
+		c.wire.Close()
+	}
 	if err := c.session.Close(); err != nil {
 		c.a.logger.Debug("mcpadapter: session closed", "server", c.server, "error", err)
 	}
@@ -166,24 +177,32 @@ func (c *conn) close() error {
 // callContext derives the context of one request on c: bounded by timeout
 // when positive, cancelled by Adapter.Close, and carrying the server's log
 // level on modern sessions. The returned func releases it.
+//
+// Close ends the requests of most sessions by closing their connection
+// (see conn.close), so that a call pays for a context of its own only when
+// it has a timeout or runs over Streamable HTTP.
 func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
-	var cancel context.CancelFunc
+	release := func() {}
 	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
+		ctx, release = context.WithTimeout(ctx, timeout)
 	}
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
 	}
+	if c.wire != nil {
+		return ctx, release
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	key := &cancel
 	if !c.trackCall(key) {
 		cancel() // the generation has ended: the request fails at once
+		release()
 		return ctx, cancel
 	}
 	return ctx, func() {
 		c.untrackCall(key)
 		cancel()
+		release()
 	}
 }
 
@@ -441,13 +460,50 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 		if t == nil {
 			return nil, errors.New("transport: Server.Transport returned a nil transport")
 		}
-		return client.Connect(ctx, sanitizeTransport(sc.transport(t)), opts)
+		return client.Connect(ctx, c.own(sanitizeTransport(sc.transport(t))), opts)
 	case s.Command != "":
 		t := a.commandTransport(c, sc)
-		return client.Connect(ctx, sanitizeTransport(t), opts)
+		return client.Connect(ctx, c.own(sanitizeTransport(t)), opts)
 	default:
-		return a.connectHTTP(ctx, client, s, sc, opts)
+		return a.connectHTTP(ctx, client, c, sc, opts)
 	}
+}
+
+// own returns t, recording the connection it makes as c.wire. (Streamable
+// HTTP is not wrapped: the SDK looks for its own connection type behind a
+// session, and its calls are ended through their contexts instead.)
+func (c *conn) own(t mcp.Transport) mcp.Transport {
+	return &ownedTransport{base: t, c: c}
+}
+
+// An ownedTransport is the Transport own returns.
+type ownedTransport struct {
+	base mcp.Transport
+	c    *conn
+}
+
+// Connect implements [mcp.Transport].
+func (t *ownedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.c.wire = &ownedConn{Connection: conn}
+	return t.c.wire, nil
+}
+
+// An ownedConn is a connection that both the SDK and conn.close close: the
+// first Close closes it, later ones return the same error.
+type ownedConn struct {
+	mcp.Connection
+	once sync.Once
+	err  error
+}
+
+// Close implements [mcp.Connection].
+func (c *ownedConn) Close() error {
+	c.once.Do(func() { c.err = c.Connection.Close() })
+	return c.err
 }
 
 // commandTransport builds a fresh stdio transport for the server of c, its
@@ -600,7 +656,8 @@ func (w *stderrLogger) flushLocked() {
 // compatibility rule: a client that gets 4xx for its first POST may assume an
 // old HTTP+SSE server. In auto mode only 404 and 405 count (a 400 is more
 // often a real error); in legacy mode any 4xx but 401/403 does.
-func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, s *Server, sc *screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	s := c.cfg
 	// The screen in the RoundTripper bounds every body at MaxMessageBytes
 	// and fails only the call concerned; the SDK's event cap stays as a
 	// backstop, with room for the unknown-content placeholders the
@@ -629,7 +686,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, s *Server
 		rt := newServerTransport(s, sc)
 		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: rt.client(s.HTTPClient), MaxEventSize: maxBytes}
 		// SSE servers are legacy-only: skip the discover probe.
-		cs, err := client.Connect(ctx, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
 			a.logger.Debug("mcpadapter: fell back to SSE", "url", endpoint)
 			return cs, nil
