@@ -1,22 +1,16 @@
 package mcpadapter
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -504,151 +498,6 @@ type ownedConn struct {
 func (c *ownedConn) Close() error {
 	c.once.Do(func() { c.err = c.Connection.Close() })
 	return c.err
-}
-
-// commandTransport builds a fresh stdio transport for the server of c, its
-// output screened by sc. Command is run directly, never through a shell.
-func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
-	s := c.cfg
-	cmd := exec.Command(s.Command, s.Args...)
-	cmd.Dir = s.Dir
-	if len(s.Env) > 0 {
-		cmd.Env = os.Environ()
-		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-			cmd.Env = append(cmd.Env, k+"="+s.Env[k])
-		}
-	}
-	stderr := &stderrLogger{logger: a.logger, server: c.server}
-	cmd.Stderr = stderr
-	// Do not wait forever for a grandchild that keeps stderr open.
-	cmd.WaitDelay = terminateDuration
-	killGroup := startInGroup(cmd)
-	c.stop = func() {
-		killGroup()
-		stderr.flush()
-	}
-	return &stdioTransport{cmd: cmd, screen: sc}
-}
-
-// A stdioTransport runs a command and speaks newline-delimited JSON with it
-// over stdin and stdout, like mcp.CommandTransport, but reads stdout through
-// the adapter's screen (see wire.go): the SDK's command transport caps a
-// line at 16 MiB and fails the whole connection past it, where the screen
-// applies Config.MaxMessageBytes and fails only the call concerned.
-type stdioTransport struct {
-	cmd    *exec.Cmd
-	screen *screen
-}
-
-// Connect implements [mcp.Transport]: it starts the command.
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	stdout, err := t.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdin, err := t.cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := t.cmd.Start(); err != nil {
-		return nil, err
-	}
-	return (&mcp.IOTransport{
-		// The connection is closed by closing stdin (stdioInput.Close),
-		// never stdout: the server must be able to finish writing.
-		Reader: t.screen.newLineReader(stdout, nil),
-		Writer: &stdioInput{cmd: t.cmd, stdin: stdin},
-		// The screen bounds each line exactly; the SDK's count, which
-		// includes its decoder's read-ahead, must not second-guess it.
-		MaxLineLength: -1,
-	}).Connect(ctx)
-}
-
-// A stdioInput is the stdin of a stdio server. Closing it ends the server
-// the way the MCP spec asks: "closing the input stream to the child process,
-// waiting for the server to exit, or sending SIGTERM if the server does not
-// exit within a reasonable time", then SIGKILL.
-type stdioInput struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-}
-
-// Write implements [io.Writer].
-func (w *stdioInput) Write(p []byte) (int, error) { return w.stdin.Write(p) }
-
-// Close implements [io.Closer]: it closes stdin and reaps the process,
-// signalling it when it does not exit within terminateDuration.
-func (w *stdioInput) Close() error {
-	err := w.stdin.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- w.cmd.Wait() }()
-	wait := func() (error, bool) {
-		t := time.NewTimer(terminateDuration)
-		defer t.Stop()
-		select {
-		case err := <-exited:
-			return err, true
-		case <-t.C:
-			return nil, false
-		}
-	}
-	if werr, ok := wait(); ok {
-		return errors.Join(err, werr)
-	}
-	if w.cmd.Process.Signal(syscall.SIGTERM) == nil {
-		if werr, ok := wait(); ok {
-			return errors.Join(err, werr)
-		}
-	}
-	if kerr := w.cmd.Process.Kill(); kerr != nil {
-		return errors.Join(err, kerr)
-	}
-	// Killed: Wait returns once the process is reaped, and at the latest
-	// WaitDelay later when a grandchild holds the pipes.
-	return errors.Join(err, <-exited)
-}
-
-// A stderrLogger turns a stdio server's stderr into log records, one per line.
-type stderrLogger struct {
-	logger *slog.Logger
-	server string
-
-	mu  sync.Mutex
-	buf []byte // an incomplete last line
-}
-
-func (w *stderrLogger) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimRight(string(w.buf[:i]), "\r")
-		w.buf = w.buf[i+1:]
-		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", line)
-	}
-	if len(w.buf) > 64<<10 { // a very long line without newline: log it as is
-		w.flushLocked()
-	}
-	return len(p), nil
-}
-
-// flush logs an incomplete last line, once the process is gone.
-func (w *stderrLogger) flush() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.flushLocked()
-}
-
-// flushLocked logs the buffered text; w.mu must be held.
-func (w *stderrLogger) flushLocked() {
-	if len(w.buf) > 0 {
-		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", string(w.buf))
-		w.buf = w.buf[:0]
-	}
 }
 
 // connectHTTP dials a URL server over Streamable HTTP and falls back to SSE

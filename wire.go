@@ -359,6 +359,20 @@ func (s *screen) newLineReader(src io.Reader, closer io.Closer) *lineReader {
 // Read implements [io.Reader].
 func (r *lineReader) Read(p []byte) (int, error) { return r.read(p, r.next) }
 
+// nextLine returns the next screened line, without its newline: a JSON
+// value, never empty. It is valid until the next call.
+func (r *lineReader) nextLine() ([]byte, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return nil, r.err
+		}
+		r.next()
+	}
+	line := r.out[:len(r.out)-1]
+	r.out = r.out[:0]
+	return line, nil
+}
+
 // Close implements [io.Closer].
 func (r *lineReader) Close() error {
 	if r.c == nil {

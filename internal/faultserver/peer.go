@@ -246,6 +246,10 @@ const (
 	// ToolNoise first writes a line that is not JSON at all (a banner, as
 	// some servers print on stdout), then answers "ok".
 	ToolNoise = "noise"
+	// ToolBatch answers with a JSON-RPC batch, as servers of the
+	// 2025-03-26 era may: a log notification ("in a batch") and the
+	// result, the text "batched", in one array on one line.
+	ToolBatch = "batch"
 	// ToolNullID answers an error response with id null, which no call
 	// can claim.
 	ToolNullID = "null_id"
@@ -304,7 +308,7 @@ func Descriptor(name string) string {
 func BasicCatalog() []string {
 	var tools []string
 	for _, name := range []string{ToolOK, ToolHang, ToolDie, ToolSlow, ToolMalformed, ToolGarbage, ToolNoise,
-		ToolNullID, ToolUnknownContent, ToolBig, ToolDeep} {
+		ToolBatch, ToolNullID, ToolUnknownContent, ToolBig, ToolDeep} {
 		tools = append(tools, Descriptor(name))
 	}
 	return tools
@@ -356,6 +360,11 @@ func (p *Peer) call(id json.RawMessage, tool string, args map[string]any) reply 
 	case ToolGarbage:
 		return writes(func(w io.Writer) error {
 			_, err := io.WriteString(w, `{"jsonrpc":"2.0","result":{"content":[`)
+			return err
+		})
+	case ToolBatch:
+		return writes(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"in a batch"}},{"jsonrpc":"2.0","id":%s,"result":%s}]`, id, textResult("batched"))
 			return err
 		})
 	case ToolNoise:
