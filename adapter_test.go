@@ -378,6 +378,27 @@ func TestOnConnectionError(t *testing.T) {
 			t.Fatalf("ListTools() error = %v, want the callback's", err)
 		}
 	})
+	t.Run("the caller's context is not a server failure", func(t *testing.T) {
+		slow := testserver.New(testserver.Options{ConnectDelay: time.Hour}).AddWeather()
+		var called bool
+		a := newAdapter(t, Config{
+			Servers:           map[string]Server{"slow": memServer(slow, ModeAuto)},
+			OnConnectionError: func(string, error) error { called = true; return nil },
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if got, err := a.ListTools(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("ListTools(cancelled) = %v, %v; want context.Canceled, not an empty catalog", toolNames(got), err)
+		}
+		ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		if got, err := a.ListTools(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("ListTools(deadline) = %v, %v; want context.DeadlineExceeded, not an empty catalog", toolNames(got), err)
+		}
+		if called {
+			t.Fatal("OnConnectionError was called for the caller's own context")
+		}
+	})
 	t.Run("auth failures are retried", func(t *testing.T) {
 		s := testserver.Full(testserver.Options{})
 		ts := s.StreamableHTTP(t, true)

@@ -11,7 +11,8 @@ package mcpadapter
 //     talks to the server unlocked, then locks again and stores its result
 //     only if no list_changed bumped the version meanwhile: a list fetched
 //     before a change never overwrites the invalidation.
-//   - Concurrent CacheUse misses of one list share one fetch (singleflight).
+//   - Concurrent CacheUse misses of one list share one fetch, which the
+//     last caller to give up cancels.
 //     The key carries the version, so a caller arriving after list_changed
 //     never joins a fetch that began before it. The shared fetch runs under
 //     the generation's context, not the first caller's: each caller waits on
@@ -39,7 +40,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sync/singleflight"
 )
 
 // CacheMode says how discovery uses the catalog cache: the tool lists of
@@ -110,10 +110,10 @@ func (e *entry[T]) invalidateLocked() {
 
 // A catalog holds the cached lists of one server on one connection.
 type catalog struct {
-	conn    *conn
-	flights singleflight.Group // shared CacheUse fetches, keyed by list and version
+	conn *conn
 
 	// guarded by Adapter.mu:
+	fetches   map[string]sharedFetch // CacheUse fetches in progress, keyed by list and version
 	tools     entry[*Tool]
 	resources entry[*mcp.Resource]
 	templates entry[*mcp.ResourceTemplate]
@@ -182,35 +182,88 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 		return slices.Clone(items), nil
 	}
 	version := e.version
-	a.mu.Unlock()
-
 	if mode != CacheUse {
+		a.mu.Unlock()
 		return fetch(ctx, cat, mode, version)
 	}
+	// Concurrent CacheUse misses share one fetch: the first starts it, the
+	// others join it. Both happen under the lock that found the entry stale,
+	// and a fetch stores its list before it leaves cat.fetches, so no miss
+	// starts a second fetch of a list that another one is storing.
 	key := name + "/" + strconv.FormatUint(version, 10)
-	ch := cat.flights.DoChan(key, func() (any, error) {
-		if !a.enter(c.gen) {
+	f, _ := cat.fetches[key].(*fetchOf[T])
+	if f == nil {
+		if c.gen.closed {
+			a.mu.Unlock()
 			return nil, serverError(c.server, op, ErrClosed)
 		}
-		defer c.gen.wg.Done()
+		f = startFetch(a, cat, key, func(ctx context.Context) ([]T, error) { return fetch(ctx, cat, CacheUse, version) })
+	}
+	f.waiters++
+	a.mu.Unlock()
+
+	select {
+	case <-f.done:
+		if f.err != nil {
+			return nil, f.err
+		}
+		return slices.Clone(f.items), nil
+	case <-ctx.Done():
 		a.mu.Lock()
-		if e := field(cat); e.version == version && e.fresh(time.Now()) { // stored while we queued
-			items := e.items
-			a.mu.Unlock()
-			return items, nil
+		if f.waiters--; f.waiters == 0 {
+			// Nobody waits any more: stop asking (the server is told to
+			// cancel), and let the next caller ask afresh.
+			f.cancel()
+			if cat.fetches[key] == f {
+				delete(cat.fetches, key)
+			}
 		}
 		a.mu.Unlock()
-		return fetch(context.Background(), cat, CacheUse, version)
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return slices.Clone(r.Val.([]T)), nil
-	case <-ctx.Done():
 		return nil, serverError(c.server, op, ctx.Err())
 	}
+}
+
+// A sharedFetch is a *fetchOf[T] of any T.
+type sharedFetch any
+
+// A fetchOf is one CacheUse fetch of a list, shared by the callers that
+// wait for it. It runs under a context of its own, which the generation's
+// end cancels and so does the last waiter that gives up: a server that
+// never answers costs each caller its own deadline, and the next caller
+// asks again.
+type fetchOf[T any] struct {
+	done   chan struct{} // closed when items and err are set
+	items  []T
+	err    error
+	cancel context.CancelFunc
+
+	waiters int // guarded by Adapter.mu
+}
+
+// startFetch starts fetch in a goroutine that the generation of cat owns,
+// registered in cat.fetches under key until it returns. a.mu must be held
+// and the generation open.
+func startFetch[T any](a *Adapter, cat *catalog, key string, fetch func(context.Context) ([]T, error)) *fetchOf[T] {
+	g := cat.conn.gen
+	ctx, cancel := context.WithCancel(g.ctx)
+	f := &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
+	if cat.fetches == nil {
+		cat.fetches = map[string]sharedFetch{}
+	}
+	cat.fetches[key] = f
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer cancel()
+		f.items, f.err = fetch(ctx)
+		a.mu.Lock()
+		if cat.fetches[key] == f {
+			delete(cat.fetches, key)
+		}
+		a.mu.Unlock()
+		close(f.done)
+	}()
+	return f
 }
 
 // catalogTools returns the tools of c's server according to mode.

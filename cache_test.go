@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -292,6 +293,56 @@ func TestCacheConcurrentColdFetch(t *testing.T) {
 					if len(ts) != 2 || ts[0] != results[0][0] || ts[1] != results[0][1] {
 						t.Fatalf("caller %d got %v, want the same tools as caller 0 (%v)", i, toolNames(ts), toolNames(results[0]))
 					}
+				}
+			})
+		})
+	}
+}
+
+// TestCacheAbandonedFetch: a tools/list the server never answers costs the
+// callers sharing it their own deadlines, no more. The fetch goes on while
+// anyone waits (the caller with the later deadline does not start another);
+// when the last one gives up the server is told to cancel, and the next
+// ListTools asks again instead of joining the lost fetch.
+func TestCacheAbandonedFetch(t *testing.T) {
+	for _, era := range cacheEras {
+		t.Run(era.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := testserver.New(testserver.Options{Legacy: era.legacy, TTLMs: 60000}).AddWeather()
+				var lists atomic.Int32
+				abandoned := make(chan struct{})
+				intercept(s, "tools/list", func(ctx context.Context, req mcp.Request, next func() (mcp.Result, error)) (mcp.Result, error) {
+					if lists.Add(1) == 1 {
+						<-ctx.Done() // never answered: only the client's cancellation ends it
+						close(abandoned)
+						return nil, ctx.Err()
+					}
+					return next()
+				})
+				a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
+				checkEra(t, a, "srv", era.want)
+
+				errc := make(chan error, 2)
+				for _, d := range []time.Duration{time.Second, 2 * time.Second} {
+					go func() {
+						ctx, cancel := context.WithTimeout(context.Background(), d)
+						defer cancel()
+						_, err := a.ListTools(ctx)
+						errc <- err
+					}()
+				}
+				for range 2 {
+					if err := <-errc; !errors.Is(err, context.DeadlineExceeded) {
+						t.Fatalf("ListTools() = %v, want its own deadline exceeded", err)
+					}
+				}
+				<-abandoned
+				ts, err := a.ListTools(context.Background())
+				if err != nil || len(ts) != 1 {
+					t.Fatalf("ListTools() after the lost fetch = %v, %v; want the weather tool", toolNames(ts), err)
+				}
+				if got := lists.Load(); got != 2 {
+					t.Fatalf("%d tools/list, want 2 (the lost one, then a new one)", got)
 				}
 			})
 		})

@@ -130,9 +130,10 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			}
 			continue
 		}
-		// A Close during discovery is never a server to skip: an empty
-		// catalog would look like a server without tools.
-		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) {
+		// A Close during discovery, or the end of the caller's context, is
+		// never a server to skip: an empty catalog would look like a
+		// server without tools.
+		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) || ctx.Err() != nil {
 			errs = append(errs, out.err)
 			continue
 		}
