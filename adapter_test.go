@@ -378,7 +378,7 @@ func TestOnConnectionError(t *testing.T) {
 			t.Fatalf("ListTools() error = %v, want the callback's", err)
 		}
 	})
-	t.Run("the caller's context is not a server failure", func(t *testing.T) {
+	t.Run("the caller's context ending before any answer is no server failure", func(t *testing.T) {
 		slow := testserver.New(testserver.Options{ConnectDelay: time.Hour}).AddWeather()
 		var called bool
 		a := newAdapter(t, Config{

@@ -116,6 +116,11 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		})
 	}
 	wg.Wait()
+	// When the caller's context ended before any server answered, the
+	// discovery failed, not the servers: an empty catalog would look like
+	// servers without tools. (A server still silent when others have
+	// answered is a connection failure like any other.)
+	callerGone := ctx.Err() != nil && !slices.ContainsFunc(outcomes, func(o outcome) bool { return o.err == nil && !o.dialErr })
 
 	sets := make(map[string]Toolset, len(selected))
 	var errs []error
@@ -130,10 +135,8 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			}
 			continue
 		}
-		// A Close during discovery, or the end of the caller's context, is
-		// never a server to skip: an empty catalog would look like a
-		// server without tools.
-		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) || ctx.Err() != nil {
+		// Nor is a Close during discovery a server failure to skip.
+		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) || callerGone {
 			errs = append(errs, out.err)
 			continue
 		}
