@@ -251,9 +251,8 @@ type Adapter struct {
 	cfg    Config
 	logger *slog.Logger
 
-	mu       sync.Mutex
-	gen      *generation          // guarded by mu; nil until first use and after Close
-	prepared map[*mcp.Client]bool // guarded by mu; prebuilt clients whose middleware is installed
+	mu  sync.Mutex
+	gen *generation // guarded by mu; nil until first use and after Close
 }
 
 // A generation is everything one [Adapter.Close] discards: connections,

@@ -264,7 +264,7 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 		if err != nil {
 			return nil, serverError(c.server, callToolOp(mcpName), err)
 		}
-		if a.cfg.ElicitationHandler == nil {
+		if a.cfg.ElicitationHandler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
 			return nil, newInterrupt(a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
 		}
 		answered, err := a.answerInline(ctx, c.server, tool, reqs)

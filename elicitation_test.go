@@ -823,7 +823,8 @@ func TestPrebuiltClientElicitation(t *testing.T) {
 		srv.Client = mcp.NewClient(&mcp.Implementation{Name: "mine", Version: "1"}, &mcp.ClientOptions{
 			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		})
-		a := newAdapter(t, Config{Servers: map[string]Server{"b": srv}})
+		// The adapter drives the rounds, and still leaves them to the caller.
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": srv}, ElicitationHandler: configHandler})
 		intr := must(t).interrupt(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
 		res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
 		if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {

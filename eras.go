@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -284,7 +286,7 @@ func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
 		client = a.newClient(g, name)
 		client.AddReceivingMiddleware(c.refuseInputRequests)
 	} else {
-		a.prepare(client)
+		prepare(client)
 	}
 	// The session keeps the dial's context (SSE ties its stream to it), so
 	// the dial timeout cancels it only while the handshake runs.
@@ -360,18 +362,30 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 	return client
 }
 
+// prepared records the prebuilt clients that have the adapter's
+// middleware, whichever Adapter installed it: the middleware is stateless,
+// and a client shared by many Adapters (one per request, say) must not
+// grow a layer per Adapter. Keys are weak, and an entry goes with its client.
+var (
+	preparedMu sync.Mutex
+	prepared   = map[weak.Pointer[mcp.Client]]bool{}
+)
+
 // prepare installs the adapter's middleware on a prebuilt client, once.
-func (a *Adapter) prepare(client *mcp.Client) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.prepared[client] {
+func prepare(client *mcp.Client) {
+	preparedMu.Lock()
+	defer preparedMu.Unlock()
+	key := weak.Make(client)
+	if prepared[key] {
 		return
 	}
-	if a.prepared == nil {
-		a.prepared = map[*mcp.Client]bool{}
-	}
-	a.prepared[client] = true
+	prepared[key] = true
 	client.AddSendingMiddleware(middleware)
+	runtime.AddCleanup(client, func(key weak.Pointer[mcp.Client]) {
+		preparedMu.Lock()
+		delete(prepared, key)
+		preparedMu.Unlock()
+	}, key)
 }
 
 // slogLevel maps an MCP (syslog) level to a slog level.

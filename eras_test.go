@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -282,6 +283,25 @@ func TestPrebuiltClient(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"date": "2026-12-24"}}, nil
 		},
 	})
+	// A probe, inside whatever middleware the adapter adds, counts the
+	// adapter's layers.
+	var layers atomic.Int32
+	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				pcs := make([]uintptr, 64)
+				frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+				n := int32(0)
+				for f, more := frames.Next(); more; f, more = frames.Next() {
+					if f.Function == "github.com/mcpadapter/mcpadapter.middleware.func1" {
+						n++
+					}
+				}
+				layers.Store(n)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	srv := memServer(s, ModeAuto)
 	srv.Client = client
 	a := newAdapter(t, Config{Servers: map[string]Server{"b": srv}})
@@ -297,10 +317,25 @@ func TestPrebuiltClient(t *testing.T) {
 	if !strings.Contains(res.Text(), "2026-12-24") || len(asked) != 1 {
 		t.Fatalf("Invoke() = %q with handler calls %v; want the prebuilt client's answer", res.Text(), asked)
 	}
-	// A second dial reuses the client without stacking middleware.
+	// Later dials, by this Adapter or others, reuse the client without
+	// stacking middleware (checked by the probe).
 	a.Close()
-	if _, err := a.ListTools(t.Context()); err != nil {
+	for range 3 {
+		b := newAdapter(t, Config{Servers: map[string]Server{"b": srv}})
+		if _, err := b.ListTools(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+	}
+	ts, err = a.ListTools(t.Context())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := ts.Lookup("b__get_weather").Invoke(t.Context(), map[string]any{"city": "Paris"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := layers.Load(); got != 1 {
+		t.Fatalf("a tools/call went through %d layers of the adapter's middleware, want 1", got)
 	}
 }
 
