@@ -360,6 +360,17 @@ func validateServer(name string, s Server) error {
 	if s.Reconnect != nil && s.Command != "" {
 		return bad("Reconnect applies to HTTP servers and custom transports; use Restart for Command")
 	}
+	if s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "") {
+		return bad("Args, Env and Dir apply to stdio servers (Command)")
+	}
+	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback) {
+		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL)")
+	}
+	switch s.LogLevel {
+	case "", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+	default:
+		return bad("unknown LogLevel %q (want an MCP level: debug, info, notice, warning, error, critical, alert or emergency)", s.LogLevel)
+	}
 	return nil
 }
 

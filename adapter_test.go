@@ -68,6 +68,9 @@ func TestNewValidates(t *testing.T) {
 		{"negative timeout", Config{DefaultToolTimeout: -1, Servers: map[string]Server{"x": {Transport: ok}}}, "negative DefaultToolTimeout"},
 		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "Restart applies to stdio"},
 		{"reconnect on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Reconnect: &RetryPolicy{}}}}, "Reconnect applies to HTTP"},
+		{"args on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Args: []string{"-v"}}}}, "Args, Env and Dir apply to stdio"},
+		{"headers on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Headers: map[string]string{"A": "b"}}}}, "Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP"},
+		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, `unknown LogLevel "verbose"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -495,6 +495,16 @@ func TestInterruptJSON(t *testing.T) {
 	if s.Runs("book_table") != 1 || s2.Runs("book_table") != 1 {
 		t.Errorf("runs = %d (old server), %d (new server); want 1, 1", s.Runs("book_table"), s2.Runs("book_table"))
 	}
+	// Held by value in a checkpoint, it marshals the same.
+	type checkpoint struct{ I Interrupt }
+	cb, err := json.Marshal(checkpoint{I: *intr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp checkpoint
+	if err := json.Unmarshal(cb, &cp); err != nil || cp.I.state != intr.state || !reflect.DeepEqual(cp.I.args, intr.args) {
+		t.Errorf("checkpoint round trip = %+v, %v; want the whole interrupt", cp.I, err)
+	}
 	// Numbers stay exact through JSON.
 	big := must(t).interrupt(lookupTool(t, a, "booking__book_table").Invoke(t.Context(), map[string]any{"party": 4, "note": json.Number("12345678901234567890")}))
 	if got := roundTrip(t, big).args["note"]; got != json.Number("12345678901234567890") {

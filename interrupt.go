@@ -32,8 +32,9 @@ const (
 // MarshalJSON implements [json.Marshaler]: the interrupt with everything
 // needed to resume it in another process, including the call's arguments
 // and the server's request state. Store it where the arguments may be
-// stored; do not show it to the model.
-func (i *Interrupt) MarshalJSON() ([]byte, error) {
+// stored; do not show it to the model. (A value receiver: an Interrupt
+// held by value in a checkpoint struct marshals whole too.)
+func (i Interrupt) MarshalJSON() ([]byte, error) {
 	w := interruptJSON{
 		Version: interruptVersion, Kind: kindInputRequired,
 		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round,
