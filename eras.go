@@ -542,6 +542,10 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 		err = &httpStatusError{code: code, err: err}
 	}
 	if !shouldFallBack(s, code) {
+		if code == http.StatusBadRequest && s.Mode == ModeAuto && !s.DisableSSEFallback {
+			// What an SSE-only go-sdk server answers a Streamable POST.
+			err = fmt.Errorf("%w (if this is an HTTP+SSE server, set Mode: ModeLegacy: it falls back to SSE on any 4xx)", err)
+		}
 		return nil, err
 	}
 	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}

@@ -50,11 +50,12 @@ func TestSSEFallback(t *testing.T) {
 		mode     Mode
 		disable  bool
 		wantErr  bool
+		wantHint string // in the error
 		wantPath string // the SSE GET that served the session
 	}{
 		{name: "405 same URL", sseOnly: true, path: "/", wantPath: "GET /"},
 		{name: "404 then /mcp to /sse", sseOnly: true, path: "/mcp", wantPath: "GET /sse"},
-		{name: "auto ignores 400", path: "/", wantErr: true},
+		{name: "auto ignores 400", path: "/", wantErr: true, wantHint: "Mode: ModeLegacy"},
 		{name: "legacy falls back on 400", path: "/", mode: ModeLegacy, wantPath: "GET /"},
 		{name: "legacy 404", sseOnly: true, path: "/mcp", mode: ModeLegacy, wantPath: "GET /sse"},
 		{name: "disabled", sseOnly: true, path: "/", disable: true, wantErr: true},
@@ -81,6 +82,9 @@ func TestSSEFallback(t *testing.T) {
 				}
 				if log.saw("GET /") || log.saw("GET /sse") {
 					t.Fatalf("SSE was tried: %v", log.reqs)
+				}
+				if !strings.Contains(err.Error(), tt.wantHint) {
+					t.Fatalf("ListTools() error = %v, want it to say %q", err, tt.wantHint)
 				}
 				return
 			}
