@@ -4,6 +4,15 @@ package mcpadapter
 
 import "os/exec"
 
-// startInGroup has no process groups to manage on this platform: the
-// session's Close ends the server process itself.
-func startInGroup(cmd *exec.Cmd) func() { return func() {} }
+// A processGroup is a stdio server's process: this platform has no process
+// groups to manage, and the session's Close ends the server itself.
+type processGroup struct{ cmd *exec.Cmd }
+
+// startInGroup returns the processGroup of cmd.
+func startInGroup(cmd *exec.Cmd) *processGroup { return &processGroup{cmd: cmd} }
+
+// kill does nothing: there is no group.
+func (g *processGroup) kill() {}
+
+// wait waits for the started process to exit and reaps it.
+func (g *processGroup) wait() error { return g.cmd.Wait() }

@@ -37,12 +37,12 @@ func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
 	cmd.Stderr = stderr
 	// Do not wait forever for a grandchild that keeps stderr open.
 	cmd.WaitDelay = terminateDuration
-	killGroup := startInGroup(cmd)
+	group := startInGroup(cmd)
 	c.stop = func() {
-		killGroup()
+		group.kill() // what a session that never closed left running
 		stderr.flush()
 	}
-	return &stdioTransport{cmd: cmd, screen: sc}
+	return &stdioTransport{cmd: cmd, group: group, screen: sc}
 }
 
 // A stdioTransport runs a command and speaks newline-delimited JSON with it
@@ -52,6 +52,7 @@ func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
 // applies Config.MaxMessageBytes and fails only the call concerned.
 type stdioTransport struct {
 	cmd    *exec.Cmd
+	group  *processGroup // of cmd
 	screen *screen
 }
 
@@ -72,7 +73,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// The connection is closed by closing stdin (stdioInput.Close),
 		// never stdout: the server must be able to finish writing.
 		lines:  t.screen.newLineReader(stdout, nil),
-		in:     &stdioInput{cmd: t.cmd, stdin: stdin},
+		in:     &stdioInput{cmd: t.cmd, group: t.group, stdin: stdin},
 		closed: make(chan struct{}),
 	}, nil
 }
@@ -184,6 +185,7 @@ func (c *stdioConn) Close() error {
 // exit within a reasonable time", then SIGKILL.
 type stdioInput struct {
 	cmd   *exec.Cmd
+	group *processGroup // of cmd: ended with it
 	stdin io.WriteCloser
 }
 
@@ -191,11 +193,12 @@ type stdioInput struct {
 func (w *stdioInput) Write(p []byte) (int, error) { return w.stdin.Write(p) }
 
 // Close implements [io.Closer]: it closes stdin and reaps the process,
-// signalling it when it does not exit within terminateDuration.
+// signalling it when it does not exit within terminateDuration, and ends
+// what is left of its process group (processGroup.wait).
 func (w *stdioInput) Close() error {
 	err := w.stdin.Close()
 	exited := make(chan error, 1)
-	go func() { exited <- w.cmd.Wait() }()
+	go func() { exited <- w.group.wait() }()
 	wait := func() (error, bool) {
 		t := time.NewTimer(terminateDuration)
 		defer t.Stop()
