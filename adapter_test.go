@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -212,6 +214,25 @@ func TestModernRefusesStatefulHTTP(t *testing.T) {
 	_, err := a.ListTools(t.Context())
 	if !errors.Is(err, ErrLegacyOnly) {
 		t.Fatalf("ListTools() error = %v, want ErrLegacyOnly", err)
+	}
+}
+
+// TestModernFailureIsNotLegacy: in ModeModern a server/discover that fails
+// for a reason of its own (a server down, refused credentials) is reported
+// as that, not as a legacy-only server.
+func TestModernFailureIsNotLegacy(t *testing.T) {
+	for _, code := range []int{http.StatusUnauthorized, http.StatusServiceUnavailable} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "no", code)
+			}))
+			t.Cleanup(srv.Close)
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": {URL: srv.URL, Mode: ModeModern}}})
+			_, err := a.ListTools(t.Context())
+			if err == nil || errors.Is(err, ErrLegacyOnly) || !strings.Contains(err.Error(), fmt.Sprint(code)) {
+				t.Fatalf("ListTools() error = %v, want HTTP %d named and no ErrLegacyOnly", err, code)
+			}
+		})
 	}
 }
 

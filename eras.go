@@ -409,6 +409,55 @@ type (
 	logLevelKey   struct{}
 )
 
+// A modernOnly is the state of a ModeModern handshake, for the middleware.
+type modernOnly struct {
+	discoverErr error // why server/discover failed, if it did
+}
+
+// A fallbackError is the middleware's refusal of the SDK's fallback to
+// initialize in a ModeModern handshake. It says why server/discover failed.
+type fallbackError struct {
+	discoverErr error // nil: the server offered no modern version
+}
+
+func (e *fallbackError) Error() string {
+	if e.discoverErr == nil {
+		return "server/discover offered no modern protocol version"
+	}
+	return "server/discover: " + e.discoverErr.Error()
+}
+
+func (e *fallbackError) Unwrap() error { return e.discoverErr }
+
+// refused classifies the failure err of a ModeModern handshake: when the
+// SDK wanted to fall back to initialize because the server answered
+// server/discover as a legacy server does (method not found, unsupported
+// version, no modern version offered, or, over HTTP, 400, 404 or 405 to
+// the discover POST), err also wraps ErrLegacyOnly. Any other discover
+// failure (an auth failure, a server down) says nothing about eras, and
+// err is left to say what it is.
+func (m *modernOnly) refused(err error) error {
+	var fe *fallbackError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	var (
+		rpcErr *jsonrpc.Error
+		status *httpStatusError
+	)
+	switch {
+	case fe.discoverErr == nil,
+		errors.As(fe.discoverErr, &rpcErr) && (rpcErr.Code == jsonrpc.CodeMethodNotFound || rpcErr.Code == codeUnsupportedVersion),
+		errors.As(err, &status) && (status.code == http.StatusBadRequest || status.code == http.StatusNotFound || status.code == http.StatusMethodNotAllowed):
+		return fmt.Errorf("%w: %w", ErrLegacyOnly, err)
+	}
+	return err
+}
+
+// codeUnsupportedVersion is the JSON-RPC error code of a server that does
+// not support the requested protocol version.
+const codeUnsupportedVersion = -32022
+
 // uncachedPrefix marks a cursor or URI that the SDK's own list cache has
 // never seen, so that the lookup misses; the middleware strips it in place
 // before the request is sent (see cache.go).
@@ -420,10 +469,18 @@ func uncached(key string) string { return uncachedPrefix + key }
 // the modern per-request log level.
 func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "initialize" && ctx.Value(modernOnlyKey{}) != nil {
+		if m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly); ok {
 			// The SDK falls back to initialize on any discover failure and
-			// has no modern-only option; refusing here makes it an error.
-			return nil, ErrLegacyOnly
+			// has no modern-only option: refusing the fallback makes it an
+			// error (see modernOnly.refused).
+			switch method {
+			case "server/discover":
+				res, err := next(ctx, method, req)
+				m.discoverErr = err // the handshake is sequential
+				return res, err
+			case "initialize":
+				return nil, &fallbackError{discoverErr: m.discoverErr}
+			}
 		}
 		params := req.GetParams()
 		switch p := params.(type) {
@@ -456,8 +513,17 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 	case ModeLegacy:
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
 	case ModeModern:
-		ctx = context.WithValue(ctx, modernOnlyKey{}, true)
+		m := new(modernOnly)
+		ctx = context.WithValue(ctx, modernOnlyKey{}, m)
+		cs, err := a.connectTransport(ctx, c, client, opts)
+		return cs, m.refused(err)
 	}
+	return a.connectTransport(ctx, c, client, opts)
+}
+
+// connectTransport connects client to the server of c over its transport.
+func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	s := c.cfg
 	sc := a.newScreen(c.server)
 	switch {
 	case s.Transport != nil:

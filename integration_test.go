@@ -617,6 +617,12 @@ func TestIntegrationServerEverythingNPM(t *testing.T) {
 			npmEverythingCalls(t, ctx, ts)
 			npmEverythingAgent(t, ctx, ts)
 
+			// A legacy-only server, which ModeModern refuses as such.
+			srv.Mode = mcpadapter.ModeModern
+			if _, err := integAdapter(t, srv, nil).ListTools(ctx); !errors.Is(err, mcpadapter.ErrLegacyOnly) {
+				t.Errorf("ListTools(ModeModern) = %v, want ErrLegacyOnly", err)
+			}
+
 			// Live elicitation, answered by the handler; the adapter adds
 			// the schema's defaults to the answer.
 			res := integInvoke(t, ctx, integTool(t, ts, "everything__trigger-elicitation-request"), nil)
