@@ -458,8 +458,9 @@ func anyOf(calls []func()) func() {
 //     (the wire screen and the unknown-content sanitizer) against one on
 //     the plain transport;
 //   - part=wrapper: Tool.Invoke against ClientSession.CallTool on the
-//     adapter's own session (callbacks, approval gate, call context,
-//     rounds, Result conversion).
+//     adapter's own session (callbacks, approval gate, the session check,
+//     rounds, Result conversion; no context of its own since Close ends
+//     calls by closing the connection).
 func BenchmarkOverhead(b *testing.B) {
 	for _, era := range benchEras {
 		opts := testserver.Options{Legacy: era == "legacy"}
