@@ -547,23 +547,32 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 // HTTP is not wrapped: the SDK looks for its own connection type behind a
 // session, and its calls are ended through their contexts instead.)
 func (c *conn) own(t mcp.Transport) mcp.Transport {
-	return &ownedTransport{base: t, c: c}
+	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
+		c.wire = &ownedConn{Connection: conn}
+		return c.wire
+	})
 }
 
-// An ownedTransport is the Transport own returns.
-type ownedTransport struct {
+// wrapTransport returns a transport that connects through base and hands
+// the connection it makes to wrap, for the adapter's connection wrappers
+// (conn.own, screen.transport, sanitizeTransport).
+func wrapTransport(base mcp.Transport, wrap func(mcp.Connection) mcp.Connection) mcp.Transport {
+	return &wrappedTransport{base: base, wrap: wrap}
+}
+
+// A wrappedTransport is the Transport wrapTransport returns.
+type wrappedTransport struct {
 	base mcp.Transport
-	c    *conn
+	wrap func(mcp.Connection) mcp.Connection
 }
 
 // Connect implements [mcp.Transport].
-func (t *ownedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := t.base.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.c.wire = &ownedConn{Connection: conn}
-	return t.c.wire, nil
+	return t.wrap(conn), nil
 }
 
 // An ownedConn is a connection that both the SDK and conn.close close: the

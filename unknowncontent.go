@@ -456,21 +456,7 @@ func sanitizeTransport(t mcp.Transport) mcp.Transport {
 	case nil, *mcp.StreamableClientTransport:
 		return t
 	}
-	return &sanitizingTransport{base: t}
-}
-
-// sanitizingTransport is the Transport sanitizeTransport returns.
-type sanitizingTransport struct {
-	base mcp.Transport
-}
-
-// Connect implements [mcp.Transport].
-func (t *sanitizingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.base.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &sanitizingConn{Connection: conn}, nil
+	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection { return &sanitizingConn{Connection: conn} })
 }
 
 // sanitizingConn sanitizes the results of the responses it reads. Write,

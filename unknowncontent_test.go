@@ -619,7 +619,7 @@ func BenchmarkSanitizeResultJSON(b *testing.B) {
 
 // Compile-time checks that the wrappers keep their interfaces.
 var (
-	_ mcp.Transport  = (*sanitizingTransport)(nil)
+	_ mcp.Transport  = (*wrappedTransport)(nil)
 	_ mcp.Connection = (*sanitizingConn)(nil)
 	_ io.ReadCloser  = (*jsonBody)(nil)
 	_ io.ReadCloser  = (*sseBody)(nil)

@@ -477,22 +477,7 @@ func (s *screen) transport(t mcp.Transport) mcp.Transport {
 		}
 		return &cp
 	}
-	return &screenedTransport{base: t, s: s}
-}
-
-// A screenedTransport screens the decoded messages of its base transport.
-type screenedTransport struct {
-	base mcp.Transport
-	s    *screen
-}
-
-// Connect implements [mcp.Transport].
-func (t *screenedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.base.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &screenedConn{Connection: conn, s: t.s}, nil
+	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection { return &screenedConn{Connection: conn, s: s} })
 }
 
 // A screenedConn checks the responses it reads after the SDK decoded their

@@ -151,24 +151,14 @@ func exampleNames(t *testing.T) []string {
 	return names
 }
 
-// goTool returns the go command that runs these tests.
+// goTool returns the go command of the toolchain running the test.
 func goTool(t *testing.T) string {
 	t.Helper()
-	if goroot := os.Getenv("GOROOT"); goroot != "" {
-		if p := filepath.Join(goroot, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	p, err := exec.LookPath("go")
+	p, err := extserver.GoTool()
 	if err != nil {
 		t.Fatalf("the go command is needed to build the examples: %v", err)
 	}
 	return p
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // checkREADME checks that the quickstart output shown in the README is what

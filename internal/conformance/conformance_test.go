@@ -297,19 +297,9 @@ func buildClient(t *testing.T) string {
 // goTool returns the go command of the toolchain running the test.
 func goTool(t *testing.T) string {
 	t.Helper()
-	if goroot := os.Getenv("GOROOT"); goroot != "" {
-		if p := filepath.Join(goroot, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	p, err := exec.LookPath("go")
+	p, err := extserver.GoTool()
 	if err != nil {
 		t.Fatalf("the go command is needed to build the client: %v", err)
 	}
 	return p
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
 )
 
 // Package is the import path of the server's main package.
@@ -60,9 +62,9 @@ func Build(t testing.TB) string {
 // build returns the cached binary for the current module graph, building
 // and publishing it first when absent.
 func build() (string, error) {
-	goTool, err := exec.LookPath("go")
+	goTool, err := extserver.GoTool()
 	if err != nil {
-		return "", fmt.Errorf("the go command is not on PATH: %w", err)
+		return "", err
 	}
 	name, cacheable, err := binaryName(goTool)
 	if err != nil {

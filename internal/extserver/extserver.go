@@ -87,7 +87,7 @@ func Everything(t testing.TB) (node, script string) {
 	t.Helper()
 	node = Node(t)
 	if dir := os.Getenv(EverythingEnv); dir != "" {
-		if err := checkPackage(dir); err != nil {
+		if err := checkPackage(dir, EverythingPackage, EverythingVersion); err != nil {
 			Missing(t, "%s=%s: %v", EverythingEnv, dir, err)
 		}
 		return node, filepath.Join(dir, "dist", "index.js")
@@ -101,7 +101,7 @@ func Everything(t testing.TB) (node, script string) {
 
 	installMu.Lock()
 	defer installMu.Unlock()
-	if checkPackage(dir) != nil {
+	if checkPackage(dir, EverythingPackage, EverythingVersion) != nil {
 		npm, err := exec.LookPath("npm")
 		if err != nil {
 			Missing(t, "%s is unset and npm is not on PATH to install %s@%s: %v", EverythingEnv, EverythingPackage, EverythingVersion, err)
@@ -114,15 +114,16 @@ func Everything(t testing.TB) (node, script string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			Missing(t, "npm install %s@%s failed: %v\n%s", EverythingPackage, EverythingVersion, err, out)
 		}
-		if err := checkPackage(dir); err != nil {
+		if err := checkPackage(dir, EverythingPackage, EverythingVersion); err != nil {
 			Missing(t, "after npm install: %v", err)
 		}
 	}
 	return node, filepath.Join(dir, "dist", "index.js")
 }
 
-// checkPackage checks that dir holds the pinned version of the package.
-func checkPackage(dir string) error {
+// checkPackage checks that dir holds version of the npm package name,
+// built (dist/index.js).
+func checkPackage(dir, name, version string) error {
 	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
 	if err != nil {
 		return err
@@ -131,13 +132,11 @@ func checkPackage(dir string) error {
 	if err := json.Unmarshal(b, &pkg); err != nil {
 		return fmt.Errorf("package.json: %w", err)
 	}
-	if pkg.Name != EverythingPackage || pkg.Version != EverythingVersion {
-		return fmt.Errorf("found %s@%s, want %s@%s", pkg.Name, pkg.Version, EverythingPackage, EverythingVersion)
+	if pkg.Name != name || pkg.Version != version {
+		return fmt.Errorf("found %s@%s, want %s@%s", pkg.Name, pkg.Version, name, version)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
-		return err
-	}
-	return nil
+	_, err = os.Stat(filepath.Join(dir, "dist", "index.js"))
+	return err
 }
 
 // FreeAddr returns a loopback address ("127.0.0.1:port") whose port was free
@@ -355,7 +354,7 @@ const conformanceInstallDir = "npm-conformance"
 func Conformance(t testing.TB) (node, script string) {
 	t.Helper()
 	if dir := os.Getenv(ConformanceEnv); dir != "" {
-		if err := checkConformance(dir); err != nil {
+		if err := checkPackage(dir, ConformancePackage, ConformanceVersion); err != nil {
 			Missing(t, "%s=%s: %v", ConformanceEnv, dir, err)
 		}
 		node, err := conformanceNode(nodeModulesOf(dir))
@@ -377,7 +376,7 @@ func Conformance(t testing.TB) (node, script string) {
 	defer installMu.Unlock()
 	for _, prefix := range prefixes {
 		dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(ConformancePackage))
-		if checkConformance(dir) != nil {
+		if checkPackage(dir, ConformancePackage, ConformanceVersion) != nil {
 			continue
 		}
 		if node, err := conformanceNode(nodeModulesOf(dir)); err == nil {
@@ -407,7 +406,7 @@ func Conformance(t testing.TB) (node, script string) {
 	if out, err := exec.CommandContext(ctx, npm, args...).CombinedOutput(); err != nil {
 		Missing(t, "npm install %s failed: %v\n%s", strings.Join(pkgs, " "), err, out)
 	}
-	if err := checkConformance(dir); err != nil {
+	if err := checkPackage(dir, ConformancePackage, ConformanceVersion); err != nil {
 		Missing(t, "after npm install: %v", err)
 	}
 	node, err = conformanceNode(nodeModulesOf(dir))
@@ -415,23 +414,6 @@ func Conformance(t testing.TB) (node, script string) {
 		Missing(t, "after npm install: %v", err)
 	}
 	return node, filepath.Join(dir, "dist", "index.js")
-}
-
-// checkConformance checks that dir holds the pinned conformance package.
-func checkConformance(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
-		return err
-	}
-	var pkg struct{ Name, Version string }
-	if err := json.Unmarshal(b, &pkg); err != nil {
-		return fmt.Errorf("package.json: %w", err)
-	}
-	if pkg.Name != ConformancePackage || pkg.Version != ConformanceVersion {
-		return fmt.Errorf("found %s@%s, want %s@%s", pkg.Name, pkg.Version, ConformancePackage, ConformanceVersion)
-	}
-	_, err = os.Stat(filepath.Join(dir, "dist", "index.js"))
-	return err
 }
 
 // nodeModulesOf returns the node_modules directory that holds the package
@@ -500,4 +482,21 @@ func nodePackage() (string, error) {
 		return "", fmt.Errorf("no Node.js package from npm for %s/%s: install Node.js %d or later", runtime.GOOS, runtime.GOARCH, ConformanceNodeMajor)
 	}
 	return "node-" + runtime.GOOS + "-" + arch, nil
+}
+
+// GoTool returns the go command of the toolchain running the tests:
+// $GOROOT/bin/go when there is one (go test sets GOROOT), else the go
+// command on PATH.
+func GoTool() (string, error) {
+	if goroot := os.Getenv("GOROOT"); goroot != "" {
+		p := filepath.Join(goroot, "bin", "go")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("the go command is not on PATH: %w", err)
+	}
+	return p, nil
 }

@@ -95,7 +95,7 @@ func TestRunOutput(t *testing.T) {
 
 func TestCheckPackage(t *testing.T) {
 	dir := t.TempDir()
-	if err := checkPackage(dir); err == nil {
+	if err := checkPackage(dir, EverythingPackage, EverythingVersion); err == nil {
 		t.Fatal("checkPackage(empty dir) = nil")
 	}
 	write := func(name, body string) {
@@ -109,11 +109,11 @@ func TestCheckPackage(t *testing.T) {
 	}
 	write("package.json", `{"name":"`+EverythingPackage+`","version":"0.0.1"}`)
 	write("dist/index.js", "")
-	if err := checkPackage(dir); err == nil || !strings.Contains(err.Error(), "want") {
+	if err := checkPackage(dir, EverythingPackage, EverythingVersion); err == nil || !strings.Contains(err.Error(), "want") {
 		t.Fatalf("checkPackage(wrong version) = %v", err)
 	}
 	write("package.json", `{"name":"`+EverythingPackage+`","version":"`+EverythingVersion+`"}`)
-	if err := checkPackage(dir); err != nil {
+	if err := checkPackage(dir, EverythingPackage, EverythingVersion); err != nil {
 		t.Fatalf("checkPackage(pinned version) = %v", err)
 	}
 }

@@ -250,16 +250,23 @@ func (r *run) open(configure func(*mcpadapter.Config)) (*mcpadapter.Adapter, err
 	return a, nil
 }
 
-// listTools lists the server's tools and logs what was negotiated.
-func (r *run) listTools(ctx context.Context, a *mcpadapter.Adapter) (mcpadapter.Toolset, error) {
+// connect opens an Adapter on the scenario's server (see open), lists its
+// tools and logs what was negotiated. The caller closes the Adapter; on an
+// error there is none to close.
+func (r *run) connect(ctx context.Context, configure func(*mcpadapter.Config)) (*mcpadapter.Adapter, mcpadapter.Toolset, error) {
+	a, err := r.open(configure)
+	if err != nil {
+		return nil, nil, err
+	}
 	ts, err := a.ListTools(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("ListTools: %w", err)
+		a.Close()
+		return nil, nil, fmt.Errorf("ListTools: %w", err)
 	}
 	if info, err := a.ServerInfo(ctx, serverName); err == nil {
 		r.logger.Info("connected", "server", info.Name, "era", info.Era, "protocol", info.ProtocolVersion, "tools", len(ts))
 	}
-	return ts, nil
+	return a, ts, nil
 }
 
 // find returns the tool the server calls mcpName.
@@ -301,26 +308,20 @@ func checkResult(tool string, res *mcpadapter.Result, want string) error {
 // initialize connects (the initialize handshake on legacy servers) and
 // lists the tools.
 func initialize(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, _, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	_, err = r.listTools(ctx, a)
-	return err
+	return a.Close()
 }
 
 // toolsCall calls add_numbers with two numbers and checks their sum.
 func toolsCall(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	tool, err := find(ts, "add_numbers")
 	if err != nil {
 		return err
@@ -334,7 +335,7 @@ func toolsCall(ctx context.Context, r *run) error {
 // requested schema's defaults (SEP-1034), which the server checks.
 func elicitationDefaults(ctx context.Context, r *run) error {
 	var asked atomic.Int32
-	a, err := r.open(func(cfg *mcpadapter.Config) {
+	a, ts, err := r.connect(ctx, func(cfg *mcpadapter.Config) {
 		cfg.ElicitationHandler = func(ctx context.Context, req mcpadapter.ElicitationRequest) (mcpadapter.Answer, error) {
 			asked.Add(1)
 			if req.Mode != "form" {
@@ -347,10 +348,6 @@ func elicitationDefaults(ctx context.Context, r *run) error {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	tool, err := find(ts, "test_client_elicitation_defaults")
 	if err != nil {
 		return err
@@ -368,15 +365,11 @@ func elicitationDefaults(ctx context.Context, r *run) error {
 // answering: the answer comes on the stream the client opens again after
 // the server's retry interval (SEP-1699).
 func sseRetry(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	tool, err := find(ts, "test_reconnection")
 	if err != nil {
 		return err
@@ -388,15 +381,7 @@ func sseRetry(ctx context.Context, r *run) error {
 // requestMetadata makes requests whose headers and _meta the server checks
 // (SEP-2575); its first answer rejects the protocol version, which the
 // client must retry with one the server supports.
-func requestMetadata(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	_, err = r.listTools(ctx, a)
-	return err
-}
+func requestMetadata(ctx context.Context, r *run) error { return initialize(ctx, r) }
 
 // requestState drives SEP-2322 input rounds both ways the adapter offers.
 //
@@ -409,15 +394,11 @@ func requestMetadata(ctx context.Context, r *run) error {
 func requestState(ctx context.Context, r *run) error {
 	answers := map[string]mcpadapter.Answer{"confirm": {Action: mcpadapter.Accept, Content: map[string]any{"confirmed": true}}}
 
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	var echo, noState, unrelated, noType *mcpadapter.Tool
 	for _, t := range []struct {
 		tool **mcpadapter.Tool
@@ -472,7 +453,7 @@ func requestState(ctx context.Context, r *run) error {
 
 	// The same rounds answered inline by an ElicitationHandler.
 	var asked atomic.Int32
-	inline, err := r.open(func(cfg *mcpadapter.Config) {
+	inline, ts, err := r.connect(ctx, func(cfg *mcpadapter.Config) {
 		cfg.ElicitationHandler = func(ctx context.Context, req mcpadapter.ElicitationRequest) (mcpadapter.Answer, error) {
 			asked.Add(1)
 			ans, ok := answers[req.Key]
@@ -486,9 +467,6 @@ func requestState(ctx context.Context, r *run) error {
 		return err
 	}
 	defer inline.Close()
-	if ts, err = r.listTools(ctx, inline); err != nil {
-		return err
-	}
 	for _, c := range []struct{ tool, want string }{
 		{"test_mrtr_echo_state", "echo-state-ok"},
 		{"test_mrtr_no_state", "no-state-ok"},
@@ -529,15 +507,11 @@ func interrupted(ctx context.Context, tool *mcpadapter.Tool, key string) (*mcpad
 // Mcp-Name headers the server checks (SEP-2243): tools and resources
 // through the adapter, prompts through the raw session.
 func standardHeaders(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	if len(ts) == 0 {
 		return errors.New("the server lists no tools")
 	}
@@ -585,15 +559,11 @@ func customHeaders(ctx context.Context, r *run) error {
 	if len(calls) == 0 {
 		return fmt.Errorf("%s has no toolCalls", contextEnv)
 	}
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	for i, raw := range calls {
 		call, _ := raw.(map[string]any)
 		name, _ := call["name"].(string)
@@ -620,15 +590,11 @@ func customHeaders(ctx context.Context, r *run) error {
 // Every listed tool is called, so that the server sees which ones the
 // client kept.
 func invalidToolHeaders(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	var kept []string
 	for _, tool := range ts {
 		if tool.MCPName() != "valid_tool" {
@@ -651,15 +617,11 @@ func invalidToolHeaders(ctx context.Context, r *run) error {
 // and builds what a model would get from it: the client must not fetch
 // the URL (SEP-2106), which the server watches.
 func refNoDeref(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	tool, err := find(ts, "lookup_user")
 	if err != nil {
 		return err
@@ -678,15 +640,11 @@ func refNoDeref(ctx context.Context, r *run) error {
 // tool: the server checks that no JSON Schema 2020-12 keyword was lost or
 // changed (SEP-1613, SEP-2106).
 func schemaPreservation(ctx context.Context, r *run) error {
-	a, err := r.open(nil)
+	a, ts, err := r.connect(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ts, err := r.listTools(ctx, a)
-	if err != nil {
-		return err
-	}
 	focal, err := find(ts, "json_schema_2020_12_tool")
 	if err != nil {
 		return err
@@ -741,16 +699,14 @@ func authorize(ctx context.Context, r *run, refuse bool) error {
 	if err != nil {
 		return fmt.Errorf("auth.NewAuthorizationCodeHandler: %w", err)
 	}
-	a, err := r.open(func(cfg *mcpadapter.Config) {
+	a, ts, err := r.connect(ctx, func(cfg *mcpadapter.Config) {
 		s := cfg.Servers[serverName]
 		s.OAuth = handler
 		cfg.Servers[serverName] = s
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		defer a.Close()
 	}
-	defer a.Close()
-	ts, err := r.listTools(ctx, a)
 	var serr *mcpadapter.ServerError
 	switch {
 	case refuse && err == nil:
