@@ -113,7 +113,7 @@ type catalog struct {
 	conn *conn
 
 	// guarded by Adapter.mu:
-	fetches   map[string]sharedFetch // CacheUse fetches in progress, keyed by list and version
+	fetches   map[string]any // CacheUse fetches in progress (*fetchOf[T]), keyed by list and version
 	tools     entry[*Tool]
 	resources entry[*mcp.Resource]
 	templates entry[*mcp.ResourceTemplate]
@@ -223,9 +223,6 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 	}
 }
 
-// A sharedFetch is a *fetchOf[T] of any T.
-type sharedFetch any
-
 // A fetchOf is one CacheUse fetch of a list, shared by the callers that
 // wait for it. It runs under a context of its own, which the generation's
 // end cancels and so does the last waiter that gives up: a server that
@@ -248,7 +245,7 @@ func startFetch[T any](a *Adapter, cat *catalog, key string, fetch func(context.
 	ctx, cancel := context.WithCancel(g.ctx)
 	f := &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
 	if cat.fetches == nil {
-		cat.fetches = map[string]sharedFetch{}
+		cat.fetches = map[string]any{}
 	}
 	cat.fetches[key] = f
 	g.wg.Add(1)

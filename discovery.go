@@ -116,11 +116,13 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		})
 	}
 	wg.Wait()
-	// When the caller's context ended before any server answered, the
-	// discovery failed, not the servers: an empty catalog would look like
-	// servers without tools. (A server still silent when others have
-	// answered is a connection failure like any other.)
-	callerGone := ctx.Err() != nil && !slices.ContainsFunc(outcomes, func(o outcome) bool { return o.err == nil && !o.dialErr })
+	// A server that failed because the caller's context ended, when no
+	// server answered, is no server failure: the discovery failed, and an
+	// empty catalog would look like servers without tools. (A server still
+	// silent when others have answered is a connection failure like any
+	// other.)
+	answered := slices.ContainsFunc(outcomes, func(o outcome) bool { return o.err == nil && !o.dialErr })
+	callerGone := func(err error) bool { return !answered && ctx.Err() != nil && errors.Is(err, ctx.Err()) }
 
 	sets := make(map[string]Toolset, len(selected))
 	var errs []error
@@ -136,7 +138,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			continue
 		}
 		// Nor is a Close during discovery a server failure to skip.
-		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) || callerGone {
+		if a.cfg.OnConnectionError == nil || errors.Is(out.err, ErrClosed) || callerGone(out.err) {
 			errs = append(errs, out.err)
 			continue
 		}

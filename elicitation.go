@@ -254,7 +254,10 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 		if len(asked) == 0 {
 			// Load shedding: the server asks for nothing yet. Call again
 			// with its state, later.
-			if err := sleep(ctx, delay); err != nil {
+			wait, release := c.untilClose(ctx)
+			err := sleep(wait, delay)
+			release()
+			if err != nil {
 				return nil, c.callError(callToolOp(mcpName), err)
 			}
 			delay = min(2*delay, maxEmptyRoundDelay)
@@ -267,8 +270,13 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 		if a.cfg.ElicitationHandler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
 			return nil, newInterrupt(a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
 		}
-		answered, err := a.answerInline(ctx, c.server, tool, reqs)
+		asking, release := c.untilClose(ctx)
+		answered, err := a.answerInline(asking, c.server, tool, reqs)
+		release()
 		if err != nil {
+			if c.life.Err() != nil {
+				return nil, serverError(c.server, callToolOp(mcpName), ErrClosed)
+			}
 			return nil, err
 		}
 		if !retry {

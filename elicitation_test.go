@@ -778,6 +778,46 @@ func TestInlineHandler(t *testing.T) {
 		t.Errorf("handler asked %q, want %q", asked, want)
 	}
 
+	t.Run("Close ends a waiting handler", func(t *testing.T) {
+		// The handler waits for a human who never comes: Close must end
+		// its wait, over a transport that Close ends by closing the
+		// connection (memory, stdio) as over HTTP.
+		targets := map[string]Server{
+			"memory": memServer(s, ModeAuto),
+			"stdio":  stdioServer(t, "modern"),
+			"http":   {URL: testserver.Full(testserver.Options{}).StreamableHTTP(t, true).URL},
+		}
+		for name, srv := range targets {
+			t.Run(name, func(t *testing.T) {
+				asking := make(chan struct{})
+				a := newAdapter(t, Config{Servers: map[string]Server{"b": srv},
+					ElicitationHandler: func(ctx context.Context, _ ElicitationRequest) (Answer, error) {
+						close(asking)
+						<-ctx.Done()
+						return Answer{}, ctx.Err()
+					}})
+				tool := lookupTool(t, a, "b__book_table")
+				errc := make(chan error, 1)
+				go func() {
+					_, err := tool.Invoke(context.Background(), map[string]any{"party": 4})
+					errc <- err
+				}()
+				<-asking
+				bound := faultCtx(t)
+				if err := a.Close(); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case err := <-errc:
+					if !errors.Is(err, ErrClosed) {
+						t.Fatalf("Invoke() after Close = %v, want ErrClosed", err)
+					}
+				case <-bound.Done():
+					t.Fatal("Close did not end the handler's wait")
+				}
+			})
+		}
+	})
 	t.Run("handler error", func(t *testing.T) {
 		errNoUser := errors.New("no user around")
 		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)},

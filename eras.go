@@ -64,7 +64,7 @@ type conn struct {
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
 	// (the SDK's ClientSession.Close waits for them).
-	wire *ownedConn
+	wire mcp.Connection
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
 	// which the end of the generation cancels (cancelCalls, registered
@@ -170,13 +170,16 @@ func (c *conn) close() error {
 	return nil
 }
 
-// callContext derives the context of one request on c: bounded by timeout
-// when positive, cancelled by Adapter.Close, and carrying the server's log
-// level on modern sessions. The returned func releases it.
+// callContext derives the context of the requests of one operation on c:
+// bounded by timeout when positive, carrying the server's log level on
+// modern sessions, and, on Streamable HTTP sessions, cancelled by
+// Adapter.Close. The returned func releases it.
 //
-// Close ends the requests of most sessions by closing their connection
-// (see conn.close), so that a call pays for a context of its own only when
-// it has a timeout or runs over Streamable HTTP.
+// Close ends the requests of the other sessions by closing their
+// connection (see conn.close), so that a call pays for a context of its
+// own only when it has a timeout or runs over Streamable HTTP. Work of the
+// adapter's own between requests (an elicitation handler, a backoff) is
+// not a request: it waits under untilClose.
 func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
 	release := func() {}
 	if timeout > 0 {
@@ -199,6 +202,18 @@ func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.
 		c.untrackCall(key)
 		cancel()
 		release()
+	}
+}
+
+// untilClose returns ctx, cancelled also when the generation ends (Close),
+// for the adapter's own waits between requests, which no closed connection
+// ends. The returned func releases it.
+func (c *conn) untilClose(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.life, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
 	}
 }
 
@@ -429,14 +444,14 @@ func (e *fallbackError) Error() string {
 
 func (e *fallbackError) Unwrap() error { return e.discoverErr }
 
-// refused classifies the failure err of a ModeModern handshake: when the
+// classify classifies the failure err of a ModeModern handshake: when the
 // SDK wanted to fall back to initialize because the server answered
 // server/discover as a legacy server does (method not found, unsupported
 // version, no modern version offered, or, over HTTP, 400, 404 or 405 to
 // the discover POST), err also wraps ErrLegacyOnly. Any other discover
 // failure (an auth failure, a server down) says nothing about eras, and
 // err is left to say what it is.
-func (m *modernOnly) refused(err error) error {
+func (m *modernOnly) classify(err error) error {
 	var fe *fallbackError
 	if !errors.As(err, &fe) {
 		return err
@@ -472,7 +487,7 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly); ok {
 			// The SDK falls back to initialize on any discover failure and
 			// has no modern-only option: refusing the fallback makes it an
-			// error (see modernOnly.refused).
+			// error (see modernOnly.classify).
 			switch method {
 			case "server/discover":
 				res, err := next(ctx, method, req)
@@ -516,7 +531,7 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 		m := new(modernOnly)
 		ctx = context.WithValue(ctx, modernOnlyKey{}, m)
 		cs, err := a.connectTransport(ctx, c, client, opts)
-		return cs, m.refused(err)
+		return cs, m.classify(err)
 	}
 	return a.connectTransport(ctx, c, client, opts)
 }
@@ -547,9 +562,12 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 // HTTP is not wrapped: the SDK looks for its own connection type behind a
 // session, and its calls are ended through their contexts instead.)
 func (c *conn) own(t mcp.Transport) mcp.Transport {
+	if _, ok := t.(*mcp.StreamableClientTransport); ok {
+		return t
+	}
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
-		c.wire = &ownedConn{Connection: conn}
-		return c.wire
+		c.wire = conn
+		return conn
 	})
 }
 
@@ -573,20 +591,6 @@ func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		return nil, err
 	}
 	return t.wrap(conn), nil
-}
-
-// An ownedConn is a connection that both the SDK and conn.close close: the
-// first Close closes it, later ones return the same error.
-type ownedConn struct {
-	mcp.Connection
-	once sync.Once
-	err  error
-}
-
-// Close implements [mcp.Connection].
-func (c *ownedConn) Close() error {
-	c.once.Do(func() { c.err = c.Connection.Close() })
-	return c.err
 }
 
 // connectHTTP dials a URL server over Streamable HTTP and falls back to SSE

@@ -275,6 +275,54 @@ func TestStdioStderrGoesToLogger(t *testing.T) {
 	}
 }
 
+// TestCustomStreamableTransport: a Server.Transport may return go-sdk's
+// Streamable HTTP transport. The adapter passes it to the SDK unwrapped, as
+// it does its own: the SDK recognises its connection behind the session to
+// open the standalone stream and to send the negotiated version in the
+// Mcp-Protocol-Version header of every later request.
+func TestCustomStreamableTransport(t *testing.T) {
+	srv := testserver.Full(testserver.Options{Legacy: true}).StreamableHTTP(t, false)
+	var (
+		mu       sync.Mutex
+		gets     int
+		versions []string
+	)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.Method == http.MethodGet {
+			gets++
+		}
+		if r.Method == http.MethodPost {
+			versions = append(versions, r.Header.Get("Mcp-Protocol-Version"))
+		}
+		mu.Unlock()
+		proxyTo(srv.URL).ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {
+		Mode: ModeLegacy,
+		Transport: func(context.Context) (mcp.Transport, error) {
+			return &mcp.StreamableClientTransport{Endpoint: proxy.URL}, nil
+		},
+	}}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Lookup("s__get_weather").Invoke(t.Context(), map[string]any{"city": "Paris"}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if gets == 0 {
+		t.Error("no standalone stream (GET) was opened")
+	}
+	if len(versions) < 3 || slices.ContainsFunc(versions[1:], func(v string) bool { return v != "2025-11-25" }) {
+		t.Errorf("Mcp-Protocol-Version of the POSTs = %q, want 2025-11-25 on every one after initialize", versions)
+	}
+}
+
 func TestPrebuiltClient(t *testing.T) {
 	s := testserver.Full(testserver.Options{})
 	var asked []string

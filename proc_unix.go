@@ -11,8 +11,9 @@ import (
 // A processGroup is the process group of a stdio server, which the server
 // leads, so that its children never outlive its session. The group's id is
 // the leader's pid: once the leader is reaped the system may give that pid,
-// and with it the id, to an unrelated process, so the group is signalled
-// only before.
+// and with it the id, to an unrelated process. On Linux the group is
+// therefore signalled only before the reap (see wait); elsewhere the last
+// signal follows the reap closely, and a pid reused in between would be hit.
 type processGroup struct {
 	cmd *exec.Cmd
 
