@@ -380,7 +380,9 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 // prepared records the prebuilt clients that have the adapter's
 // middleware, whichever Adapter installed it: the middleware is stateless,
 // and a client shared by many Adapters (one per request, say) must not
-// grow a layer per Adapter. Keys are weak, and an entry goes with its client.
+// grow a layer per Adapter, which go-sdk cannot remove again. Keys are
+// weak, and an entry goes with its client. It is the package's one piece
+// of mutable state, because the client it describes outlives any Adapter.
 var (
 	preparedMu sync.Mutex
 	prepared   = map[weak.Pointer[mcp.Client]]bool{}
