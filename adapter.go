@@ -108,7 +108,9 @@ type Config struct {
 	// returns nil, the server is skipped; a server that could not be dialed
 	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close].
 	// A non-nil return value fails discovery with that error. It is called
-	// without locks held, once per failed server.
+	// without locks held, once per failed server; not for a Close during
+	// discovery, nor when the caller's context ended before any server
+	// answered (discovery then fails with the context's error).
 	OnConnectionError func(server string, err error) error
 
 	// ElicitationHandler, when set, answers servers' requests for user input
