@@ -13,9 +13,10 @@ package mcpadapter
 // So the adapter screens server messages where it can reach the bytes:
 //
 //   - stdio servers and custom *mcp.IOTransport streams, line by line
-//     (lineReader), with the size bound applied by us instead of the SDK's
+//     (lineReader, which the adapter's own stdio connection reads directly:
+//     stdio.go), with the size bound applied by us instead of the SDK's
 //     fixed 16 MiB cap;
-//   - Streamable HTTP and SSE response bodies (screenHTTPResponse): a whole
+//   - Streamable HTTP and SSE response bodies (screen.httpResponse): a whole
 //     application/json body, or each server-sent event;
 //   - decoded messages of the remaining transports (in-memory and other
 //     custom ones: screenedConn), where only what is left to check after the
