@@ -209,6 +209,7 @@ func FuzzScreenMessage(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
 		"banner line\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: comment\ndata:\n\n",
+		"event: message\nid: 7\ndata: [{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}},{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]\n\n",
 	} {
 		f.Add([]byte(seed), 256)
 	}

@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -256,47 +257,78 @@ func (s *eventScreen) endEvent() {
 		s.out = append(s.out, event...)
 		return
 	}
+	joined := bytes.Join(eventData(event), []byte("\n"))
+	if len(joined) == 0 {
+		// No data (a priming event, SEP-1699): the SDK skips it.
+		s.out = append(s.out, event...)
+		return
+	}
+	if batch := batchMembers(joined); batch != nil {
+		// A JSON-RPC batch, which servers of the 2025-03-26 era may send
+		// and the SDK cannot decode: one event per message, in order.
+		for _, m := range batch {
+			s.screenEvent(event, m, false)
+		}
+		return
+	}
+	s.screenEvent(event, joined, true)
+}
+
+// screenEvent moves to out a message event whose data is msg (all of
+// event's data when whole, else one member of its batch), screened: event's
+// other lines (event:, id:) with the screened msg, or event as it came when
+// msg is all of its data and passes unchanged, or nothing when msg is
+// dropped.
+func (s *eventScreen) screenEvent(event, msg []byte, whole bool) {
+	out, changed, err := s.s.message(msg, s.reqID)
+	switch {
+	case err != nil || !changed && whole:
+		// Unchanged, or beyond repair: the SDK gets it as it came (and
+		// fails the connection on what it cannot decode, as before).
+		if whole {
+			s.out = append(s.out, event...)
+			return
+		}
+		out = msg
+	case out == nil:
+		// A dropped request or notification: drop the whole event (the
+		// legacy SSE client would fail on a message event without data).
+		return
+	}
+	for line := range bytes.Lines(event) {
+		if _, ok := dataValue(line); !ok && len(bytes.TrimSpace(line)) > 0 {
+			s.out = append(s.out, line...)
+		}
+	}
+	for l := range bytes.Lines(out) {
+		s.out = append(s.out, "data: "...)
+		s.out = append(s.out, bytes.TrimSuffix(l, []byte("\n"))...)
+		s.out = append(s.out, '\n')
+	}
+	s.out = append(s.out, '\n')
+}
+
+// eventData returns the values of the data lines of event.
+func eventData(event []byte) [][]byte {
 	var data [][]byte
 	for line := range bytes.Lines(event) {
 		if v, ok := dataValue(line); ok {
 			data = append(data, v)
 		}
 	}
-	joined := bytes.Join(data, []byte("\n"))
-	if len(joined) == 0 {
-		// No data (a priming event, SEP-1699): the SDK skips it.
-		s.out = append(s.out, event...)
-		return
+	return data
+}
+
+// batchMembers returns the members of a JSON-RPC batch (a JSON array of at
+// least one value), or nil when data is not one.
+func batchMembers(data []byte) []json.RawMessage {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '[' {
+		return nil
 	}
-	msg, changed, err := s.s.message(joined, s.reqID)
-	if err != nil || !changed {
-		// Unchanged, or beyond repair: the SDK gets it as it came (and
-		// fails the connection on what it cannot decode, as before).
-		s.out = append(s.out, event...)
-		return
+	var members []json.RawMessage
+	if json.Unmarshal(data, &members) != nil || len(members) == 0 {
+		return nil
 	}
-	if msg == nil {
-		// A dropped request or notification: drop the whole event (the
-		// legacy SSE client would fail on a message event without data).
-		return
-	}
-	wrote := false
-	for line := range bytes.Lines(event) {
-		if _, ok := dataValue(line); !ok {
-			if len(bytes.TrimSpace(line)) > 0 {
-				s.out = append(s.out, line...)
-			}
-			continue
-		}
-		if wrote {
-			continue
-		}
-		for l := range bytes.Lines(msg) {
-			s.out = append(s.out, "data: "...)
-			s.out = append(s.out, bytes.TrimSuffix(l, []byte("\n"))...)
-			s.out = append(s.out, '\n')
-		}
-		wrote = true
-	}
-	s.out = append(s.out, '\n')
+	return members
 }
