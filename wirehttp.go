@@ -24,7 +24,17 @@ func (s *screen) httpResponse(req *http.Request, resp *http.Response) {
 	reqID := func() []byte { return requestID(req) }
 	switch {
 	case ok && mt == "application/json":
-		resp.Body = &jsonScreen{src: resp.Body, s: s, reqID: reqID}
+		// Read now (the SDK reads a JSON body whole at once anyway), up to
+		// one byte over the bound.
+		data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.limit)+1))
+		if events := batchEvents(data); err == nil && len(data) <= s.limit && events != nil {
+			// A JSON-RPC batch, which the SDK cannot decode from a JSON
+			// body: the same messages as an event stream, one event each.
+			resp.Header.Set("Content-Type", "text/event-stream")
+			resp.Body = &eventScreen{src: resp.Body, br: bufio.NewReader(bytes.NewReader(events)), s: s, reqID: reqID, lineStart: true}
+			break
+		}
+		resp.Body = &jsonScreen{src: resp.Body, s: s, reqID: reqID, data: data, readErr: err}
 	case mt == "text/event-stream":
 		resp.Body = &eventScreen{src: resp.Body, br: bufio.NewReaderSize(resp.Body, 64<<10), s: s, reqID: reqID, lineStart: true}
 	default:
@@ -61,11 +71,14 @@ func requestID(req *http.Request) []byte {
 }
 
 // A jsonScreen is a successful application/json body, read up to the size
-// bound and screened as one message when first read.
+// bound (by screen.httpResponse) and screened as one message when first
+// read.
 type jsonScreen struct {
-	src   io.ReadCloser
-	s     *screen
-	reqID func() []byte
+	src     io.ReadCloser
+	s       *screen
+	reqID   func() []byte
+	data    []byte // the body, up to one byte over the bound
+	readErr error  // why reading it stopped early
 
 	r   *bytes.Reader // nil before the first Read
 	err error
@@ -87,11 +100,11 @@ func (b *jsonScreen) Read(p []byte) (int, error) {
 	return 0, io.EOF
 }
 
-// load reads and screens the body.
+// load screens the body.
 func (b *jsonScreen) load() ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(b.src, int64(b.s.limit)+1))
-	if err != nil {
-		return data, err
+	data := b.data
+	if b.readErr != nil {
+		return data, b.readErr
 	}
 	if len(data) > b.s.limit {
 		text := b.s.tooLargeText(b.s.limit, true)
@@ -317,6 +330,24 @@ func eventData(event []byte) [][]byte {
 		}
 	}
 	return data
+}
+
+// batchEvents returns the members of the JSON-RPC batch data as an event
+// stream, one message event each, or nil when data is not a batch.
+func batchEvents(data []byte) []byte {
+	members := batchMembers(data)
+	if members == nil {
+		return nil
+	}
+	var events bytes.Buffer
+	for _, m := range members {
+		events.WriteString("data: ")
+		if json.Compact(&events, m) != nil {
+			return nil
+		}
+		events.WriteString("\n\n")
+	}
+	return events.Bytes()
 }
 
 // batchMembers returns the members of a JSON-RPC batch (a JSON array of at
