@@ -57,10 +57,10 @@ var peerTargets = []peerTarget{
 		return Server{Command: cmd, Args: args, Env: env, Restart: &RetryPolicy{MaxAttempts: 2}}
 	}},
 	{"http-json", true, func(t *testing.T, p *faultserver.Peer, _ string) Server {
-		return Server{URL: faultserver.Serve(t, p.HTTPHandler(false)).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
+		return Server{URL: testserver.Serve(t, p.HTTPHandler(false)).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
 	}},
 	{"http-sse", true, func(t *testing.T, p *faultserver.Peer, _ string) Server {
-		return Server{URL: faultserver.Serve(t, p.HTTPHandler(true)).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
+		return Server{URL: testserver.Serve(t, p.HTTPHandler(true)).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
 	}},
 }
 
@@ -616,18 +616,18 @@ func TestCredentialsStayWithTheirServer(t *testing.T) {
 	plainRec := &faultserver.Recorder{Next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
 		return testserver.Full(testserver.Options{}).Server
 	}, &mcp.StreamableHTTPOptions{Stateless: true})}
-	plain := faultserver.Serve(t, plainRec)
+	plain := testserver.Serve(t, plainRec)
 
 	oauthSrv := testserver.Full(testserver.Options{})
 	oauthRec := &faultserver.Recorder{Next: proxyTo(oauthSrv.StreamableHTTP(t, true).URL)}
-	oauth := faultserver.Serve(t, oauthRec)
+	oauth := testserver.Serve(t, oauthRec)
 
 	sseSrv := testserver.Full(testserver.Options{})
 	sseRec := &faultserver.Recorder{Next: proxyTo(sseSrv.SSEOnly(t).URL)}
-	sse := faultserver.Serve(t, sseRec)
+	sse := testserver.Serve(t, sseRec)
 
 	// A server that sends every POST to the plain server.
-	redirect := faultserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	redirect := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	// An SSE server whose message endpoint is on another origin, a sink
@@ -635,8 +635,8 @@ func TestCredentialsStayWithTheirServer(t *testing.T) {
 	sinkRec := &faultserver.Recorder{Next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no", http.StatusBadRequest)
 	})}
-	sink := faultserver.Serve(t, sinkRec)
-	foreign := faultserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	sink := testserver.Serve(t, sinkRec)
+	foreign := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet {
 			http.Error(w, "use SSE", http.StatusMethodNotAllowed)
 			return
@@ -699,7 +699,7 @@ func TestCredentialsStayWithTheirServer(t *testing.T) {
 // user accepts or not, in both eras.
 func TestElicitationURLNeverOpened(t *testing.T) {
 	page := &faultserver.Recorder{}
-	consent := faultserver.Serve(t, page).URL + "/consent"
+	consent := testserver.Serve(t, page).URL + "/consent"
 	for _, legacy := range []bool{false, true} {
 		t.Run(eraLabel(legacy), func(t *testing.T) {
 			s := faultserver.New(faultserver.Options{Options: testserver.Options{Legacy: legacy}, ConsentURL: consent})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,7 +87,7 @@ func TestPeerOverHTTP(t *testing.T) {
 	for _, sse := range []bool{false, true} {
 		p := NewPeer(PeerOptions{Tools: BasicCatalog()})
 		rec := &Recorder{Next: p.HTTPHandler(sse)}
-		srv := Serve(t, rec)
+		srv := testserver.Serve(t, rec)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
 			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -69,25 +70,13 @@ func (p *Peer) HTTPHandler(sse bool) http.Handler {
 	})
 }
 
-// Serve starts an httptest server for h and closes it (dropping client
-// connections first, so hanging requests do not hold it) when t ends.
-func Serve(t testing.TB, h http.Handler) *httptest.Server {
-	t.Helper()
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		ts.CloseClientConnections()
-		ts.Close()
-	})
-	return ts
-}
-
 // StatelessHTTP serves s over stateless Streamable HTTP (the modern era,
 // request cancellation propagated) at the root of a new httptest server,
 // closed when t ends. With jsonResponse the server answers each call with an
 // application/json body instead of an event stream.
 func (s *Server) StatelessHTTP(t testing.TB, jsonResponse bool) *httptest.Server {
 	t.Helper()
-	return Serve(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server.Server }, &mcp.StreamableHTTPOptions{
+	return testserver.Serve(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server.Server }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		JSONResponse:                 jsonResponse,
 		PropagateRequestCancellation: true,

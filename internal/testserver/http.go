@@ -33,10 +33,10 @@ func (s *Server) faults(h http.Handler) http.Handler {
 	})
 }
 
-// serve starts an httptest server for h and registers its shutdown with t.
-// Shutdown drops client connections first, so long-lived SSE streams of
-// sessions the test left open do not block it.
-func serve(t testing.TB, h http.Handler) *httptest.Server {
+// Serve starts an httptest server for h and registers its shutdown with t.
+// Shutdown drops client connections first, so long-lived SSE streams and
+// hanging requests of sessions the test left open do not block it.
+func Serve(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -59,7 +59,7 @@ func (s *Server) getServer(*http.Request) *mcp.Server { return s.Server }
 // [Server.KillSessions] makes them missing (404).
 func (s *Server) StreamableHTTP(t testing.TB, stateless bool) *httptest.Server {
 	t.Helper()
-	return serve(t, s.faults(mcp.NewStreamableHTTPHandler(s.getServer, &mcp.StreamableHTTPOptions{
+	return Serve(t, s.faults(mcp.NewStreamableHTTPHandler(s.getServer, &mcp.StreamableHTTPOptions{
 		Stateless:                    stateless,
 		PropagateRequestCancellation: stateless,
 	})))
@@ -70,7 +70,7 @@ func (s *Server) StreamableHTTP(t testing.TB, stateless bool) *httptest.Server {
 // to its URL gets 400 Bad Request.
 func (s *Server) SSE(t testing.TB) *httptest.Server {
 	t.Helper()
-	return serve(t, s.faults(mcp.NewSSEHandler(s.getServer, nil)))
+	return Serve(t, s.faults(mcp.NewSSEHandler(s.getServer, nil)))
 }
 
 // SSEOnly serves s as an old SSE-only deployment would, for Streamable→SSE
@@ -98,5 +98,5 @@ func (s *Server) SSEOnly(t testing.TB) *httptest.Server {
 		}
 		sse.ServeHTTP(w, r)
 	})
-	return serve(t, s.faults(mux))
+	return Serve(t, s.faults(mux))
 }
