@@ -1,0 +1,389 @@
+package mcpadapter
+
+// One call, top-down: Tool.Call, Tool.InvokeJSON and Tool.Invoke → the
+// callbacks (observe) → the approval gate (gated) → the input rounds
+// (callRounds) → one tools/call (callOnce) → a Result (content.go) or an
+// *Interrupt (elicitation.go).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Invoke calls the tool with args, sent as given: the server validates
+// them. Nil args are sent as {}. A tool-level failure (the server's isError,
+// or a JSON-RPC invalid-params error) is a [Result] with IsError set, the
+// server's message in its content, and a nil error. Otherwise the error is
+// an [*ApprovalRequired] when [Config.Approval] asks for approval (the server
+// was not contacted), an [*Interrupt] when the server needs user input, and
+// a [*ServerError] for transport, session and other JSON-RPC failures
+// ([errors.As] reaches a *jsonrpc.Error through it), for timeouts and
+// cancellation, and for [ErrClosed].
+//
+// The call is bounded by [Config.DefaultToolTimeout] when set, else by the
+// server's [Server.DefaultToolTimeout]; a deadline of ctx shortens either.
+// When ctx is done the server is told (notifications/cancelled).
+func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error) {
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args) })
+}
+
+// InvokeJSON is [Tool.Invoke] with the arguments as a JSON object, as a
+// model writes them in a native tool call. Arguments that are not a JSON
+// object are answered like invalid params: a Result with IsError set that
+// tells the model what the tool expects, and a nil error. An empty string
+// means no arguments.
+func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
+	return t.observe(ctx, textInput(argsJSON), func() (*Result, error) {
+		args := map[string]any{}
+		if strings.TrimSpace(argsJSON) != "" {
+			var err error
+			if args, err = decodeObject(argsJSON); err != nil {
+				return t.invalidInput(err), nil
+			}
+		}
+		return t.gated(ctx, args)
+	})
+}
+
+// Call implements [tools.Tool], langchaingo's text API. input may be a JSON
+// object, langchaingo's {"__arg1": ...} wrapper (holding a string or an
+// object), JSON in a Markdown fence or backticks, or a bare string when the
+// schema has exactly one string property (or, failing that, exactly one
+// required property, of type string). A tool without properties accepts any
+// input that is not a JSON object as no arguments.
+//
+// The output is [Result.Text]: the text blocks, media as short placeholders,
+// structured content as compact JSON when there is no text. Input that
+// cannot be decoded and the server's isError results come back as text with
+// a nil error, so the model can correct itself (an error ends a langchaingo
+// agent run); interrupts, approvals, timeouts and transport failures are
+// errors, as in [Tool.Invoke].
+func (t *Tool) Call(ctx context.Context, input string) (string, error) {
+	res, err := t.observe(ctx, textInput(input), func() (*Result, error) {
+		args, err := decodeCallInput(input, t.params)
+		if err != nil {
+			return t.invalidInput(err), nil
+		}
+		return t.gated(ctx, args)
+	})
+	if err != nil {
+		return "", err
+	}
+	return res.Text(), nil
+}
+
+// A toolInput is the callbacks' view of a call's input. It is only computed
+// when there is a [Config.CallbacksHandler] to show it to: marshalling the
+// arguments of every call for nobody cost five allocations per Invoke.
+type toolInput struct {
+	args   map[string]any // Invoke's arguments, marshalled on demand
+	text   string         // Call's or InvokeJSON's input, when isText
+	isText bool
+}
+
+// argsInput is the input of a call made with the arguments args.
+func argsInput(args map[string]any) toolInput { return toolInput{args: args} }
+
+// textInput is the input of a call made with the text s.
+func textInput(s string) toolInput { return toolInput{text: s, isText: true} }
+
+// String returns the text, or the arguments as JSON.
+func (in toolInput) String() string {
+	if in.isText {
+		return in.text
+	}
+	if in.args == nil {
+		return "{}"
+	}
+	b, err := json.Marshal(in.args)
+	if err != nil {
+		return fmt.Sprintf("%v", in.args)
+	}
+	return string(b)
+}
+
+// observe runs f between the callbacks of [Config.CallbacksHandler]:
+// HandleToolStart with the input, then HandleToolEnd with the result's
+// text, or HandleToolError with the error.
+func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, error)) (*Result, error) {
+	if t.a == nil {
+		return nil, errNoAdapter
+	}
+	cb := t.a.cfg.CallbacksHandler
+	if cb == nil {
+		return f()
+	}
+	cb.HandleToolStart(ctx, input.String())
+	res, err := f()
+	if err != nil {
+		cb.HandleToolError(ctx, err)
+	} else {
+		cb.HandleToolEnd(ctx, res.Text())
+	}
+	return res, err
+}
+
+// gated asks [Config.Approval], before any I/O, then runs the call.
+func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
+	if approve := t.a.cfg.Approval; approve != nil {
+		if call := t.call(args); approve(call) {
+			return nil, &ApprovalRequired{Call: call, tool: t}
+		}
+	}
+	return t.run(ctx, args)
+}
+
+// invoke runs an approved call, with callbacks: [ApprovalRequired.Approve].
+func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args) })
+}
+
+// run calls the tool on its connection, past the approval gate and without
+// callbacks.
+func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
+	return t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+}
+
+// invalidInput is the result that answers arguments the tool cannot take:
+// the problem and the schema, for the model to try again.
+func (t *Tool) invalidInput(err error) *Result {
+	schema, _ := json.Marshal(t.params)
+	return textResult(true, fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
+}
+
+// timeout returns the bound of one call to a tool of c's server:
+// Config.DefaultToolTimeout when set, else the server's.
+func (a *Adapter) timeout(c *conn) time.Duration {
+	if a.cfg.DefaultToolTimeout > 0 {
+		return a.cfg.DefaultToolTimeout
+	}
+	return c.cfg.DefaultToolTimeout
+}
+
+// callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
+// It is built when a call fails, not for every call.
+func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
+
+// callRounds calls a tool and drives its input rounds until a result: each
+// round is answered inline by [Config.ElicitationHandler] or returned as an
+// *Interrupt. responses and state are those of the round to send; round
+// counts the rounds before it.
+//
+// The tool timeout bounds each round (one tools/call), not the time a
+// handler takes to ask a human, nor the waits between rounds: ctx bounds
+// those.
+func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, round int) (*Result, error) {
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	timeout := a.timeout(c)
+	// The error Op (callToolOp) is built only on failure: a Sprintf per
+	// call showed up in the benchmarks (bench_test.go).
+	delay := emptyRoundDelay
+	for {
+		raw, res, err := callRound(ctx, c, timeout, mcpName, args, responses, state)
+		var asked mcp.InputRequestMap
+		retry := false
+		switch {
+		case err != nil:
+			if asked = urlElicitations(err); asked == nil {
+				return nil, err
+			}
+			retry = true // send the same request again once the user is done
+		case res != nil:
+			return res, nil
+		case !raw.NeedsInput() && len(raw.InputRequests) == 0:
+			return newResult(raw), nil
+		default:
+			// The legacy server shim leaks a second round with
+			// NeedsInput false: InputRequests decides too.
+			asked = raw.InputRequests
+			responses, state = nil, raw.RequestState
+		}
+		if round++; round > maxRounds {
+			return nil, serverError(c.server, callToolOp(mcpName), fmt.Errorf("the server asked for input more than %d times", maxRounds))
+		}
+		if len(asked) == 0 {
+			// Load shedding: the server asks for nothing yet. Call again
+			// with its state, later.
+			wait, release := c.untilClose(ctx)
+			err := sleep(wait, delay)
+			release()
+			if err != nil {
+				return nil, c.callError(callToolOp(mcpName), err)
+			}
+			delay = min(2*delay, maxEmptyRoundDelay)
+			continue
+		}
+		reqs, err := elicitationRequests(asked)
+		if err != nil {
+			return nil, serverError(c.server, callToolOp(mcpName), err)
+		}
+		if a.cfg.ElicitationHandler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
+			return nil, newInterrupt(a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
+		}
+		asking, release := c.untilClose(ctx)
+		answered, err := a.answerInline(asking, c.server, tool, reqs)
+		release()
+		if err != nil {
+			if c.life.Err() != nil {
+				return nil, serverError(c.server, callToolOp(mcpName), ErrClosed)
+			}
+			return nil, err
+		}
+		if !retry {
+			responses = answered
+		} else if res := refused(reqs, answered); res != nil {
+			return res, nil
+		}
+	}
+}
+
+// callRound sends one round, bounded by timeout when positive.
+func callRound(ctx context.Context, c *conn, timeout time.Duration, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return c.callOnce(ctx, mcpName, args, responses, state)
+}
+
+// callOnce sends one tools/call on c. Params are built fresh for every call:
+// the SDK writes into them. Exactly one of the results is set on success: the
+// raw result, or a Result for a JSON-RPC invalid-params error (the model can
+// fix its arguments).
+func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
+		if err := c.usable(callToolOp(mcpName)); err != nil {
+			return nil, nil, err
+		}
+	}
+	// A nil map inside args is not a nil interface: send {} for both, since
+	// servers reject "arguments": null (the TypeScript SDK does).
+	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
+		args = map[string]any{}
+	}
+	c.a.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (cache.go)
+	refusals := c.refusals.Load()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
+	if err != nil {
+		if method := c.refusedSince(refusals); method != "" {
+			// A legacy server asked for sampling or roots while serving the call.
+			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, method, err)
+			return nil, nil, c.callError(callToolOp(mcpName), err)
+		}
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams {
+			return nil, textResult(true, we.Message), nil
+		}
+		return nil, nil, c.callError(callToolOp(mcpName), err)
+	}
+	return res, nil, nil
+}
+
+// newInterrupt returns the interrupt of a round of c's server that asked
+// for reqs (asked verbatim).
+func newInterrupt(a *Adapter, c *conn, tool, mcpName string, args map[string]any, asked mcp.InputRequestMap, reqs []ElicitationRequest, round int, state string, retry bool, responses mcp.InputResponseMap) *Interrupt {
+	i := &Interrupt{
+		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
+		a: a, gen: c.gen,
+		args: snapshot(args), state: state, round: round, requests: asked,
+		retry: retry,
+	}
+	if retry {
+		i.responses = responses
+	}
+	return i
+}
+
+// snapshot returns a deep copy of args as JSON sees them (numbers exact),
+// so that the caller's later changes do not reach an interrupt.
+func snapshot(args map[string]any) map[string]any {
+	if args == nil {
+		return nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return deepCopy(args) // not reached: the call marshalled them
+	}
+	m, err := decodeObject(string(b))
+	if err != nil {
+		return deepCopy(args)
+	}
+	return m
+}
+
+// answerInline answers a round's requests with [Config.ElicitationHandler],
+// in key order, and validates the answers as [Adapter.Resume] does.
+func (a *Adapter) answerInline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
+	answers := make(map[string]Answer, len(reqs))
+	for _, r := range reqs {
+		ans, err := a.cfg.ElicitationHandler(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+		}
+		answers[r.Key] = ans
+	}
+	responses, err := validateAnswers(reqs, answers)
+	if err != nil {
+		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+	}
+	return responses, nil
+}
+
+// refused returns the model-visible result of a URL elicitation required
+// error whose requests the user did not all accept: there is nothing to
+// send to the server for a decline. It returns nil when all were accepted.
+func refused(reqs []ElicitationRequest, responses mcp.InputResponseMap) *Result {
+	for _, r := range reqs {
+		er, _ := responses[r.Key].(*mcp.ElicitResult)
+		if er == nil || er.Action == string(Accept) {
+			continue
+		}
+		verb := "declined"
+		if er.Action == string(Cancel) {
+			verb = "cancelled"
+		}
+		text := fmt.Sprintf("The user %s a step the server requires (%s), so the tool was not run.", verb, r.Key)
+		if r.Message != "" {
+			text = fmt.Sprintf("The user %s a step the server requires (%s: %s), so the tool was not run.", verb, r.Key, r.Message)
+		}
+		return textResult(true, text)
+	}
+	return nil
+}
+
+// urlElicitations returns the requests of a URL elicitation required error
+// (-32042), keyed by elicitation id, or nil when err is not one (or is
+// malformed: it then stays an error).
+func urlElicitations(err error) mcp.InputRequestMap {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeURLElicitationRequired || len(we.Data) == 0 {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(we.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	m := make(mcp.InputRequestMap, len(data.Elicitations))
+	for n, p := range data.Elicitations {
+		if p == nil || p.Mode != "url" || p.URL == "" {
+			return nil
+		}
+		key := p.ElicitationID
+		for i := n + 1; key == "" || m[key] != nil; i++ {
+			key = fmt.Sprintf("url-%d", i)
+		}
+		m[key] = p
+	}
+	return m
+}

@@ -1,0 +1,281 @@
+package mcpadapter
+
+// The live connection: one session with a server, its calls in flight, its
+// death and its close. Dialing and era negotiation are in eras.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A conn is one live session with a server. Tools are bound to the conn they
+// were discovered on and never move to another one.
+type conn struct {
+	server string
+	cfg    *Server
+	a      *Adapter
+	gen    *generation
+	life   context.Context // the generation's context: Close cancels it
+
+	session *mcp.ClientSession
+	info    ServerInfo
+	stop    func() // ends what the transport left behind (a stdio process group)
+
+	done    chan struct{} // closed (by markDead) when the session has ended
+	err     error         // why it ended; written before done is closed
+	dead    sync.Once     // guards err and the closing of done
+	closing atomic.Bool   // set when the adapter closes the conn
+
+	refusals atomic.Int64           // live sampling and roots requests refused
+	refused  atomic.Pointer[string] // the method of the last one
+
+	// wire is the transport connection of the session, for every transport
+	// but Streamable HTTP: close ends the requests in flight by closing it
+	// (the SDK's ClientSession.Close waits for them).
+	wire mcp.Connection
+
+	// The requests in flight on a Streamable HTTP session (wire == nil),
+	// which the end of the generation cancels (cancelCalls, registered
+	// with life once, by the first request). A context per request costs a
+	// call about a microsecond and a few allocations (bench_test.go,
+	// BenchmarkOverhead), noise next to an HTTP round trip but not next to
+	// an in-memory or stdio one: those are ended through wire instead.
+	callsOnce sync.Once
+	callsMu   sync.Mutex
+	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
+	ended     bool                             // guarded by callsMu: life is done
+}
+
+// refuseInputRequests is a receiving middleware that refuses a legacy
+// server's live sampling and roots requests: the adapter has no model to
+// sample and no roots to show. The call that caused them then fails with
+// ErrUnsupportedInputRequest (see refusedSince).
+func (c *conn) refuseInputRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "sampling/createMessage", "roots/list":
+			c.refused.Store(&method)
+			c.refusals.Add(1)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpadapter: client does not support " + method}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// refusedSince returns the method of a request refused by
+// refuseInputRequests after the count was n, or "".
+func (c *conn) refusedSince(n int64) string {
+	if c.refusals.Load() == n {
+		return ""
+	}
+	if m := c.refused.Load(); m != nil {
+		return *m
+	}
+	return ""
+}
+
+// markDead records that the session ended, and why. The first cause wins.
+func (c *conn) markDead(err error) {
+	c.dead.Do(func() {
+		c.err = err
+		close(c.done)
+	})
+}
+
+func (c *conn) modern() bool { return c.info.Era == ModeModern }
+
+// alive reports whether the session is still up.
+func (c *conn) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cause returns why a dead session ended.
+func (c *conn) cause() error {
+	<-c.done
+	if c.err == nil {
+		return io.EOF
+	}
+	return c.err
+}
+
+// watch waits for the session to end and records why. The generation owns
+// it; it returns when the peer goes away or the session is closed.
+func (c *conn) watch() {
+	err := c.session.Wait()
+	if err == nil {
+		err = mcp.ErrConnectionClosed
+	}
+	c.markDead(err)
+	// Release what the SDK keeps for the session (a modern session's
+	// subscriptions/listen goroutine waits for Close): a dead conn that a
+	// re-dial replaces is never closed otherwise.
+	c.session.Close()
+	if c.stop != nil {
+		c.stop()
+	}
+}
+
+// close ends the session (and a stdio server process). Errors of a server
+// that exits on request are not failures of Close: they are logged.
+func (c *conn) close() error {
+	c.closing.Store(true)
+	if c.wire != nil {
+		// Ends the requests in flight: the SDK retires them when its
+		// reader fails, and its Close then has nothing to wait for.
+		c.wire.Close()
+	}
+	if err := c.session.Close(); err != nil {
+		c.a.logger.Debug("mcpadapter: session closed", "server", c.server, "error", err)
+	}
+	if c.stop != nil {
+		c.stop()
+	}
+	return nil
+}
+
+// callContext derives the context of the requests of one operation on c:
+// bounded by timeout when positive, carrying the server's log level on
+// modern sessions, and, on Streamable HTTP sessions, cancelled by
+// Adapter.Close. The returned func releases it.
+//
+// Close ends the requests of the other sessions by closing their
+// connection (see conn.close), so that a call pays for a context of its
+// own only when it has a timeout or runs over Streamable HTTP. Work of the
+// adapter's own between requests (an elicitation handler, a backoff) is
+// not a request: it waits under untilClose.
+func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+	release := func() {}
+	if timeout > 0 {
+		ctx, release = context.WithTimeout(ctx, timeout)
+	}
+	if c.cfg.LogLevel != "" && c.modern() {
+		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
+	}
+	if c.wire != nil {
+		return ctx, release
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	key := &cancel
+	if !c.trackCall(key) {
+		cancel() // the generation has ended: the request fails at once
+		release()
+		return ctx, cancel
+	}
+	return ctx, func() {
+		c.untrackCall(key)
+		cancel()
+		release()
+	}
+}
+
+// untilClose returns ctx, cancelled also when the generation ends (Close),
+// for the adapter's own waits between requests, which no closed connection
+// ends. The returned func releases it.
+func (c *conn) untilClose(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(c.life, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
+
+// trackCall registers the cancel func of a request in flight, unless the
+// generation has ended.
+func (c *conn) trackCall(key *context.CancelFunc) bool {
+	c.callsOnce.Do(func() { context.AfterFunc(c.life, c.cancelCalls) })
+	c.callsMu.Lock()
+	defer c.callsMu.Unlock()
+	if c.ended {
+		return false
+	}
+	if c.calls == nil {
+		c.calls = make(map[*context.CancelFunc]struct{})
+	}
+	c.calls[key] = struct{}{}
+	return true
+}
+
+// untrackCall forgets a request that has returned.
+func (c *conn) untrackCall(key *context.CancelFunc) {
+	c.callsMu.Lock()
+	delete(c.calls, key)
+	c.callsMu.Unlock()
+}
+
+// cancelCalls cancels every request in flight on c, and every later one
+// at once: the generation has ended.
+func (c *conn) cancelCalls() {
+	c.callsMu.Lock()
+	calls := c.calls
+	c.calls, c.ended = nil, true
+	c.callsMu.Unlock()
+	for cancel := range calls {
+		(*cancel)()
+	}
+}
+
+// callError classifies the failure of a request on c and wraps it.
+func (c *conn) callError(op string, err error) error {
+	if c.closing.Load() || c.life.Err() != nil {
+		return serverError(c.server, op, ErrClosed)
+	}
+	switch {
+	case errors.Is(err, mcp.ErrSessionMissing):
+		// The HTTP server forgot the session: this conn is dead for good.
+		c.markDead(err)
+		c.session.Close()
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF) && !rejected(err):
+		// The peer is gone. Say so now rather than when watch notices,
+		// so that the next discovery re-dials instead of reusing c.
+		c.markDead(err)
+	}
+	return serverError(c.server, op, classifyFault(err))
+}
+
+// codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a
+// request that failed on its own (an HTTP request that got no answer, an
+// EOF included) while its connection lives on.
+const codeRejected = -32005
+
+// rejected reports whether err is a request the transport rejected alone.
+func rejected(err error) bool {
+	return errors.Is(err, &jsonrpc.Error{Code: codeRejected})
+}
+
+// usable returns why c can no longer serve calls, or nil.
+func (c *conn) usable(op string) error {
+	if c.closing.Load() || c.life.Err() != nil {
+		return serverError(c.server, op, ErrClosed)
+	}
+	if !c.alive() {
+		return serverError(c.server, op, fmt.Errorf("connection lost: %w", c.cause()))
+	}
+	return nil
+}
+
+// own returns t, recording the connection it makes as c.wire. (Streamable
+// HTTP is not wrapped: the SDK looks for its own connection type behind a
+// session, and its calls are ended through their contexts instead.)
+func (c *conn) own(t mcp.Transport) mcp.Transport {
+	if _, ok := t.(*mcp.StreamableClientTransport); ok {
+		return t
+	}
+	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
+		c.wire = conn
+		return conn
+	})
+}
