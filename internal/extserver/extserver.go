@@ -18,6 +18,7 @@ package extserver
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -33,23 +34,42 @@ import (
 	"time"
 )
 
-// Environment variables read by this package.
-const (
-	// RequireEnv, set to "1", turns every skip for a missing prerequisite
-	// into a failure.
-	RequireEnv = "MCPADAPTER_REQUIRE_INTEGRATION"
-	// EverythingEnv names the directory of an installed
-	// @modelcontextprotocol/server-everything package (the directory that
-	// holds its package.json). When unset, the package is looked for, and
-	// installed with npm if needed, under the user's cache directory.
-	EverythingEnv = "MCPADAPTER_SERVER_EVERYTHING"
+// RequireEnv, set to "1", turns every skip for a missing prerequisite into a
+// failure.
+const RequireEnv = "MCPADAPTER_REQUIRE_INTEGRATION"
+
+// An NPMServer is an npm package of an MCP server that the integration tests
+// run, pinned. Its directory comes from the environment variable Env, or from
+// <user cache>/mcpadapter/npm, where it is installed with npm when absent.
+// .ci/run installs every package of npm-servers.txt beforehand.
+type NPMServer struct {
+	Name    string // the npm package
+	Version string // pinned
+	Env     string // names the directory of an installed copy (holding package.json)
+}
+
+//go:embed npm-servers.txt
+var npmServers string
+
+// The pinned servers, from npm-servers.txt (one "name version env" a line),
+// which .ci/run reads too.
+var (
+	ServerEverything    = npmServer("@modelcontextprotocol/server-everything")
+	ServerFilesystem    = npmServer("@modelcontextprotocol/server-filesystem")
+	ServerMemory        = npmServer("@modelcontextprotocol/server-memory")
+	ServerSystemMonitor = npmServer("@modelcontextprotocol/server-system-monitor")
 )
 
-// The npm package the integration tests run, pinned.
-const (
-	EverythingPackage = "@modelcontextprotocol/server-everything"
-	EverythingVersion = "2026.8.31"
-)
+// npmServer returns the pinned entry of the package name.
+func npmServer(name string) NPMServer {
+	for line := range strings.Lines(npmServers) {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == name {
+			return NPMServer{Name: f[0], Version: f[1], Env: f[2]}
+		}
+	}
+	panic("extserver: " + name + " is not in npm-servers.txt")
+}
 
 // Required reports whether missing prerequisites fail tests (RequireEnv).
 func Required() bool { return os.Getenv(RequireEnv) == "1" }
@@ -78,43 +98,49 @@ func Node(t testing.TB) string {
 // installMu serializes npm installs within one test binary.
 var installMu sync.Mutex
 
-// Everything returns node and the entry script (dist/index.js) of the pinned
-// @modelcontextprotocol/server-everything package. The package comes from
-// $MCPADAPTER_SERVER_EVERYTHING, or from <user cache>/mcpadapter/npm, where
-// it is installed with npm when absent. Anything missing is reported with
-// [Missing].
+// Everything returns node and the entry script of the pinned
+// @modelcontextprotocol/server-everything package ([NPM]).
 func Everything(t testing.TB) (node, script string) {
 	t.Helper()
+	return NPM(t, ServerEverything)
+}
+
+// NPM returns node and the entry script (dist/index.js) of the pinned
+// package p, from $p.Env or from <user cache>/mcpadapter/npm, where it is
+// installed with npm when absent. Anything missing is reported with
+// [Missing].
+func NPM(t testing.TB, p NPMServer) (node, script string) {
+	t.Helper()
 	node = Node(t)
-	if dir := os.Getenv(EverythingEnv); dir != "" {
-		if err := checkPackage(dir, EverythingPackage, EverythingVersion); err != nil {
-			Missing(t, "%s=%s: %v", EverythingEnv, dir, err)
+	if dir := os.Getenv(p.Env); dir != "" {
+		if err := checkPackage(dir, p.Name, p.Version); err != nil {
+			Missing(t, "%s=%s: %v", p.Env, dir, err)
 		}
 		return node, filepath.Join(dir, "dist", "index.js")
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		Missing(t, "%s is unset and there is no user cache directory to install %s into: %v", EverythingEnv, EverythingPackage, err)
+		Missing(t, "%s is unset and there is no user cache directory to install %s into: %v", p.Env, p.Name, err)
 	}
 	prefix := filepath.Join(cache, "mcpadapter", "npm")
-	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(EverythingPackage))
+	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(p.Name))
 
 	installMu.Lock()
 	defer installMu.Unlock()
-	if checkPackage(dir, EverythingPackage, EverythingVersion) != nil {
+	if checkPackage(dir, p.Name, p.Version) != nil {
 		npm, err := exec.LookPath("npm")
 		if err != nil {
-			Missing(t, "%s is unset and npm is not on PATH to install %s@%s: %v", EverythingEnv, EverythingPackage, EverythingVersion, err)
+			Missing(t, "%s is unset and npm is not on PATH to install %s@%s: %v", p.Env, p.Name, p.Version, err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund",
-			EverythingPackage+"@"+EverythingVersion)
-		t.Logf("installing %s@%s into %s", EverythingPackage, EverythingVersion, prefix)
+			p.Name+"@"+p.Version)
+		t.Logf("installing %s@%s into %s", p.Name, p.Version, prefix)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			Missing(t, "npm install %s@%s failed: %v\n%s", EverythingPackage, EverythingVersion, err, out)
+			Missing(t, "npm install %s@%s failed: %v\n%s", p.Name, p.Version, err, out)
 		}
-		if err := checkPackage(dir, EverythingPackage, EverythingVersion); err != nil {
+		if err := checkPackage(dir, p.Name, p.Version); err != nil {
 			Missing(t, "after npm install: %v", err)
 		}
 	}

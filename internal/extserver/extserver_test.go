@@ -95,7 +95,7 @@ func TestRunOutput(t *testing.T) {
 
 func TestCheckPackage(t *testing.T) {
 	dir := t.TempDir()
-	if err := checkPackage(dir, EverythingPackage, EverythingVersion); err == nil {
+	if err := checkPackage(dir, ServerEverything.Name, ServerEverything.Version); err == nil {
 		t.Fatal("checkPackage(empty dir) = nil")
 	}
 	write := func(name, body string) {
@@ -107,13 +107,13 @@ func TestCheckPackage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("package.json", `{"name":"`+EverythingPackage+`","version":"0.0.1"}`)
+	write("package.json", `{"name":"`+ServerEverything.Name+`","version":"0.0.1"}`)
 	write("dist/index.js", "")
-	if err := checkPackage(dir, EverythingPackage, EverythingVersion); err == nil || !strings.Contains(err.Error(), "want") {
+	if err := checkPackage(dir, ServerEverything.Name, ServerEverything.Version); err == nil || !strings.Contains(err.Error(), "want") {
 		t.Fatalf("checkPackage(wrong version) = %v", err)
 	}
-	write("package.json", `{"name":"`+EverythingPackage+`","version":"`+EverythingVersion+`"}`)
-	if err := checkPackage(dir, EverythingPackage, EverythingVersion); err != nil {
+	write("package.json", `{"name":"`+ServerEverything.Name+`","version":"`+ServerEverything.Version+`"}`)
+	if err := checkPackage(dir, ServerEverything.Name, ServerEverything.Version); err != nil {
 		t.Fatalf("checkPackage(pinned version) = %v", err)
 	}
 }
