@@ -174,10 +174,9 @@ func New(opts Options) *Server {
 		so.SupportedProtocolVersions = slices.Clone(legacyVersions)
 	}
 	if opts.Subscriptions {
-		so.SubscribeHandler = func(_ context.Context, req *mcp.SubscribeRequest) error {
-			signalURI(s.subscribed, req.Params.URI)
-			return nil
-		}
+		// Subscribed is signalled by subscribedMiddleware, once the
+		// subscription is registered.
+		so.SubscribeHandler = func(context.Context, *mcp.SubscribeRequest) error { return nil }
 		so.UnsubscribeHandler = func(_ context.Context, req *mcp.UnsubscribeRequest) error {
 			signalURI(s.unsubscribed, req.Params.URI)
 			return nil
@@ -195,7 +194,33 @@ func New(opts Options) *Server {
 	}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.Server.AddReceivingMiddleware(s.countMiddleware, s.killMiddleware, s.eraMiddleware)
+	if opts.Subscriptions {
+		s.Server.AddReceivingMiddleware(s.subscribedMiddleware)
+		s.Server.AddSendingMiddleware(s.subscribedMiddleware)
+	}
 	return s
+}
+
+// subscribedMiddleware signals Subscribed when a subscription is in
+// place: a legacy resources/subscribe has been answered, or a modern
+// subscriptions/listen stream has been acknowledged (the server registers
+// its resources before it sends the acknowledgement).
+func (s *Server) subscribedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		switch p := req.GetParams().(type) {
+		case *mcp.SubscribeParams:
+			signalURI(s.subscribed, p.URI)
+		case *mcp.SubscriptionsAcknowledgedParams:
+			for _, uri := range p.Notifications.ResourceSubscriptions {
+				signalURI(s.subscribed, uri)
+			}
+		}
+		return res, nil
+	}
 }
 
 // newServer returns a Server with its channels and maps made and no
@@ -504,9 +529,10 @@ func signal(ch chan struct{}) {
 // subscriber. It is buffered.
 func (s *Server) Subscribed() <-chan string { return s.subscribed }
 
-// Unsubscribed returns a channel that receives the URI of each ended
-// resource subscription: an unsubscribe request (legacy) or the end of its
-// subscriptions/listen stream (modern). It is buffered.
+// Unsubscribed returns a channel that receives the URI of each resource
+// subscription ending, as the server starts to drop it: at an unsubscribe
+// request (legacy) or at the end of its subscriptions/listen stream
+// (modern). It is buffered.
 func (s *Server) Unsubscribed() <-chan string { return s.unsubscribed }
 
 // signalURI sends uri on a buffered signal channel without blocking.
