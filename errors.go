@@ -39,7 +39,8 @@ var (
 	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
 
 	// ErrUnsupportedInputRequest is returned when a server asks the client
-	// for something other than elicitation (sampling, roots) during a call.
+	// for something other than elicitation (sampling, roots) during a call,
+	// or for input to render a prompt ([Adapter.GetPrompt]).
 	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")
 
 	// ErrUnknownPrompt is returned by [Adapter.GetPrompt], wrapped in a

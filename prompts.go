@@ -65,6 +65,9 @@ func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOp
 // a prompt the server does not list fails with [ErrUnknownPrompt], and args
 // that leave out a required argument or name one the prompt does not
 // declare fail with a [*PromptArgumentsError]; neither reaches the server.
+// A modern server that asks for user input to render the prompt (an
+// input-required result) fails it with [ErrUnsupportedInputRequest]; a
+// legacy server's live requests go to [Config.ElicitationHandler].
 // Convert the result with [PromptResult.LLMMessages] or
 // [PromptResult.ChatMessages].
 func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
@@ -89,6 +92,10 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {
 		return nil, c.callError(op, err)
+	}
+	if n := len(res.InputRequests); n > 0 {
+		// A modern input-required result: not a prompt yet.
+		return nil, serverError(server, op, fmt.Errorf("%w: the server asked for input (%d requests) to render the prompt", ErrUnsupportedInputRequest, n))
 	}
 	p, err := newPromptResult(res)
 	if err != nil {

@@ -159,6 +159,21 @@ func TestPromptRole(t *testing.T) {
 	}
 }
 
+// TestPromptInputRequired: a modern server's input-required answer to
+// prompts/get is an error, not an empty prompt.
+func TestPromptInputRequired(t *testing.T) {
+	s := testserver.New(testserver.Options{})
+	s.Server.AddPrompt(&mcp.Prompt{Name: "ask"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"topic": testserver.DateRequest()}, RequestState: "s"}, nil
+	})
+	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
+	checkEra(t, a, "srv", ModeModern)
+	res, err := a.GetPrompt(t.Context(), "srv", "ask", nil)
+	if !errors.Is(err, ErrUnsupportedInputRequest) || !strings.Contains(err.Error(), `server "srv": get prompt "ask"`) {
+		t.Fatalf("GetPrompt() = %+v, %v; want ErrUnsupportedInputRequest naming srv and ask", res, err)
+	}
+}
+
 // TestPromptChatTemplate: ChatMessages fill a langchaingo
 // ChatPromptTemplate through a MessagesPlaceholder.
 func TestPromptChatTemplate(t *testing.T) {
