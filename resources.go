@@ -44,8 +44,10 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 // resource uri; each announcement calls [Config.OnResourceUpdated]. The
 // server must advertise resources.subscribe: otherwise it fails with
 // [ErrNotSupported]. On modern sessions the subscription is a
-// subscriptions/listen stream of its own, on legacy ones a
-// resources/subscribe request. Subscribing twice is subscribing once.
+// subscriptions/listen stream of its own, which go-sdk opens without
+// waiting for the server's acknowledgement (a server refusing the URI is
+// not reported); on legacy ones it is a resources/subscribe request.
+// Subscribing twice is subscribing once.
 //
 // A subscription belongs to the server's current connection: it ends with
 // [Adapter.UnsubscribeResource], with [Adapter.Close] and with the
