@@ -138,6 +138,30 @@ type Config struct {
 	// connection fails; there a smaller bound is applied after decoding.
 	MaxMessageBytes int64
 
+	// OnListChanged, when set, is called after a server announced that its
+	// list of kind changed (notifications/tools/list_changed and its
+	// resources and prompts twins; on modern sessions they arrive over
+	// subscriptions/listen). The adapter has dropped its cached list
+	// first, so a callback that lists again gets the new one.
+	//
+	// Callbacks (this one and OnResourceUpdated) never run on the
+	// connection's reader: they run one at a time, in the order the
+	// notifications arrived, on a goroutine of the adapter's, so a slow
+	// callback delays later callbacks but no connection. Equal
+	// notifications waiting for a slow callback are delivered once, and
+	// past 1024 waiting ones are dropped (and logged). Close drops those
+	// not yet delivered and waits for a callback in progress, so a
+	// callback must not call Close, and none runs after Close returns.
+	// Servers built with a prebuilt [Server.Client] keep that client's own
+	// handlers: they get no callbacks.
+	OnListChanged func(server string, kind ListKind)
+
+	// OnResourceUpdated, when set, is called with a resource's URI after a
+	// server announced that it changed (notifications/resources/updated),
+	// which servers do for resources subscribed to with
+	// [Adapter.SubscribeResource]. It runs like OnListChanged.
+	OnResourceUpdated func(server, uri string)
+
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence.
 	Logger *slog.Logger
@@ -269,6 +293,8 @@ type generation struct {
 	conns    map[string]*conn
 	skipped  map[string]error
 	catalogs map[string]*catalog
+
+	notices noticeQueue // change notices waiting for their callback (notify.go)
 
 	wg sync.WaitGroup // goroutines the generation owns
 }

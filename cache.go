@@ -117,6 +117,7 @@ type catalog struct {
 	tools     entry[*Tool]
 	resources entry[*mcp.Resource]
 	templates entry[*mcp.ResourceTemplate]
+	prompts   entry[*mcp.Prompt]
 
 	// wrappers holds the *Tool of every descriptor of the stored tool list
 	// (and of later lists not stored), keyed by wrapperKey, so that
@@ -436,26 +437,23 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 		})
 }
 
-// invalidate drops the cached tool list of server when session is the one
-// it was fetched on. It is the tools list_changed handler.
-func (a *Adapter) invalidate(g *generation, server string, session *mcp.ClientSession) {
+// invalidateList drops the cached list of kind (resources: with the
+// resource templates) of server when session is the one it was fetched on.
+// The list_changed handlers call it before the change callback runs.
+func (a *Adapter) invalidateList(g *generation, server string, kind ListKind, session *mcp.ClientSession) {
 	if a.invalidateCatalog(g, server, session, func(cat *catalog) {
-		cat.tools.invalidateLocked()
-		cat.recorded = false
+		switch kind {
+		case ToolList:
+			cat.tools.invalidateLocked()
+			cat.recorded = false
+		case ResourceList:
+			cat.resources.invalidateLocked()
+			cat.templates.invalidateLocked()
+		case PromptList:
+			cat.prompts.invalidateLocked()
+		}
 	}) {
-		a.logger.Debug("mcpadapter: tool list changed", "server", server)
-	}
-}
-
-// invalidateResources drops the cached resource and resource-template lists
-// of server when session is the one they were fetched on. It is the
-// resources list_changed handler.
-func (a *Adapter) invalidateResources(g *generation, server string, session *mcp.ClientSession) {
-	if a.invalidateCatalog(g, server, session, func(cat *catalog) {
-		cat.resources.invalidateLocked()
-		cat.templates.invalidateLocked()
-	}) {
-		a.logger.Debug("mcpadapter: resource list changed", "server", server)
+		a.logger.Debug("mcpadapter: "+kind.singular()+" list changed", "server", server)
 	}
 }
 

@@ -663,29 +663,34 @@ func TestCacheFailedRefresh(t *testing.T) {
 	}
 }
 
-// TestCacheResources: resource and resource-template lists follow the same
-// rules as tool lists: TTL, modes, list_changed, ttlMs 0.
+// TestCacheResources: resource, resource-template and prompt lists follow
+// the same rules as tool lists: TTL, modes, list_changed, ttlMs 0.
 func TestCacheResources(t *testing.T) {
 	type lister struct {
 		name, method string
 		list         func(a *Adapter, ctx context.Context, mode CacheMode) (int, error)
+		kind         ListKind
 	}
 	listers := []lister{
 		{"resources", "resources/list", func(a *Adapter, ctx context.Context, mode CacheMode) (int, error) {
 			rs, err := a.ListResources(ctx, "srv", WithCacheMode(mode))
 			return len(rs), err
-		}},
+		}, ResourceList},
 		{"templates", "resources/templates/list", func(a *Adapter, ctx context.Context, mode CacheMode) (int, error) {
 			rs, err := a.ListResourceTemplates(ctx, "srv", WithCacheMode(mode))
 			return len(rs), err
-		}},
+		}, ResourceList},
+		{"prompts", "prompts/list", func(a *Adapter, ctx context.Context, mode CacheMode) (int, error) {
+			ps, err := a.ListPrompts(ctx, "srv", WithCacheMode(mode))
+			return len(ps), err
+		}, PromptList},
 	}
 	for _, era := range cacheEras {
 		for _, l := range listers {
 			t.Run(era.name+"/"+l.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					s := testserver.New(testserver.Options{Legacy: era.legacy, TTLMs: 60000}).AddResources()
-					changed := newLogSignal("mcpadapter: resource list changed")
+					s := testserver.New(testserver.Options{Legacy: era.legacy, TTLMs: 60000}).AddResources().AddPrompts()
+					changed := newLogSignal("mcpadapter: " + l.kind.singular() + " list changed")
 					a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}, Logger: slog.New(changed)})
 					checkEra(t, a, "srv", era.want)
 					n0, err := l.list(a, t.Context(), CacheUse)
@@ -704,11 +709,17 @@ func TestCacheResources(t *testing.T) {
 						{"bypass", nil, CacheBypass, false, 3},
 						{"use after bypass", nil, CacheUse, false, 3},
 						{"list_changed", func() {
-							read := func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-								return &mcp.ReadResourceResult{}, nil
+							if l.kind == PromptList {
+								s.Server.AddPrompt(&mcp.Prompt{Name: "new"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+									return &mcp.GetPromptResult{}, nil
+								})
+							} else {
+								read := func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+									return &mcp.ReadResourceResult{}, nil
+								}
+								s.Server.AddResource(&mcp.Resource{URI: "mem://docs/new", Name: "new"}, read)
+								s.Server.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "mem://new/{id}", Name: "new"}, read)
 							}
-							s.Server.AddResource(&mcp.Resource{URI: "mem://docs/new", Name: "new"}, read)
-							s.Server.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "mem://new/{id}", Name: "new"}, read)
 							time.Sleep(time.Second) // past the SDK's debounce of list_changed
 							changed.wait(t)
 						}, CacheUse, true, 4},

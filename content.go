@@ -216,14 +216,19 @@ func unmodelled(c mcp.Content, text string) Block {
 // unsupportedText is the placeholder text for a content item of type typ.
 // Very long type names are cut so the placeholder stays short.
 func unsupportedText(typ string) string {
-	const maxLen = 64
 	if typ == "" {
 		return "[unsupported content]"
 	}
-	if len(typ) > maxLen {
-		typ = strings.ToValidUTF8(typ[:maxLen], "") + "…"
+	return fmt.Sprintf("[unsupported content type %q]", truncate(typ))
+}
+
+// truncate cuts a server's string for a message or placeholder.
+func truncate(s string) string {
+	const maxLen = 64
+	if len(s) <= maxLen {
+		return s
 	}
-	return fmt.Sprintf("[unsupported content type %q]", typ)
+	return strings.ToValidUTF8(s[:maxLen], "") + "…"
 }
 
 // isImageMIME reports whether mt is an image media type.
@@ -337,15 +342,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	o := newPartOptions(opts)
 	var parts []llms.ContentPart
 	for i := range r.Content {
-		b := &r.Content[i]
-		if p, ok := o.mediaPart(b); ok {
-			parts = append(parts, p)
-			continue
-		}
-		// Providers reject blank text parts.
-		if s := blockText(b); strings.TrimSpace(s) != "" {
-			parts = append(parts, llms.TextPart(s))
-		}
+		parts = o.appendPart(parts, &r.Content[i])
 	}
 	if s, ok := r.structuredText(); ok {
 		parts = append(parts, llms.TextPart(s))
@@ -406,6 +403,18 @@ func newPartOptions(opts []PartOption) *partOptions {
 		}
 	}
 	return o
+}
+
+// appendPart appends b to parts: its media part, or else its text (as in
+// [Result.Text]) unless blank, since providers reject blank text parts.
+func (o *partOptions) appendPart(parts []llms.ContentPart, b *Block) []llms.ContentPart {
+	if p, ok := o.mediaPart(b); ok {
+		return append(parts, p)
+	}
+	if s := blockText(b); strings.TrimSpace(s) != "" {
+		return append(parts, llms.TextPart(s))
+	}
+	return parts
 }
 
 // mediaPart returns the media part for b, or false when b has no media the

@@ -98,7 +98,8 @@ func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
 
 // newClient builds the go-sdk client of one dial: automatic multi-round-trip
 // handling off (the adapter drives input rounds itself), elicitation
-// advertised (form and URL), list_changed wired to the catalog cache.
+// advertised (form and URL), list_changed wired to the catalog cache and,
+// with resources/updated, to the change callbacks (notify.go).
 func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
 		Logger: a.cfg.Logger,
@@ -110,10 +111,16 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{},
 		}},
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			a.invalidate(g, name, req.Session)
+			a.listChanged(g, name, ToolList, req.Session)
 		},
 		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
-			a.invalidateResources(g, name, req.Session)
+			a.listChanged(g, name, ResourceList, req.Session)
+		},
+		PromptListChangedHandler: func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+			a.listChanged(g, name, PromptList, req.Session)
+		},
+		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			a.resourceUpdated(g, name, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 			p := req.Params
@@ -254,6 +261,8 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.ListResourcesParams:
 			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
 		case *mcp.ListResourceTemplatesParams:
+			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
+		case *mcp.ListPromptsParams:
 			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
 		case *mcp.ReadResourceParams:
 			p.URI = strings.TrimPrefix(p.URI, uncachedPrefix)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -38,9 +39,52 @@ var (
 	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
 
 	// ErrUnsupportedInputRequest is returned when a server asks the client
-	// for something other than elicitation (sampling, roots) during a call.
+	// for something other than elicitation (sampling, roots) during a call,
+	// or for input to render a prompt ([Adapter.GetPrompt]).
 	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")
+
+	// ErrUnknownPrompt is returned by [Adapter.GetPrompt], wrapped in a
+	// [*ServerError], for a prompt the server does not list.
+	ErrUnknownPrompt = errors.New("mcpadapter: unknown prompt")
+
+	// ErrNotSupported is returned, wrapped in a [*ServerError], for an
+	// operation the server did not advertise the capability of, such as
+	// [Adapter.SubscribeResource] on a server without resources.subscribe.
+	ErrNotSupported = errors.New("mcpadapter: not supported by the server")
 )
+
+// A PromptArgumentsError reports arguments given to [Adapter.GetPrompt]
+// that do not match the prompt's declared arguments. The prompt is not
+// requested.
+type PromptArgumentsError struct {
+	Server, Prompt string
+	Missing        []string // required arguments not given, in declared order
+	Unknown        []string // arguments given that the prompt does not declare, sorted
+}
+
+// Error implements error.
+func (e *PromptArgumentsError) Error() string {
+	var problems []string
+	if len(e.Missing) > 0 {
+		problems = append(problems, "missing required "+quoteList(e.Missing))
+	}
+	if len(e.Unknown) > 0 {
+		problems = append(problems, "unknown "+quoteList(e.Unknown))
+	}
+	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, strings.Join(problems, "; "))
+}
+
+// quoteList renders names as `argument "a"` or `arguments "a", "b"`.
+func quoteList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	if len(names) == 1 {
+		return "argument " + quoted[0]
+	}
+	return "arguments " + strings.Join(quoted, ", ")
+}
 
 // A ServerError records a failure to reach or talk to one server: a dial,
 // a handshake, a lost connection, a transport failure during a call, or a

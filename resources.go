@@ -39,3 +39,73 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 	}
 	return res, nil
 }
+
+// SubscribeResource asks the named server to announce changes of the
+// resource uri; each announcement calls [Config.OnResourceUpdated]. The
+// server must advertise resources.subscribe: otherwise it fails with
+// [ErrNotSupported]. On modern sessions the subscription is a
+// subscriptions/listen stream of its own, which go-sdk opens without
+// waiting for the server's acknowledgement (a server refusing the URI is
+// not reported); on legacy ones it is a resources/subscribe request.
+// Subscribing twice is subscribing once.
+//
+// A subscription belongs to the server's current connection: it ends with
+// [Adapter.UnsubscribeResource], with [Adapter.Close] and with the
+// connection (a connection dialed again after its server died has no
+// subscriptions; subscribe again). A subscription that a concurrent Close
+// would outlive is undone, and the call fails with [ErrClosed].
+func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) error {
+	op := fmt.Sprintf("subscribe to resource %q", uri)
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return err
+	}
+	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
+		return serverError(server, op, ErrNotSupported)
+	}
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		return c.callError(op, err)
+	}
+	// A modern Subscribe only starts a stream, which the SDK keeps until
+	// the session's Close cancels it, even when that Close ran first.
+	if err := c.usable(op); err != nil {
+		c.session.Unsubscribe(context.WithoutCancel(ctx), &mcp.UnsubscribeParams{URI: uri})
+		return err
+	}
+	return nil
+}
+
+// UnsubscribeResource ends a subscription of [Adapter.SubscribeResource].
+// It is idempotent: a uri not subscribed to, or a server without a live
+// connection (whose subscriptions ended with it), is no error.
+func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) error {
+	if _, err := a.server(server); err != nil {
+		return err
+	}
+	c := a.liveConn(server)
+	if c == nil {
+		return nil
+	}
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		return c.callError(fmt.Sprintf("unsubscribe from resource %q", uri), err)
+	}
+	return nil
+}
+
+// liveConn returns the live connection to the named server, or nil. It
+// dials nothing.
+func (a *Adapter) liveConn(name string) *conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gen == nil {
+		return nil
+	}
+	if c := a.gen.conns[name]; c != nil && c.usable("") == nil {
+		return c
+	}
+	return nil
+}

@@ -81,6 +81,11 @@ type Options struct {
 	// NoResources answers every resources/* request with -32601, as a server
 	// without resources support would.
 	NoResources bool
+	// Subscriptions makes the server support resource subscriptions
+	// (resources.subscribe): each subscribe and unsubscribe is reported on
+	// [Server.Subscribed] and [Server.Unsubscribed]. Send updates with the
+	// embedded server's ResourceUpdated.
+	Subscriptions bool
 	// StateKey is the HMAC key that seals requestState. Empty means a random
 	// key per Server, so state from another server (or process) is refused;
 	// set it to resume an interrupt against a restarted server.
@@ -119,6 +124,10 @@ type Server struct {
 	slowStarted chan struct{}
 	release     chan struct{}
 	releaseOnce sync.Once
+
+	// resource subscriptions (Options.Subscriptions), by URI
+	subscribed   chan string
+	unsubscribed chan string
 
 	mu         sync.Mutex
 	counts     map[string]int             // received methods, by method name
@@ -164,6 +173,15 @@ func New(opts Options) *Server {
 	case opts.Legacy && !opts.NoDiscover:
 		so.SupportedProtocolVersions = slices.Clone(legacyVersions)
 	}
+	if opts.Subscriptions {
+		// Subscribed is signalled by subscribedMiddleware, once the
+		// subscription is registered.
+		so.SubscribeHandler = func(context.Context, *mcp.SubscribeRequest) error { return nil }
+		so.UnsubscribeHandler = func(_ context.Context, req *mcp.UnsubscribeRequest) error {
+			signalURI(s.unsubscribed, req.Params.URI)
+			return nil
+		}
+	}
 	if opts.TTLMs > 0 {
 		ttl := opts.TTLMs
 		so.SetCacheable = func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
@@ -176,23 +194,51 @@ func New(opts Options) *Server {
 	}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.Server.AddReceivingMiddleware(s.countMiddleware, s.killMiddleware, s.eraMiddleware)
+	if opts.Subscriptions {
+		s.Server.AddReceivingMiddleware(s.subscribedMiddleware)
+		s.Server.AddSendingMiddleware(s.subscribedMiddleware)
+	}
 	return s
+}
+
+// subscribedMiddleware signals Subscribed when a subscription is in
+// place: a legacy resources/subscribe has been answered, or a modern
+// subscriptions/listen stream has been acknowledged (the server registers
+// its resources before it sends the acknowledgement).
+func (s *Server) subscribedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		switch p := req.GetParams().(type) {
+		case *mcp.SubscribeParams:
+			signalURI(s.subscribed, p.URI)
+		case *mcp.SubscriptionsAcknowledgedParams:
+			for _, uri := range p.Notifications.ResourceSubscriptions {
+				signalURI(s.subscribed, uri)
+			}
+		}
+		return res, nil
+	}
 }
 
 // newServer returns a Server with its channels and maps made and no
 // mcp.Server yet.
 func newServer(opts Options) *Server {
 	return &Server{
-		opts:        opts,
-		cancelled:   make(chan struct{}, signalBuffer),
-		slowStarted: make(chan struct{}, signalBuffer),
-		release:     make(chan struct{}),
-		counts:      make(map[string]int),
-		runs:        make(map[string]int),
-		lastArgs:    make(map[string]json.RawMessage),
-		lastMeta:    make(map[string]json.RawMessage),
-		inflight:    make(map[mcp.Session]map[*context.CancelCauseFunc]struct{}),
-		killed:      make(map[mcp.Session]bool),
+		opts:         opts,
+		cancelled:    make(chan struct{}, signalBuffer),
+		slowStarted:  make(chan struct{}, signalBuffer),
+		release:      make(chan struct{}),
+		subscribed:   make(chan string, signalBuffer),
+		unsubscribed: make(chan string, signalBuffer),
+		counts:       make(map[string]int),
+		runs:         make(map[string]int),
+		lastArgs:     make(map[string]json.RawMessage),
+		lastMeta:     make(map[string]json.RawMessage),
+		inflight:     make(map[mcp.Session]map[*context.CancelCauseFunc]struct{}),
+		killed:       make(map[mcp.Session]bool),
 	}
 }
 
@@ -473,6 +519,26 @@ func (s *Server) Release() { s.releaseOnce.Do(func() { close(s.release) }) }
 func signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// Subscribed returns a channel that receives the URI of each resource
+// subscription the server accepts (Options.Subscriptions), once the server
+// has registered it: a ResourceUpdated after the receive reaches the
+// subscriber. It is buffered.
+func (s *Server) Subscribed() <-chan string { return s.subscribed }
+
+// Unsubscribed returns a channel that receives the URI of each resource
+// subscription ending, as the server starts to drop it: at an unsubscribe
+// request (legacy) or at the end of its subscriptions/listen stream
+// (modern). It is buffered.
+func (s *Server) Unsubscribed() <-chan string { return s.unsubscribed }
+
+// signalURI sends uri on a buffered signal channel without blocking.
+func signalURI(ch chan string, uri string) {
+	select {
+	case ch <- uri:
 	default:
 	}
 }

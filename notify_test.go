@@ -1,0 +1,301 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A change is one callback call: a list change, or a resource update (uri
+// set, kind "").
+type change struct {
+	server string
+	kind   ListKind
+	uri    string
+}
+
+// recordChanges returns callbacks that send every call on the returned
+// channel.
+func recordChanges() (func(string, ListKind), func(string, string), chan change) {
+	ch := make(chan change, 64)
+	return func(server string, kind ListKind) { ch <- change{server: server, kind: kind} },
+		func(server, uri string) { ch <- change{server: server, uri: uri} },
+		ch
+}
+
+// nextChange waits for the next callback call, up to the test's deadline.
+func nextChange(t *testing.T, ch <-chan change) change {
+	t.Helper()
+	select {
+	case c := <-ch:
+		return c
+	case <-t.Context().Done():
+		t.Fatal("no change callback")
+		return change{}
+	}
+}
+
+// noPrompt is a GetPrompt handler for prompts added by the tests.
+func noPrompt(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{}, nil
+}
+
+// TestOnListChanged: each list_changed reaches OnListChanged with its
+// server and kind, after the cached list went, so that a callback listing
+// again sees the new list; in both eras.
+func TestOnListChanged(t *testing.T) {
+	for _, era := range cacheEras {
+		t.Run(era.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := testserver.New(testserver.Options{Legacy: era.legacy, TTLMs: 60000}).AddWeather().AddResources().AddPrompts()
+				var a *Adapter
+				seen := make(chan int, 8) // the length of the list the callback gets
+				a = newAdapter(t, Config{
+					Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
+					OnListChanged: func(server string, kind ListKind) {
+						if server != "srv" {
+							t.Errorf("OnListChanged(%q, %q), want server srv", server, kind)
+						}
+						var n int
+						var err error
+						switch kind {
+						case ToolList:
+							var ts Toolset
+							ts, err = a.ListTools(context.Background())
+							n = len(ts)
+						case ResourceList:
+							var rs []*mcp.Resource
+							rs, err = a.ListResources(context.Background(), server)
+							n = len(rs)
+						case PromptList:
+							var ps []*mcp.Prompt
+							ps, err = a.ListPrompts(context.Background(), server)
+							n = len(ps)
+						}
+						if err != nil {
+							t.Errorf("listing %s in the callback: %v", kind, err)
+						}
+						seen <- n
+					},
+				})
+				checkEra(t, a, "srv", era.want)
+				// Cache every list (ttlMs 60s): only the invalidation can
+				// make the callback see the new ones.
+				ts, _ := mustList(t, a, CacheUse)
+				rs, _ := a.ListResources(t.Context(), "srv")
+				ps, _ := a.ListPrompts(t.Context(), "srv")
+				steps := []struct {
+					change func()
+					want   int
+				}{
+					{func() { s.AddTool("added") }, len(ts) + 1},
+					{func() {
+						s.Server.AddResource(&mcp.Resource{URI: "mem://docs/new", Name: "new"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+							return &mcp.ReadResourceResult{}, nil
+						})
+					}, len(rs) + 1},
+					{func() { s.Server.AddPrompt(&mcp.Prompt{Name: "new"}, noPrompt) }, len(ps) + 1},
+				}
+				for _, step := range steps {
+					step.change()
+					select {
+					case n := <-seen:
+						if n != step.want {
+							t.Fatalf("the callback listed %d items, want %d (the new list)", n, step.want)
+						}
+					case <-t.Context().Done():
+						t.Fatal("no OnListChanged")
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestOnListChangedSlowCallback: a callback that blocks stalls no
+// connection: calls go on meanwhile, the notifications that arrive are
+// delivered in order after it returns, equal ones once.
+func TestOnListChangedSlowCallback(t *testing.T) {
+	for _, era := range cacheEras {
+		t.Run(era.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := testserver.New(testserver.Options{Legacy: era.legacy}).AddWeather().AddPrompts()
+				release := make(chan struct{})
+				got := make(chan ListKind, 8)
+				a := newAdapter(t, Config{
+					Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
+					OnListChanged: func(server string, kind ListKind) {
+						got <- kind
+						<-release
+					},
+				})
+				ts, _ := mustList(t, a, CacheUse)
+				s.AddTool("one")
+				if k := <-got; k != ToolList {
+					t.Fatalf("first callback for %q, want tools", k)
+				}
+				// The callback is blocked: the connection still serves calls
+				// and receives notifications.
+				s.Server.AddPrompt(&mcp.Prompt{Name: "p1"}, noPrompt)
+				time.Sleep(time.Second) // past the SDK's debounce
+				s.AddTool("two")
+				time.Sleep(time.Second)
+				s.AddTool("three")
+				time.Sleep(time.Second)
+				if _, err := ts[0].Invoke(t.Context(), map[string]any{"city": "Oslo"}); err != nil {
+					t.Fatalf("a call while a callback blocks: %v", err)
+				}
+				synctest.Wait()
+				close(release)
+				var order []ListKind
+				for range 2 {
+					order = append(order, <-got)
+				}
+				synctest.Wait()
+				if extra := len(got); !slices.Equal(order, []ListKind{PromptList, ToolList}) || extra != 0 {
+					t.Fatalf("after the slow callback: %v and %d more, want [prompts tools] (two tool changes delivered once)", order, extra)
+				}
+			})
+		})
+	}
+}
+
+// TestOnListChangedClose: Close drops the notifications not yet delivered,
+// waits for the callback in progress, and leaves no goroutine behind
+// (synctest fails a test whose goroutines outlive it).
+func TestOnListChangedClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := testserver.New(testserver.Options{}).AddWeather()
+		release := make(chan struct{})
+		calls := make(chan ListKind, 8)
+		a, err := New(Config{
+			Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
+			OnListChanged: func(server string, kind ListKind) {
+				calls <- kind
+				<-release
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustList(t, a, CacheUse)
+		s.AddTool("one")
+		<-calls
+		time.Sleep(time.Second)
+		s.AddTool("two") // queued behind the blocked callback
+		time.Sleep(time.Second)
+		synctest.Wait()
+		closed := make(chan error)
+		go func() { closed <- a.Close() }()
+		synctest.Wait()
+		select {
+		case <-closed:
+			t.Fatal("Close returned while a callback was running")
+		default:
+		}
+		close(release)
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if n := len(calls); n != 0 {
+			t.Fatalf("%d callbacks after Close, want the queued one dropped", n)
+		}
+	})
+}
+
+// TestSubscribeResource: a subscribed resource's updates reach
+// OnResourceUpdated, unsubscribing ends them, in both eras.
+func TestSubscribeResource(t *testing.T) {
+	for _, era := range cacheEras {
+		t.Run(era.name, func(t *testing.T) {
+			s := testserver.New(testserver.Options{Legacy: era.legacy, Subscriptions: true}).AddResources()
+			onList, onUpdate, ch := recordChanges()
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}, OnListChanged: onList, OnResourceUpdated: onUpdate})
+			checkEra(t, a, "srv", era.want)
+			uri := testserver.ResourceURIs()[0]
+			if err := a.SubscribeResource(t.Context(), "srv", uri); err != nil {
+				t.Fatal(err)
+			}
+			waitURI(t, s.Subscribed(), uri)
+			if err := s.Server.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+			if got := nextChange(t, ch); got != (change{server: "srv", uri: uri}) {
+				t.Fatalf("callback %+v, want the update of %s", got, uri)
+			}
+			if err := a.UnsubscribeResource(t.Context(), "srv", uri); err != nil {
+				t.Fatal(err)
+			}
+			waitURI(t, s.Unsubscribed(), uri)
+			if err := a.UnsubscribeResource(t.Context(), "srv", uri); err != nil {
+				t.Fatalf("UnsubscribeResource again: %v, want idempotent", err)
+			}
+		})
+	}
+}
+
+// TestSubscribeResourceUnsupported: a server without resources.subscribe
+// refuses subscriptions with ErrNotSupported, before any request; unknown
+// servers with ErrUnknownServer.
+func TestSubscribeResourceUnsupported(t *testing.T) {
+	for _, era := range cacheEras {
+		t.Run(era.name, func(t *testing.T) {
+			s := testserver.New(testserver.Options{Legacy: era.legacy}).AddResources()
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
+			checkEra(t, a, "srv", era.want)
+			requests := func() int { return s.Count("resources/subscribe") + s.Count("subscriptions/listen") }
+			before := requests() // a modern session listens for list changes
+			err := a.SubscribeResource(t.Context(), "srv", "mem://docs/readme")
+			var se *ServerError
+			if !errors.Is(err, ErrNotSupported) || !errors.As(err, &se) || se.Server != "srv" {
+				t.Fatalf("SubscribeResource() error = %v, want ErrNotSupported naming srv", err)
+			}
+			if n := requests() - before; n != 0 {
+				t.Fatalf("the server got %d subscription requests, want none", n)
+			}
+			for _, f := range []func(context.Context, string, string) error{a.SubscribeResource, a.UnsubscribeResource} {
+				if err := f(t.Context(), "other", "mem://x"); !errors.Is(err, ErrUnknownServer) {
+					t.Errorf("on an unknown server: %v, want ErrUnknownServer", err)
+				}
+			}
+		})
+	}
+}
+
+// TestSubscribeResourceClose: Close ends the subscriptions; unsubscribing
+// afterwards is no error and dials nothing.
+func TestSubscribeResourceClose(t *testing.T) {
+	s := testserver.New(testserver.Options{Subscriptions: true}).AddResources()
+	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
+	uri := testserver.ResourceURIs()[1]
+	if err := a.SubscribeResource(t.Context(), "srv", uri); err != nil {
+		t.Fatal(err)
+	}
+	waitURI(t, s.Subscribed(), uri)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitURI(t, s.Unsubscribed(), uri) // the modern stream ended with the session
+	if err := a.UnsubscribeResource(t.Context(), "srv", uri); err != nil || s.Dials() != 1 {
+		t.Fatalf("UnsubscribeResource after Close = %v after %d dials, want nil after 1", err, s.Dials())
+	}
+}
+
+// waitURI waits for uri on ch, up to the test's deadline.
+func waitURI(t *testing.T, ch <-chan string, uri string) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		if got != uri {
+			t.Fatalf("server saw %q, want %q", got, uri)
+		}
+	case <-t.Context().Done():
+		t.Fatalf("the server never saw %q", uri)
+	}
+}

@@ -1,0 +1,213 @@
+package mcpadapter
+
+// Prompts: listing (cached like tools, see cache.go), getting with the
+// arguments checked against the prompt's declaration, and the conversion of
+// the messages to langchaingo's two message shapes.
+//
+// langchaingo's prompts package is not used: its templates are rendered
+// locally from a template string, with no context and no error of the
+// server's, while an MCP prompt is rendered by the server, over the network.
+// What fits its API is the rendered messages: [PromptResult.ChatMessages]
+// fills a prompts.MessagesPlaceholder of a ChatPromptTemplate, and
+// [PromptResult.LLMMessages] goes straight to GenerateContent. Importing the
+// package would also bring its template engines (sprig, gonja) into every
+// program using the adapter.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// PromptResult is a prompt rendered by its server, converted from the
+// server's GetPromptResult. Like [Result], it is a plain value the caller
+// owns.
+type PromptResult struct {
+	// Description is the server's description of the rendered prompt.
+	Description string `json:"description,omitempty"`
+	// Messages holds the server's messages in order.
+	Messages []PromptMessage `json:"messages"`
+	// Meta is the result's _meta; nil when the server sent none.
+	Meta map[string]any `json:"meta,omitempty"`
+}
+
+// PromptMessage is one message of a [PromptResult]: its role ("user" or
+// "assistant") and its content, converted as tool result content is.
+type PromptMessage struct {
+	Role    mcp.Role `json:"role"`
+	Content Block    `json:"content"`
+}
+
+// ListPrompts lists every prompt of the named server (all pages). A server
+// without prompts (method not found) has none: an empty list. The list is
+// cached like tool lists, honouring the server's ttlMs and its prompts
+// list_changed; opts may set a [CacheMode] ([Servers] has no effect here).
+// The caller owns the slice but must not mutate the prompts.
+func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Prompt, error) {
+	return listItems(ctx, a, server, opts, "list prompts", "prompts",
+		func(cat *catalog) *entry[*mcp.Prompt] { return &cat.prompts },
+		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Prompt, string, int, error) {
+			res, err := c.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", 0, err
+			}
+			return res.Prompts, res.NextCursor, res.TTLMs, nil
+		})
+}
+
+// GetPrompt renders the prompt name of the named server with args. The
+// prompt is looked up in the (cached) list of [Adapter.ListPrompts] first:
+// a prompt the server does not list fails with [ErrUnknownPrompt], and args
+// that leave out a required argument or name one the prompt does not
+// declare fail with a [*PromptArgumentsError]; neither reaches the server.
+// A modern server that asks for user input to render the prompt (an
+// input-required result) fails it with [ErrUnsupportedInputRequest]; a
+// legacy server's live requests go to [Config.ElicitationHandler].
+// Convert the result with [PromptResult.LLMMessages] or
+// [PromptResult.ChatMessages].
+func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
+	op := fmt.Sprintf("get prompt %q", name)
+	prompts, err := a.ListPrompts(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(prompts, func(p *mcp.Prompt) bool { return p.Name == name })
+	if i < 0 {
+		return nil, serverError(server, op, ErrUnknownPrompt)
+	}
+	if err := checkPromptArgs(server, prompts[i], args); err != nil {
+		return nil, err
+	}
+	c, err := a.connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, done := c.callContext(ctx, 0)
+	defer done()
+	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, c.callError(op, err)
+	}
+	if n := len(res.InputRequests); n > 0 {
+		// A modern input-required result: not a prompt yet.
+		return nil, serverError(server, op, fmt.Errorf("%w: the server asked for input (%d requests) to render the prompt", ErrUnsupportedInputRequest, n))
+	}
+	p, err := newPromptResult(res)
+	if err != nil {
+		return nil, serverError(server, op, err)
+	}
+	return p, nil
+}
+
+// checkPromptArgs checks args against the arguments p declares.
+func checkPromptArgs(server string, p *mcp.Prompt, args map[string]string) error {
+	declared := map[string]bool{}
+	var missing, unknown []string
+	for _, arg := range p.Arguments {
+		if arg == nil {
+			continue
+		}
+		declared[arg.Name] = true
+		if _, ok := args[arg.Name]; arg.Required && !ok {
+			missing = append(missing, arg.Name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !declared[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if missing == nil && unknown == nil {
+		return nil
+	}
+	return &PromptArgumentsError{Server: server, Prompt: p.Name, Missing: missing, Unknown: unknown}
+}
+
+// newPromptResult converts a GetPromptResult. A message of a role other
+// than user or assistant is an error: langchaingo has no place for it.
+func newPromptResult(res *mcp.GetPromptResult) (*PromptResult, error) {
+	p := &PromptResult{Description: res.Description, Messages: make([]PromptMessage, 0, len(res.Messages))}
+	if res.Meta != nil {
+		p.Meta = map[string]any(res.Meta)
+	}
+	for i, m := range res.Messages {
+		if m == nil {
+			continue
+		}
+		if _, ok := chatType(m.Role); !ok {
+			return nil, fmt.Errorf("message %d has role %q, want user or assistant", i, truncate(string(m.Role)))
+		}
+		if b, ok := blockFromContent(m.Content); ok {
+			p.Messages = append(p.Messages, PromptMessage{Role: m.Role, Content: b})
+		}
+	}
+	return p, nil
+}
+
+// chatType is the langchaingo message type of an MCP role.
+func chatType(r mcp.Role) (llms.ChatMessageType, bool) {
+	switch r {
+	case "user":
+		return llms.ChatMessageTypeHuman, true
+	case "assistant":
+		return llms.ChatMessageTypeAI, true
+	}
+	return "", false
+}
+
+// LLMMessages returns the prompt as langchaingo messages for
+// GenerateContent, one per message: user messages are human messages,
+// assistant messages AI messages, and each content block becomes a part as
+// in [Result.Parts] (text and embedded text resources as text, images,
+// audio and embedded blobs as media parts; opts select the provider style).
+// A message with nothing to show (blank text) is left out, since providers
+// reject empty messages. A nil result gives nil.
+func (p *PromptResult) LLMMessages(opts ...PartOption) []llms.MessageContent {
+	if p == nil {
+		return nil
+	}
+	o := newPartOptions(opts)
+	msgs := make([]llms.MessageContent, 0, len(p.Messages))
+	for i := range p.Messages {
+		m := &p.Messages[i]
+		role, ok := chatType(m.Role)
+		parts := o.appendPart(nil, &m.Content)
+		if !ok || len(parts) == 0 {
+			continue
+		}
+		msgs = append(msgs, llms.MessageContent{Role: role, Parts: parts})
+	}
+	return msgs
+}
+
+// ChatMessages returns the prompt as text-only langchaingo chat messages
+// (llms.HumanChatMessage and llms.AIChatMessage), the shape of
+// prompts.ChatPromptTemplate: pass them as the value of a
+// prompts.MessagesPlaceholder. Media are short placeholders as in
+// [Result.Text]; use [PromptResult.LLMMessages] to keep them. Messages with
+// blank text are left out. A nil result gives nil.
+func (p *PromptResult) ChatMessages() []llms.ChatMessage {
+	if p == nil {
+		return nil
+	}
+	msgs := make([]llms.ChatMessage, 0, len(p.Messages))
+	for i := range p.Messages {
+		m := &p.Messages[i]
+		text := blockText(&m.Content)
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		switch m.Role {
+		case "user":
+			msgs = append(msgs, llms.HumanChatMessage{Content: text})
+		case "assistant":
+			msgs = append(msgs, llms.AIChatMessage{Content: text})
+		}
+	}
+	return msgs
+}
