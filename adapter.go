@@ -64,11 +64,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/callbacks"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -163,8 +165,39 @@ type Config struct {
 	OnResourceUpdated func(server, uri string)
 
 	// Logger receives the adapter's diagnostics and the stderr of stdio
-	// servers. Nil means silence.
+	// servers. Nil means silence. Records carry the caller's context where
+	// there is one; at debug level there is one record per tool call
+	// (server, tool, call id, duration, isError, rounds, error).
 	Logger *slog.Logger
+
+	// Middleware wraps every tool call, the first outermost: it may rewrite
+	// the arguments and the request's _meta, answer without contacting the
+	// server, replace the result, or observe errors. See [Middleware].
+	Middleware []Middleware
+
+	// OnProgress, when set, receives every progress notification of every
+	// tool call (a progress token is then sent with each call). It is called
+	// on the connection's goroutine, in order, and must not block. See also
+	// [WithProgress] for one call's progress.
+	OnProgress func(ctx context.Context, p Progress)
+
+	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or
+	// the server's) count the time since the call's last progress
+	// notification instead of since its start, so that a long call that
+	// keeps reporting progress is not cut off. MaxToolTimeout, when
+	// positive, then bounds the whole call (each round) whatever the
+	// progress. A deadline on the caller's context bounds either.
+	ResetTimeoutOnProgress bool
+	MaxToolTimeout         time.Duration
+
+	// TracerProvider, when set, traces dials, tool lists and tool calls with
+	// OpenTelemetry spans named after the semantic conventions for MCP
+	// ("tools/call get_weather", client spans) under an "execute_tool"
+	// span per call. Nil means no spans (use otel.GetTracerProvider() for
+	// the global one). Whether or not it is set, every tools/call request
+	// carries the W3C trace context of the caller's span, if any, in its
+	// _meta (traceparent, tracestate), so that a server can join the trace.
+	TracerProvider trace.TracerProvider
 }
 
 // IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips
@@ -274,8 +307,11 @@ type ServerInfo struct {
 // and stdio processes; a closed Adapter can be used again, and dials fresh
 // connections.
 type Adapter struct {
-	cfg    Config
-	logger *slog.Logger
+	cfg      Config
+	logger   *slog.Logger
+	tracer   trace.Tracer     // nil: no spans
+	progress progressRegistry // the progress tokens of calls in flight
+	callIDs  atomic.Uint64    // ids of calls not made by a model
 
 	mu  sync.Mutex
 	gen *generation // guarded by mu; nil until first use and after Close
@@ -334,11 +370,12 @@ func New(cfg Config) (*Adapter, error) {
 		return nil, err
 	}
 	cfg.Servers = servers
+	cfg.Middleware = slices.Clone(cfg.Middleware)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, logger: logger}, nil
+	return &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}, nil
 }
 
 func validateServer(name string, s Server) error {
@@ -479,6 +516,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			return nil, serverError(name, "connect", fmt.Errorf("connection lost: %w", dead.cause()))
 		}
 	}
+	parent := trace.SpanContextFromContext(ctx) // the first caller's span, for the dial's
 	ch := g.dials.DoChan(name, func() (any, error) {
 		// The generation owns the dial: Close cancels it and waits.
 		if !a.enter(g) {
@@ -503,7 +541,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 					break
 				}
 			}
-			if c, err = a.dial(g, name, s); err == nil {
+			if c, err = a.tracedDial(parent, g, name, s); err == nil {
 				break
 			}
 		}

@@ -40,6 +40,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // CacheMode says how discovery uses the catalog cache: the tool lists of
@@ -198,7 +199,10 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 			a.mu.Unlock()
 			return nil, serverError(c.server, op, ErrClosed)
 		}
-		f = startFetch(a, cat, key, func(ctx context.Context) ([]T, error) { return fetch(ctx, cat, CacheUse, version) })
+		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
+		f = startFetch(a, cat, key, func(ctx context.Context) ([]T, error) {
+			return fetch(trace.ContextWithSpanContext(ctx, parent), cat, CacheUse, version)
+		})
 	}
 	f.waiters++
 	a.mu.Unlock()
@@ -277,6 +281,7 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	c := cat.conn
 	ctx, done := c.callContext(ctx, 0)
 	defer done()
+	ctx, span := c.startRequestSpan(ctx, "tools/list", "")
 	descs, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
@@ -286,6 +291,7 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 		}
 		return res.Tools, res.NextCursor, res.TTLMs, nil
 	})
+	endSpan(span, nil, err)
 	if err != nil {
 		return nil, c.callError("list tools", err)
 	}
@@ -359,7 +365,7 @@ func (a *Adapter) recordTools(ctx context.Context, c *conn) {
 		return
 	}
 	if _, err := a.catalogTools(ctx, c, CacheUse); err != nil {
-		a.logger.Debug("mcpadapter: listing tools before a call", "server", c.server, "error", err)
+		a.logger.DebugContext(ctx, "mcpadapter: listing tools before a call", "server", c.server, "error", err)
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,7 +151,65 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // run calls the tool on its connection, past the approval gate and without
 // callbacks.
 func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
+	a := t.a
+	debug := a.logger.Enabled(ctx, slog.LevelDebug)
+	if len(a.cfg.Middleware) == 0 && a.tracer == nil && !debug && !a.wantsProgress(ctx) {
+		return t.rounds(ctx, args, nil) // nothing to tell: no call id, no span, no record
+	}
+	info := &callInfo{id: modelCallID(ctx)}
+	if info.id == "" {
+		info.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
+	}
+	ctx = context.WithValue(ctx, callInfoKey{}, info)
+	ctx, span := t.startToolSpan(ctx, info.id)
+	start := time.Now()
+	res, err := t.hooked(ctx, args)
+	endSpan(span, res, err)
+	if debug {
+		a.logger.DebugContext(ctx, "mcpadapter: tool call", "server", t.server, "tool", t.name, "call", info.id,
+			"duration", time.Since(start), "isError", res != nil && res.IsError, "rounds", info.requests, "error", err)
+	}
+	return res, err
+}
+
+// rounds calls the tool with args and the request _meta meta (nil: none).
+func (t *Tool) rounds(ctx context.Context, args map[string]any, meta map[string]any) (*Result, error) {
+	if info, _ := ctx.Value(callInfoKey{}).(*callInfo); info != nil {
+		info.meta = meta
+	}
 	return t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+}
+
+// A callInfo describes one call of a Tool to the requests it sends: the
+// call's id, the _meta that middleware asked for, and how many tools/call
+// requests it sent. It travels in the call's context (callInfoKey), from
+// Tool.run down to callRound, and only when a middleware, a tracer, progress
+// or a debug log needs it.
+type callInfo struct {
+	id       string
+	meta     map[string]any
+	requests int // written by the call's rounds, one at a time
+}
+
+// Context keys of a call: its callInfo, and the model's tool-call id that
+// Toolset.HandleToolCalls puts there.
+type (
+	callInfoKey    struct{}
+	modelCallIDKey struct{}
+)
+
+// modelCallID returns the model's tool-call id under ctx, or "".
+func modelCallID(ctx context.Context) string {
+	id, _ := ctx.Value(modelCallIDKey{}).(string)
+	return id
+}
+
+// callIDOf returns the id of the call under way in ctx, or "".
+func callIDOf(ctx context.Context) string {
+	if info, _ := ctx.Value(callInfoKey{}).(*callInfo); info != nil {
+		return info.id
+	}
+	return modelCallID(ctx)
 }
 
 // invalidInput is the result that answers arguments the tool cannot take:
@@ -187,7 +248,7 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
 	for {
-		raw, res, err := callRound(ctx, c, timeout, mcpName, args, responses, state)
+		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
@@ -245,21 +306,62 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 	}
 }
 
-// callRound sends one round, bounded by timeout when positive.
-func callRound(ctx context.Context, c *conn, timeout time.Duration, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+// callRound sends one round, bounded by timeout when positive: since its
+// start, or, with Config.ResetTimeoutOnProgress, since its last progress
+// notification. It traces the request and asks for progress when someone
+// listens.
+func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+	a := c.a
+	var touch func()
 	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+		var release func()
+		if a.cfg.ResetTimeoutOnProgress {
+			ctx, touch, release = idleContext(ctx, timeout, a.cfg.MaxToolTimeout)
+		} else {
+			ctx, release = context.WithTimeout(ctx, timeout)
+		}
+		defer release()
 	}
-	return c.callOnce(ctx, mcpName, args, responses, state)
+	var meta mcp.Meta
+	info, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	if info != nil {
+		meta = maps.Clone(info.meta)
+		info.requests++
+	}
+	ctx, span := c.startRequestSpan(ctx, "tools/call", mcpName)
+	meta = withTraceContext(ctx, meta)
+	if a.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
+		f, _ := ctx.Value(progressKey{}).(func(Progress))
+		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: callIDOf(ctx)}, f: f, touch: touch}
+		token, forget := a.progress.add(sink)
+		defer forget()
+		if meta == nil {
+			meta = mcp.Meta{}
+		}
+		meta["progressToken"] = token
+	}
+	raw, res, err := c.callOnce(ctx, mcpName, args, responses, state, meta)
+	if err != nil {
+		if idle, ok := context.Cause(ctx).(*errNoProgress); ok {
+			err = serverError(c.server, callToolOp(mcpName), idle)
+		}
+	}
+	if span != nil {
+		if res == nil && raw != nil {
+			endSpan(span, &Result{IsError: raw.IsError}, err)
+		} else {
+			endSpan(span, res, err)
+		}
+	}
+	return raw, res, err
 }
 
-// callOnce sends one tools/call on c. Params are built fresh for every call:
+// callOnce sends one tools/call on c, with meta as its _meta (nil: none).
+// Params are built fresh for every call:
 // the SDK writes into them. Exactly one of the results is set on success: the
 // raw result, or a Result for a JSON-RPC invalid-params error (the model can
 // fix its arguments).
-func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
 	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
 		if err := c.usable(callToolOp(mcpName)); err != nil {
 			return nil, nil, err
@@ -272,7 +374,7 @@ func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses
 	}
 	c.a.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (cache.go)
 	refusals := c.refusals.Load()
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	if err != nil {
 		if method := c.refusedSince(refusals); method != "" {
 			// A legacy server asked for sampling or roots while serving the call.

@@ -146,7 +146,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			errs = append(errs, err)
 			continue
 		}
-		a.logger.Warn("mcpadapter: skipping server", "server", name, "error", out.err)
+		a.logger.WarnContext(ctx, "mcpadapter: skipping server", "server", name, "error", out.err)
 		if out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil {
 			a.mu.Lock()
 			if !g.closed {

@@ -403,7 +403,7 @@ func schemaRef(schema any) (string, bool) {
 // long as the call that is waiting for them.
 func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if a.cfg.ElicitationHandler == nil {
-		a.logger.Info("mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
+		a.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
 	if req == nil || req.Params == nil {

@@ -126,6 +126,9 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			p := req.Params
 			a.logger.Log(ctx, slogLevel(p.Level), "mcpadapter: server log", "server", name, "logger", p.Logger, "data", p.Data)
 		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			a.progressed(name, req.Params)
+		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddSendingMiddleware(middleware)
@@ -380,7 +383,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
-			a.logger.Debug("mcpadapter: fell back to SSE", "url", endpoint)
+			a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", endpoint)
 			return cs, nil
 		}
 		if code := rt.firstFailure(); code != 0 {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -43,8 +45,11 @@ type Tool struct {
 	meta   Metadata
 
 	params      map[string]any // normalized input schema, built once; never handed out
-	summary     string         // the server's description, or its title
-	description string         // summary with an argument hint for text agents
+	schemaOnce  sync.Once      // resolves schema, for arguments rewritten by Middleware
+	schema      *jsonschema.Resolved
+	schemaErr   error
+	summary     string // the server's description, or its title
+	description string // summary with an argument hint for text agents
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -220,6 +225,9 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 	t := s.Lookup(tc.FunctionCall.Name)
 	if t == nil {
 		return textResult(true, fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
+	}
+	if tc.ID != "" {
+		ctx = context.WithValue(ctx, modelCallIDKey{}, tc.ID)
 	}
 	return t.InvokeJSON(ctx, tc.FunctionCall.Arguments)
 }

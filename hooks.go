@@ -1,0 +1,117 @@
+package mcpadapter
+
+// Call hooks: middleware around one tool call, after the approval gate and
+// before the server is contacted.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A CallRequest is one tool call as [Middleware] sees it. A middleware may
+// change Args and Meta before it calls the next handler; the other fields
+// describe the call and are not read back.
+type CallRequest struct {
+	Server  string // the server's name in [Config.Servers]
+	Tool    string // the adapter's (possibly prefixed) tool name
+	MCPName string // the server's own tool name
+	// CallID identifies the call: the model's tool-call id when the call
+	// came through [Toolset.HandleToolCalls], else an id the adapter made
+	// up, unique within the process.
+	CallID string
+	// Args are the arguments to send. Arguments that a middleware changed
+	// are checked against the tool's input schema before anything is sent.
+	Args map[string]any
+	// Meta is sent as the request's _meta (besides the keys the adapter and
+	// the SDK add: progressToken, traceparent, tracestate, and the modern
+	// era's io.modelcontextprotocol/* keys, which win).
+	Meta map[string]any
+}
+
+// A CallHandler runs a tool call and returns its result, as [Tool.Invoke]
+// does: a tool-level failure is a [Result] with IsError set; an
+// [*Interrupt] or a [*ServerError] is an error.
+type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
+
+// A Middleware wraps the handler of every tool call, in the way of net/http
+// middleware: it may rewrite the request before calling next, answer without
+// calling next (the server is then not contacted), replace the result, or
+// observe errors. [Config.Middleware] lists them outermost first.
+//
+// Middleware runs after [Config.Approval] (a reviewer approves the call the
+// model asked for) and around the whole call, its input rounds included; a
+// resumed [*Interrupt] continues inside the chain it started in only when
+// the rounds are answered inline ([Config.ElicitationHandler]): a stored
+// interrupt resumed later runs the server call alone, with the arguments it
+// holds.
+type Middleware func(next CallHandler) CallHandler
+
+// chain returns h wrapped in mws, the first outermost.
+func chain(mws []Middleware, h CallHandler) CallHandler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// hooked runs the call of args through [Config.Middleware]. Arguments that a
+// middleware rewrote are validated against the tool's input schema first:
+// a violation is a model-visible error result, and nothing is sent.
+func (t *Tool) hooked(ctx context.Context, args map[string]any) (*Result, error) {
+	mws := t.a.cfg.Middleware
+	if len(mws) == 0 {
+		return t.rounds(ctx, args, nil)
+	}
+	req := &CallRequest{
+		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: callIDOf(ctx),
+		Args: deepCopy(args),
+	}
+	original := deepCopy(args)
+	h := chain(mws, func(ctx context.Context, req *CallRequest) (*Result, error) {
+		if !reflect.DeepEqual(req.Args, original) {
+			if err := t.checkArgs(req.Args); err != nil {
+				return textResult(true, fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
+			}
+		}
+		return t.rounds(ctx, req.Args, maps.Clone(req.Meta))
+	})
+	return h(ctx, req)
+}
+
+// checkArgs validates args against the tool's input schema, resolved once.
+func (t *Tool) checkArgs(args map[string]any) error {
+	t.schemaOnce.Do(func() {
+		b, err := json.Marshal(t.desc.InputSchema)
+		if err != nil {
+			t.schemaErr = err
+			return
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.schemaErr = err
+			return
+		}
+		t.schema, t.schemaErr = s.Resolve(nil)
+	})
+	if t.schemaErr != nil {
+		return fmt.Errorf("the tool's input schema cannot be used: %w", t.schemaErr)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	// Validate what is sent, as JSON: numbers as float64, nested maps plain.
+	b, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	return t.schema.Validate(v)
+}

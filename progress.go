@@ -1,0 +1,162 @@
+package mcpadapter
+
+// Progress: the notifications/progress of a tool call, delivered to
+// Config.OnProgress and to a per-call func (WithProgress), and, with
+// Config.ResetTimeoutOnProgress, a call timeout that counts idle time.
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Progress is one progress notification of a tool call.
+type Progress struct {
+	Server  string // the server's name in [Config.Servers]
+	Tool    string // the adapter's (possibly prefixed) tool name
+	MCPName string // the server's own tool name
+	CallID  string // as in [CallRequest]
+	// Progress is the progress so far; it increases with every
+	// notification, even when the total is unknown.
+	Progress float64
+	Total    float64 // 0 when the server did not say
+	Message  string
+}
+
+// progressKey is the context key of [WithProgress].
+type progressKey struct{}
+
+// WithProgress returns a copy of ctx whose tool calls report each progress
+// notification to f, besides [Config.OnProgress]. f is called on the
+// connection's goroutine, in the order the server sent them: it must not
+// block.
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+// A progressSink receives the progress notifications of one request.
+type progressSink struct {
+	ctx   context.Context // the caller's, for Config.OnProgress
+	p     Progress        // server, tool and call id
+	f     func(Progress)  // WithProgress's, or nil
+	touch func()          // resets the idle timeout, or nil
+}
+
+// A progressRegistry maps the progress tokens of the requests in flight to
+// their sinks. Tokens are unique per Adapter; a notification counts only
+// when it comes from the server its request went to.
+//
+// go-sdk hands notifications to their handler apart from responses, so the
+// progress that a server sent just before its answer can be handled just
+// after the call returned. The registry therefore keeps the sinks of the
+// last lateSinks finished requests too: memory stays bounded by the requests
+// in flight plus that many.
+type progressRegistry struct {
+	mu    sync.Mutex
+	next  uint64
+	sinks map[string]*progressSink
+	late  [lateSinks]string // tokens of finished requests, oldest first at lateAt
+	lateN int
+}
+
+// lateSinks is how many finished requests still get their late progress.
+const lateSinks = 64
+
+// add registers s under a new token and returns the token and the func that
+// marks the request finished.
+func (r *progressRegistry) add(s *progressSink) (string, func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	token := "mcpadapter-" + strconv.FormatUint(r.next, 10)
+	if r.sinks == nil {
+		r.sinks = make(map[string]*progressSink)
+	}
+	r.sinks[token] = s
+	return token, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		s.touch = nil // the request's timer is gone
+		i := r.lateN % lateSinks
+		if old := r.late[i]; old != "" {
+			delete(r.sinks, old)
+		}
+		r.late[i] = token
+		r.lateN++
+	}
+}
+
+// lookup returns the sink of token for a notification of server, or nil,
+// and the func that resets its request's idle timeout while it runs.
+func (r *progressRegistry) lookup(server string, token any) (*progressSink, func()) {
+	t, ok := token.(string)
+	if !ok {
+		return nil, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sinks[t]
+	if s == nil || s.p.Server != server {
+		return nil, nil
+	}
+	return s, s.touch
+}
+
+// progressed delivers a progress notification of server.
+func (a *Adapter) progressed(server string, p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	s, touch := a.progress.lookup(server, p.ProgressToken)
+	if s == nil {
+		return
+	}
+	if touch != nil {
+		touch()
+	}
+	ev := s.p
+	ev.Progress, ev.Total, ev.Message = p.Progress, p.Total, p.Message
+	if f := a.cfg.OnProgress; f != nil {
+		f(s.ctx, ev)
+	}
+	if s.f != nil {
+		s.f(ev)
+	}
+}
+
+// wantsProgress reports whether a call under ctx asks for a progress token.
+func (a *Adapter) wantsProgress(ctx context.Context) bool {
+	if a.cfg.OnProgress != nil || a.cfg.ResetTimeoutOnProgress {
+		return true
+	}
+	f, _ := ctx.Value(progressKey{}).(func(Progress))
+	return f != nil
+}
+
+// errNoProgress is the cause of a request that timed out while idle.
+type errNoProgress struct{ idle time.Duration }
+
+func (e *errNoProgress) Error() string {
+	return "no progress for " + e.idle.String() + ": " + context.DeadlineExceeded.Error()
+}
+
+func (e *errNoProgress) Unwrap() error { return context.DeadlineExceeded }
+
+// idleContext returns ctx cancelled when idle passes without a call of
+// touch, and at max after the start when max is positive. release frees it.
+func idleContext(ctx context.Context, idle, max time.Duration) (_ context.Context, touch func(), release func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stopMax := func() {}
+	if max > 0 {
+		ctx, stopMax = context.WithTimeout(ctx, max)
+	}
+	timer := time.AfterFunc(idle, func() { cancel(&errNoProgress{idle: idle}) })
+	return ctx, func() { timer.Reset(idle) }, func() {
+		timer.Stop()
+		stopMax()
+		cancel(nil)
+	}
+}
