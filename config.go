@@ -110,6 +110,9 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 //   - otherwise the object itself maps names to servers, as the
 //     connections of LangChain Python's MultiServerMCPClient do.
 //
+// Comments (// and /* */) and trailing commas are allowed, as in VS Code's
+// mcp.json.
+//
 // A server is a stdio program (command, args, env, cwd, envFile) or a URL
 // (url, headers). Its transport comes from "type" or "transport": "stdio";
 // "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
@@ -204,6 +207,10 @@ var (
 // decodeConfigFile decodes the structure of a configuration file and
 // checks it, without expanding variables.
 func decodeConfigFile(data []byte) (configFile, []*ConfigError) {
+	data, err := stripJSONC(data)
+	if err != nil {
+		return configFile{}, []*ConfigError{{Err: err}}
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return configFile{}, []*ConfigError{{Err: fmt.Errorf("invalid JSON: %w", err)}}
@@ -384,4 +391,49 @@ func decodeEnv(v json.RawMessage) (env map[string]string, bad string, err error)
 		}
 	}
 	return env, "", nil
+}
+
+// stripJSONC turns JSON with comments (// and /* */) and trailing commas,
+// which VS Code's mcp.json allows, into JSON: comments become spaces (so
+// that syntax error offsets stay true) and a comma before } or ] becomes a
+// space. It reads each byte once.
+func stripJSONC(data []byte) ([]byte, error) {
+	out := make([]byte, len(data))
+	copy(out, data)
+	last := -1 // index of the last byte outside strings, comments and whitespace
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; {
+		case c == '"':
+			for i++; i < len(out) && out[i] != '"'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+			last = i
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			start := i
+			out[i], out[i+1] = ' ', ' '
+			for i += 2; i+1 < len(out) && !(out[i] == '*' && out[i+1] == '/'); i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			if i+1 >= len(out) {
+				return nil, fmt.Errorf("unterminated /* comment at offset %d", start)
+			}
+			out[i], out[i+1] = ' ', ' '
+			i++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case (c == '}' || c == ']') && last >= 0 && out[last] == ',':
+			out[last] = ' '
+			last = i
+		default:
+			last = i
+		}
+	}
+	return out, nil
 }
