@@ -152,10 +152,12 @@ func IgnoreConnectionErrors(server string, err error) error { return nil }
 // shell.
 //
 // Its JSON form names the fields as MCP configuration files do (url,
-// command, args, env, cwd, headers; the others in lowerCamelCase, durations
-// in nanoseconds) and omits what is unset, so that a Server that uses only
-// those six fields marshals to an entry [ParseConfig] reads back.
-// Transport, HTTPClient, OAuth and Client are never encoded or decoded.
+// command, args, env, cwd, headers; mode, disableSSEFallback and logLevel
+// besides) and omits what is unset, so that a Server using only those six
+// fields marshals to an entry [ParseConfig] reads back. Transport,
+// HTTPClient, OAuth and Client are never encoded or decoded, nor are
+// DefaultToolTimeout, Restart and Reconnect: files give those in
+// milliseconds (see [ParseConfig]), encoding/json would use nanoseconds.
 type Server struct {
 	// URL is an http or https endpoint spoken to with Streamable HTTP,
 	// falling back to SSE (see DisableSSEFallback).
@@ -194,7 +196,7 @@ type Server struct {
 
 	// DefaultToolTimeout bounds every tool call of this server when positive,
 	// unless [Config.DefaultToolTimeout] is set.
-	DefaultToolTimeout time.Duration `json:"defaultToolTimeout,omitempty"`
+	DefaultToolTimeout time.Duration `json:"-"`
 
 	// DisableSSEFallback turns off the retry over SSE when Streamable HTTP
 	// answers 404 or 405 (any 4xx in ModeLegacy).
@@ -202,11 +204,11 @@ type Server struct {
 
 	// Restart starts a stdio server again, at the next discovery, after its
 	// process died. Nil means a dead server stays failed.
-	Restart *RetryPolicy `json:"restart,omitempty"`
+	Restart *RetryPolicy `json:"-"`
 
 	// Reconnect dials an HTTP or SSE server again, at the next discovery,
 	// after its session died. Nil means a dead server stays failed.
-	Reconnect *RetryPolicy `json:"reconnect,omitempty"`
+	Reconnect *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
 	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).

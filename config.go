@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ConfigOptions controls how [ParseConfig] and [LoadConfig] expand the
@@ -53,6 +55,9 @@ type ConfigError struct {
 
 // Error implements error.
 func (e *ConfigError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	b.WriteString("mcpadapter: config")
 	if e.File != "" {
@@ -94,6 +99,10 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", pe.Op, pe.Err) // the path is in File
+		}
 		return Config{}, &ConfigError{File: path, Err: err}
 	}
 	return parseConfig(path, data, &o)
@@ -114,12 +123,16 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 // mcp.json.
 //
 // A server is a stdio program (command, args, env, cwd, envFile) or a URL
-// (url, headers). Its transport comes from "type" or "transport": "stdio";
+// (url, headers). LangChain JS's restart and reconnect ({enabled,
+// maxAttempts, delayMs}), automaticSSEFallback and defaultToolTimeout (in
+// milliseconds) set [Server.Restart], [Server.Reconnect],
+// [Server.DisableSSEFallback] and [Server.DefaultToolTimeout]. Its transport comes from "type" or "transport": "stdio";
 // "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
 // back to SSE); or "sse", which sets [ModeLegacy] so that any 4xx answer
 // to a Streamable HTTP POST falls back to SSE. Without either, a server with
 // a command is stdio and one with a url is http. envFile names a dotenv
-// file (NAME=value lines) whose variables come before env's.
+// file (NAME=value lines; a relative path is relative to the current
+// directory, as cwd is) whose variables come before env's.
 //
 // Every string value may use ${NAME} or ${env:NAME} (an environment
 // variable; ${NAME:-default} when it is unset or empty), ${input:id}
@@ -186,6 +199,11 @@ type fileServer struct {
 	envFile   string
 	url       string
 	headers   map[string]string
+
+	// LangChain JS's options.
+	restart, reconnect *RetryPolicy
+	noSSEFallback      bool
+	toolTimeout        time.Duration
 }
 
 // configTransports maps the transport names of every format to ours.
@@ -200,8 +218,8 @@ var configTransports = map[string]string{
 // stdioFields and urlFields are the fields that apply only to stdio servers
 // and only to URL servers.
 var (
-	stdioFields = []string{"command", "args", "env", "cwd", "envFile"}
-	urlFields   = []string{"url", "headers"}
+	stdioFields = []string{"command", "args", "env", "cwd", "envFile", "restart"}
+	urlFields   = []string{"url", "headers", "reconnect", "automaticSSEFallback"}
 )
 
 // decodeConfigFile decodes the structure of a configuration file and
@@ -326,6 +344,22 @@ func decodeServer(name string, raw json.RawMessage) (fileServer, []*ConfigError)
 			err = decodeField(v, &s.url, "a string")
 		case "headers":
 			err = decodeField(v, &s.headers, "an object of strings")
+		case "restart":
+			s.restart, err = decodeRetry(v)
+		case "reconnect":
+			s.reconnect, err = decodeRetry(v)
+		case "automaticSSEFallback":
+			var fallback bool
+			err = decodeField(v, &fallback, "true or false")
+			s.noSSEFallback = !fallback
+		case "defaultToolTimeout":
+			var ms float64
+			if err = decodeField(v, &ms, "a number of milliseconds"); err == nil {
+				s.toolTimeout, err = millis(ms)
+			}
+			if err == nil && s.toolTimeout == 0 {
+				err = errors.New("want a positive number of milliseconds")
+			}
 		default:
 			err = errors.New("unknown field")
 		}
@@ -349,14 +383,53 @@ func decodeServer(name string, raw json.RawMessage) (fileServer, []*ConfigError)
 		required, other = "url", stdioFields
 	}
 	if fields[required] == nil {
-		fail(required, fmt.Errorf("required for a %s server", s.transport))
+		fail(required, fmt.Errorf("required for %s servers", s.transport))
 	}
 	for _, key := range other {
 		if fields[key] != nil {
-			fail(key, fmt.Errorf("does not apply to a %s server", s.transport))
+			fail(key, fmt.Errorf("does not apply to %s servers", s.transport))
 		}
 	}
+	if s.transport == "sse" && s.noSSEFallback {
+		fail("automaticSSEFallback", errors.New("false would never reach an sse server"))
+	}
 	return s, errs
+}
+
+// decodeRetry decodes LangChain JS's restart and reconnect options,
+// {enabled, maxAttempts, delayMs}: nil unless enabled.
+func decodeRetry(v json.RawMessage) (*RetryPolicy, error) {
+	var r struct {
+		Enabled     bool    `json:"enabled"`
+		MaxAttempts int     `json:"maxAttempts"`
+		DelayMs     float64 `json:"delayMs"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, errors.New("want {enabled, maxAttempts, delayMs}")
+	}
+	delay, err := millis(r.DelayMs)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("delayMs: %w", err)
+	case r.MaxAttempts < 0:
+		return nil, errors.New("maxAttempts: want a number of at least 0")
+	case !r.Enabled:
+		return nil, nil
+	}
+	return &RetryPolicy{MaxAttempts: r.MaxAttempts, Delay: delay}, nil
+}
+
+// maxMillis bounds a duration in milliseconds (about 31 years).
+const maxMillis = 1e12
+
+// millis converts a JSON number of milliseconds to a Duration.
+func millis(ms float64) (time.Duration, error) {
+	if ms < 0 || ms > maxMillis {
+		return 0, fmt.Errorf("want between 0 and %g milliseconds", float64(maxMillis))
+	}
+	return time.Duration(ms * float64(time.Millisecond)), nil
 }
 
 // decodeField decodes v into ptr, or says what it wants instead.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 )
@@ -63,13 +64,46 @@ func TestParseConfigFormats(t *testing.T) {
 				t.Fatalf("New refuses the parsed config: %v", err)
 			}
 			a.Close()
-			got, err := json.MarshalIndent(cfg.Servers, "", "  ")
+			golden := make(map[string]goldenServer, len(cfg.Servers))
+			for name, s := range cfg.Servers {
+				golden[name] = newGoldenServer(s)
+			}
+			got, err := json.MarshalIndent(golden, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, "config/"+strings.TrimSuffix(filepath.Base(file), ".json")+".golden", append(got, '\n'))
 		})
 	}
+}
+
+// A goldenServer is the golden form of a parsed Server: its JSON form plus
+// the fields that form leaves out, durations as strings.
+type goldenServer struct {
+	Server
+	ToolTimeout string       `json:"defaultToolTimeout,omitempty"`
+	Restart     *goldenRetry `json:"restart,omitempty"`
+	Reconnect   *goldenRetry `json:"reconnect,omitempty"`
+}
+
+type goldenRetry struct {
+	MaxAttempts int    `json:"maxAttempts"`
+	Delay       string `json:"delay"`
+}
+
+func newGoldenServer(s Server) goldenServer {
+	g := goldenServer{Server: s}
+	if s.DefaultToolTimeout != 0 {
+		g.ToolTimeout = s.DefaultToolTimeout.String()
+	}
+	retry := func(p *RetryPolicy) *goldenRetry {
+		if p == nil {
+			return nil
+		}
+		return &goldenRetry{p.MaxAttempts, p.Delay.String()}
+	}
+	g.Restart, g.Reconnect = retry(s.Restart), retry(s.Reconnect)
+	return g
 }
 
 // TestParseConfigInputs checks that ${input:id} is answered by the caller's
@@ -188,10 +222,10 @@ func TestParseConfigErrors(t *testing.T) {
 		{"unknown transport", `{"s": {"transport": "websocket", "url": "wss://x"}}`, "s", "transport", `unknown transport "websocket"`, false},
 		{"unknown type", `{"servers": {"s": {"type": "grpc", "url": "https://x"}}}`, "s", "type", `unknown transport "grpc"`, false},
 		{"type and transport disagree", `{"mcpServers": {"s": {"type": "http", "transport": "sse", "url": "https://x"}}}`, "s", "type", "disagree", false},
-		{"stdio field on http", `{"servers": {"s": {"type": "http", "url": "https://x", "env": {"A": "1"}}}}`, "s", "env", "does not apply to a http server", false},
-		{"stdio field on sse", `{"servers": {"s": {"type": "sse", "url": "https://x", "cwd": "/"}}}`, "s", "cwd", "does not apply to a sse server", false},
-		{"url field on stdio", `{"mcpServers": {"s": {"command": "npx", "headers": {"A": "b"}}}}`, "s", "headers", "does not apply to a stdio server", false},
-		{"url and command", `{"mcpServers": {"s": {"command": "npx", "url": "https://x"}}}`, "s", "url", "does not apply to a stdio server", false},
+		{"stdio field on http", `{"servers": {"s": {"type": "http", "url": "https://x", "env": {"A": "1"}}}}`, "s", "env", "does not apply to http servers", false},
+		{"stdio field on sse", `{"servers": {"s": {"type": "sse", "url": "https://x", "cwd": "/"}}}`, "s", "cwd", "does not apply to sse servers", false},
+		{"url field on stdio", `{"mcpServers": {"s": {"command": "npx", "headers": {"A": "b"}}}}`, "s", "headers", "does not apply to stdio servers", false},
+		{"url and command", `{"mcpServers": {"s": {"command": "npx", "url": "https://x"}}}`, "s", "url", "does not apply to stdio servers", false},
 		{"stdio without command", `{"servers": {"s": {"type": "stdio", "args": ["a"]}}}`, "s", "command", "required", false},
 		{"http without url", `{"servers": {"s": {"type": "http", "headers": {}}}}`, "s", "url", "required", false},
 		{"no target", `{"mcpServers": {"s": {}}}`, "s", "", "needs a command or a url", false},
@@ -206,6 +240,13 @@ func TestParseConfigErrors(t *testing.T) {
 		{"input without func", `{"mcpServers": {"s": {"command": "x", "env": {"K": "${input:key}"}}}}`, "s", "env.K", "needs ConfigOptions.Input", true},
 		{"empty input id", `{"mcpServers": {"s": {"command": "${input:}"}}}`, "s", "command", "names no input", false},
 		{"workspaceFolder unset", `{"mcpServers": {"s": {"command": "x", "cwd": "${workspaceFolder}"}}}`, "s", "cwd", "needs ConfigOptions.WorkspaceFolder", false},
+		{"restart on http", `{"mcpServers": {"s": {"url": "https://x", "restart": {"enabled": true}}}}`, "s", "restart", "does not apply to http servers", false},
+		{"reconnect on stdio", `{"mcpServers": {"s": {"command": "x", "reconnect": {"enabled": true}}}}`, "s", "reconnect", "does not apply to stdio servers", false},
+		{"bad retry", `{"mcpServers": {"s": {"command": "x", "restart": {"enabled": true, "tries": 2}}}}`, "s", "restart", "want {enabled, maxAttempts, delayMs}", false},
+		{"negative delay", `{"mcpServers": {"s": {"command": "x", "restart": {"enabled": true, "delayMs": -1}}}}`, "s", "restart", "delayMs: want between 0", false},
+		{"huge timeout", `{"mcpServers": {"s": {"command": "x", "defaultToolTimeout": 1e300}}}`, "s", "defaultToolTimeout", "want between 0", false},
+		{"zero timeout", `{"mcpServers": {"s": {"command": "x", "defaultToolTimeout": 0}}}`, "s", "defaultToolTimeout", "positive", false},
+		{"sse without fallback", `{"mcpServers": {"s": {"type": "sse", "url": "https://x", "automaticSSEFallback": false}}}`, "s", "automaticSSEFallback", "never reach", false},
 		{"envFile missing", `{"mcpServers": {"s": {"command": "x", "envFile": "testdata/config/no-such.env"}}}`, "s", "envFile", "no such file", false},
 		{"envFile not a file", `{"mcpServers": {"s": {"command": "x", "envFile": "testdata"}}}`, "s", "envFile", "not a regular file", false},
 	}
@@ -298,7 +339,7 @@ func TestLoadConfigErrorFiles(t *testing.T) {
 		}
 	}
 	_, err := LoadConfig(filepath.Join("testdata", "config", "no-such.json"), nil)
-	if !errors.Is(err, os.ErrNotExist) {
+	if !errors.Is(err, os.ErrNotExist) || strings.Count(err.Error(), "no-such.json") != 1 {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -387,8 +428,9 @@ func TestServerJSON(t *testing.T) {
 	if back.Command != s.Command || !slices.Equal(back.Args, s.Args) || !maps.Equal(back.Env, s.Env) || back.Dir != s.Dir {
 		t.Errorf("round trip = %+v, want %+v", back, s)
 	}
-	u, _ := json.Marshal(Server{URL: "https://x.example/mcp", Headers: map[string]string{"A": "b"}})
-	if want := `{"url":"https://x.example/mcp","headers":{"A":"b"}}`; string(u) != want {
+	u, _ := json.Marshal(Server{URL: "https://x.example/mcp", Headers: map[string]string{"A": "b"}, Mode: ModeLegacy,
+		DefaultToolTimeout: time.Second, Reconnect: &RetryPolicy{MaxAttempts: 2}})
+	if want := `{"url":"https://x.example/mcp","mode":"legacy","headers":{"A":"b"}}`; string(u) != want {
 		t.Errorf("Marshal = %s, want %s", u, want)
 	}
 }

@@ -36,9 +36,10 @@ func (r *expander) server(name string, fs fileServer) (Server, []*ConfigError) {
 		}
 		return out
 	}
-	var s Server
+	s := Server{DefaultToolTimeout: fs.toolTimeout}
 	if fs.transport != "stdio" {
 		s.URL = expand("url", fs.url)
+		s.Reconnect, s.DisableSSEFallback = fs.reconnect, fs.noSSEFallback
 		if fs.transport == "sse" {
 			// Legacy mode falls back to SSE on any 4xx to the Streamable
 			// HTTP POST, which an SSE-only endpoint answers.
@@ -48,6 +49,7 @@ func (r *expander) server(name string, fs fileServer) (Server, []*ConfigError) {
 		return s, errs
 	}
 	s.Command = expand("command", fs.command)
+	s.Restart = fs.restart
 	for i, a := range fs.args {
 		s.Args = append(s.Args, expand(fmt.Sprintf("args[%d]", i), a))
 	}
