@@ -123,16 +123,17 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 // mcp.json.
 //
 // A server is a stdio program (command, args, env, cwd, envFile) or a URL
-// (url, headers). LangChain JS's restart and reconnect ({enabled,
-// maxAttempts, delayMs}), automaticSSEFallback and defaultToolTimeout (in
-// milliseconds) set [Server.Restart], [Server.Reconnect],
-// [Server.DisableSSEFallback] and [Server.DefaultToolTimeout]. Its transport comes from "type" or "transport": "stdio";
+// (url, headers). Its transport comes from "type" or "transport": "stdio";
 // "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
 // back to SSE); or "sse", which sets [ModeLegacy] so that any 4xx answer
 // to a Streamable HTTP POST falls back to SSE. Without either, a server with
 // a command is stdio and one with a url is http. envFile names a dotenv
 // file (NAME=value lines; a relative path is relative to the current
-// directory, as cwd is) whose variables come before env's.
+// directory, as cwd is) whose variables come before env's. LangChain JS's
+// restart and reconnect ({enabled, maxAttempts, delayMs}),
+// automaticSSEFallback and defaultToolTimeout (milliseconds) set
+// [Server.Restart], [Server.Reconnect], [Server.DisableSSEFallback] and
+// [Server.DefaultToolTimeout].
 //
 // Every string value may use ${NAME} or ${env:NAME} (an environment
 // variable; ${NAME:-default} when it is unset or empty), ${input:id}
@@ -152,11 +153,8 @@ func parseConfig(file string, data []byte, opts *ConfigOptions) (Config, error) 
 		opts = &ConfigOptions{}
 	}
 	f, errs := decodeConfigFile(data)
-	for _, err := range errs {
-		err.File = file
-	}
 	if len(errs) > 0 {
-		return Config{}, joinConfigErrors(errs)
+		return Config{}, joinConfigErrors(file, errs)
 	}
 	r := &expander{opts: opts, inputs: f.inputs, answers: map[string]inputAnswer{}}
 	servers := make(map[string]Server, len(f.servers))
@@ -165,18 +163,17 @@ func parseConfig(file string, data []byte, opts *ConfigOptions) (Config, error) 
 		errs = append(errs, serr...)
 		servers[name] = s
 	}
-	for _, err := range errs {
-		err.File = file
-	}
 	if len(errs) > 0 {
-		return Config{}, joinConfigErrors(errs)
+		return Config{}, joinConfigErrors(file, errs)
 	}
 	return Config{Servers: servers}, nil
 }
 
-func joinConfigErrors(errs []*ConfigError) error {
+// joinConfigErrors names file in each of errs and joins them.
+func joinConfigErrors(file string, errs []*ConfigError) error {
 	all := make([]error, len(errs))
 	for i, err := range errs {
+		err.File = file
 		all[i] = err
 	}
 	return errors.Join(all...)
@@ -238,29 +235,30 @@ func decodeConfigFile(data []byte) (configFile, []*ConfigError) {
 	}
 	var errs []*ConfigError
 	raw := top
-	mcpServers, isHost := top["mcpServers"]
-	vsServers, isVSCode := top["servers"]
+	_, isHost := top["mcpServers"]
+	_, isVSCode := top["servers"]
+	wrapper := ""
 	switch {
 	case isHost && isVSCode:
 		return configFile{}, []*ConfigError{{Field: "servers", Err: errors.New(`"mcpServers" and "servers" are both set`)}}
 	case isHost:
-		raw = nil
-		if err := decodeField(mcpServers, &raw, "an object mapping names to servers"); err != nil || raw == nil {
-			return configFile{}, []*ConfigError{{Field: "mcpServers", Err: errors.New("want an object mapping names to servers")}}
-		}
+		wrapper = "mcpServers"
 	case isVSCode:
-		raw = nil
-		if err := decodeField(vsServers, &raw, "an object mapping names to servers"); err != nil || raw == nil {
-			return configFile{}, []*ConfigError{{Field: "servers", Err: errors.New("want an object mapping names to servers")}}
-		}
+		wrapper = "servers"
 		for _, key := range slices.Sorted(maps.Keys(top)) {
 			if key != "servers" && key != "inputs" {
 				errs = append(errs, &ConfigError{Field: key, Err: errors.New("unknown field")})
 			}
 		}
 	}
+	if wrapper != "" {
+		raw = nil
+		if err := json.Unmarshal(top[wrapper], &raw); err != nil || raw == nil {
+			return configFile{}, []*ConfigError{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
+		}
+	}
 	f := configFile{servers: make(map[string]fileServer, len(raw))}
-	if isHost || isVSCode {
+	if wrapper != "" {
 		if in, ok := top["inputs"]; ok {
 			inputs, err := decodeInputs(in)
 			if err != nil {

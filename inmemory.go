@@ -15,8 +15,9 @@ import (
 // The server's session is connected under a context detached from the
 // dial's cancellation (context.WithoutCancel): it belongs to the
 // connection and ends when the adapter closes its end, not when the
-// context of the discovery that dialed it ends. Values of that context
-// still reach srv.
+// context it was dialed under ends. (go-sdk v1.8.0 does not propagate that
+// cancellation into in-memory sessions anyway; InMemory does not rely on
+// it.) Values of that context still reach srv.
 func InMemory(srv *mcp.Server) Server {
 	return Server{Transport: func(ctx context.Context) (mcp.Transport, error) {
 		serverEnd, clientEnd := mcp.NewInMemoryTransports()
