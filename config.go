@@ -22,7 +22,7 @@ type ConfigOptions struct {
 
 	// Input answers ${input:id} (VS Code's input variables, typically
 	// secrets the user is prompted for). It is called at most once per id,
-	// in a deterministic order, and only when the file is otherwise valid.
+	// in a deterministic order, and only when the file's structure is valid.
 	// Nil means that a reference to an input is an error.
 	Input func(in ConfigInput) (string, error)
 
@@ -142,8 +142,8 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 // field: invalid JSON, an unknown field, a field that does not apply to the
 // server's transport, an unknown transport, an unset variable (never
 // replaced by an empty string), an unknown variable. All errors are
-// returned together, joined, and no input is asked for unless the file is
-// otherwise valid.
+// returned together, joined, and no input is asked for while the file has
+// an error of structure (JSON, fields, transports).
 func ParseConfig(data []byte, opts *ConfigOptions) (Config, error) {
 	return parseConfig("", data, opts)
 }
