@@ -207,61 +207,69 @@ func IgnoreConnectionErrors(server string, err error) error { return nil }
 // Server is one MCP server. Exactly one of URL, Command or Transport must be
 // set; a URL is never run as a program and a Command never goes through a
 // shell.
+//
+// Its JSON form names the fields as MCP configuration files do (url,
+// command, args, env, cwd, headers; mode, disableSSEFallback and logLevel
+// besides) and omits what is unset, so that a Server using only those six
+// fields marshals to an entry [ParseConfig] reads back. Transport,
+// HTTPClient, OAuth and Client are never encoded or decoded, nor are
+// DefaultToolTimeout, Restart and Reconnect: files give those in
+// milliseconds (see [ParseConfig]), encoding/json would use nanoseconds.
 type Server struct {
 	// URL is an http or https endpoint spoken to with Streamable HTTP,
 	// falling back to SSE (see DisableSSEFallback).
-	URL string
+	URL string `json:"url,omitempty"`
 
 	// Command, with Args, Env and Dir, starts a stdio server. Env adds to
 	// (and overrides) the adapter process's environment. The server's stderr
 	// goes to [Config.Logger], one record per line.
-	Command string
-	Args    []string
-	Env     map[string]string
-	Dir     string
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Dir     string            `json:"cwd,omitempty"`
 
 	// Transport returns a fresh transport for each dial (transports are
 	// single-use), e.g. one end of mcp.NewInMemoryTransports.
-	Transport func(ctx context.Context) (mcp.Transport, error)
+	Transport func(ctx context.Context) (mcp.Transport, error) `json:"-"`
 
 	// Mode selects the protocol era; see [ModeAuto], [ModeModern], [ModeLegacy].
-	Mode Mode
+	Mode Mode `json:"mode,omitempty"`
 
 	// Headers are added to every HTTP request sent to this server (and
 	// never to another one), e.g. Authorization. A redirect, or an SSE
 	// message endpoint, on another origin (scheme, host and port) gets
 	// neither these headers nor an Authorization header.
-	Headers map[string]string
+	Headers map[string]string `json:"headers,omitempty"`
 
 	// HTTPClient is used for HTTP and SSE. It is copied, never mutated; nil
 	// means a zero http.Client. Do not set its Timeout: SSE streams are
 	// long-lived; use context deadlines instead.
-	HTTPClient *http.Client
+	HTTPClient *http.Client `json:"-"`
 
 	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support);
 	// its token is never sent to another origin. The SSE fallback does not
 	// use it: put credentials for an SSE server in Headers.
-	OAuth auth.OAuthHandler
+	OAuth auth.OAuthHandler `json:"-"`
 
 	// DefaultToolTimeout bounds every tool call of this server when positive,
 	// unless [Config.DefaultToolTimeout] is set.
-	DefaultToolTimeout time.Duration
+	DefaultToolTimeout time.Duration `json:"-"`
 
 	// DisableSSEFallback turns off the retry over SSE when Streamable HTTP
 	// answers 404 or 405 (any 4xx in ModeLegacy).
-	DisableSSEFallback bool
+	DisableSSEFallback bool `json:"disableSSEFallback,omitempty"`
 
 	// Restart starts a stdio server again, at the next discovery, after its
 	// process died. Nil means a dead server stays failed.
-	Restart *RetryPolicy
+	Restart *RetryPolicy `json:"-"`
 
 	// Reconnect dials an HTTP or SSE server again, at the next discovery,
 	// after its session died. Nil means a dead server stays failed.
-	Reconnect *RetryPolicy
+	Reconnect *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
 	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).
-	LogLevel mcp.LoggingLevel
+	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
 
 	// Client is a prebuilt go-sdk client to dial with. It is used as given:
 	// go-sdk copies client options at construction, so its own handlers and
@@ -269,7 +277,7 @@ type Server struct {
 	// client built with MultiRoundTrip disabled, list_changed invalidation
 	// needs its ToolListChangedHandler, and [Config.ElicitationHandler] does
 	// not apply to it. The adapter adds its middleware to it once.
-	Client *mcp.Client
+	Client *mcp.Client `json:"-"`
 }
 
 // RetryPolicy bounds how a dead connection is dialed again.

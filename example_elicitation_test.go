@@ -13,9 +13,9 @@ import (
 )
 
 // docsBookingServer returns an in-process booking server (a go-sdk server
-// of the modern era) for the examples, as a Server.Transport. Its
-// book_table tool asks for the date with an input-required result; its
-// cancel_booking tool is declared destructive.
+// of the modern era) for the examples, as a Server.Transport
+// ([mcpadapter.InMemory]). Its book_table tool asks for the date with an
+// input-required result; its cancel_booking tool is declared destructive.
 func docsBookingServer() func(context.Context) (mcp.Transport, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "booking-service", Version: "1.0.0"}, nil)
 	type bookIn struct {
@@ -53,13 +53,7 @@ func docsBookingServer() func(context.Context) (mcp.Transport, error) {
 		func(_ context.Context, _ *mcp.CallToolRequest, in cancelIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "cancelled booking " + in.ID}}}, nil, nil
 		})
-	return func(ctx context.Context) (mcp.Transport, error) {
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
-	}
+	return mcpadapter.InMemory(s).Transport
 }
 
 // A server that needs the user's input interrupts the call. Answer every

@@ -11,7 +11,7 @@ import (
 )
 
 // docsWeatherServer returns an in-process weather server (a go-sdk
-// server) for the examples, as a Server.Transport, and a counter of the
+// server) for the examples, as a Server.Transport ([mcpadapter.InMemory]), and a counter of the
 // tools/list requests it answered. It declares its tool lists fresh for
 // ttlMs milliseconds (none when 0). Protocol versions, when given, restrict
 // the ones it speaks.
@@ -40,14 +40,7 @@ func docsWeatherServer(ttlMs int, versions ...string) (func(context.Context) (mc
 			return next(ctx, method, req)
 		}
 	})
-	transport := func(ctx context.Context) (mcp.Transport, error) {
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
-	}
-	return transport, lists
+	return mcpadapter.InMemory(s).Transport, lists
 }
 
 // New validates the configuration and opens nothing: servers are dialed by

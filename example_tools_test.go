@@ -14,7 +14,7 @@ import (
 
 // toolsExampleServer starts an in-memory go-sdk server with one tool,
 // get_weather, and returns a factory of client transports to it, for
-// [mcpadapter.Server.Transport]. A real program would set URL or Command
+// [mcpadapter.Server.Transport] ([mcpadapter.InMemory]). A real program would set URL or Command
 // instead.
 func toolsExampleServer() func(ctx context.Context) (mcp.Transport, error) {
 	type in struct {
@@ -36,13 +36,7 @@ func toolsExampleServer() func(ctx context.Context) (mcp.Transport, error) {
 		text := &mcp.TextContent{Text: "Sunny, 21°C in " + args.City}
 		return &mcp.CallToolResult{Content: []mcp.Content{text}}, out{City: args.City, TempC: 21}, nil
 	})
-	return func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(context.WithoutCancel(ctx), st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}
+	return mcpadapter.InMemory(s).Transport
 }
 
 // toolsExampleTools lists the tools of the in-memory weather server.

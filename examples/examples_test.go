@@ -49,6 +49,14 @@ var expect = map[string][]string{
 		"notes__add_note -> note 1 saved (server pid ",
 		"clock__now -> today is ",
 	},
+	"configfile": {
+		"server secure-filesystem-server ",
+		"tool files__list_directory",
+		"tool files__read_text_file",
+		"files__list_directory of the config's folder:",
+		"[FILE] main.go",
+		"[FILE] mcp.json",
+	},
 	"nativeloop": {
 		`math__add {"additionalProperties":false,"properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"type":"object"}`,
 		`tool  response to call_1 from math__add: "42"`,
@@ -56,6 +64,18 @@ var expect = map[string][]string{
 		`tool  response to call_3 from math__bar_chart: "values must not be empty"`,
 		`tool  response to call_4 from math__plot: "math__plot is not a valid tool, try another one"`,
 		"turn 3: the model answers: 19.5 + 22.5 = 42.",
+	},
+}
+
+// setup prepares, per example, the command that runs it. The configfile
+// example needs the pinned npm filesystem server: a missing package skips
+// it, or fails it under MCPADAPTER_REQUIRE_INTEGRATION=1 (extserver.NPM).
+var setup = map[string]func(t *testing.T, cmd *exec.Cmd){
+	"configfile": func(t *testing.T, cmd *exec.Cmd) {
+		_, script := extserver.NPM(t, extserver.ServerFilesystem) // <dir>/dist/index.js
+		dir := filepath.Dir(filepath.Dir(script))
+		cmd.Args = append(cmd.Args, "-config", filepath.Join("configfile", "mcp.json"))
+		cmd.Env = append(os.Environ(), extserver.ServerFilesystem.Env+"="+dir)
 	},
 }
 
@@ -97,8 +117,12 @@ func TestExamples(t *testing.T) {
 			if runtime.GOOS == "windows" {
 				exe += ".exe"
 			}
+			cmd := exec.Command(exe)
+			if prepare := setup[name]; prepare != nil {
+				prepare(t, cmd)
+			}
 			start := time.Now()
-			out, err := extserver.Run(ctx, exec.Command(exe))
+			out, err := extserver.Run(ctx, cmd)
 			t.Logf("%s ran in %v", name, time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, out)

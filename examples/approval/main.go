@@ -53,7 +53,7 @@ func run(ctx context.Context, w io.Writer) error {
 		"notes.txt":      "buy milk",
 	})
 	a, err := mcpadapter.New(mcpadapter.Config{
-		Servers:  map[string]mcpadapter.Server{"files": {Transport: files.transport()}},
+		Servers:  map[string]mcpadapter.Server{"files": mcpadapter.InMemory(files.Server)},
 		Approval: mcpadapter.MayBeDestructive,
 	})
 	if err != nil {

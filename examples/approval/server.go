@@ -111,19 +111,6 @@ func (f *fileServer) names() []string {
 	return slices.Sorted(maps.Keys(f.files))
 }
 
-// transport returns a Server.Transport that connects each dial to a fresh
-// in-memory session of f.
-func (f *fileServer) transport() func(context.Context) (mcp.Transport, error) {
-	return func(ctx context.Context) (mcp.Transport, error) {
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		// The session lives until the client closes its end.
-		if _, err := f.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
-	}
-}
-
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }

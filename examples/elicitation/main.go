@@ -96,7 +96,7 @@ type checkpoint struct {
 func firstRun(ctx context.Context, w io.Writer, llm llms.Model) ([]byte, error) {
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers: map[string]mcpadapter.Server{
-			"restaurant": {Transport: inMemory(newRestaurantServer(secret, false))},
+			"restaurant": mcpadapter.InMemory(newRestaurantServer(secret, false)),
 		},
 		CallbacksHandler: printer{w: w}, // prints what each tool returns
 	})
@@ -150,7 +150,7 @@ func resume(ctx context.Context, w io.Writer, llm *scriptedModel, saved []byte) 
 	// A new adapter with the same server name; the server was restarted
 	// with the same secret.
 	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
-		"restaurant": {Transport: inMemory(newRestaurantServer(secret, false))},
+		"restaurant": mcpadapter.InMemory(newRestaurantServer(secret, false)),
 	}})
 	if err != nil {
 		return err
@@ -204,7 +204,7 @@ func answerInline(ctx context.Context, w io.Writer) error {
 	fmt.Fprintln(w, "\n5. The synchronous alternative: Config.ElicitationHandler")
 	for _, legacy := range []bool{false, true} {
 		a, err := mcpadapter.New(mcpadapter.Config{
-			Servers: map[string]mcpadapter.Server{"restaurant": {Transport: inMemory(newRestaurantServer(secret, legacy))}},
+			Servers: map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(secret, legacy))},
 			ElicitationHandler: func(_ context.Context, req mcpadapter.ElicitationRequest) (mcpadapter.Answer, error) {
 				// A terminal prompt or a UI dialog would go here. A live
 				// request (legacy) has no key.

@@ -126,16 +126,3 @@ func (s sealer) open(state string, v any) bool {
 	}
 	return json.Unmarshal(payload, v) == nil
 }
-
-// inMemory returns a Server.Transport that connects each dial to a fresh
-// in-memory session of s.
-func inMemory(s *mcp.Server) func(context.Context) (mcp.Transport, error) {
-	return func(ctx context.Context) (mcp.Transport, error) {
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		// The session lives until the client closes its end.
-		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
-	}
-}

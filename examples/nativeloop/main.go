@@ -52,7 +52,7 @@ func main() {
 
 func run(ctx context.Context, w io.Writer, model llms.Model) error {
 	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
-		"math": {Transport: inMemory(newMathServer())},
+		"math": mcpadapter.InMemory(newMathServer()),
 	}})
 	if err != nil {
 		return err
@@ -116,18 +116,6 @@ func describeMessage(m llms.MessageContent) string {
 		}
 	}
 	return fmt.Sprintf("%-5s %s", m.Role, strings.Join(parts, "; "))
-}
-
-// inMemory returns a Server.Transport that connects each dial to a fresh
-// in-memory session of s.
-func inMemory(s *mcp.Server) func(context.Context) (mcp.Transport, error) {
-	return func(ctx context.Context) (mcp.Transport, error) {
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
-	}
 }
 
 type sumIn struct {

@@ -91,10 +91,12 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 
 	// 1. An Adapter over the two servers. New only validates: nothing is
 	// dialed until the first discovery.
+	booking := mcpadapter.InMemory(newBookingServer())
+	booking.Mode = mcpadapter.ModeModern
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers: map[string]mcpadapter.Server{
-			"weather": {Transport: inMemory(newWeatherServer())},
-			"booking": {Transport: inMemory(newBookingServer()), Mode: mcpadapter.ModeModern},
+			"weather": mcpadapter.InMemory(newWeatherServer()),
+			"booking": booking,
 		},
 		CallbacksHandler: printer{w: w}, // prints what each tool returns
 	})
@@ -201,20 +203,6 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 	fmt.Fprintf(w, "   answer: %s\n", answer)
 	fmt.Fprintf(w, "\nDone in %v.\n", time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// inMemory returns a Server.Transport that connects each dial to a fresh
-// in-memory session of s.
-func inMemory(s *mcp.Server) func(context.Context) (mcp.Transport, error) {
-	return func(ctx context.Context) (mcp.Transport, error) {
-		serverEnd, clientEnd := mcp.NewInMemoryTransports()
-		// The session lives until the client closes its end, not as long
-		// as the dial's context.
-		if _, err := s.Connect(context.WithoutCancel(ctx), serverEnd, nil); err != nil {
-			return nil, err
-		}
-		return clientEnd, nil
-	}
 }
 
 // describeAnnotations renders a tool's annotations (hints declared by the

@@ -1,0 +1,251 @@
+package mcpadapter
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// maxEnvFileBytes bounds an envFile: it is read whole.
+const maxEnvFileBytes = 1 << 20
+
+// An expander expands the variables of one configuration file.
+type expander struct {
+	opts    *ConfigOptions
+	inputs  map[string]ConfigInput // declared in the file
+	answers map[string]inputAnswer // by input id: each is asked once
+}
+
+type inputAnswer struct {
+	value string
+	err   error
+}
+
+// server expands the strings of one server entry and returns its Server.
+func (r *expander) server(name string, fs fileServer) (Server, []*ConfigError) {
+	var errs []*ConfigError
+	expand := func(field, v string) string {
+		out, err := r.expand(v)
+		if err != nil {
+			errs = append(errs, &ConfigError{Server: name, Field: field, Err: err})
+		}
+		return out
+	}
+	s := Server{DefaultToolTimeout: fs.toolTimeout}
+	if fs.transport != "stdio" {
+		s.URL = expand("url", fs.url)
+		s.Reconnect, s.DisableSSEFallback = fs.reconnect, fs.noSSEFallback
+		if fs.transport == "sse" {
+			// Legacy mode falls back to SSE on any 4xx to the Streamable
+			// HTTP POST, which an SSE-only endpoint answers.
+			s.Mode = ModeLegacy
+		}
+		s.Headers = expandMap(fs.headers, "headers", expand)
+		return s, errs
+	}
+	s.Command = expand("command", fs.command)
+	s.Restart = fs.restart
+	for i, a := range fs.args {
+		s.Args = append(s.Args, expand(fmt.Sprintf("args[%d]", i), a))
+	}
+	s.Dir = expand("cwd", fs.cwd)
+	if fs.envFile != "" {
+		if path := expand("envFile", fs.envFile); path != "" {
+			vars, err := readEnvFile(path)
+			if err != nil {
+				errs = append(errs, &ConfigError{Server: name, Field: "envFile", Err: err})
+			}
+			s.Env = vars
+		}
+	}
+	if env := expandMap(fs.env, "env", expand); env != nil {
+		if s.Env == nil {
+			s.Env = env
+		} else {
+			maps.Copy(s.Env, env) // env wins over envFile
+		}
+	}
+	return s, errs
+}
+
+// expandMap expands the values of m in key order, naming each field
+// prefix.key; nil stays nil.
+func expandMap(m map[string]string, prefix string, expand func(field, v string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out[k] = expand(prefix+"."+k, m[k])
+	}
+	return out
+}
+
+// expand replaces every ${...} in v. The values put in are not scanned
+// again, so v is read once, left to right.
+func (r *expander) expand(v string) (string, error) {
+	if !strings.Contains(v, "${") {
+		return v, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			b.WriteString(v)
+			return b.String(), nil
+		}
+		b.WriteString(v[:i])
+		ref, rest, ok := strings.Cut(v[i+2:], "}")
+		if !ok {
+			return "", errors.New("unterminated ${")
+		}
+		val, err := r.variable(ref)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(val)
+		v = rest
+	}
+}
+
+// variable returns the value of the variable ${ref}.
+func (r *expander) variable(ref string) (string, error) {
+	if id, ok := strings.CutPrefix(ref, "input:"); ok {
+		return r.input(id)
+	}
+	switch ref {
+	case "workspaceFolder":
+		if r.opts.WorkspaceFolder == "" {
+			return "", errors.New("${workspaceFolder} needs ConfigOptions.WorkspaceFolder")
+		}
+		return r.opts.WorkspaceFolder, nil
+	case "userHome":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("${userHome}: %w", err)
+		}
+		return home, nil
+	}
+	name, def, hasDefault := strings.Cut(ref, ":-")
+	name = strings.TrimPrefix(name, "env:")
+	if !isEnvName(name) {
+		return "", fmt.Errorf("unknown variable ${%s}", ref)
+	}
+	lookup := r.opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	val, ok := lookup(name)
+	switch {
+	case hasDefault && val == "":
+		return def, nil
+	case !ok:
+		return "", fmt.Errorf("environment variable %s is not set", name)
+	}
+	return val, nil
+}
+
+// input answers ${input:id}, asking opts.Input once per id.
+func (r *expander) input(id string) (string, error) {
+	if a, ok := r.answers[id]; ok {
+		return a.value, a.err
+	}
+	if id == "" {
+		return "", errors.New("${input:} names no input")
+	}
+	if r.opts.Input == nil {
+		return "", fmt.Errorf("${input:%s} needs ConfigOptions.Input", id)
+	}
+	in, ok := r.inputs[id]
+	if !ok {
+		in = ConfigInput{ID: id}
+	}
+	val, err := r.opts.Input(in)
+	if err != nil {
+		err = fmt.Errorf("input %q: %w", id, err)
+	}
+	r.answers[id] = inputAnswer{val, err}
+	return val, err
+}
+
+// isEnvName reports whether name is a portable environment variable name.
+func isEnvName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// readEnvFile reads a dotenv file: NAME=value lines, blank lines and
+// # comments, an optional "export " prefix, values optionally quoted
+// (a double-quoted value is unquoted as a Go string literal: \n, \", \\).
+// Errors name the line, never its text.
+func readEnvFile(path string) (map[string]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEnvFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxEnvFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxEnvFileBytes)
+	}
+	return parseEnvFile(path, string(data))
+}
+
+// parseEnvFile parses the dotenv text of the file path.
+func parseEnvFile(path, text string) (map[string]string, error) {
+	env := map[string]string{}
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		name, val, ok := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if !ok || !isEnvName(name) {
+			return nil, fmt.Errorf("%s:%d: want NAME=value", path, n)
+		}
+		val = strings.TrimSpace(val)
+		switch {
+		case len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"':
+			s, err := strconv.Unquote(val)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: bad double-quoted value", path, n)
+			}
+			val = s
+		case len(val) >= 2 && val[0] == '\'' && val[len(val)-1] == '\'':
+			val = val[1 : len(val)-1]
+		default:
+			if i := strings.Index(val, " #"); i >= 0 {
+				val = strings.TrimSpace(val[:i])
+			}
+		}
+		env[name] = val
+	}
+	return env, nil
+}
