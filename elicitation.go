@@ -84,10 +84,14 @@ type Interrupt struct {
 	requests mcp.InputRequestMap // the server's requests, verbatim
 
 	// retry marks an interrupt made of a URL elicitation required error
-	// (-32042): an accepted resume sends the failed request again, with the
-	// input responses it carried (responses) and state.
+	// (-32042): an accepted resume sends the failed request again, with
+	// state and, for a live interrupt, the input responses it carried
+	// (responses: never stored, see MarshalJSON).
 	retry     bool
 	responses mcp.InputResponseMap
+
+	approved bool      // the call was approved: the Approval gate passes it
+	seal     stateSeal // decoded from JSON, and how it was sealed
 }
 
 // ElicitationRequest is one request for user input. Form requests (Mode
@@ -170,22 +174,38 @@ func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Res
 // the server's request state. in may come from another Adapter or process
 // through JSON.
 //
-// The answers are validated first, and nothing is sent when they are
-// invalid: every request answered and no other key, a known action, form
-// content that matches the requested schema (its defaults applied), no
-// content for URL requests or with Decline and Cancel. Declines and cancels
-// reach the server, which answers them with a result.
+// Stored state is checked before anything is sent: with [Config.StateKey]
+// set, a decoded interrupt must be sealed with it ([ErrTamperedState]);
+// in.Server must be one of this Adapter's servers, in.Tool the name this
+// Adapter gives that server's tool in.MCPName, and the server must list the
+// tool ([ErrInvalidState]). The answers are validated too, and nothing is
+// sent when they are invalid: every request answered and no other key, a
+// known action, form content that matches the requested schema (its
+// defaults applied), no content for URL requests or with Decline and
+// Cancel. Declines and cancels reach the server, which answers them with a
+// result. The answers given here are the only ones sent: stored state
+// carries none.
+//
+// [Config.Approval] is consulted again for the tool and the stored
+// arguments. When it asks for approval, the resume goes ahead only if the
+// call was approved and the interrupt can be believed (it was made in this
+// process, or it is sealed with [Config.StateKey]); otherwise the error is
+// an [*ApprovalRequired] whose Approve sends these answers. It cannot be
+// stored (it holds the answers): decide it in this process.
 //
 // The server may ask again: the error is then a new *Interrupt, for the
 // next round. A call has at most 32 rounds. Other errors are as for
-// [Tool.Invoke]. [Config.Approval] and [Config.CallbacksHandler] are not
-// consulted again: they saw the call when it started.
+// [Tool.Invoke]. [Config.CallbacksHandler] is not called: it saw the call
+// when it started.
 func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]Answer) (*Result, error) {
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+	}
+	if err := a.checkSeal(stateInterrupt, in.seal); err != nil {
+		return nil, fail(err)
 	}
 	// Validate against the server's requests, not the exported copy.
 	reqs, err := elicitationRequests(in.requests)
@@ -199,17 +219,30 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
+	t, err := a.storedTool(ctx, in.Server, in.Tool, in.MCPName)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if approve := a.cfg.Approval; approve != nil && !(in.approved && a.trusted(in.seal)) {
+		if call := t.call(in.args); approve(call) {
+			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, resume: &resumeCall{in: in, reqs: reqs, responses: responses}}
+		}
+	}
+	return t.resume(ctx, in, reqs, responses, in.approved && a.trusted(in.seal))
+}
+
+// resume sends the round of in with the validated responses, on t's
+// connection; approved says whether the call was approved, for the next
+// round's interrupt.
+func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequest, responses mcp.InputResponseMap, approved bool) (*Result, error) {
 	if in.retry {
 		if res := refused(reqs, responses); res != nil {
 			return res, nil
 		}
-		responses = in.responses
+		responses = in.responses // nil for a decoded interrupt
 	}
-	c, err := a.connect(ctx, in.Server)
-	if err != nil {
-		return nil, err
-	}
-	return a.callRounds(ctx, c, in.Tool, in.MCPName, in.args, responses, in.state, in.round)
+	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, in.args, responses, in.state, in.round)
+	return res, approvedIf(err, approved)
 }
 
 // elicitationRequests converts a server's input requests, sorted by key.
