@@ -66,9 +66,9 @@ func (p pause) err() error {
 func (p pause) check(tool string) error {
 	switch {
 	case (p.Interrupt == nil) == (p.Approval == nil):
-		return fmt.Errorf("%w: a paused call needs exactly one of an interrupt and an approval request", ErrInvalidState)
+		return errors.New("a paused call needs exactly one of an interrupt and an approval request")
 	case p.Interrupt != nil && p.Interrupt.Tool != tool, p.Approval != nil && p.Approval.Call.Tool != tool:
-		return fmt.Errorf("%w: the paused call is to tool %q, its pause is for another tool", ErrInvalidState, tool)
+		return fmt.Errorf("the paused call is to tool %q, its pause is for another tool", tool)
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func (p pause) check(tool string) error {
 // be a new pause.
 func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, error) {
 	if err := p.check(t.name); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcpadapter: %w: %w", ErrInvalidState, err)
 	}
 	switch {
 	case p.Interrupt != nil && r.verdict == "":

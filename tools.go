@@ -311,7 +311,7 @@ func (p *PausedCalls) Unwrap() error { return p.pause.err() }
 // pausedCallsJSON is the wire form of a PausedCalls.
 type pausedCallsJSON struct {
 	Version  int                   `json:"version"`
-	Calls    []llms.ToolCall       `json:"calls"`
+	Calls    []storedCall          `json:"calls"`
 	Next     int                   `json:"next"`
 	Messages []llms.MessageContent `json:"messages,omitempty"`
 	Media    []llms.MessageContent `json:"media,omitempty"`
@@ -326,7 +326,11 @@ const maxPausedCalls = 1024
 // arguments): store it where those may be stored.
 func (p *PausedCalls) MarshalJSON() ([]byte, error) {
 	return marshalState(p.pause.adapter(), stateCalls, p.seal, func() ([]byte, error) {
-		return json.Marshal(pausedCallsJSON{Version: 1, Calls: p.Calls, Next: p.Next, Messages: p.messages, Media: p.media, pause: p.pause})
+		calls := make([]storedCall, len(p.Calls))
+		for i, tc := range p.Calls {
+			calls[i] = storedCall{ID: tc.ID, Type: tc.Type, Function: tc.FunctionCall}
+		}
+		return json.Marshal(pausedCallsJSON{Version: 1, Calls: calls, Next: p.Next, Messages: p.messages, Media: p.media, pause: p.pause})
 	})
 }
 
@@ -345,16 +349,28 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 		err = fmt.Errorf("%d calls, more than %d", len(w.Calls), maxPausedCalls)
 	case w.Next < 0 || w.Next >= len(w.Calls):
 		err = fmt.Errorf("paused call %d of %d", w.Next, len(w.Calls))
-	case w.Calls[w.Next].FunctionCall == nil:
+	case w.Calls[w.Next].Function == nil:
 		err = errors.New("the paused call has no function")
 	default:
-		err = w.pause.check(w.Calls[w.Next].FunctionCall.Name)
+		err = w.pause.check(w.Calls[w.Next].Function.Name)
 	}
 	if err != nil {
 		return fmt.Errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
 	}
-	*p = PausedCalls{Calls: w.Calls, Next: w.Next, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
+	calls := make([]llms.ToolCall, len(w.Calls))
+	for i, c := range w.Calls {
+		calls[i] = llms.ToolCall{ID: c.ID, Type: c.Type, FunctionCall: c.Function}
+	}
+	*p = PausedCalls{Calls: calls, Next: w.Next, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
 	return nil
+}
+
+// storedCall is the wire form of an llms.ToolCall (whose own decoder loses
+// the function in langchaingo v0.1.14).
+type storedCall struct {
+	ID       string             `json:"id"`
+	Type     string             `json:"type"`
+	Function *llms.FunctionCall `json:"function"`
 }
 
 // runToolCall runs one native tool call; problems the model can fix are
