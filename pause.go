@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // A Resolution settles a paused tool call: [Answered] for an interrupt,
@@ -62,12 +63,13 @@ func (p pause) err() error {
 }
 
 // check refuses a decoded pause that is not exactly one thing, or
-// that is not a call of tool (the adapter's name).
+// that is not a call of tool (as an agent or a model names it: case is
+// ignored, as langchaingo's executor and [Toolset.Lookup] ignore it).
 func (p pause) check(tool string) error {
 	switch {
 	case (p.Interrupt == nil) == (p.Approval == nil):
 		return errors.New("a paused call needs exactly one of an interrupt and an approval request")
-	case p.Interrupt != nil && p.Interrupt.Tool != tool, p.Approval != nil && p.Approval.Call.Tool != tool:
+	case p.Interrupt != nil && !strings.EqualFold(p.Interrupt.Tool, tool), p.Approval != nil && !strings.EqualFold(p.Approval.Call.Tool, tool):
 		return fmt.Errorf("the paused call is to tool %q, its pause is for another tool", tool)
 	}
 	return nil

@@ -89,6 +89,9 @@ type Options struct {
 	// the "echo" tool and none of the instrumentation. Only Name, Version,
 	// Instructions and Legacy apply to it.
 	Lean bool
+	// Runs adds the tool "runs": the run counts of every tool ([Server.Runs])
+	// as a JSON object, so that a test can count runs in a stdio server.
+	Runs bool
 }
 
 // withDefaults resolves the zero-value defaults of o.
@@ -176,6 +179,9 @@ func New(opts Options) *Server {
 	}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.Server.AddReceivingMiddleware(s.countMiddleware, s.killMiddleware, s.eraMiddleware)
+	if opts.Runs {
+		s.addRunsTool()
+	}
 	return s
 }
 
@@ -355,6 +361,20 @@ func (s *Server) Runs(tool string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.runs[tool]
+}
+
+// addRunsTool adds the tool "runs" (see [Options.Runs]).
+func (s *Server) addRunsTool() {
+	s.Server.AddTool(&mcp.Tool{Name: "runs", Description: "Returns the run count of every tool.", InputSchema: emptyObject()},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.mu.Lock()
+			b, err := json.Marshal(s.runs)
+			s.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			return text(string(b)), nil
+		})
 }
 
 // LastArgs returns the arguments of the last call of tool, freshly decoded
