@@ -20,7 +20,7 @@ import (
 // result of the resumed call.
 type finalModel struct {
 	*scripted.Model
-	react bool // the text (ReAct) format of OneShotAgent
+	finish string // what starts a text agent's final answer
 }
 
 func (m finalModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
@@ -28,10 +28,7 @@ func (m finalModel) GenerateContent(ctx context.Context, msgs []llms.MessageCont
 	if !errors.Is(err, scripted.ErrExhausted) {
 		return resp, err
 	}
-	text := "The result: " + lastObservation(msgs)
-	if m.react {
-		text = "Thought: done\nFinal Answer: " + text
-	}
+	text := m.finish + "The result: " + lastObservation(msgs)
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: text}}}, nil
 }
 
@@ -69,12 +66,20 @@ var agentKinds = map[string]func(calls [][2]string, ts []tools.Tool) agents.Agen
 		return agents.NewOpenAIFunctionsAgent(finalModel{Model: scripted.New(turns...)}, ts)
 	},
 	"one-shot": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		var turns []scripted.Turn
-		for _, c := range calls {
-			turns = append(turns, scripted.Answer("Thought: I need "+c[0]+"\nAction: "+c[0]+"\nAction Input: "+c[1]))
-		}
-		return agents.NewOneShotAgent(finalModel{Model: scripted.New(turns...), react: true}, ts)
+		return agents.NewOneShotAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts)
 	},
+	"conversational": func(calls [][2]string, ts []tools.Tool) agents.Agent {
+		return agents.NewConversationalAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "AI:"}, ts)
+	},
+}
+
+// reactTurns are the text agents' turns that make calls.
+func reactTurns(calls [][2]string) []scripted.Turn {
+	var turns []scripted.Turn
+	for _, c := range calls {
+		turns = append(turns, scripted.Answer("Thought: I need "+c[0]+"\nAction: "+c[0]+"\nAction Input: "+c[1]))
+	}
+	return turns
 }
 
 // serverRuns returns the run count of tool at a's stdio server.
@@ -88,7 +93,8 @@ func serverRuns(t *testing.T, a *Adapter, tool string) int {
 	return runs[tool]
 }
 
-// TestExecutorResume: an agent run (OpenAIFunctionsAgent, OneShotAgent)
+// TestExecutorResume: an agent run (OpenAIFunctionsAgent, OneShotAgent,
+// ConversationalAgent)
 // pauses at an interrupt or an approval request; its JSON is stored and
 // everything is closed; a new Adapter over a restarted stdio server resumes
 // the same run, whose final answer is the resumed call's real result, and
