@@ -154,7 +154,7 @@ func TestResumeToolCallsApproval(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				cfg := func(s *testserver.Server) Config {
-					return Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: IsDestructiveCall}
+					return Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall}
 				}
 				choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
 					scripted.Call("call_1", "s__echo", `{"text":"a"}`),
@@ -200,9 +200,9 @@ func TestResumeToolCallsApproval(t *testing.T) {
 	}
 }
 
-// IsDestructiveCall is an Approval policy for these tests: the server
+// destructiveCall is an Approval policy for these tests: the server
 // declared the tool destructive.
-func IsDestructiveCall(call ToolCall) bool {
+func destructiveCall(call ToolCall) bool {
 	ann := call.Metadata.Annotations()
 	return ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
 }

@@ -122,7 +122,7 @@ func TestExecutorResume(t *testing.T) {
 					question := map[string]any{"input": "Weather in Paris, then " + pc.tool}
 
 					// The first process: the run pauses.
-					a1 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: IsDestructiveCall})
+					a1 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
 					ts1, err := a1.ListTools(t.Context())
 					if err != nil {
 						t.Fatal(err)
@@ -150,7 +150,7 @@ func TestExecutorResume(t *testing.T) {
 					if err := json.Unmarshal(stored, &back); err != nil {
 						t.Fatalf("json.Unmarshal(%s): %v", stored, err)
 					}
-					a2 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: IsDestructiveCall})
+					a2 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
 					ts2, err := a2.ListTools(t.Context())
 					if err != nil {
 						t.Fatal(err)

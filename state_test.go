@@ -45,7 +45,7 @@ func TestForgedInterrupt(t *testing.T) {
 		Servers: map[string]Server{"s": memServer(s, ModeAuto)},
 		Approval: func(call ToolCall) bool {
 			asked = append(asked, call)
-			return IsDestructiveCall(call)
+			return destructiveCall(call)
 		},
 	})
 	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
@@ -147,7 +147,7 @@ func TestForgedURLInterrupt(t *testing.T) {
 func TestStateKey(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: IsDestructiveCall}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
 	a := newAdapter(t, cfg)
 	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
 	sealed, err := json.Marshal(intr)
@@ -241,7 +241,7 @@ func TestDurableApproval(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		t.Run(eraName(legacy), func(t *testing.T) {
 			s := testserver.Full(testserver.Options{Legacy: legacy})
-			cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: IsDestructiveCall}
+			cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall}
 			p := must(t).approval(lookupTool(t, newAdapter(t, cfg), "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
 			if len(p.ID) != 32 {
 				t.Errorf("ID = %q, want 32 hex digits", p.ID)
