@@ -125,7 +125,7 @@ func (a *Adapter) Approve(ctx context.Context, p *ApprovalRequired) (*Result, er
 		return t.resume(ctx, r.in, r.reqs, r.responses, true)
 	}
 	res, err := t.invoke(ctx, p.Call.Args)
-	return res, approvedIf(err, true)
+	return res, t.interrupted(err, true)
 }
 
 // Reject decides p as rejected, as [ApprovalRequired.Reject] does, after
@@ -166,17 +166,6 @@ func (a *Adapter) approvalTool(ctx context.Context, p *ApprovalRequired, verb st
 	}
 	p.Call.Metadata = t.meta
 	return t, nil
-}
-
-// approvedIf marks the interrupt in err, if any, as coming from an
-// approved call when approved is true. The interrupt is fresh: no one else
-// holds it yet.
-func approvedIf(err error, approved bool) error {
-	var in *Interrupt
-	if approved && errors.As(err, &in) {
-		in.approved = true
-	}
-	return err
 }
 
 // approvalJSON is the wire form of an ApprovalRequired.

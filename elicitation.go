@@ -91,6 +91,7 @@ type Interrupt struct {
 	responses mcp.InputResponseMap
 
 	approved bool      // the call was approved: the Approval gate passes it
+	tool     *Tool     // the tool that made it; nil after JSON decoding
 	seal     stateSeal // decoded from JSON, and how it was sealed
 }
 
@@ -219,7 +220,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
-	t, err := a.storedTool(ctx, in.Server, in.Tool, in.MCPName)
+	t, err := a.resumeTool(ctx, in)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -242,7 +243,36 @@ func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequ
 		responses = in.responses // nil for a decoded interrupt
 	}
 	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, in.args, responses, in.state, in.round)
-	return res, approvedIf(err, approved)
+	return res, t.interrupted(err, approved)
+}
+
+// interrupted binds the interrupt in err, if any, to t, the tool that
+// made it, and marks it as coming from an approved call when approved is
+// true. The interrupt is fresh: no one else holds it yet.
+func (t *Tool) interrupted(err error, approved bool) error {
+	var in *Interrupt
+	if errors.As(err, &in) {
+		in.tool = t
+		in.approved = in.approved || approved
+	}
+	return err
+}
+
+// resumeTool returns the tool to resume in on: the one that made it, when
+// in was made in this process by this Adapter and the tool is on the
+// server's current connection; otherwise the checked tool of the server's
+// catalog (storedTool).
+func (a *Adapter) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) {
+	if t := in.tool; t != nil && t.a == a && !in.seal.decoded && t.name == in.Tool && t.server == in.Server && t.MCPName() == in.MCPName {
+		c, err := a.connect(ctx, in.Server)
+		if err != nil {
+			return nil, err
+		}
+		if c == t.conn {
+			return t, nil
+		}
+	}
+	return a.storedTool(ctx, in.Server, in.Tool, in.MCPName)
 }
 
 // elicitationRequests converts a server's input requests, sorted by key.
