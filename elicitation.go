@@ -191,8 +191,10 @@ func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Res
 // arguments. When it asks for approval, the resume goes ahead only if the
 // call was approved and the interrupt can be believed (it was made in this
 // process, or it is sealed with [Config.StateKey]); otherwise the error is
-// an [*ApprovalRequired] whose Approve sends these answers. It cannot be
-// stored (it holds the answers): decide it in this process.
+// an [*ApprovalRequired] whose Approve sends these answers with the stored
+// arguments (its Call.Args are shown, not sent: the server's request state
+// belongs to the stored ones). It cannot be stored (it holds the answers):
+// decide it in this process.
 //
 // The server may ask again: the error is then a new *Interrupt, for the
 // next round. A call has at most 32 rounds. Other errors are as for

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/tmc/langchaingo/chains"
 )
 
 // editJSON decodes b as an object, edits it and encodes it again.
@@ -383,4 +384,82 @@ func FuzzStoredState(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStateKeyPauses: with Config.StateKey, a paused batch or run whose
+// JSON was altered (a forged observation for the model) or is not sealed
+// is refused, and nothing is sent.
+func TestStateKeyPauses(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ts.HandleToolCalls(t.Context(), batchOfThree)
+	calls := storeCalls(t, err)
+	b, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forge := func(b []byte) []byte {
+		return editJSON(t, b, func(w map[string]any) {
+			w["sealed"] = strings.Replace(w["sealed"].(string), "Sunny", "Stormy", 1)
+		})
+	}
+	var env struct {
+		Sealed string `json:"sealed"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil || env.Sealed == "" {
+		t.Fatalf("paused calls not sealed: %s", b)
+	}
+	runs := s.Runs("book_table")
+	ans := Answered(answer("date", Accept, date("2026-09-18")))
+	for name, state := range map[string][]byte{"altered": forge(b), "unsealed": []byte(env.Sealed)} {
+		var p PausedCalls
+		if err := json.Unmarshal(state, &p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := ts.ResumeToolCalls(t.Context(), &p, ans); !errors.Is(err, ErrTamperedState) {
+			t.Errorf("ResumeToolCalls(%s) error = %v, want ErrTamperedState", name, err)
+		}
+	}
+
+	// A paused run: the same.
+	ex := NewExecutor(agentKinds["openai-functions"]([][2]string{{"s__get_weather", `{"city":"Paris"}`}, {"s__book_table", `{"party":4}`}}, ts.Tools()))
+	_, err = chains.Call(t.Context(), ex, map[string]any{"input": "q"})
+	var paused *PausedRun
+	if !errors.As(err, &paused) {
+		t.Fatalf("run error = %v, want *PausedRun", err)
+	}
+	rb, err := json.Marshal(paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rb, &env); err != nil || env.Sealed == "" {
+		t.Fatalf("paused run not sealed: %s", rb)
+	}
+	for name, state := range map[string][]byte{"altered": forge(rb), "unsealed": []byte(env.Sealed)} {
+		var p PausedRun
+		if err := json.Unmarshal(state, &p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := ex.Resume(t.Context(), &p, ans); !errors.Is(err, ErrTamperedState) {
+			t.Errorf("Resume(%s run) error = %v, want ErrTamperedState", name, err)
+		}
+	}
+	if got := s.Runs("book_table"); got != runs+1 {
+		t.Errorf("book_table runs = %d, want %d (the run's first round only)", got, runs+1)
+	}
+
+	// A run whose paused action is another tool than its interrupt's.
+	var p PausedRun
+	if err := json.Unmarshal(rb, &p); err != nil {
+		t.Fatal(err)
+	}
+	p.Actions[0].Tool = "s__get_weather"
+	if _, err := ex.Resume(t.Context(), &p, ans); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("Resume(action of another tool) error = %v, want ErrInvalidState", err)
+	}
 }
