@@ -254,7 +254,7 @@ func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption
 		}
 		p.add(tc, res, opts)
 	}
-	return p.all(), nil
+	return append(p.messages, p.media...), nil // p is done with: no copy
 }
 
 // A PausedCalls is returned (as an error) by [Toolset.HandleToolCalls] and
@@ -279,7 +279,7 @@ func (p *PausedCalls) add(tc llms.ToolCall, res *Result, opts []PartOption) {
 	p.media = append(p.media, out[1:]...)
 }
 
-// all returns the messages so far: the pairs, then the media.
+// all returns a copy of the messages so far: the pairs, then the media.
 func (p *PausedCalls) all() []llms.MessageContent {
 	return append(slices.Clone(p.messages), p.media...)
 }
@@ -291,8 +291,8 @@ func (p *PausedCalls) stop(err error) ([]llms.MessageContent, error) {
 	if !ok {
 		return p.all(), err
 	}
-	p.pause = pend
-	p.seal = stateSeal{}
+	p.Calls = slices.Clone(p.Calls) // the caller's choice may change
+	p.pause, p.seal = pend, stateSeal{}
 	return p.all(), p
 }
 
