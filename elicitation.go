@@ -61,10 +61,12 @@ const (
 //	}
 //
 // An Interrupt is durable: json.Marshal stores everything needed to resume
-// it, and [Adapter.Resume] resumes a decoded one on any Adapter (in any
-// process) that has a server of the same name. The call's arguments and
-// the server's opaque request state travel in the JSON, but never appear in
-// Requests or in Error. Do not show the JSON to the model.
+// it (sealed with [Config.StateKey] when set), and [Adapter.Resume] resumes
+// a decoded one on any Adapter (in any process) that has a server of the
+// same name listing the tool under the same name, after checking it. The
+// call's arguments and the server's opaque request state travel in the
+// JSON, but never appear in Requests or in Error. Do not show the JSON to
+// the model.
 //
 // Resuming does not change the Interrupt: it can be resumed again (the
 // server decides whether a repeated answer is valid). An Interrupt is safe
