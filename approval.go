@@ -171,6 +171,7 @@ func (a *Adapter) approvalTool(ctx context.Context, p *ApprovalRequired, verb st
 // approvalJSON is the wire form of an ApprovalRequired.
 type approvalJSON struct {
 	Version   int             `json:"version"` // approvalVersion
+	Kind      string          `json:"kind"`    // kindApproval
 	ID        string          `json:"id"`
 	Server    string          `json:"server"`
 	Tool      string          `json:"tool"`
@@ -178,7 +179,10 @@ type approvalJSON struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
-const approvalVersion = 1
+const (
+	approvalVersion = 1
+	kindApproval    = "approvalRequired"
+)
 
 // MarshalJSON implements [json.Marshaler]: the call held for approval
 // (server, tool, MCP name, Call.Args as they are now, ID), sealed with
@@ -196,7 +200,7 @@ func (p *ApprovalRequired) MarshalJSON() ([]byte, error) {
 		a = p.tool.a
 	}
 	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
-		w := approvalJSON{Version: approvalVersion, ID: p.ID, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName}
+		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.ID, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName}
 		if p.Call.Args != nil {
 			b, err := json.Marshal(p.Call.Args)
 			if err != nil {
@@ -226,6 +230,9 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	}
 	if w.Version != approvalVersion {
 		return fail(fmt.Errorf("unsupported version %d", w.Version))
+	}
+	if w.Kind != kindApproval {
+		return fail(fmt.Errorf("kind %q, want %q", w.Kind, kindApproval))
 	}
 	if w.Server == "" || w.MCPName == "" {
 		return fail(errors.New("missing server or tool"))

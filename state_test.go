@@ -327,7 +327,8 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	}
 }
 
-// TestStoredStateNeverPanics: hostile stored state is an error.
+// TestStoredStateNeverPanics: hostile stored state is an error wrapping
+// ErrInvalidState, for every kind.
 func TestStoredStateNeverPanics(t *testing.T) {
 	for _, b := range []string{
 		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":{"k":null}}`,
@@ -337,14 +338,15 @@ func TestStoredStateNeverPanics(t *testing.T) {
 		`{"sealed":null}`, `{"sealed":"x","mac":"AAAA"}`, `{"sealed":"{}"}`, `null`, `"x"`, `{"version":"1"}`,
 		`{"version":1,"calls":[{"id":"1","function":null}],"next":0,"interrupt":null}`,
 		`{"version":1,"calls":[],"next":0}`,
+		`{"version":1,"calls":[{"id":"1","function":{"name":"s__t"}}],"next":0,"messages":[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":"x"}}]}],"approval":{"version":1,"kind":"approvalRequired","server":"s","tool":"s__t","mcpName":"t"}}`,
 		`{"version":1,"calls":[{"id":"1","function":{"name":"s__t"}}],"next":0,"interrupt":{"version":1},"approval":{"version":1}}`,
 		`{"version":1,"steps":[null],"actions":[null]}`,
 		`{"version":1,"inputs":{"input":7}}`,
 		"{" + strings.Repeat(" ", maxStateBytes) + "}",
 	} {
-		for _, v := range []any{new(Interrupt), new(ApprovalRequired), new(PausedCalls)} {
-			if err := json.Unmarshal([]byte(b), v); err == nil && b[0] != '{' {
-				t.Errorf("Unmarshal(%.80s) into %T succeeded", b, v)
+		for _, v := range []json.Unmarshaler{new(Interrupt), new(ApprovalRequired), new(PausedCalls), new(PausedRun)} {
+			if err := v.UnmarshalJSON([]byte(b)); !errors.Is(err, ErrInvalidState) {
+				t.Errorf("Unmarshal(%.120s) into %T: error = %v, want ErrInvalidState", b, v, err)
 			}
 		}
 	}
@@ -356,9 +358,9 @@ func FuzzStoredState(f *testing.F) {
 	for _, seed := range []string{
 		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"arguments":{"n":1},"requestState":"x","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"m"}}}}`,
 		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":{"k":null}}`,
-		`{"version":1,"id":"00","server":"s","tool":"s__t","mcpName":"t","arguments":{"a":[1,2]}}`,
-		`{"version":1,"calls":[{"id":"1","type":"function","function":{"name":"s__t","arguments":"{}"}}],"next":0,"messages":[{"role":"ai","text":"x"}],"approval":{"version":1,"server":"s","tool":"s__t","mcpName":"t"}}`,
-		`{"version":1,"inputs":{"input":"q"},"steps":[{"tool":"s__w","observation":"o"}],"actions":[{"tool":"s__t"}],"iterations":1,"approval":{"version":1,"server":"s","tool":"s__t","mcpName":"t"}}`,
+		`{"version":1,"kind":"approvalRequired","id":"00","server":"s","tool":"s__t","mcpName":"t","arguments":{"a":[1,2]}}`,
+		`{"version":1,"calls":[{"id":"1","type":"function","function":{"name":"s__t","arguments":"{}"}}],"next":0,"messages":[{"role":"ai","text":"x"}],"approval":{"version":1,"kind":"approvalRequired","server":"s","tool":"s__t","mcpName":"t"}}`,
+		`{"version":1,"inputs":{"input":"q"},"steps":[{"tool":"s__w","observation":"o"}],"actions":[{"tool":"s__t"}],"iterations":1,"approval":{"version":1,"kind":"approvalRequired","server":"s","tool":"s__t","mcpName":"t"}}`,
 		`{"sealed":"{\"version\":1,\"server\":\"s\",\"tool\":\"s__t\",\"mcpName\":\"t\"}","mac":"AAAA"}`,
 		`{"sealed":null,"mac":null}`, `{}`, `null`, `[]`,
 	} {

@@ -351,6 +351,8 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 		err = fmt.Errorf("paused call %d of %d", w.Next, len(w.Calls))
 	case w.Calls[w.Next].Function == nil:
 		err = errors.New("the paused call has no function")
+	case slices.ContainsFunc(append(w.Messages, w.Media...), malformed):
+		err = errors.New("a message holds a tool call without a function")
 	default:
 		err = w.pause.check(w.Calls[w.Next].Function.Name)
 	}
@@ -363,6 +365,15 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 	}
 	*p = PausedCalls{Calls: calls, Next: w.Next, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
 	return nil
+}
+
+// malformed reports whether m holds a tool call without a function, which
+// providers dereference.
+func malformed(m llms.MessageContent) bool {
+	return slices.ContainsFunc(m.Parts, func(p llms.ContentPart) bool {
+		tc, ok := p.(llms.ToolCall)
+		return ok && tc.FunctionCall == nil
+	})
 }
 
 // storedCall is the wire form of an llms.ToolCall (whose own decoder loses
