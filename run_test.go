@@ -231,3 +231,55 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 		})
 	}
 }
+
+// TestExecutorParallelPauses: two actions of one plan (parallel tool
+// calls) that both need input pause the run twice, one after the other;
+// the model then sees both results.
+func TestExecutorParallelPauses(t *testing.T) {
+	s := bookingServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := scripted.New(
+		scripted.ToolCalls(scripted.Call("call_1", "s__book_table", `{"party":2}`), scripted.Call("call_2", "s__book_table", `{"party":4}`)),
+		scripted.Answer("both booked"),
+	)
+	ex := NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()))
+	_, err = chains.Call(t.Context(), ex, map[string]any{"input": "two tables"})
+	for _, d := range []string{"2026-09-18", "2026-09-19"} {
+		var paused *PausedRun
+		if !errors.As(err, &paused) {
+			t.Fatalf("error = %v, want *PausedRun", err)
+		}
+		var back PausedRun
+		b, _ := json.Marshal(paused)
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		out, err = ex.Resume(t.Context(), &back, Answered(answer("date", Accept, date(d))))
+		if err == nil && out["output"] != "both booked" {
+			t.Errorf("output = %v", out["output"])
+		}
+	}
+	if err != nil {
+		t.Fatalf("second Resume: %v", err)
+	}
+	reqs := model.Requests()
+	var seen []string
+	for _, m := range reqs[len(reqs)-1] {
+		for _, p := range m.Parts {
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				seen = append(seen, r.Content)
+			}
+		}
+	}
+	if want := []string{"Booked a table for 2 on 2026-09-18", "Booked a table for 4 on 2026-09-19"}; strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Errorf("the model saw %q, want %q", seen, want)
+	}
+	if len(reqs) != 2 {
+		t.Errorf("model requests = %d, want 2 (the plan, then the answer)", len(reqs))
+	}
+}
