@@ -180,9 +180,10 @@ func TestExecutorResume(t *testing.T) {
 }
 
 // TestExecutorLikeAgentsExecutor: without a pause, Executor gives what
-// agents.Executor gives: the final answer, the unknown-tool observation,
-// parse errors through the ErrorHandler, ErrNotFinished after
-// MaxIterations, ErrAgentNoReturn.
+// agents.Executor gives, for the OneShot, Conversational and OpenAIFunctions
+// agents: the final answer and steps, the unknown-tool observation, parse
+// errors with and without the ErrorHandler, ErrNotFinished after
+// MaxIterations.
 func TestExecutorLikeAgentsExecutor(t *testing.T) {
 	s := bookingServer(false).AddWeather()
 	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
@@ -194,35 +195,51 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 		out map[string]any
 		err error
 	}
-	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, turns []scripted.Turn, opts ...agents.Option) outcome {
-		out, err := chains.Call(t.Context(), newChain(agents.NewOneShotAgent(scripted.New(turns...), ts.Tools()), opts...), map[string]any{"input": "q"})
+	newAgents := map[string]func(llms.Model) agents.Agent{
+		"one-shot":         func(m llms.Model) agents.Agent { return agents.NewOneShotAgent(m, ts.Tools()) },
+		"conversational":   func(m llms.Model) agents.Agent { return agents.NewConversationalAgent(m, ts.Tools()) },
+		"openai-functions": func(m llms.Model) agents.Agent { return agents.NewOpenAIFunctionsAgent(m, ts.Tools()) },
+	}
+	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, agent string, turns []scripted.Turn, opts ...agents.Option) outcome {
+		out, err := chains.Call(t.Context(), newChain(newAgents[agent](scripted.New(turns...)), opts...), map[string]any{"input": "q"})
 		return outcome{out, err}
 	}
 	theirs := func(ag agents.Agent, opts ...agents.Option) chains.Chain { return agents.NewExecutor(ag, opts...) }
 	ours := func(ag agents.Agent, opts ...agents.Option) chains.Chain { return NewExecutor(ag, opts...) }
 	for _, tt := range []struct {
-		name  string
-		turns []scripted.Turn
-		opts  []agents.Option
+		name, agent string
+		turns       []scripted.Turn
+		opts        []agents.Option
 	}{
-		{"final answer", []scripted.Turn{
+		{"functions: calls, unknown tool, answer", "openai-functions", []scripted.Turn{
+			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
+			scripted.Answer("sunny"),
+		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
+		{"functions: not finished", "openai-functions", []scripted.Turn{
+			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
+		{"conversational: call, answer", "conversational", []scripted.Turn{
+			scripted.Answer("Thought: Do I need to use a tool? Yes\nAction: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			scripted.Answer("AI: sunny"),
+		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
+		{"final answer", "one-shot", []scripted.Turn{
 			scripted.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
 			scripted.Answer("Action: nope\nAction Input: x"),
 			scripted.Answer("Final Answer: sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
-		{"parse error handled", []scripted.Turn{
+		{"parse error handled", "one-shot", []scripted.Turn{
 			scripted.Answer("gibberish"),
 			scripted.Answer("Final Answer: ok"),
 		}, []agents.Option{agents.WithParserErrorHandler(agents.NewParserErrorHandler(nil)), agents.WithReturnIntermediateSteps()}},
-		{"parse error", []scripted.Turn{scripted.Answer("gibberish")}, nil},
-		{"not finished", []scripted.Turn{
+		{"parse error", "one-shot", []scripted.Turn{scripted.Answer("gibberish")}, nil},
+		{"not finished", "one-shot", []scripted.Turn{
 			scripted.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
 			scripted.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Oslo\"}"),
 		}, []agents.Option{agents.WithMaxIterations(2), agents.WithReturnIntermediateSteps()}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			want := run(theirs, tt.turns, tt.opts...)
-			got := run(ours, tt.turns, tt.opts...)
+			want := run(theirs, tt.agent, tt.turns, tt.opts...)
+			got := run(ours, tt.agent, tt.turns, tt.opts...)
 			wb, _ := json.Marshal(want.out)
 			gb, _ := json.Marshal(got.out)
 			if string(wb) != string(gb) || (want.err == nil) != (got.err == nil) || (want.err != nil && want.err.Error() != got.err.Error()) {
