@@ -126,6 +126,17 @@ type Config struct {
 	// contacted.
 	Approval func(call ToolCall) bool
 
+	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
+	// [*ApprovalRequired], [*PausedCalls] or [*PausedRun]) with an
+	// HMAC-SHA256 under this key, and makes every Adapter with the key
+	// refuse decoded state that is not sealed with it ([ErrTamperedState]).
+	// Give every replica the same key, of at least 32 random bytes. Without
+	// a key, stored state is not protected: whoever can write it can make
+	// a resume call any tool of the same server with any arguments (the
+	// Approval gate still applies to them) and feed the model any
+	// observation.
+	StateKey []byte
+
 	// CallbacksHandler receives langchaingo tool callbacks for every call:
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
 	CallbacksHandler callbacks.Handler
@@ -379,6 +390,7 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	cfg.Servers = servers
 	cfg.Middleware = slices.Clone(cfg.Middleware)
+	cfg.StateKey = slices.Clone(cfg.StateKey)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

@@ -2,9 +2,14 @@ package mcpadapter
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ApprovalRequired is returned (as an error) by [Tool.Invoke],
@@ -16,13 +21,45 @@ import (
 // model.
 //
 // Approve sends Call.Args as they are when it is called, so a reviewer may
-// edit them first. An ApprovalRequired is bound to the Adapter that made
-// it; it is not serializable.
+// edit them first.
+//
+// An ApprovalRequired is durable: json.Marshal stores the call (server,
+// tool, arguments, ID; sealed with [Config.StateKey] when set), and
+// [Adapter.Approve] or [Adapter.Reject] decides a decoded one on any
+// Adapter, in any process, that has the same server. A decoded one has no
+// Metadata until then.
+//
+// A decision is applied once per value: the first Approve or Reject wins,
+// later ones fail. Decoding the same JSON twice gives two values, so across
+// processes "once" is the application's to enforce: record ID (a random
+// 128-bit id made with the request) with the decision, atomically (a
+// unique key in a database), and decide only when the record is new.
 type ApprovalRequired struct {
 	Call ToolCall
+	// ID identifies the request (32 hex digits), for the application's
+	// record of decisions.
+	ID string
 
-	tool    *Tool
+	tool    *Tool       // nil after JSON decoding
+	resume  *resumeCall // set when the call is the resume of an interrupt
+	seal    stateSeal
 	decided atomic.Bool // set by the first Approve or Reject
+}
+
+// A resumeCall is the resume that an approval of a resumed interrupt sends
+// (see [Adapter.Resume]): it holds the user's answers, so it is never
+// stored.
+type resumeCall struct {
+	in        *Interrupt
+	reqs      []ElicitationRequest
+	responses mcp.InputResponseMap
+}
+
+// newApprovalID returns a random approval id.
+func newApprovalID() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
 }
 
 // Error implements error. It names the server and the tool, never the
@@ -46,24 +83,57 @@ func (p *ApprovalRequired) decide(verb string) error {
 // [Tool.Invoke] would have: the error may be an [*Interrupt] (resumed
 // without asking for approval again) or a [*ServerError]. It runs the call
 // at most once: a second Approve, or one after Reject, fails and runs
-// nothing.
+// nothing. A request decoded from JSON is approved with [Adapter.Approve].
 func (p *ApprovalRequired) Approve(ctx context.Context) (*Result, error) {
 	if p == nil || p.tool == nil {
-		return nil, errors.New("mcpadapter: approve: not an approval request returned by a tool call")
+		return nil, errors.New("mcpadapter: approve: not an approval request returned by a tool call (decoded from JSON? use Adapter.Approve)")
 	}
-	if err := p.decide("approve"); err != nil {
-		return nil, err
-	}
-	return p.tool.invoke(ctx, p.Call.Args)
+	return p.tool.a.Approve(ctx, p)
 }
 
 // Reject runs nothing and returns a result for the model: an error result
 // (IsError set) saying that the user rejected the call, with reason when it
 // is not empty, so that the model can tell the user or try something else.
-// It fails after Approve, or a previous Reject.
+// It fails after Approve, or a previous Reject. A request decoded from JSON
+// is rejected with [Adapter.Reject].
 func (p *ApprovalRequired) Reject(ctx context.Context, reason string) (*Result, error) {
-	if p == nil {
-		return nil, errors.New("mcpadapter: reject: nil approval request")
+	if p == nil || p.tool == nil {
+		return nil, errors.New("mcpadapter: reject: not an approval request returned by a tool call (decoded from JSON? use Adapter.Reject)")
+	}
+	return p.tool.a.Reject(ctx, p, reason)
+}
+
+// Approve runs the call that p holds for approval and returns what
+// [Tool.Invoke] would have, as [ApprovalRequired.Approve] does; p may come
+// from another Adapter or process through JSON. The call is checked first,
+// as [Adapter.Resume] checks an interrupt: the seal ([ErrTamperedState]),
+// then the server, the tool's name and the server's catalog
+// ([ErrInvalidState]). The tool runs as the catalog describes it now, with
+// p.Call.Args; an interrupt it returns is marked approved, so that resuming
+// it does not ask again (across processes, only when it is sealed with
+// [Config.StateKey]). Each value is decided once; see [ApprovalRequired]
+// for once across processes.
+func (a *Adapter) Approve(ctx context.Context, p *ApprovalRequired) (*Result, error) {
+	t, err := a.approvalTool(ctx, p, "approve")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.decide("approve"); err != nil {
+		return nil, err
+	}
+	if r := p.resume; r != nil {
+		return t.resume(ctx, r.in, r.reqs, r.responses, true)
+	}
+	res, err := t.invoke(ctx, p.Call.Args)
+	return res, t.interrupted(err, true)
+}
+
+// Reject decides p as rejected, as [ApprovalRequired.Reject] does, after
+// the checks of [Adapter.Approve]; p may come from another Adapter or
+// process through JSON. Nothing is sent.
+func (a *Adapter) Reject(ctx context.Context, p *ApprovalRequired, reason string) (*Result, error) {
+	if _, err := a.approvalTool(ctx, p, "reject"); err != nil {
+		return nil, err
 	}
 	if err := p.decide("reject"); err != nil {
 		return nil, err
@@ -73,6 +143,110 @@ func (p *ApprovalRequired) Reject(ctx context.Context, reason string) (*Result, 
 		text += " Reason: " + reason
 	}
 	return textResult(true, text), nil
+}
+
+// approvalTool returns the tool p's call runs on this adapter: p's own when
+// this adapter made p, else the checked tool of the server's catalog.
+func (a *Adapter) approvalTool(ctx context.Context, p *ApprovalRequired, verb string) (*Tool, error) {
+	if p == nil || (p.tool == nil && !p.seal.decoded) {
+		return nil, fmt.Errorf("mcpadapter: %s: not an approval request returned by a tool call", verb)
+	}
+	if p.tool != nil && p.tool.a == a {
+		return p.tool, nil
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("mcpadapter: server %q: tool %q: %s: %w", p.Call.Server, p.Call.Tool, verb, err)
+	}
+	if err := a.checkSeal(stateApproval, p.seal); err != nil {
+		return nil, fail(err)
+	}
+	t, err := a.storedTool(ctx, p.Call.Server, p.Call.Tool, p.Call.MCPName)
+	if err != nil {
+		return nil, fail(err)
+	}
+	p.Call.Metadata = t.meta
+	return t, nil
+}
+
+// approvalJSON is the wire form of an ApprovalRequired.
+type approvalJSON struct {
+	Version   int             `json:"version"` // approvalVersion
+	Kind      string          `json:"kind"`    // kindApproval
+	ID        string          `json:"id"`
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	MCPName   string          `json:"mcpName"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+const (
+	approvalVersion = 1
+	kindApproval    = "approvalRequired"
+)
+
+// MarshalJSON implements [json.Marshaler]: the call held for approval
+// (server, tool, MCP name, Call.Args as they are now, ID), sealed with
+// [Config.StateKey] when the adapter that made it has one. A decoded sealed
+// request is written as it was read: edits to its Call are not stored
+// (they would break the seal), though [Adapter.Approve] sends them. The approval of
+// a resumed interrupt (see [Adapter.Resume]) holds the user's answers and
+// cannot be stored.
+func (p *ApprovalRequired) MarshalJSON() ([]byte, error) {
+	if p.resume != nil {
+		return nil, errors.New("mcpadapter: encoding approval request: the approval of a resumed call holds the user's answers and cannot be stored: decide it in this process")
+	}
+	var a *Adapter
+	if p.tool != nil {
+		a = p.tool.a
+	}
+	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
+		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.ID, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName}
+		if p.Call.Args != nil {
+			b, err := json.Marshal(p.Call.Args)
+			if err != nil {
+				return nil, fmt.Errorf("mcpadapter: encoding approval request: arguments: %w", err)
+			}
+			w.Arguments = b
+		}
+		return json.Marshal(w)
+	})
+}
+
+// UnmarshalJSON implements [json.Unmarshaler]. The decoded request belongs
+// to no adapter: decide it with [Adapter.Approve] or [Adapter.Reject].
+// Malformed or oversized JSON is an error wrapping [ErrInvalidState], never
+// a panic.
+func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
+	payload, seal, err := unsealState("approval request", b)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("mcpadapter: decoding approval request: %w: %w", ErrInvalidState, err)
+	}
+	var w approvalJSON
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return fail(err)
+	}
+	if w.Version != approvalVersion {
+		return fail(fmt.Errorf("unsupported version %d", w.Version))
+	}
+	if w.Kind != kindApproval {
+		return fail(fmt.Errorf("kind %q, want %q", w.Kind, kindApproval))
+	}
+	if w.Server == "" || w.MCPName == "" {
+		return fail(errors.New("missing server or tool"))
+	}
+	var args map[string]any
+	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
+		if args, err = decodeObject(string(w.Arguments)); err != nil {
+			return fail(fmt.Errorf("arguments: %w", err))
+		}
+	}
+	p.Call = ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}
+	p.ID, p.tool, p.resume, p.seal = w.ID, nil, nil, seal
+	p.decided.Store(false)
+	return nil
 }
 
 // MayBeDestructive is a [Config.Approval] policy, also useful inside one:

@@ -137,13 +137,13 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
 	if approve := t.a.cfg.Approval; approve != nil {
 		if call := t.call(args); approve(call) {
-			return nil, &ApprovalRequired{Call: call, tool: t}
+			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t}
 		}
 	}
 	return t.run(ctx, args)
 }
 
-// invoke runs an approved call, with callbacks: [ApprovalRequired.Approve].
+// invoke runs an approved call, with callbacks: [Adapter.Approve].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args) })
 }
@@ -177,7 +177,8 @@ func (t *Tool) rounds(ctx context.Context, args map[string]any, meta map[string]
 	if info, _ := ctx.Value(callInfoKey{}).(*callInfo); info != nil {
 		info.meta = meta
 	}
-	return t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+	return res, t.interrupted(err, false)
 }
 
 // A callInfo describes one call of a Tool to the requests it sends: the

@@ -61,10 +61,12 @@ const (
 //	}
 //
 // An Interrupt is durable: json.Marshal stores everything needed to resume
-// it, and [Adapter.Resume] resumes a decoded one on any Adapter (in any
-// process) that has a server of the same name. The call's arguments and
-// the server's opaque request state travel in the JSON, but never appear in
-// Requests or in Error. Do not show the JSON to the model.
+// it (sealed with [Config.StateKey] when set), and [Adapter.Resume] resumes
+// a decoded one on any Adapter (in any process) that has a server of the
+// same name listing the tool under the same name, after checking it. The
+// call's arguments and the server's opaque request state travel in the
+// JSON, but never appear in Requests or in Error. Do not show the JSON to
+// the model.
 //
 // Resuming does not change the Interrupt: it can be resumed again (the
 // server decides whether a repeated answer is valid). An Interrupt is safe
@@ -84,10 +86,15 @@ type Interrupt struct {
 	requests mcp.InputRequestMap // the server's requests, verbatim
 
 	// retry marks an interrupt made of a URL elicitation required error
-	// (-32042): an accepted resume sends the failed request again, with the
-	// input responses it carried (responses) and state.
+	// (-32042): an accepted resume sends the failed request again, with
+	// state and, for a live interrupt, the input responses it carried
+	// (responses: never stored, see MarshalJSON).
 	retry     bool
 	responses mcp.InputResponseMap
+
+	approved bool      // the call was approved: the Approval gate passes it
+	tool     *Tool     // the tool that made it; nil after JSON decoding
+	seal     stateSeal // decoded from JSON, and how it was sealed
 }
 
 // ElicitationRequest is one request for user input. Form requests (Mode
@@ -170,22 +177,40 @@ func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Res
 // the server's request state. in may come from another Adapter or process
 // through JSON.
 //
-// The answers are validated first, and nothing is sent when they are
-// invalid: every request answered and no other key, a known action, form
-// content that matches the requested schema (its defaults applied), no
-// content for URL requests or with Decline and Cancel. Declines and cancels
-// reach the server, which answers them with a result.
+// Stored state is checked before anything is sent: with [Config.StateKey]
+// set, a decoded interrupt must be sealed with it ([ErrTamperedState]);
+// in.Server must be one of this Adapter's servers, in.Tool the name this
+// Adapter gives that server's tool in.MCPName, and the server must list the
+// tool ([ErrInvalidState]). The answers are validated too, and nothing is
+// sent when they are invalid: every request answered and no other key, a
+// known action, form content that matches the requested schema (its
+// defaults applied), no content for URL requests or with Decline and
+// Cancel. Declines and cancels reach the server, which answers them with a
+// result. The answers given here are the only ones sent: stored state
+// carries none.
+//
+// [Config.Approval] is consulted again for the tool and the stored
+// arguments. When it asks for approval, the resume goes ahead only if the
+// call was approved and the interrupt can be believed (it was made in this
+// process, or it is sealed with [Config.StateKey]); otherwise the error is
+// an [*ApprovalRequired] whose Approve sends these answers with the stored
+// arguments (its Call.Args are shown, not sent: the server's request state
+// belongs to the stored ones). It cannot be stored (it holds the answers):
+// decide it in this process.
 //
 // The server may ask again: the error is then a new *Interrupt, for the
 // next round. A call has at most 32 rounds. Other errors are as for
-// [Tool.Invoke]. [Config.Approval] and [Config.CallbacksHandler] are not
-// consulted again: they saw the call when it started.
+// [Tool.Invoke]. [Config.CallbacksHandler] is not called: it saw the call
+// when it started.
 func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]Answer) (*Result, error) {
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+	}
+	if err := a.checkSeal(stateInterrupt, in.seal); err != nil {
+		return nil, fail(err)
 	}
 	// Validate against the server's requests, not the exported copy.
 	reqs, err := elicitationRequests(in.requests)
@@ -199,17 +224,59 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
+	t, err := a.resumeTool(ctx, in)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if approve := a.cfg.Approval; approve != nil && !(in.approved && a.trusted(in.seal)) {
+		if call := t.call(in.args); approve(call) {
+			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, resume: &resumeCall{in: in, reqs: reqs, responses: responses}}
+		}
+	}
+	return t.resume(ctx, in, reqs, responses, in.approved && a.trusted(in.seal))
+}
+
+// resume sends the round of in with the validated responses, on t's
+// connection; approved says whether the call was approved, for the next
+// round's interrupt.
+func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequest, responses mcp.InputResponseMap, approved bool) (*Result, error) {
 	if in.retry {
 		if res := refused(reqs, responses); res != nil {
 			return res, nil
 		}
-		responses = in.responses
+		responses = in.responses // nil for a decoded interrupt
 	}
-	c, err := a.connect(ctx, in.Server)
-	if err != nil {
-		return nil, err
+	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, in.args, responses, in.state, in.round)
+	return res, t.interrupted(err, approved)
+}
+
+// interrupted binds the interrupt in err, if any, to t, the tool that
+// made it, and marks it as coming from an approved call when approved is
+// true. The interrupt is fresh: no one else holds it yet.
+func (t *Tool) interrupted(err error, approved bool) error {
+	var in *Interrupt
+	if errors.As(err, &in) {
+		in.tool = t
+		in.approved = in.approved || approved
 	}
-	return a.callRounds(ctx, c, in.Tool, in.MCPName, in.args, responses, in.state, in.round)
+	return err
+}
+
+// resumeTool returns the tool to resume in on: the one that made it, when
+// in was made in this process by this Adapter and the tool is on the
+// server's current connection; otherwise the checked tool of the server's
+// catalog (storedTool).
+func (a *Adapter) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) {
+	if t := in.tool; t != nil && t.a == a && !in.seal.decoded && t.name == in.Tool && t.server == in.Server && t.MCPName() == in.MCPName {
+		c, err := a.connect(ctx, in.Server)
+		if err != nil {
+			return nil, err
+		}
+		if c == t.conn {
+			return t, nil
+		}
+	}
+	return a.storedTool(ctx, in.Server, in.Tool, in.MCPName)
 }
 
 // elicitationRequests converts a server's input requests, sorted by key.

@@ -347,6 +347,10 @@ func TestTamperedState(t *testing.T) {
 	}
 	// State sealed for another tool is refused too.
 	foreign := tamper(t, intr, func(w map[string]any) { w["mcpName"] = "book_two_rounds" })
+	if _, err := a.Resume(t.Context(), foreign, answer("date", Accept, date("2026-09-18"))); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("Resume(mcpName edited, tool not) error = %v, want ErrInvalidState", err)
+	}
+	foreign = tamper(t, intr, func(w map[string]any) { w["mcpName"], w["tool"] = "book_two_rounds", "booking__book_two_rounds" })
 	res = must(t).result(a.Resume(t.Context(), foreign, answer("date", Accept, date("2026-09-18"))))
 	if !res.IsError || !strings.Contains(res.Text(), "invalid requestState") {
 		t.Errorf("Resume(foreign state) = %s, want the server's invalid requestState", resultText(res))
@@ -487,7 +491,13 @@ func TestInterruptJSON(t *testing.T) {
 	}
 	// A new adapter (another process, as far as the interrupt knows).
 	s2 := bookingServer(false)
-	a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}, RawToolNames: true})
+	// An adapter whose naming differs refuses it: its name for the tool is
+	// not the interrupt's.
+	raw := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}, RawToolNames: true})
+	if _, err := raw.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("Resume on a RawToolNames adapter: error = %v, want ErrInvalidState", err)
+	}
+	a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}})
 	res := must(t).result(a2.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Adapter.Resume(decoded) = %s, want %q", resultText(res), want)

@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,77 +17,131 @@ type interruptJSON struct {
 	Tool    string `json:"tool"`
 	MCPName string `json:"mcpName"`
 	Round   int    `json:"round"`
+	// Approved: the call was approved ([ApprovalRequired]); believed only
+	// from a live interrupt or sealed state.
+	Approved bool `json:"approved,omitempty"`
 
-	Arguments      json.RawMessage      `json:"arguments,omitempty"`
-	RequestState   string               `json:"requestState,omitempty"`
-	InputRequests  mcp.InputRequestMap  `json:"inputRequests"`
-	InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"` // kindURLRequired: the failed request's
+	Arguments     json.RawMessage `json:"arguments,omitempty"`
+	RequestState  string          `json:"requestState,omitempty"`
+	InputRequests json.RawMessage `json:"inputRequests"`
+	// InputResponses is never written: answers come only from Resume. It
+	// is read to refuse state that carries some.
+	InputResponses json.RawMessage `json:"inputResponses,omitempty"`
 }
 
 const (
 	interruptVersion  = 1
 	kindInputRequired = "inputRequired"          // an input_required result (SEP-2322)
 	kindURLRequired   = "urlElicitationRequired" // a -32042 error
+	// maxInputRequests bounds the requests of one stored interrupt.
+	maxInputRequests = 256
 )
 
 // MarshalJSON implements [json.Marshaler]: the interrupt with everything
 // needed to resume it in another process, including the call's arguments
-// and the server's request state. Store it where the arguments may be
-// stored; do not show it to the model. (A value receiver: an Interrupt
-// held by value in a checkpoint struct marshals whole too.)
+// and the server's request state, sealed with [Config.StateKey] when the
+// adapter that made it has one. Never the answers of earlier rounds: a
+// resume sends only the answers given to it. Store it where the arguments
+// may be stored; do not show it to the model. (A value receiver: an
+// Interrupt held by value in a checkpoint struct marshals whole too.)
 func (i Interrupt) MarshalJSON() ([]byte, error) {
-	w := interruptJSON{
-		Version: interruptVersion, Kind: kindInputRequired,
-		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round,
-		RequestState: i.state, InputRequests: i.requests,
-	}
-	if i.args != nil {
-		b, err := json.Marshal(i.args)
+	return marshalState(i.a, stateInterrupt, i.seal, func() ([]byte, error) {
+		reqs, err := json.Marshal(i.requests)
 		if err != nil {
-			return nil, fmt.Errorf("mcpadapter: encoding interrupt: arguments: %w", err)
+			return nil, fmt.Errorf("mcpadapter: encoding interrupt: requests: %w", err)
 		}
-		w.Arguments = b
-	}
-	if i.retry {
-		w.Kind, w.InputResponses = kindURLRequired, i.responses
-	}
-	return json.Marshal(w)
+		w := interruptJSON{
+			Version: interruptVersion, Kind: kindInputRequired,
+			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved,
+			RequestState: i.state, InputRequests: reqs,
+		}
+		if i.args != nil {
+			b, err := json.Marshal(i.args)
+			if err != nil {
+				return nil, fmt.Errorf("mcpadapter: encoding interrupt: arguments: %w", err)
+			}
+			w.Arguments = b
+		}
+		if i.retry {
+			w.Kind = kindURLRequired
+		}
+		return json.Marshal(w)
+	})
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded interrupt
-// belongs to no adapter: resume it with [Adapter.Resume].
+// belongs to no adapter: resume it with [Adapter.Resume], which checks it
+// against that Adapter. Malformed or oversized JSON is an error wrapping
+// [ErrInvalidState], never a panic.
 func (i *Interrupt) UnmarshalJSON(b []byte) error {
+	payload, seal, err := unsealState("interrupt", b)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("mcpadapter: decoding interrupt: %w: %w", ErrInvalidState, err)
+	}
 	var w interruptJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("mcpadapter: decoding interrupt: %w", err)
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return fail(err)
 	}
 	if w.Version != interruptVersion {
-		return fmt.Errorf("mcpadapter: decoding interrupt: unsupported version %d", w.Version)
+		return fail(fmt.Errorf("unsupported version %d", w.Version))
 	}
 	if w.Kind != kindInputRequired && w.Kind != kindURLRequired {
-		return fmt.Errorf("mcpadapter: decoding interrupt: unknown kind %q", w.Kind)
+		return fail(fmt.Errorf("unknown kind %q", w.Kind))
 	}
-	if w.Server == "" || w.MCPName == "" || len(w.InputRequests) == 0 {
-		return errors.New("mcpadapter: decoding interrupt: missing server, tool or requests")
+	if len(w.InputResponses) > 0 && string(w.InputResponses) != "null" {
+		return fail(errors.New("stored input responses are not accepted: answers come only from Resume"))
+	}
+	requests, err := decodeInputRequests(w.InputRequests)
+	if err != nil {
+		return fail(err)
+	}
+	if w.Server == "" || w.MCPName == "" || len(requests) == 0 {
+		return fail(errors.New("missing server, tool or requests"))
 	}
 	if w.Round < 1 || w.Round > maxRounds {
-		return fmt.Errorf("mcpadapter: decoding interrupt: invalid round %d", w.Round)
+		return fail(fmt.Errorf("invalid round %d", w.Round))
 	}
-	reqs, err := elicitationRequests(w.InputRequests)
+	reqs, err := elicitationRequests(requests)
 	if err != nil {
-		return fmt.Errorf("mcpadapter: decoding interrupt: %w", err)
+		return fail(err)
 	}
 	var args map[string]any
 	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
 		// decodeObject keeps numbers exact.
 		if args, err = decodeObject(string(w.Arguments)); err != nil {
-			return fmt.Errorf("mcpadapter: decoding interrupt: arguments: %w", err)
+			return fail(fmt.Errorf("arguments: %w", err))
 		}
 	}
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
-		args: args, state: w.RequestState, round: w.Round, requests: w.InputRequests,
-		retry: w.Kind == kindURLRequired, responses: w.InputResponses,
+		args: args, state: w.RequestState, round: w.Round, requests: requests,
+		retry: w.Kind == kindURLRequired, approved: w.Approved, seal: seal,
 	}
 	return nil
+}
+
+// decodeInputRequests decodes stored input requests. go-sdk's decoder
+// panics on a null entry ({"k": null}); entries are checked first, and
+// their number is bounded.
+func decodeInputRequests(b json.RawMessage) (mcp.InputRequestMap, error) {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("input requests: %w", err)
+	}
+	if len(entries) > maxInputRequests {
+		return nil, fmt.Errorf("input requests: %d, more than %d", len(entries), maxInputRequests)
+	}
+	for key, e := range entries {
+		if t := bytes.TrimSpace(e); len(t) == 0 || t[0] != '{' {
+			return nil, fmt.Errorf("input request %q is not an object", key)
+		}
+	}
+	var m mcp.InputRequestMap
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("input requests: %w", err)
+	}
+	return m, nil
 }

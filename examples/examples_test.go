@@ -36,7 +36,7 @@ var expect = map[string][]string{
 		"answer: Tomorrow in Paris: sunny, 24°C, light wind.",
 		`interrupt: server "booking", tool booking__book_table needs user input:`,
 		"[date] Which date should I book at Chez Nous for 2?",
-		"saved the interrupt as JSON, to wait for the user",
+		"saved the run as JSON, to wait for the user",
 		"result: Booked a table for 2 at Chez Nous on 2026-09-18.",
 		"answer: Done: your table for 2 at Chez Nous is booked for 18 September 2026.",
 		"Done in ",

@@ -12,16 +12,18 @@
 //
 // The adapter's Config.Approval is [mcpadapter.MayBeDestructive]: a call to
 // a tool that may be destructive returns an [*mcpadapter.ApprovalRequired]
-// error before the server is contacted. A native tool-calling loop (the
-// model's tool calls run with [mcpadapter.Toolset.HandleToolCalls]) shows
-// each held call to a reviewer, who approves it (the call runs) or rejects
-// it with a reason (nothing runs; the model reads the reason and tells the
-// user). Annotations are hints from the server: gate on them only for
+// error before the server is contacted. In a native tool-calling loop (the
+// model's tool calls run with [mcpadapter.Toolset.HandleToolCalls]) a held
+// call pauses its batch as a [*mcpadapter.PausedCalls], which is JSON: a
+// reviewer approves the call (it runs) or rejects it with a reason (nothing
+// runs; the model reads the reason and tells the user), and
+// [mcpadapter.Toolset.ResumeToolCalls] finishes the batch. Annotations are hints from the server: gate on them only for
 // servers you trust to declare them honestly.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,12 +93,21 @@ func run(ctx context.Context, w io.Writer) error {
 		}
 		for _, tc := range choice.ToolCalls {
 			fmt.Fprintf(w, "   turn %d: the model calls %s %s\n", turn, tc.FunctionCall.Name, tc.FunctionCall.Arguments)
-			msgs, err := runCall(ctx, w, ts, tc)
-			if err != nil {
-				return err
-			}
-			history = append(history, msgs...)
 		}
+		// A held call pauses the batch; each pause goes to review, and the
+		// batch resumes with the decision.
+		msgs, err := ts.HandleToolCalls(ctx, choice)
+		var paused *mcpadapter.PausedCalls
+		for errors.As(err, &paused) {
+			msgs, err = decide(ctx, w, ts, paused)
+		}
+		if err != nil {
+			return err
+		}
+		for _, text := range toolTexts(msgs) {
+			fmt.Fprintf(w, "      result: %s\n", text)
+		}
+		history = append(history, msgs...)
 	}
 
 	fmt.Fprintf(w, "\n3. Files left on the server: %s\n", strings.Join(files.names(), ", "))
@@ -104,34 +115,29 @@ func run(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
-// runCall runs one tool call and returns its messages: the model's call and
-// the tool's answer. A call held for approval goes to review first.
-func runCall(ctx context.Context, w io.Writer, ts mcpadapter.Toolset, tc llms.ToolCall) ([]llms.MessageContent, error) {
-	msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{tc}})
+// decide shows a held call to the reviewer and resumes the batch with the
+// decision. A web service would store the pause (it is JSON) and resume it
+// when the reviewer answers, on any replica.
+func decide(ctx context.Context, w io.Writer, ts mcpadapter.Toolset, paused *mcpadapter.PausedCalls) ([]llms.MessageContent, error) {
 	var held *mcpadapter.ApprovalRequired
-	if !errors.As(err, &held) {
-		if err == nil {
-			fmt.Fprintf(w, "      ran: %s\n", toolText(msgs))
-		}
-		return msgs, err
-	}
+	errors.As(paused, &held)
 	fmt.Fprintf(w, "      held for approval: %s\n", held.Error())
-	var res *mcpadapter.Result
+	stored, err := json.Marshal(paused)
+	if err != nil {
+		return nil, err
+	}
+	var back mcpadapter.PausedCalls
+	if err := json.Unmarshal(stored, &back); err != nil {
+		return nil, err
+	}
+	decision := mcpadapter.Approved()
 	if ok, reason := review(held.Call); ok {
 		fmt.Fprintln(w, "      reviewer: approve")
-		if res, err = held.Approve(ctx); err != nil {
-			return nil, err
-		}
 	} else {
 		fmt.Fprintf(w, "      reviewer: reject (%s)\n", reason)
-		if res, err = held.Reject(ctx, reason); err != nil {
-			return nil, err
-		}
+		decision = mcpadapter.Rejected(reason)
 	}
-	fmt.Fprintf(w, "      result: %s\n", res.Text())
-	// The same layout HandleToolCalls uses: the call, then its answer.
-	msgs = append([]llms.MessageContent{{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}}}, res.Messages(tc)...)
-	return msgs, nil
+	return ts.ResumeToolCalls(ctx, &back, decision)
 }
 
 // review is the human reviewer: temporary files may go and notes may be
@@ -161,16 +167,17 @@ func describe(t *mcpadapter.Tool) string {
 	return "(no hints)"
 }
 
-// toolText returns the text of the tool message in msgs.
-func toolText(msgs []llms.MessageContent) string {
+// toolTexts returns the texts of the tool messages in msgs.
+func toolTexts(msgs []llms.MessageContent) []string {
+	var texts []string
 	for _, m := range msgs {
 		for _, p := range m.Parts {
 			if r, ok := p.(llms.ToolCallResponse); ok {
-				return r.Content
+				texts = append(texts, r.Content)
 			}
 		}
 	}
-	return ""
+	return texts
 }
 
 // scriptedModel is an llms.Model that plays a fixed script: the model's side

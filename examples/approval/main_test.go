@@ -15,7 +15,7 @@ func TestRun(t *testing.T) {
 		"files__delete_file destructiveHint=true   needs approval",
 		"files__list_files  readOnlyHint           runs freely",
 		"files__write_file  (no annotations)       needs approval",
-		"ran: notes.txt, reports/q3.pdf, tmp/cache.db",
+		"result: notes.txt, reports/q3.pdf, tmp/cache.db",
 		`held for approval: mcpadapter: server "files": tool "files__delete_file" needs approval`,
 		"result: deleted tmp/cache.db",
 		"reviewer: reject (reports/q3.pdf must be kept for the auditors)",

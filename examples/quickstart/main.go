@@ -13,9 +13,10 @@
 // It builds an [mcpadapter.Adapter] over both, prints the discovered tools and
 // their metadata, and runs a langchaingo agent (OpenAIFunctionsAgent in an
 // agents.Executor) whose model is scripted: it calls the weather tool, then
-// the booking tool. The booking call stops the run with an
-// [*mcpadapter.Interrupt]; the program stores it as JSON, answers it,
-// resumes the call and hands the result back to the model.
+// the booking tool. The booking call pauses the run at an
+// [*mcpadapter.Interrupt]; the program stores the paused run as JSON,
+// answers the server's question and resumes the same run, whose model gets
+// the booking's result.
 //
 // Why the booking server is the modern one: only modern-era servers return
 // input requests that the adapter can hand to the caller as an Interrupt. A
@@ -132,9 +133,12 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 	}
 
 	// 3. An agent over the tools. Tools() gives langchaingo's tools.Tool.
-	executor := agents.NewExecutor(
+	// mcpadapter.NewExecutor takes agents.NewExecutor's arguments; its runs
+	// can pause at a tool that needs the user, and resume.
+	executor := mcpadapter.NewExecutor(
 		agents.NewOpenAIFunctionsAgent(llm, ts.Tools()),
 		agents.WithMaxIterations(4),
+		agents.WithReturnIntermediateSteps(),       // to print the resumed tool's result
 		agents.WithCallbacksHandler(printer{w: w}), // prints each tool call the model makes
 	)
 
@@ -147,14 +151,16 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 	fmt.Fprintf(w, "   answer: %s\n", answer)
 
 	// 4. A tool that needs input. The server answers book_table with an
-	// input request; the adapter returns it as an *Interrupt error, which
-	// ends the agent run (a langchaingo tool error always does).
+	// input request; the run pauses with a *PausedRun error holding its
+	// state (the question, the steps so far, the pending call), through
+	// which errors.As finds the *Interrupt.
 	question = "Book a table for 2 at Chez Nous."
 	fmt.Fprintf(w, "\n3. Agent run: %q\n", question)
 	answer, err = chains.Run(ctx, executor, question)
+	var paused *mcpadapter.PausedRun
 	var intr *mcpadapter.Interrupt
 	switch {
-	case errors.As(err, &intr):
+	case errors.As(err, &paused) && errors.As(err, &intr):
 	case err != nil:
 		return err
 	default:
@@ -164,43 +170,39 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 	}
 	fmt.Fprintf(w, "   interrupt: server %q, tool %s needs user input:\n", intr.Server, intr.Tool)
 	for _, r := range intr.Requests {
-		schema, _ := json.Marshal(r.RequestedSchema)
-		fmt.Fprintf(w, "      [%s] %s (%s request, answer schema %s)\n", r.Key, r.Message, r.Mode, schema)
+		answerSchema, _ := json.Marshal(r.RequestedSchema)
+		fmt.Fprintf(w, "      [%s] %s (%s request, answer schema %s)\n", r.Key, r.Message, r.Mode, answerSchema)
 	}
 
-	// An Interrupt survives JSON: store it while the user thinks, and
-	// resume it later, in this process or another one.
-	saved, err := json.Marshal(intr)
+	// A paused run is JSON: store it while the user thinks, and resume it
+	// later, in this process or another one (an Executor over the same
+	// servers' tools). Set Config.StateKey to seal it.
+	saved, err := json.Marshal(paused)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "   saved the interrupt as JSON, to wait for the user")
-	var restored mcpadapter.Interrupt
+	fmt.Fprintln(w, "   saved the run as JSON, to wait for the user")
+	var restored mcpadapter.PausedRun
 	if err := json.Unmarshal(saved, &restored); err != nil {
 		return err
 	}
 
 	// 5. The user answers; the adapter validates the answer against the
-	// requested schema and calls the tool again with it.
+	// requested schema, calls the tool again with it, and the same run goes
+	// on: the model gets the tool's result and answers.
 	answers := map[string]mcpadapter.Answer{}
-	for _, r := range restored.Requests {
+	for _, r := range intr.Requests {
 		answers[r.Key] = mcpadapter.Answer{Action: mcpadapter.Accept, Content: map[string]any{"date": "2026-09-18"}}
 	}
-	fmt.Fprintln(w, "   the user answers date=2026-09-18; resuming the call")
-	res, err := a.Resume(ctx, &restored, answers)
+	fmt.Fprintln(w, "   the user answers date=2026-09-18; resuming the run")
+	out, err := executor.Resume(ctx, &restored, mcpadapter.Answered(answers))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "   result: %s\n", res.Text())
-
-	// 6. Back to the model with the result.
-	question = "The booking tool answered: " + res.Text() + " Tell the user."
-	fmt.Fprintf(w, "\n4. Agent run: %q\n", question)
-	answer, err = chains.Run(ctx, executor, question)
-	if err != nil {
-		return err
+	if steps, _ := out["intermediateSteps"].([]schema.AgentStep); len(steps) > 0 {
+		fmt.Fprintf(w, "   result: %s\n", steps[len(steps)-1].Observation)
 	}
-	fmt.Fprintf(w, "   answer: %s\n", answer)
+	fmt.Fprintf(w, "   answer: %s\n", out["output"])
 	fmt.Fprintf(w, "\nDone in %v.\n", time.Since(start).Round(time.Millisecond))
 	return nil
 }
@@ -246,7 +248,7 @@ func (p printer) HandleToolEnd(_ context.Context, output string) {
 }
 
 // scriptedModel is an llms.Model that plays a fixed script: the model's side
-// of the three agent runs above. It needs no key and no network; swap in a
+// of the two agent runs above. It needs no key and no network; swap in a
 // real model with -base-url.
 type scriptedModel struct {
 	mu    sync.Mutex
@@ -263,9 +265,9 @@ func newScriptedModel() *scriptedModel {
 		// Run 2: weather.
 		call("call_1", "weather__get_forecast", `{"city":"Paris"}`),
 		{Content: "Tomorrow in Paris: sunny, 24°C, light wind."},
-		// Run 3: booking; the run ends at the interrupt.
+		// Run 3: booking; the run pauses at the interrupt.
 		call("call_2", "booking__book_table", `{"restaurant":"Chez Nous","party":2}`),
-		// Run 4: the answer after the resumed call.
+		// Run 3, resumed: the answer after the resumed call.
 		{Content: "Done: your table for 2 at Chez Nous is booked for 18 September 2026."},
 	}}
 }

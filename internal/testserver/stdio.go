@@ -85,6 +85,7 @@ func Command(t testing.TB, kind string) (command string, args []string, env map[
 //	modernonly           Options.ModernOnly
 //	noresources          Options.NoResources
 //	lean                 Options.Lean (the bare echo server of [Lean])
+//	runs                 Options.Runs (the "runs" tool)
 //
 // Values cannot contain commas. Examples: "modern", "legacy",
 // "modern:ttl=60000,pagesize=2", "legacy:nodiscover", "modern:key=k1".
@@ -137,6 +138,8 @@ func ParseKind(kind string) (Options, error) {
 			flag(&o.NoResources)
 		case "lean":
 			flag(&o.Lean)
+		case "runs":
+			flag(&o.Runs)
 		default:
 			return o, fmt.Errorf("kind %q: unknown option %q", kind, key)
 		}

@@ -94,6 +94,9 @@ type Options struct {
 	// the "echo" tool and none of the instrumentation. Only Name, Version,
 	// Instructions and Legacy apply to it.
 	Lean bool
+	// Runs adds the tool "runs": the run counts of every tool ([Server.Runs])
+	// as a JSON object, so that a test can count runs in a stdio server.
+	Runs bool
 }
 
 // withDefaults resolves the zero-value defaults of o.
@@ -197,6 +200,9 @@ func New(opts Options) *Server {
 	if opts.Subscriptions {
 		s.Server.AddReceivingMiddleware(s.subscribedMiddleware)
 		s.Server.AddSendingMiddleware(s.subscribedMiddleware)
+	}
+	if opts.Runs {
+		s.addRunsTool()
 	}
 	return s
 }
@@ -401,6 +407,20 @@ func (s *Server) Runs(tool string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.runs[tool]
+}
+
+// addRunsTool adds the tool "runs" (see [Options.Runs]).
+func (s *Server) addRunsTool() {
+	s.Server.AddTool(&mcp.Tool{Name: "runs", Description: "Returns the run count of every tool.", InputSchema: emptyObject()},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.mu.Lock()
+			b, err := json.Marshal(s.runs)
+			s.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			return text(string(b)), nil
+		})
 }
 
 // LastArgs returns the arguments of the last call of tool, freshly decoded

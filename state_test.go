@@ -1,0 +1,467 @@
+package mcpadapter
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/tmc/langchaingo/chains"
+)
+
+// editJSON decodes b as an object, edits it and encodes it again.
+func editJSON(t *testing.T, b []byte, edit func(map[string]any)) []byte {
+	t.Helper()
+	var w map[string]any
+	if err := json.Unmarshal(b, &w); err != nil {
+		t.Fatal(err)
+	}
+	edit(w)
+	out, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decodeInterrupt decodes b, failing the test on error.
+func decodeInterrupt(t *testing.T, b []byte) *Interrupt {
+	t.Helper()
+	var in Interrupt
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatalf("json.Unmarshal(%s): %v", b, err)
+	}
+	return &in
+}
+
+// TestForgedInterrupt: a stored interrupt edited to name another tool, a
+// server or tool this Adapter does not have, or a gated tool with other
+// arguments is refused before anything is sent, or held by the Approval
+// gate, which is consulted again.
+func TestForgedInterrupt(t *testing.T) {
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	var asked []ToolCall
+	a := newAdapter(t, Config{
+		Servers: map[string]Server{"s": memServer(s, ModeAuto)},
+		Approval: func(call ToolCall) bool {
+			asked = append(asked, call)
+			return destructiveCall(call)
+		},
+	})
+	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	stored, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := s.Count("tools/call")
+	ans := answer("date", Accept, date("2026-09-18"))
+	for _, tt := range []struct {
+		name string
+		edit func(map[string]any)
+		want error
+	}{
+		{"mcpName edited", func(w map[string]any) { w["mcpName"] = "destroy" }, ErrInvalidState},
+		{"tool edited", func(w map[string]any) { w["tool"] = "s__destroy" }, ErrInvalidState},
+		{"unknown server", func(w map[string]any) { w["server"], w["tool"] = "other", "other__book_table" }, ErrUnknownServer},
+		{"unknown tool", func(w map[string]any) { w["mcpName"], w["tool"] = "delete_everything", "s__delete_everything" }, ErrInvalidState},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := decodeInterrupt(t, editJSON(t, stored, tt.edit))
+			_, err := a.Resume(t.Context(), in, ans)
+			if !errors.Is(err, tt.want) || !errors.Is(err, ErrInvalidState) {
+				t.Errorf("Resume() error = %v, want %v and ErrInvalidState", err, tt.want)
+			}
+		})
+	}
+	if s.Count("tools/call") != calls {
+		t.Errorf("tools/call = %d after the refusals, want %d (nothing sent)", s.Count("tools/call"), calls)
+	}
+
+	// A consistent forgery of a gated tool: the gate sees it again, with
+	// the forged arguments.
+	forged := decodeInterrupt(t, editJSON(t, stored, func(w map[string]any) {
+		w["mcpName"], w["tool"], w["arguments"], w["approved"] = "destroy", "s__destroy", map[string]any{"target": "everything"}, true
+	}))
+	asked = nil
+	_, err = a.Resume(t.Context(), forged, ans)
+	var p *ApprovalRequired
+	if !errors.As(err, &p) || p.Call.Tool != "s__destroy" || p.Call.Args["target"] != "everything" {
+		t.Fatalf("Resume(forged gated call) error = %v, want *ApprovalRequired for s__destroy", err)
+	}
+	if len(asked) != 1 || asked[0].MCPName != "destroy" {
+		t.Errorf("Approval asked %v, want once for destroy", asked)
+	}
+	if s.Runs("destroy") != 0 || s.Count("tools/call") != calls {
+		t.Errorf("destroy ran %d times, tools/call %d; want 0, %d", s.Runs("destroy"), s.Count("tools/call"), calls)
+	}
+	if _, err := json.Marshal(p); err == nil {
+		t.Error("json.Marshal(approval of a resume) succeeded, want an error: it holds the answers")
+	}
+
+	// Stored input responses are refused.
+	var in Interrupt
+	withResponses := editJSON(t, stored, func(w map[string]any) {
+		w["inputResponses"] = map[string]any{"date": map[string]any{"action": "accept", "content": date("1999-01-01")}}
+	})
+	if err := json.Unmarshal(withResponses, &in); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("Unmarshal(interrupt with inputResponses) error = %v, want ErrInvalidState", err)
+	}
+}
+
+// TestForgedURLInterrupt: a URL-elicitation interrupt is stored without
+// the answers its request carried, and one carrying answers is refused.
+func TestForgedURLInterrupt(t *testing.T) {
+	s, _ := urlRequiredServer(false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"u": memServer(s, ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intr *Interrupt
+	for _, tool := range ts {
+		if _, err := tool.Invoke(t.Context(), nil); errors.As(err, &intr) && intr.retry {
+			break
+		}
+		intr = nil
+	}
+	if intr == nil {
+		t.Fatal("no URL-elicitation interrupt")
+	}
+	b, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "inputResponses") {
+		t.Errorf("stored URL interrupt carries input responses: %s", b)
+	}
+	var in Interrupt
+	forged := editJSON(t, b, func(w map[string]any) { w["inputResponses"] = map[string]any{"x": map[string]any{"action": "accept"}} })
+	if err := json.Unmarshal(forged, &in); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("Unmarshal(URL interrupt with inputResponses) error = %v, want ErrInvalidState", err)
+	}
+}
+
+// TestStateKey: with Config.StateKey, stored state must be sealed with the
+// key; unsealed, altered, resealed under another key or another kind's
+// seal is refused with ErrTamperedState and nothing is sent.
+func TestStateKey(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
+	a := newAdapter(t, cfg)
+	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	sealed, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sealed), `"mac"`) {
+		t.Fatalf("stored interrupt is not sealed: %s", sealed)
+	}
+	p := must(t).approval(lookupTool(t, a, "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
+	sealedApproval, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Sealed string `json:"sealed"`
+	}
+	if err := json.Unmarshal(sealed, &env); err != nil {
+		t.Fatal(err)
+	}
+	other := cfg
+	other.StateKey = []byte("another key, another deployment!")
+	otherSealed, err := json.Marshal(must(t).interrupt(lookupTool(t, newAdapter(t, other), "s__book_table").Invoke(t.Context(), map[string]any{"party": 4})))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	a2 := newAdapter(t, cfg) // another replica, same key
+	calls := s.Count("tools/call")
+	ans := answer("date", Accept, date("2026-09-18"))
+	for _, tt := range []struct {
+		name  string
+		state []byte
+	}{
+		{"unsealed", []byte(env.Sealed)},
+		{"altered", editJSON(t, sealed, func(w map[string]any) {
+			w["sealed"] = strings.Replace(w["sealed"].(string), `"party":4`, `"party":40`, 1)
+		})},
+		{"other key", otherSealed},
+		{"approval's seal on an interrupt", editJSON(t, sealed, func(w map[string]any) {
+			var aw map[string]any
+			json.Unmarshal(sealedApproval, &aw)
+			w["mac"] = aw["mac"]
+		})},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := decodeInterrupt(t, tt.state)
+			if _, err := a2.Resume(t.Context(), in, ans); !errors.Is(err, ErrTamperedState) {
+				t.Errorf("Resume() error = %v, want ErrTamperedState", err)
+			}
+		})
+	}
+	if s.Count("tools/call") != calls {
+		t.Errorf("tools/call = %d after the refusals, want %d", s.Count("tools/call"), calls)
+	}
+	res := must(t).result(a2.Resume(t.Context(), decodeInterrupt(t, sealed), ans))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume(sealed) = %s, want %q", resultText(res), want)
+	}
+
+	// A sealed approval is decided on the other replica; an unsealed one
+	// is refused.
+	var unsealed ApprovalRequired
+	var aenv struct {
+		Sealed string `json:"sealed"`
+	}
+	json.Unmarshal(sealedApproval, &aenv)
+	if err := json.Unmarshal([]byte(aenv.Sealed), &unsealed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a2.Approve(t.Context(), &unsealed); !errors.Is(err, ErrTamperedState) {
+		t.Errorf("Approve(unsealed) error = %v, want ErrTamperedState", err)
+	}
+	var back ApprovalRequired
+	if err := json.Unmarshal(sealedApproval, &back); err != nil {
+		t.Fatal(err)
+	}
+	res = must(t).result(a2.Approve(t.Context(), &back))
+	if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
+		t.Errorf("Approve(sealed) = %s, destroy runs %d; want destroyed db, 1", resultText(res), s.Runs("destroy"))
+	}
+	if _, err := a2.Approve(t.Context(), &back); err == nil || s.Runs("destroy") != 1 {
+		t.Errorf("second Approve() error = %v, destroy runs %d; want an error, 1", err, s.Runs("destroy"))
+	}
+}
+
+// TestDurableApproval: an approval request survives JSON, keeps its ID,
+// and is approved or rejected on a new Adapter, in both eras; the new
+// Adapter checks it as it checks an interrupt.
+func TestDurableApproval(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			s := testserver.Full(testserver.Options{Legacy: legacy})
+			cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall}
+			p := must(t).approval(lookupTool(t, newAdapter(t, cfg), "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
+			if len(p.ID) != 32 {
+				t.Errorf("ID = %q, want 32 hex digits", p.ID)
+			}
+			b, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			decode := func(b []byte) *ApprovalRequired {
+				var back ApprovalRequired
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatalf("json.Unmarshal(%s): %v", b, err)
+				}
+				return &back
+			}
+			a2 := newAdapter(t, cfg)
+			back := decode(b)
+			if back.ID != p.ID || back.Call.Tool != "s__destroy" || back.Call.Args["target"] != "db" {
+				t.Errorf("decoded = %+v, want the stored call", back)
+			}
+			if _, err := back.Approve(t.Context()); err == nil {
+				t.Error("decoded ApprovalRequired.Approve succeeded, want a pointer to Adapter.Approve")
+			}
+			rejected := must(t).result(a2.Reject(t.Context(), decode(b), "no"))
+			if !rejected.IsError || s.Runs("destroy") != 0 {
+				t.Errorf("Reject() = %s, runs %d; want an error result, 0", resultText(rejected), s.Runs("destroy"))
+			}
+			res := must(t).result(a2.Approve(t.Context(), back))
+			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
+				t.Errorf("Approve() = %s, runs %d", resultText(res), s.Runs("destroy"))
+			}
+			if back.Call.Metadata.Annotations() == nil {
+				t.Error("approved call has no metadata from the catalog")
+			}
+			for _, forged := range [][]byte{
+				editJSON(t, b, func(w map[string]any) { w["tool"] = "s__echo" }),
+				editJSON(t, b, func(w map[string]any) { w["mcpName"], w["tool"] = "nothing", "s__nothing" }),
+				editJSON(t, b, func(w map[string]any) { w["server"] = "x" }),
+			} {
+				if _, err := a2.Approve(t.Context(), decode(forged)); !errors.Is(err, ErrInvalidState) {
+					t.Errorf("Approve(%s) error = %v, want ErrInvalidState", forged, err)
+				}
+			}
+			if s.Runs("destroy") != 1 {
+				t.Errorf("destroy runs = %d, want 1", s.Runs("destroy"))
+			}
+		})
+	}
+}
+
+// TestApprovedInterruptResumes: an interrupt of an approved call resumes
+// without approval when it can be believed (made in this process, or
+// sealed), and needs a new approval, in the resuming process, when it
+// comes unsealed from storage.
+func TestApprovedInterruptResumes(t *testing.T) {
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	always := func(ToolCall) bool { return true }
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always})
+	p := must(t).approval(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	intr := must(t).interrupt(a.Approve(t.Context(), p))
+	ans := answer("date", Accept, date("2026-09-18"))
+
+	// Unsealed from storage: approval again, then the resume with the
+	// answers given.
+	held := must(t).approval(a.Resume(t.Context(), roundTrip(t, intr), ans))
+	res := must(t).result(held.Approve(t.Context()))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Approve(resume) = %s, want %q", resultText(res), want)
+	}
+	// Live: no approval.
+	must(t).result(a.Resume(t.Context(), intr, ans))
+
+	// Sealed: no approval either, on another replica.
+	key := []byte("0123456789abcdef0123456789abcdef")
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, StateKey: key}
+	k1 := newAdapter(t, cfg)
+	p = must(t).approval(lookupTool(t, k1, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
+	sealed := roundTrip(t, must(t).interrupt(k1.Approve(t.Context(), p)))
+	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), sealed, ans))
+	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume(sealed approved) = %s, want %q", resultText(res), want)
+	}
+}
+
+// TestStoredStateNeverPanics: hostile stored state is an error wrapping
+// ErrInvalidState, for every kind.
+func TestStoredStateNeverPanics(t *testing.T) {
+	for _, b := range []string{
+		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":{"k":null}}`,
+		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":{"k":7}}`,
+		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":{"k":{"method":"elicitation/create"}}}`,
+		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":[]}`,
+		`{"sealed":null}`, `{"sealed":"x","mac":"AAAA"}`, `{"sealed":"{}"}`, `null`, `"x"`, `{"version":"1"}`,
+		`{"version":1,"calls":[{"id":"1","function":null}],"next":0,"interrupt":null}`,
+		`{"version":1,"calls":[],"next":0}`,
+		`{"version":1,"calls":[{"id":"1","function":{"name":"s__t"}}],"next":0,"messages":[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":"x"}}]}],"approval":{"version":1,"kind":"approvalRequired","server":"s","tool":"s__t","mcpName":"t"}}`,
+		`{"version":1,"calls":[{"id":"1","function":{"name":"s__t"}}],"next":0,"interrupt":{"version":1},"approval":{"version":1}}`,
+		`{"version":1,"steps":[null],"actions":[null]}`,
+		`{"version":1,"inputs":{"input":7}}`,
+		"{" + strings.Repeat(" ", maxStateBytes) + "}",
+	} {
+		for _, v := range []json.Unmarshaler{new(Interrupt), new(ApprovalRequired), new(PausedCalls), new(PausedRun)} {
+			if err := v.UnmarshalJSON([]byte(b)); !errors.Is(err, ErrInvalidState) {
+				t.Errorf("Unmarshal(%.120s) into %T: error = %v, want ErrInvalidState", b, v, err)
+			}
+		}
+	}
+}
+
+// FuzzStoredState: decoding stored state of every kind never panics, and
+// what decodes encodes and decodes again.
+func FuzzStoredState(f *testing.F) {
+	for _, seed := range []string{
+		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"arguments":{"n":1},"requestState":"x","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"m"}}}}`,
+		`{"version":1,"kind":"inputRequired","server":"s","tool":"s__t","mcpName":"t","round":1,"inputRequests":{"k":null}}`,
+		`{"version":1,"kind":"approvalRequired","id":"00","server":"s","tool":"s__t","mcpName":"t","arguments":{"a":[1,2]}}`,
+		`{"version":1,"calls":[{"id":"1","type":"function","function":{"name":"s__t","arguments":"{}"}}],"next":0,"messages":[{"role":"ai","text":"x"}],"approval":{"version":1,"kind":"approvalRequired","server":"s","tool":"s__t","mcpName":"t"}}`,
+		`{"version":1,"inputs":{"input":"q"},"steps":[{"tool":"s__w","observation":"o"}],"actions":[{"tool":"s__t"}],"iterations":1,"approval":{"version":1,"kind":"approvalRequired","server":"s","tool":"s__t","mcpName":"t"}}`,
+		`{"sealed":"{\"version\":1,\"server\":\"s\",\"tool\":\"s__t\",\"mcpName\":\"t\"}","mac":"AAAA"}`,
+		`{"sealed":null,"mac":null}`, `{}`, `null`, `[]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, newV := range []func() json.Unmarshaler{
+			func() json.Unmarshaler { return new(Interrupt) },
+			func() json.Unmarshaler { return new(ApprovalRequired) },
+			func() json.Unmarshaler { return new(PausedCalls) },
+			func() json.Unmarshaler { return new(PausedRun) },
+		} {
+			v := newV()
+			if v.UnmarshalJSON(b) != nil {
+				continue
+			}
+			out, err := json.Marshal(v)
+			if err != nil {
+				t.Fatalf("%T decoded from %q does not encode: %v", v, b, err)
+			}
+			if err := newV().UnmarshalJSON(out); err != nil {
+				t.Fatalf("%T: %q decoded, encoded as %q, which does not decode: %v", v, b, out, err)
+			}
+		}
+	})
+}
+
+// TestStateKeyPauses: with Config.StateKey, a paused batch or run whose
+// JSON was altered (a forged observation for the model) or is not sealed
+// is refused, and nothing is sent.
+func TestStateKeyPauses(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ts.HandleToolCalls(t.Context(), batchOfThree)
+	calls := storeCalls(t, err)
+	b, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forge := func(b []byte) []byte {
+		return editJSON(t, b, func(w map[string]any) {
+			w["sealed"] = strings.Replace(w["sealed"].(string), "Sunny", "Stormy", 1)
+		})
+	}
+	var env struct {
+		Sealed string `json:"sealed"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil || env.Sealed == "" {
+		t.Fatalf("paused calls not sealed: %s", b)
+	}
+	runs := s.Runs("book_table")
+	ans := Answered(answer("date", Accept, date("2026-09-18")))
+	for name, state := range map[string][]byte{"altered": forge(b), "unsealed": []byte(env.Sealed)} {
+		var p PausedCalls
+		if err := json.Unmarshal(state, &p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := ts.ResumeToolCalls(t.Context(), &p, ans); !errors.Is(err, ErrTamperedState) {
+			t.Errorf("ResumeToolCalls(%s) error = %v, want ErrTamperedState", name, err)
+		}
+	}
+
+	// A paused run: the same.
+	ex := NewExecutor(agentKinds["openai-functions"]([][2]string{{"s__get_weather", `{"city":"Paris"}`}, {"s__book_table", `{"party":4}`}}, ts.Tools()))
+	_, err = chains.Call(t.Context(), ex, map[string]any{"input": "q"})
+	var paused *PausedRun
+	if !errors.As(err, &paused) {
+		t.Fatalf("run error = %v, want *PausedRun", err)
+	}
+	rb, err := json.Marshal(paused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rb, &env); err != nil || env.Sealed == "" {
+		t.Fatalf("paused run not sealed: %s", rb)
+	}
+	for name, state := range map[string][]byte{"altered": forge(rb), "unsealed": []byte(env.Sealed)} {
+		var p PausedRun
+		if err := json.Unmarshal(state, &p); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := ex.Resume(t.Context(), &p, ans); !errors.Is(err, ErrTamperedState) {
+			t.Errorf("Resume(%s run) error = %v, want ErrTamperedState", name, err)
+		}
+	}
+	if got := s.Runs("book_table"); got != runs+1 {
+		t.Errorf("book_table runs = %d, want %d (the run's first round only)", got, runs+1)
+	}
+
+	// A run whose paused action is another tool than its interrupt's.
+	var p PausedRun
+	if err := json.Unmarshal(rb, &p); err != nil {
+		t.Fatal(err)
+	}
+	p.Actions[0].Tool = "s__get_weather"
+	if _, err := ex.Resume(t.Context(), &p, ans); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("Resume(action of another tool) error = %v, want ErrInvalidState", err)
+	}
+}
