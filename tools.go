@@ -110,9 +110,10 @@ func (t *Tool) Descriptor() *mcp.Tool { return t.desc }
 func (t *Tool) Metadata() Metadata { return t.meta }
 
 // Parameters returns the tool's input schema as a fresh map the caller may
-// modify. It is the server's schema with one change that providers need: a
-// schema without "properties" gets "properties": {} (Google AI rejects an
-// object schema without them). $schema, $defs, $ref, additionalProperties,
+// modify. It is the server's schema with two additions that providers need,
+// each only where missing: "type": "object" at the top (MCP requires it,
+// OpenAI rejects parameters without it) and "properties": {} (Google AI
+// rejects an object schema without them). $schema, $defs, $ref, additionalProperties,
 // formats and enums are kept as the server wrote them. It makes the tool a
 // langchaingo ToolWithParameters, should that interface land
 // (tmc/langchaingo#1518).

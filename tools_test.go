@@ -181,6 +181,9 @@ func TestNormalizeSchema(t *testing.T) {
 		want   map[string]any
 	}{
 		{"no properties", map[string]any{"type": "object"}, map[string]any{"type": "object", "properties": map[string]any{}}},
+		{"no type", map[string]any{"properties": map[string]any{"a": map[string]any{}}},
+			map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{}}}},
+		{"nothing", map[string]any{}, map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"null properties", map[string]any{"type": "object", "properties": nil}, map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"absent", nil, map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"not an object", json.RawMessage(`[1]`), map[string]any{"type": "object", "properties": map[string]any{}}},
