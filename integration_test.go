@@ -756,8 +756,8 @@ func npmEverythingCalls(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 	res = integInvoke(t, ctx, integTool(t, ts, "everything__get-resource-links"), map[string]any{"count": 2})
 	wantBlocks(t, "get-resource-links", res, mcpadapter.BlockText, mcpadapter.BlockLink, mcpadapter.BlockLink)
 	for i, want := range []mcpadapter.Block{
-		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/blob/1", Name: "Blob Resource 1", MIMEType: "text/plain"},
-		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/text/2", Name: "Text Resource 2", MIMEType: "text/plain"},
+		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/blob/1", Name: "Blob Resource 1", MIMEType: "text/plain", Description: "Resource 1: plaintext resource"},
+		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/text/2", Name: "Text Resource 2", MIMEType: "text/plain", Description: "Resource 2: plaintext resource"},
 	} {
 		if got := res.Content[i+1]; !reflect.DeepEqual(got, want) {
 			t.Errorf("link %d = %+v, want %+v", i+1, got, want)

@@ -41,6 +41,8 @@ type Tool struct {
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
+	// appOnly marks an MCP Apps tool the model must not see (visibility.go).
+	appOnly bool
 
 	params      map[string]any // normalized input schema, built once; never handed out
 	summary     string         // the server's description, or its title
@@ -71,6 +73,7 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 	}
 	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
 	t.meta = newMetadata(d, c.info)
+	t.appOnly = appOnly(d)
 	t.params = normalizeSchema(d.InputSchema)
 	t.summary = summary(d)
 	t.description = describe(t.summary, t.params)
@@ -144,8 +147,10 @@ func (t *Tool) call(args map[string]any) ToolCall {
 }
 
 // Tools returns the set as langchaingo tools, for agents.NewExecutor and
-// the agent constructors.
+// the agent constructors. Tools for the app alone ([Tool.AppOnly]) are left
+// out.
 func (s Toolset) Tools() []tools.Tool {
+	s = s.forModel()
 	out := make([]tools.Tool, len(s))
 	for i, t := range s {
 		out[i] = t
@@ -154,8 +159,10 @@ func (s Toolset) Tools() []tools.Tool {
 }
 
 // LLMTools returns the set for native tool calling ([llms.WithTools]), each
-// with its server's schema (see [Tool.LLMTool]).
+// with its server's schema (see [Tool.LLMTool]). Tools for the app alone
+// ([Tool.AppOnly]) are left out.
 func (s Toolset) LLMTools() []llms.Tool {
+	s = s.forModel()
 	out := make([]llms.Tool, len(s))
 	for i, t := range s {
 		out[i] = t.LLMTool()
@@ -188,9 +195,12 @@ func (s Toolset) Lookup(name string) *Tool {
 // (see [Result.Messages]) follow all the pairs. The choice's text content is
 // not part of the returned messages.
 //
-// Unknown tools, arguments that are not a JSON object and isError results
-// become tool messages the model can act on. An [*Interrupt], an
-// [*ApprovalRequired] or a [*ServerError] stops the loop: the messages of
+// Tools for the app alone ([Tool.AppOnly]) are unknown tools here.
+// Unknown tools, arguments that are not a JSON object, isError results and
+// the JSON-RPC errors a healthy server answers a call with (as in
+// [Tool.Call]) become tool messages the model can act on. An [*Interrupt],
+// an [*ApprovalRequired] or a [*ServerError] (a transport or session
+// failure, a timeout) stops the loop: the messages of
 // the calls before the failed one are returned with the error, so the
 // failed call is choice.ToolCalls[n] where n is the number of AI messages
 // returned. Resolve it (resume, approve), append its AI message and
@@ -219,10 +229,11 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 		return textResult(true, "Error: tool call without a function"), nil
 	}
 	t := s.Lookup(tc.FunctionCall.Name)
-	if t == nil {
+	if t == nil || t.appOnly {
 		return textResult(true, fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
 	}
-	return t.InvokeJSON(ctx, tc.FunctionCall.Arguments)
+	args := tc.FunctionCall.Arguments
+	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args)) })
 }
 
 // textResult is a result holding one text block.

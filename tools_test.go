@@ -469,11 +469,9 @@ func TestInvokeResults(t *testing.T) {
 							t.Fatalf("Invoke() error = %v", err)
 						}
 						// Modern results carry the server's identity in
-						// _meta; legacy ones carry none. The invalid-params
-						// result is the adapter's: it has no _meta.
-						_, hasInfo := res.Meta["io.modelcontextprotocol/serverInfo"]
-						if hasInfo == (era.legacy || tt.tool == "strict") {
-							t.Errorf("Invoke() Meta = %v, want serverInfo only in the modern era", res.Meta)
+						// _meta, a reserved key Result.Meta leaves out.
+						if _, hasInfo := res.Meta["io.modelcontextprotocol/serverInfo"]; hasInfo {
+							t.Errorf("Invoke() Meta = %v, want no reserved keys", res.Meta)
 						}
 						got := *res
 						got.Meta = nil
@@ -1080,6 +1078,7 @@ func TestHandleToolCalls(t *testing.T) {
 			scripted.Call("c5", "SRV__ECHO", `{"text":"case"}`),
 			scripted.Call("c6", "srv__era", ``),
 			scripted.Call("c7", "srv__fail", `{}`),
+			scripted.Call("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
 		}}
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
 		if err != nil {
@@ -1093,6 +1092,7 @@ func TestHandleToolCalls(t *testing.T) {
 			"case",
 			"2026-07-28",
 			"it failed",
+			"backend unavailable",
 		}
 		if len(msgs) != 2*len(want) {
 			t.Fatalf("got %d messages, want %d", len(msgs), 2*len(want))
@@ -1140,9 +1140,19 @@ func TestHandleToolCalls(t *testing.T) {
 	})
 
 	t.Run("server failure", func(t *testing.T) {
-		msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+		// The call is cancelled while the server works on it: no answer.
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-s.SlowStarted():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
 			scripted.Call("c1", "srv__echo", `{"text":"ok"}`),
-			scripted.Call("c2", "srv__rpc_error", `{}`),
+			scripted.Call("c2", "srv__slow", `{}`),
 		}})
 		wantServerError(t, err)
 		if len(msgs) != 2 {
