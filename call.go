@@ -152,7 +152,8 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // run calls the tool on its connection, past the approval gate and without
 // callbacks.
 func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+	return t.checkOutput(ctx, res, err)
 }
 
 // invalidInput is the result that answers arguments the tool cannot take:

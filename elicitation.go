@@ -210,7 +210,13 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if err != nil {
 		return nil, err
 	}
-	return a.callRounds(ctx, c, in.Tool, in.MCPName, in.args, responses, in.state, in.round)
+	res, err := a.callRounds(ctx, c, in.Tool, in.MCPName, in.args, responses, in.state, in.round)
+	if validatable(res, err) {
+		if t := a.listedTool(ctx, c, in.MCPName); t != nil {
+			return t.checkOutput(ctx, res, err)
+		}
+	}
+	return res, err
 }
 
 // elicitationRequests converts a server's input requests, sorted by key.

@@ -43,6 +43,7 @@ type Tool struct {
 	meta   Metadata
 	// appOnly marks an MCP Apps tool the model must not see (visibility.go).
 	appOnly bool
+	output  outputSchema // the resolved outputSchema, made on first use (output.go)
 
 	params      map[string]any // normalized input schema, built once; never handed out
 	summary     string         // the server's description, or its title
