@@ -31,6 +31,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/everything"
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
@@ -751,6 +752,14 @@ func npmEverythingCalls(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 	wantBlocks(t, "get-annotated-message", res, mcpadapter.BlockText, mcpadapter.BlockImage)
 	if res.Content[0].Text != "Error: Operation failed" || !bytes.HasPrefix(res.Content[1].Data, pngSignature) {
 		t.Errorf("annotated message %q, image %d bytes", res.Content[0].Text, len(res.Content[1].Data))
+	}
+	// The text is for both audiences, the image for the user alone: the
+	// app keeps it, the model does not see it.
+	if ann := res.Content[1].Annotations; ann == nil || !slices.Equal(ann.Audience, []mcp.Role{"user"}) || res.Content[0].Annotations == nil || res.Content[0].Annotations.Priority != 1 {
+		t.Errorf("annotations %+v, %+v; want the image for the user", res.Content[0].Annotations, ann)
+	}
+	if msgs := res.Messages(scripted.Call("c1", "everything__get-annotated-message", "{}")); res.Text() != "Error: Operation failed" || len(msgs) != 1 {
+		t.Errorf("for the model: Text() = %q, %d messages; want the text alone", res.Text(), len(msgs))
 	}
 
 	res = integInvoke(t, ctx, integTool(t, ts, "everything__get-resource-links"), map[string]any{"count": 2})

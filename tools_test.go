@@ -514,11 +514,7 @@ func TestContentThroughAdapter(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			s := newContentServer()
 			mode := map[string]Mode{"modern": ModeModern, "legacy": ModeLegacy}[era.name]
-			a := newAdapter(t, Config{Servers: map[string]Server{"srv": {Mode: mode, Transport: func(ctx context.Context) (mcp.Transport, error) {
-				st, ct := mcp.NewInMemoryTransports()
-				_, err := s.Connect(context.WithoutCancel(ctx), st, nil)
-				return ct, err
-			}}}})
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": sdkServer(s, mode)}})
 			ts, err := a.ListTools(t.Context())
 			if err != nil {
 				t.Fatal(err)
