@@ -531,3 +531,35 @@ func TestJSONRPCErrorsForTheModel(t *testing.T) {
 		}
 	})
 }
+
+// TestOutputSchemaValidationOnResume: the result of a resumed call is
+// validated too, also on an Adapter that has not listed the tool.
+func TestOutputSchemaValidationOnResume(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "rounds", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: object, OutputSchema: json.RawMessage(`{"type":"object","properties":{"tempC":{"type":"number"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if len(req.Params.InputResponses) == 0 {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"date": testserver.DateRequest()}, RequestState: "s"}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "warm"}}, StructuredContent: map[string]any{"tempC": "warm"}}, nil
+		})
+	a, ts := listSDK(t, s, ModeModern, Config{})
+	_, err := lookup(t, ts, "srv__ask").Invoke(t.Context(), nil)
+	intr := must(t).interrupt(nil, err)
+	answers := map[string]Answer{"date": {Action: Accept, Content: map[string]any{"date": "2026-09-18"}}}
+	if _, err := intr.Resume(t.Context(), answers); !errors.As(err, new(*OutputSchemaError)) {
+		t.Errorf("Resume() error = %v, want *OutputSchemaError", err)
+	}
+	stored, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded Interrupt
+	if err := json.Unmarshal(stored, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	fresh := newAdapter(t, Config{Servers: a.cfg.Servers})
+	if _, err := fresh.Resume(t.Context(), &decoded, answers); !errors.As(err, new(*OutputSchemaError)) {
+		t.Errorf("Resume() on a fresh Adapter error = %v, want *OutputSchemaError", err)
+	}
+}
