@@ -9,7 +9,7 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // tool.Metadata().Annotations() is always safe. The nested values are
 // borrowed from the tool (like [Tool.Descriptor]): callers must not mutate
 // them. Metadata marshals to JSON in LangChain's shape:
-// {"mcp": {"tool": {"annotations": ..., "_meta": ...}, "server": {"name": ..., "version": ...}}}.
+// {"mcp": {"tool": {"annotations": ..., "_meta": ...}, "server": {"name": ..., "version": ..., "title": ...}}}.
 type Metadata struct {
 	// MCP is set on every tool returned by an Adapter; it is nil in a zero
 	// Metadata.

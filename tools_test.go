@@ -145,7 +145,7 @@ type catalogEntry struct {
 func TestCatalogGolden(t *testing.T) {
 	for _, era := range serverEras {
 		t.Run(era.name, func(t *testing.T) {
-			_, ts := discover(t, eraServer(era.legacy), Config{})
+			_, ts := discover(t, testserver.Full(testserver.Options{Legacy: era.legacy, Title: "Test Server"}), Config{})
 			entries := make([]catalogEntry, 0, len(ts))
 			for _, tool := range ts {
 				entries = append(entries, catalogEntry{
