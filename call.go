@@ -63,12 +63,14 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON string) (*Result, error)
 // input that is not a JSON object as no arguments.
 //
 // The output is [Result.Text]: the text blocks, media as short placeholders,
-// structured content as compact JSON when there is no text. Input that
+// structured content as bounded compact JSON without base64 when there is
+// neither text nor media, nothing meant for the user alone. Input that
 // cannot be decoded, the server's isError results and the JSON-RPC errors a
-// healthy server answers the call with (see modelerror.go) come back as
-// text with a nil error, so the model can correct itself (an error ends a
-// langchaingo agent run); interrupts, approvals, timeouts and transport
-// failures are errors, as in [Tool.Invoke].
+// server answers the call with while its connection is fine (server-postgres
+// reports every SQL error so) come back as text with a nil error, so the
+// model can correct itself (an error ends a langchaingo agent run);
+// interrupts, approvals, timeouts, transport and session failures are
+// errors, as in [Tool.Invoke], which returns the JSON-RPC errors too.
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	res, err := t.observe(ctx, textInput(input), func() (*Result, error) {
 		args, err := decodeCallInput(input, t.params)
