@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
@@ -561,5 +562,31 @@ func TestOutputSchemaValidationOnResume(t *testing.T) {
 	fresh := newAdapter(t, Config{Servers: a.cfg.Servers})
 	if _, err := fresh.Resume(t.Context(), &decoded, answers); !errors.As(err, new(*OutputSchemaError)) {
 		t.Errorf("Resume() on a fresh Adapter error = %v, want *OutputSchemaError", err)
+	}
+}
+
+// TestStructuredTextBounded: structured content over 16 KB reaches the model
+// cut, as valid UTF-8, with a note of its size; the Artifact keeps it all.
+func TestStructuredTextBounded(t *testing.T) {
+	rows := make([]any, 4000)
+	for i := range rows {
+		rows[i] = "row é"
+	}
+	res := &Result{Artifact: &Artifact{StructuredContent: map[string]any{"rows": rows}}}
+	text := res.Text()
+	const note = "… [structured content cut: 35 KB in all]"
+	if !strings.HasSuffix(text, note) || len(text) > maxStructuredText+len(note) || !utf8.ValidString(text) || !strings.HasPrefix(text, `{"rows":["row é",`) {
+		t.Errorf("Text() = %d bytes ending %q, want at most 16 KB of valid UTF-8 and the note", len(text), text[max(0, len(text)-60):])
+	}
+	if parts := res.Parts(); len(parts) != 1 || parts[0].(llms.TextContent).Text != text {
+		t.Errorf("Parts() differ from Text()")
+	}
+	if got := res.Artifact.StructuredContent.(map[string]any)["rows"].([]any); len(got) != 4000 {
+		t.Errorf("Artifact changed: %d rows", len(got))
+	}
+	// `{"ss":"` is 7 bytes: the bound falls inside a 2-byte rune.
+	cut := (&Result{Artifact: &Artifact{StructuredContent: map[string]any{"ss": strings.Repeat("é", 10000)}}}).Text()
+	if !utf8.ValidString(cut) || !strings.HasPrefix(cut, `{"ss":"é`) || len(cut) > maxStructuredText+len(note) {
+		t.Errorf("Text() cut a rune: %q", cut[max(0, len(cut)-60):])
 	}
 }
