@@ -172,7 +172,8 @@ func (s Toolset) LLMTools() []llms.Tool {
 }
 
 // Lookup returns the tool with the given name, or nil. An exact match wins;
-// otherwise case is ignored, as langchaingo's executor does.
+// otherwise case is ignored, as langchaingo's executor does. It is the app's
+// view: tools for the app alone ([Tool.AppOnly]) are found too.
 func (s Toolset) Lookup(name string) *Tool {
 	for _, t := range s {
 		if t.name == name {
