@@ -51,7 +51,7 @@ const (
 	BlockImage BlockType = "image" // image bytes, or an image link (URI set, Data nil)
 	BlockAudio BlockType = "audio" // audio bytes
 	BlockFile  BlockType = "file"  // an embedded non-image blob (URI set)
-	BlockLink  BlockType = "link"  // a resource link: URI, Name, MIMEType; no bytes
+	BlockLink  BlockType = "link"  // a resource link: URI, Name, MIMEType, Title, Description, Size, Icons; no bytes
 )
 
 // Block is one content item of a [Result], with everything the server sent
