@@ -315,7 +315,8 @@ func (s *Server) retryPolicy() *RetryPolicy {
 // ServerInfo describes a connected server and what was negotiated with it.
 type ServerInfo struct {
 	Name, Version   string
-	Era             Mode // ModeModern or ModeLegacy: what was negotiated
+	Title           string // the server's display name; "" when it sent none
+	Era             Mode   // ModeModern or ModeLegacy: what was negotiated
 	ProtocolVersion string
 	Instructions    string
 	Capabilities    *mcp.ServerCapabilities

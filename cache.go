@@ -295,6 +295,7 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	if err != nil {
 		return nil, c.callError("list tools", err)
 	}
+	descs = a.named(c.server, descs)
 	fetched := time.Now()
 
 	// Wrap new descriptors without the lock (it is CPU work per tool); the

@@ -43,16 +43,19 @@ func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error)
 // tells the model what the tool expects, and a nil error. An empty string
 // means no arguments.
 func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
-	return t.observe(ctx, textInput(argsJSON), func() (*Result, error) {
-		args := map[string]any{}
-		if strings.TrimSpace(argsJSON) != "" {
-			var err error
-			if args, err = decodeObject(argsJSON); err != nil {
-				return t.invalidInput(err), nil
-			}
+	return t.observe(ctx, textInput(argsJSON), func() (*Result, error) { return t.invokeJSON(ctx, argsJSON) })
+}
+
+// invokeJSON is InvokeJSON without callbacks.
+func (t *Tool) invokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
+	args := map[string]any{}
+	if strings.TrimSpace(argsJSON) != "" {
+		var err error
+		if args, err = decodeObject(argsJSON); err != nil {
+			return t.invalidInput(err), nil
 		}
-		return t.gated(ctx, args)
-	})
+	}
+	return t.gated(ctx, args)
 }
 
 // Call implements [tools.Tool], langchaingo's text API. input may be a JSON
@@ -63,18 +66,21 @@ func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error)
 // input that is not a JSON object as no arguments.
 //
 // The output is [Result.Text]: the text blocks, media as short placeholders,
-// structured content as compact JSON when there is no text. Input that
-// cannot be decoded and the server's isError results come back as text with
-// a nil error, so the model can correct itself (an error ends a langchaingo
-// agent run); interrupts, approvals, timeouts and transport failures are
-// errors, as in [Tool.Invoke].
+// structured content as bounded compact JSON without base64 when there is
+// neither text nor media, nothing meant for the user alone. Input that
+// cannot be decoded, the server's isError results and the JSON-RPC errors a
+// server answers the call with while its connection is fine (server-postgres
+// reports every SQL error so) come back as text with a nil error, so the
+// model can correct itself (an error ends a langchaingo agent run);
+// interrupts, approvals, timeouts, transport and session failures are
+// errors, as in [Tool.Invoke], which returns the JSON-RPC errors too.
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	res, err := t.observe(ctx, textInput(input), func() (*Result, error) {
 		args, err := decodeCallInput(input, t.params)
 		if err != nil {
 			return t.invalidInput(err), nil
 		}
-		return t.gated(ctx, args)
+		return t.answered(t.gated(ctx, args))
 	})
 	if err != nil {
 		return "", err
@@ -178,6 +184,7 @@ func (t *Tool) rounds(ctx context.Context, args map[string]any, meta map[string]
 		info.meta = meta
 	}
 	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, false)
 }
 

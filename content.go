@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +27,11 @@ type Result struct {
 	// is in Content. Transport failures are Go errors, never IsError results.
 	IsError bool `json:"isError,omitempty"`
 	// Meta is the result's _meta, decoded for this result alone; nil when
-	// the server sent none.
+	// the server sent none. Keys under the reserved prefix
+	// "io.modelcontextprotocol/" are left out: they are the protocol's
+	// bookkeeping, not the tool's output (go-sdk's modern servers add
+	// io.modelcontextprotocol/serverInfo to every result, which
+	// [Adapter.ServerInfo] reports already).
 	Meta map[string]any `json:"meta,omitempty"`
 }
 
@@ -46,11 +51,16 @@ const (
 	BlockImage BlockType = "image" // image bytes, or an image link (URI set, Data nil)
 	BlockAudio BlockType = "audio" // audio bytes
 	BlockFile  BlockType = "file"  // an embedded non-image blob (URI set)
-	BlockLink  BlockType = "link"  // a resource link: URI, Name, MIMEType; no bytes
+	BlockLink  BlockType = "link"  // a resource link: URI, Name, MIMEType, Title, Description, Size, Icons; no bytes
 )
 
-// Block is one content item of a [Result]. Which fields are set depends on
-// Type; unset fields are zero.
+// Block is one content item of a [Result], with everything the server sent
+// about it. Which fields are set depends on Type; unset fields are zero.
+//
+// A block whose Annotations name an audience without "assistant" (such as
+// ["user"]) is meant for the user, not the model: it stays in
+// [Result.Content] for the application and is left out of [Result.Text],
+// [Result.Parts], [Result.Messages] and [Toolset.HandleToolCalls].
 type Block struct {
 	Type     BlockType `json:"type"`
 	Text     string    `json:"text,omitempty"`
@@ -58,6 +68,23 @@ type Block struct {
 	Data     []byte    `json:"data,omitempty"` // raw bytes (image, audio, file), not base64
 	URI      string    `json:"uri,omitempty"`  // embedded resource or link
 	Name     string    `json:"name,omitempty"` // link name
+
+	// A resource link's title, description, size in bytes (nil when the
+	// server sent none) and icons.
+	Title       string     `json:"title,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Size        *int64     `json:"size,omitempty"`
+	Icons       []mcp.Icon `json:"icons,omitempty"`
+
+	// Annotations are the item's annotations (audience, priority,
+	// lastModified); nil when it had none.
+	Annotations *mcp.Annotations `json:"annotations,omitempty"`
+	// Meta is the item's _meta; nil when it had none.
+	Meta map[string]any `json:"meta,omitempty"`
+	// ResourceMeta is the _meta of an embedded resource's contents (Meta
+	// is the item's own); nil when absent.
+	ResourceMeta map[string]any `json:"resourceMeta,omitempty"`
+
 	// Raw is the original JSON of a content item the adapter does not model
 	// (an unknown type such as "video", or a sampling-only tool_use or
 	// tool_result item). Such a block has Type BlockText and a placeholder
@@ -119,15 +146,30 @@ func newResult(res *mcp.CallToolResult) *Result {
 	if res.StructuredContent != nil {
 		r.Artifact = &Artifact{StructuredContent: res.StructuredContent}
 	}
-	if res.Meta != nil {
-		r.Meta = map[string]any(res.Meta)
-	}
+	r.Meta = resultMeta(res.Meta)
 	for _, c := range res.Content {
 		if b, ok := blockFromContent(c); ok {
 			r.Content = append(r.Content, b)
 		}
 	}
 	return r
+}
+
+// reservedMetaPrefix is the _meta key prefix MCP reserves for itself.
+const reservedMetaPrefix = "io.modelcontextprotocol/"
+
+// resultMeta returns meta without its reserved keys, or nil when nothing is
+// left. It deletes in place: meta was decoded for one result alone.
+func resultMeta(meta mcp.Meta) map[string]any {
+	for k := range meta {
+		if strings.HasPrefix(k, reservedMetaPrefix) {
+			delete(meta, k)
+		}
+	}
+	if len(meta) == 0 {
+		return nil
+	}
+	return map[string]any(meta)
 }
 
 // resultOne is a Result with room for one block, allocated together.
@@ -153,25 +195,28 @@ func blockFromContent(c mcp.Content) (Block, bool) {
 			}
 			return Block{Type: BlockText, Text: c.Text, Raw: raw}, true
 		}
-		return Block{Type: BlockText, Text: c.Text}, true
+		return Block{Type: BlockText, Text: c.Text, Annotations: c.Annotations, Meta: c.Meta}, true
 	case *mcp.ImageContent:
 		if c == nil {
 			return Block{}, false
 		}
-		return Block{Type: BlockImage, MIMEType: c.MIMEType, Data: c.Data}, true
+		return Block{Type: BlockImage, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
 	case *mcp.AudioContent:
 		if c == nil {
 			return Block{}, false
 		}
-		return Block{Type: BlockAudio, MIMEType: c.MIMEType, Data: c.Data}, true
+		return Block{Type: BlockAudio, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
 	case *mcp.ResourceLink:
 		if c == nil {
 			return Block{}, false
 		}
+		b := Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name,
+			Title: c.Title, Description: c.Description, Size: c.Size, Icons: c.Icons,
+			Annotations: c.Annotations, Meta: c.Meta}
 		if isImageMIME(c.MIMEType) {
-			return Block{Type: BlockImage, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}, true
+			b.Type = BlockImage
 		}
-		return Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name}, true
+		return b, true
 	case *mcp.EmbeddedResource:
 		if c == nil {
 			return Block{}, false
@@ -180,14 +225,15 @@ func blockFromContent(c mcp.Content) (Block, bool) {
 		if rc == nil {
 			return unmodelled(c, "[resource without contents]"), true
 		}
-		if rc.Blob == nil {
-			return Block{Type: BlockText, Text: rc.Text, MIMEType: rc.MIMEType, URI: rc.URI}, true
+		b := Block{Type: BlockText, Text: rc.Text, MIMEType: rc.MIMEType, URI: rc.URI,
+			Annotations: c.Annotations, Meta: c.Meta, ResourceMeta: rc.Meta}
+		if rc.Blob != nil {
+			b.Type, b.Text, b.Data = BlockFile, "", rc.Blob
+			if isImageMIME(rc.MIMEType) {
+				b.Type = BlockImage
+			}
 		}
-		t := BlockFile
-		if isImageMIME(rc.MIMEType) {
-			t = BlockImage
-		}
-		return Block{Type: t, MIMEType: rc.MIMEType, Data: rc.Blob, URI: rc.URI}, true
+		return b, true
 	case *mcp.ToolUseContent:
 		if c == nil {
 			return Block{}, false
@@ -239,8 +285,18 @@ func isImageMIME(mt string) bool {
 
 // Text returns the result as one string for a model or a log: text blocks
 // as they are, media and links as short bracketed placeholders such as
-// "[image image/png 14 KB]" (never base64), one block per line. When the
-// result has no text block, the structured content follows as compact JSON.
+// "[image image/png 14 KB]" (never base64), one block per line. Blocks meant
+// for the user only (see [Block]) are left out.
+//
+// When the result has neither text nor media for the model, the structured
+// content follows as compact JSON, so that the model sees the answer. It
+// never carries media: a string holding base64 data (a data: URL, or a run
+// of 256 or more base64 characters) reads "[base64 data, 14 KB]", and JSON
+// longer than 16 KB is cut, ending in a note of its full size. With media
+// blocks there is no such line: servers that mirror their media into the
+// structured content (server-filesystem's read_media_file) would send it
+// twice. [Result.Artifact] keeps the structured content as it was.
+//
 // An error result with nothing to say reads "tool returned an error with no
 // message". A nil or empty result gives "".
 func (r *Result) Text() string {
@@ -249,7 +305,9 @@ func (r *Result) Text() string {
 	}
 	lines := make([]string, 0, len(r.Content)+1)
 	for i := range r.Content {
-		lines = append(lines, blockText(&r.Content[i]))
+		if b := &r.Content[i]; b.forModel() {
+			lines = append(lines, blockText(b))
+		}
 	}
 	if s, ok := r.structuredText(); ok {
 		lines = append(lines, s)
@@ -261,23 +319,10 @@ func (r *Result) Text() string {
 	return text
 }
 
-// structuredText returns the structured content as compact JSON when Text
-// and Parts should show it: only when no block is text from the server (a
-// placeholder for unknown content does not count).
-func (r *Result) structuredText() (string, bool) {
-	if r.Artifact == nil || r.Artifact.StructuredContent == nil {
-		return "", false
-	}
-	for i := range r.Content {
-		if r.Content[i].Type == BlockText && r.Content[i].Raw == nil {
-			return "", false
-		}
-	}
-	b, err := json.Marshal(r.Artifact.StructuredContent)
-	if err != nil {
-		return "[structured content]", true
-	}
-	return string(b), true
+// forModel reports whether b is meant for the model: it has no audience,
+// or its audience includes "assistant".
+func (b *Block) forModel() bool {
+	return b.Annotations == nil || len(b.Annotations.Audience) == 0 || slices.Contains(b.Annotations.Audience, "assistant")
 }
 
 // blockText is b's line in [Result.Text].
@@ -330,7 +375,7 @@ func formatSize(n int) string {
 
 // Parts returns the result as langchaingo message parts, in order: text
 // blocks and placeholders (as in [Result.Text]) become text parts, media
-// become media parts. By default images, audio and files with bytes become
+// become media parts; blocks meant for the user only are left out. By default images, audio and files with bytes become
 // llms.BinaryPart (the Anthropic provider accepts only images this way; the
 // Google AI provider accepts all three); [ImagesAsDataURL] selects the
 // OpenAI style. Links to images stay text by default, because the Anthropic
@@ -342,7 +387,11 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	o := newPartOptions(opts)
 	var parts []llms.ContentPart
 	for i := range r.Content {
-		parts = o.appendPart(parts, &r.Content[i])
+		b := &r.Content[i]
+		if !b.forModel() {
+			continue
+		}
+		parts = o.appendPart(parts, b)
 	}
 	if s, ok := r.structuredText(); ok {
 		parts = append(parts, llms.TextPart(s))
@@ -356,8 +405,9 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 // Messages returns the messages that answer call in a chat history: one
 // tool message whose single part is an llms.ToolCallResponse carrying
 // [Result.Text] (providers accept exactly one text part there), followed,
-// only when the result has media, by one human message holding a short
-// text part that names the call and the media parts (see [Result.Parts]).
+// only when the result has media for the model, by one human message
+// holding a short text part that names the call and the media parts (see
+// [Result.Parts]). Blocks meant for the user only are left out.
 // An empty result is answered with "tool returned no content", since
 // providers reject empty tool messages. The tool message is always there,
 // also for a nil result, so callers may index the first message.
@@ -380,8 +430,10 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	o := newPartOptions(opts)
 	var media []llms.ContentPart
 	for i := range r.Content {
-		if p, ok := o.mediaPart(&r.Content[i]); ok {
-			media = append(media, p)
+		if b := &r.Content[i]; b.forModel() {
+			if p, ok := o.mediaPart(b); ok {
+				media = append(media, p)
+			}
 		}
 	}
 	if len(media) == 0 {

@@ -70,6 +70,9 @@ var (
 	pdfData = []byte("%PDF-1.4\n%%EOF\n")
 )
 
+// linkSize is the size the annotated link declares.
+var linkSize = func() *int64 { n := int64(2048); return &n }()
+
 func mustBase64(s string) []byte {
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
@@ -134,6 +137,28 @@ var contentCases = []struct {
 	{"meta", &mcp.CallToolResult{
 		Meta:    mcp.Meta{"acme/trace": "t-1", "acme/cost": 3.0},
 		Content: []mcp.Content{&mcp.TextContent{Text: "traced"}},
+	}},
+	{"annotated", &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: "for the model", Meta: mcp.Meta{"acme/id": "t1"},
+			Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant"}, Priority: 0.9, LastModified: "2026-01-02T03:04:05Z"}},
+		&mcp.TextContent{Text: "for the user only", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}}},
+		&mcp.ImageContent{Data: pngData, MIMEType: "image/png", Meta: mcp.Meta{"acme/id": "i1"},
+			Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}}},
+		&mcp.ImageContent{Data: pngData, MIMEType: "image/png", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user", "assistant"}}},
+		&mcp.AudioContent{Data: wavData, MIMEType: "audio/wav", Meta: mcp.Meta{"acme/id": "a1"}, Annotations: &mcp.Annotations{Priority: 0.2}},
+		&mcp.ResourceLink{URI: "file:///data.csv", Name: "data.csv", Title: "Data", Description: "The figures.", MIMEType: "text/csv",
+			Size: linkSize, Icons: []mcp.Icon{{Source: "https://example.com/csv.png", MIMEType: "image/png", Sizes: []string{"48x48"}}},
+			Meta: mcp.Meta{"acme/id": "l1"}, Annotations: &mcp.Annotations{Audience: []mcp.Role{"assistant"}, Priority: 0.5}},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Text: "some notes", Meta: mcp.Meta{"acme/rev": 2.0}},
+			Meta: mcp.Meta{"acme/id": "e1"}, Annotations: &mcp.Annotations{LastModified: "2026-01-02T03:04:05Z"}},
+	}}},
+	{"user_only", &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.ImageContent{Data: pngData, MIMEType: "image/png", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}}},
+	}}},
+	{"structured_base64", &mcp.CallToolResult{
+		Content: []mcp.Content{},
+		StructuredContent: map[string]any{"content": []any{map[string]any{"type": "image", "mimeType": "image/png",
+			"data": base64.StdEncoding.EncodeToString(bytes.Repeat(pngData, 40))}}, "preview": "data:image/png;base64,iVBORw0KGgo="},
 	}},
 	{"mixed", &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: "everything at once"},
@@ -270,7 +295,12 @@ func TestResultText(t *testing.T) {
 		{"other type", &Result{Content: []Block{{Type: "video", MIMEType: "video/mp4"}}}, "[video video/mp4]"},
 		{"structured only", &Result{Artifact: &Artifact{StructuredContent: map[string]any{"b": 1, "a": []int{2}}}}, `{"a":[2],"b":1}`},
 		{"structured and text", &Result{Content: []Block{{Type: BlockText, Text: "t"}}, Artifact: &Artifact{StructuredContent: 1}}, "t"},
-		{"structured after media", &Result{Content: []Block{{Type: BlockImage, MIMEType: "image/png", Data: []byte{1}}}, Artifact: &Artifact{StructuredContent: "s"}}, "[image image/png 1 B]\n\"s\""},
+		// Media mirrored into the structured content would reach the model twice.
+		{"no structured after media", &Result{Content: []Block{{Type: BlockImage, MIMEType: "image/png", Data: []byte{1}}}, Artifact: &Artifact{StructuredContent: "s"}}, "[image image/png 1 B]"},
+		{"structured after a link", &Result{Content: []Block{{Type: BlockLink, Name: "n"}}, Artifact: &Artifact{StructuredContent: "s"}}, "[link n]\n\"s\""},
+		{"structured after user-only text", &Result{Content: []Block{{Type: BlockText, Text: "u", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}}}}, Artifact: &Artifact{StructuredContent: "s"}}, `"s"`},
+		{"structured after user-only media", &Result{Content: []Block{{Type: BlockAudio, Data: []byte{1}, Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}}}}, Artifact: &Artifact{StructuredContent: "s"}}, `"s"`},
+		{"base64 in Go values", &Result{Artifact: &Artifact{StructuredContent: struct{ Blob []byte }{make([]byte, 300)}}}, `{"Blob":"[base64 data, 300 B]"}`},
 		{"structured nil", &Result{Artifact: &Artifact{}}, ""},
 		{"structured unmarshalable", &Result{Artifact: &Artifact{StructuredContent: make(chan int)}}, "[structured content]"},
 	}

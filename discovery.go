@@ -16,6 +16,7 @@ type ListOption func(*listOptions)
 type listOptions struct {
 	servers []string
 	cache   CacheMode
+	appOnly bool // IncludeAppOnly
 }
 
 // Servers selects the servers whose tools are returned; no names selects
@@ -26,9 +27,10 @@ func Servers(names ...string) ListOption {
 
 // ListTools discovers the tools of the selected servers (every server by
 // default), dialing them in parallel as needed, and returns them sorted by
-// server name, in each server's order. It fails with [ErrDuplicateToolName]
-// when two selected tools share a name (ignoring case). See
-// [Config.OnConnectionError] for servers that fail.
+// server name, in each server's order. Tools for an MCP Apps view alone are
+// left out unless [IncludeAppOnly] is given (see [Tool.AppOnly]). It fails
+// with [ErrDuplicateToolName] when two selected tools share a name (ignoring
+// case). See [Config.OnConnectionError] for servers that fail.
 func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
 	sets, names, err := a.discover(ctx, opts)
 	if err != nil {
@@ -134,6 +136,9 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			}
 			if slices.Contains(selected, name) {
 				sets[name] = out.tools
+				if !o.appOnly {
+					sets[name] = out.tools.forModel()
+				}
 			}
 			continue
 		}

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -247,6 +248,7 @@ func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequ
 		responses = in.responses // nil for a decoded interrupt
 	}
 	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, in.args, responses, in.state, in.round)
+	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, approved)
 }
 
@@ -468,22 +470,29 @@ func schemaRef(schema any) (string, bool) {
 // [Config.ElicitationHandler] (the request has no key), or declines it when
 // there is none. Live requests cannot become interrupts: they live only as
 // long as the call that is waiting for them.
+//
+// The errors it returns go on the wire, as the JSON-RPC error answering the
+// server's request: standard codes, and messages without the adapter's
+// prefixes. A failed handler is -32603 with the handler's own message; an
+// answer that breaks the request (its schema, its mode) is -32603 with a
+// fixed message, since the reason may quote the user's answer.
 func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if a.cfg.ElicitationHandler == nil {
 		a.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
 	if req == nil || req.Params == nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: elicitation/create without params", server)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
 	r := elicitationRequest("", req.Params)
 	ans, err := a.cfg.ElicitationHandler(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: elicitation handler: %w", server, err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	res, err := validateAnswer(r, ans)
 	if err != nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: elicitation handler: %w", server, err)
+		a.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
 	}
 	return res, nil
 }

@@ -86,7 +86,7 @@ func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
 		c.info.Era = ModeModern
 	}
 	if ir.ServerInfo != nil {
-		c.info.Name, c.info.Version = ir.ServerInfo.Name, ir.ServerInfo.Version
+		c.info.Name, c.info.Version, c.info.Title = ir.ServerInfo.Name, ir.ServerInfo.Version, ir.ServerInfo.Title
 	}
 	if s.Mode == ModeModern && c.info.Era != ModeModern {
 		c.close()

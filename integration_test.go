@@ -31,6 +31,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/everything"
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
@@ -752,12 +753,20 @@ func npmEverythingCalls(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 	if res.Content[0].Text != "Error: Operation failed" || !bytes.HasPrefix(res.Content[1].Data, pngSignature) {
 		t.Errorf("annotated message %q, image %d bytes", res.Content[0].Text, len(res.Content[1].Data))
 	}
+	// The text is for both audiences, the image for the user alone: the
+	// app keeps it, the model does not see it.
+	if ann := res.Content[1].Annotations; ann == nil || !slices.Equal(ann.Audience, []mcp.Role{"user"}) || res.Content[0].Annotations == nil || res.Content[0].Annotations.Priority != 1 {
+		t.Errorf("annotations %+v, %+v; want the image for the user", res.Content[0].Annotations, ann)
+	}
+	if msgs := res.Messages(scripted.Call("c1", "everything__get-annotated-message", "{}")); res.Text() != "Error: Operation failed" || len(msgs) != 1 {
+		t.Errorf("for the model: Text() = %q, %d messages; want the text alone", res.Text(), len(msgs))
+	}
 
 	res = integInvoke(t, ctx, integTool(t, ts, "everything__get-resource-links"), map[string]any{"count": 2})
 	wantBlocks(t, "get-resource-links", res, mcpadapter.BlockText, mcpadapter.BlockLink, mcpadapter.BlockLink)
 	for i, want := range []mcpadapter.Block{
-		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/blob/1", Name: "Blob Resource 1", MIMEType: "text/plain"},
-		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/text/2", Name: "Text Resource 2", MIMEType: "text/plain"},
+		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/blob/1", Name: "Blob Resource 1", MIMEType: "text/plain", Description: "Resource 1: plaintext resource"},
+		{Type: mcpadapter.BlockLink, URI: "demo://resource/dynamic/text/2", Name: "Text Resource 2", MIMEType: "text/plain", Description: "Resource 2: plaintext resource"},
 	} {
 		if got := res.Content[i+1]; !reflect.DeepEqual(got, want) {
 			t.Errorf("link %d = %+v, want %+v", i+1, got, want)

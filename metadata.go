@@ -9,7 +9,7 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // tool.Metadata().Annotations() is always safe. The nested values are
 // borrowed from the tool (like [Tool.Descriptor]): callers must not mutate
 // them. Metadata marshals to JSON in LangChain's shape:
-// {"mcp": {"tool": {"annotations": ..., "_meta": ...}, "server": {"name": ..., "version": ...}}}.
+// {"mcp": {"tool": {"annotations": ..., "_meta": ...}, "server": {"name": ..., "version": ..., "title": ...}}}.
 type Metadata struct {
 	// MCP is set on every tool returned by an Adapter; it is nil in a zero
 	// Metadata.
@@ -19,7 +19,7 @@ type Metadata struct {
 // MCPMetadata is the MCP part of a tool's [Metadata].
 type MCPMetadata struct {
 	Tool   *ToolMetadata   `json:"tool,omitempty"`   // nil when the tool has neither annotations nor _meta
-	Server *ServerMetadata `json:"server,omitempty"` // nil when the server sent neither name nor version
+	Server *ServerMetadata `json:"server,omitempty"` // nil when the server sent no name, version or title
 }
 
 // ToolMetadata holds what the server declared about a tool.
@@ -33,6 +33,7 @@ type ToolMetadata struct {
 type ServerMetadata struct {
 	Name    string `json:"name,omitempty"`
 	Version string `json:"version,omitempty"`
+	Title   string `json:"title,omitempty"` // the server's display name, when it sent one
 }
 
 // Annotations returns the tool's annotations, or nil.
@@ -80,8 +81,8 @@ func newMetadata(d *mcp.Tool, info ServerInfo) Metadata {
 	if d.Annotations != nil || d.Meta != nil {
 		m.Tool = &ToolMetadata{Annotations: d.Annotations, Meta: d.Meta}
 	}
-	if info.Name != "" || info.Version != "" {
-		m.Server = &ServerMetadata{Name: info.Name, Version: info.Version}
+	if info.Name != "" || info.Version != "" || info.Title != "" {
+		m.Server = &ServerMetadata{Name: info.Name, Version: info.Version, Title: info.Title}
 	}
 	return Metadata{MCP: m}
 }

@@ -10,14 +10,19 @@ import (
 )
 
 // normalizeSchema returns a copy of the input schema as providers need it: a
-// map[string]any with "properties" (googleai rejects an object without
-// them). Nothing else is changed: $schema, $defs, $ref, formats, enums and
-// additionalProperties stay as the server wrote them. A schema that is not a
-// JSON object (absent, or broken) becomes an empty object schema.
+// map[string]any with "type": "object" (MCP requires it; OpenAI rejects
+// parameters without it) and "properties" (googleai rejects an object
+// without them), each added only when missing. Nothing else is changed: $schema,
+// $defs, $ref, formats, enums and additionalProperties stay as the server
+// wrote them. A schema that is not a JSON object (absent, or broken)
+// becomes an empty object schema.
 func normalizeSchema(schema any) map[string]any {
 	m := schemaMap(schema)
 	if m == nil {
-		m = map[string]any{"type": "object"}
+		m = map[string]any{}
+	}
+	if _, ok := m["type"]; !ok {
+		m["type"] = "object"
 	}
 	if m["properties"] == nil {
 		m["properties"] = map[string]any{}
@@ -47,22 +52,26 @@ func deepCopy[T any](v T) T {
 }
 
 // copyJSON is deepCopy on an untyped value.
-func copyJSON(v any) any {
+func copyJSON(v any) any { return mapJSON(v, func(v any) any { return v }) }
+
+// mapJSON copies the maps and slices of a decoded JSON value, with every
+// other value replaced by f of it.
+func mapJSON(v any, f func(any) any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(v))
 		for k, e := range v {
-			m[k] = copyJSON(e)
+			m[k] = mapJSON(e, f)
 		}
 		return m
 	case []any:
 		s := make([]any, len(v))
 		for i, e := range v {
-			s[i] = copyJSON(e)
+			s[i] = mapJSON(e, f)
 		}
 		return s
 	}
-	return v
+	return f(v)
 }
 
 // summary is the text that says what d does: its description, else its

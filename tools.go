@@ -45,6 +45,9 @@ type Tool struct {
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
+	// appOnly marks an MCP Apps tool the model must not see (visibility.go).
+	appOnly bool
+	output  outputSchema // the resolved outputSchema, made on first use (output.go)
 
 	params      map[string]any // normalized input schema, built once; never handed out
 	schemaOnce  sync.Once      // resolves schema, for arguments rewritten by Middleware
@@ -78,6 +81,7 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 	}
 	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
 	t.meta = newMetadata(d, c.info)
+	t.appOnly = appOnly(d)
 	t.params = normalizeSchema(d.InputSchema)
 	t.summary = summary(d)
 	t.description = describe(t.summary, t.params)
@@ -117,9 +121,10 @@ func (t *Tool) Descriptor() *mcp.Tool { return t.desc }
 func (t *Tool) Metadata() Metadata { return t.meta }
 
 // Parameters returns the tool's input schema as a fresh map the caller may
-// modify. It is the server's schema with one change that providers need: a
-// schema without "properties" gets "properties": {} (Google AI rejects an
-// object schema without them). $schema, $defs, $ref, additionalProperties,
+// modify. It is the server's schema with two additions that providers need,
+// each only where missing: "type": "object" at the top (MCP requires it,
+// OpenAI rejects parameters without it) and "properties": {} (Google AI
+// rejects an object schema without them). $schema, $defs, $ref, additionalProperties,
 // formats and enums are kept as the server wrote them. It makes the tool a
 // langchaingo ToolWithParameters, should that interface land
 // (tmc/langchaingo#1518).
@@ -150,8 +155,10 @@ func (t *Tool) call(args map[string]any) ToolCall {
 }
 
 // Tools returns the set as langchaingo tools, for agents.NewExecutor and
-// the agent constructors.
+// the agent constructors. Tools for the app alone ([Tool.AppOnly]) are left
+// out.
 func (s Toolset) Tools() []tools.Tool {
+	s = s.forModel()
 	out := make([]tools.Tool, len(s))
 	for i, t := range s {
 		out[i] = t
@@ -160,8 +167,10 @@ func (s Toolset) Tools() []tools.Tool {
 }
 
 // LLMTools returns the set for native tool calling ([llms.WithTools]), each
-// with its server's schema (see [Tool.LLMTool]).
+// with its server's schema (see [Tool.LLMTool]). Tools for the app alone
+// ([Tool.AppOnly]) are left out.
 func (s Toolset) LLMTools() []llms.Tool {
+	s = s.forModel()
 	out := make([]llms.Tool, len(s))
 	for i, t := range s {
 		out[i] = t.LLMTool()
@@ -170,7 +179,8 @@ func (s Toolset) LLMTools() []llms.Tool {
 }
 
 // Lookup returns the tool with the given name, or nil. An exact match wins;
-// otherwise case is ignored, as langchaingo's executor does.
+// otherwise case is ignored, as langchaingo's executor does. It is the app's
+// view: tools for the app alone ([Tool.AppOnly]) are found too.
 func (s Toolset) Lookup(name string) *Tool {
 	for _, t := range s {
 		if t.name == name {
@@ -194,15 +204,17 @@ func (s Toolset) Lookup(name string) *Tool {
 // (see [Result.Messages]) follow all the pairs. The choice's text content is
 // not part of the returned messages.
 //
-// Unknown tools, arguments that are not a JSON object and isError results
-// become tool messages the model can act on. An [*Interrupt] or an
-// [*ApprovalRequired] pauses the batch: the error is a [*PausedCalls]
+// Tools for the app alone ([Tool.AppOnly]) are unknown tools here.
+// Unknown tools, arguments that are not a JSON object, isError results and
+// the JSON-RPC errors a healthy server answers a call with (as in
+// [Tool.Call]) become tool messages the model can act on. An [*Interrupt]
+// or an [*ApprovalRequired] pauses the batch: the error is a [*PausedCalls]
 // (which [errors.As] sees through to the interrupt or the approval
 // request), and [Toolset.ResumeToolCalls] settles the paused call and runs
-// the rest. A [*ServerError] stops the loop. Either way the messages of the
-// calls before the stopped one are returned with the error, so the stopped
-// call is choice.ToolCalls[n] where n is the number of AI messages
-// returned.
+// the rest. A [*ServerError] (a transport or session failure, a timeout)
+// stops the loop. Either way the messages of the calls before the stopped
+// one are returned with the error, so the stopped call is
+// choice.ToolCalls[n] where n is the number of AI messages returned.
 func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice, opts ...PartOption) ([]llms.MessageContent, error) {
 	if choice == nil {
 		return nil, nil
@@ -396,13 +408,14 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 		return textResult(true, "Error: tool call without a function"), nil
 	}
 	t := s.Lookup(tc.FunctionCall.Name)
-	if t == nil {
+	if t == nil || t.appOnly {
 		return textResult(true, fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
 	}
 	if tc.ID != "" {
 		ctx = context.WithValue(ctx, modelCallIDKey{}, tc.ID)
 	}
-	return t.InvokeJSON(ctx, tc.FunctionCall.Arguments)
+	args := tc.FunctionCall.Arguments
+	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args)) })
 }
 
 // textResult is a result holding one text block.

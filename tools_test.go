@@ -145,7 +145,7 @@ type catalogEntry struct {
 func TestCatalogGolden(t *testing.T) {
 	for _, era := range serverEras {
 		t.Run(era.name, func(t *testing.T) {
-			_, ts := discover(t, eraServer(era.legacy), Config{})
+			_, ts := discover(t, testserver.Full(testserver.Options{Legacy: era.legacy, Title: "Test Server"}), Config{})
 			entries := make([]catalogEntry, 0, len(ts))
 			for _, tool := range ts {
 				entries = append(entries, catalogEntry{
@@ -181,6 +181,9 @@ func TestNormalizeSchema(t *testing.T) {
 		want   map[string]any
 	}{
 		{"no properties", map[string]any{"type": "object"}, map[string]any{"type": "object", "properties": map[string]any{}}},
+		{"no type", map[string]any{"properties": map[string]any{"a": map[string]any{}}},
+			map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{}}}},
+		{"nothing", map[string]any{}, map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"null properties", map[string]any{"type": "object", "properties": nil}, map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"absent", nil, map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"not an object", json.RawMessage(`[1]`), map[string]any{"type": "object", "properties": map[string]any{}}},
@@ -466,11 +469,9 @@ func TestInvokeResults(t *testing.T) {
 							t.Fatalf("Invoke() error = %v", err)
 						}
 						// Modern results carry the server's identity in
-						// _meta; legacy ones carry none. The invalid-params
-						// result is the adapter's: it has no _meta.
-						_, hasInfo := res.Meta["io.modelcontextprotocol/serverInfo"]
-						if hasInfo == (era.legacy || tt.tool == "strict") {
-							t.Errorf("Invoke() Meta = %v, want serverInfo only in the modern era", res.Meta)
+						// _meta, a reserved key Result.Meta leaves out.
+						if _, hasInfo := res.Meta["io.modelcontextprotocol/serverInfo"]; hasInfo {
+							t.Errorf("Invoke() Meta = %v, want no reserved keys", res.Meta)
 						}
 						got := *res
 						got.Meta = nil
@@ -513,11 +514,7 @@ func TestContentThroughAdapter(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			s := newContentServer()
 			mode := map[string]Mode{"modern": ModeModern, "legacy": ModeLegacy}[era.name]
-			a := newAdapter(t, Config{Servers: map[string]Server{"srv": {Mode: mode, Transport: func(ctx context.Context) (mcp.Transport, error) {
-				st, ct := mcp.NewInMemoryTransports()
-				_, err := s.Connect(context.WithoutCancel(ctx), st, nil)
-				return ct, err
-			}}}})
+			a := newAdapter(t, Config{Servers: map[string]Server{"srv": sdkServer(s, mode)}})
 			ts, err := a.ListTools(t.Context())
 			if err != nil {
 				t.Fatal(err)
@@ -1077,6 +1074,7 @@ func TestHandleToolCalls(t *testing.T) {
 			scripted.Call("c5", "SRV__ECHO", `{"text":"case"}`),
 			scripted.Call("c6", "srv__era", ``),
 			scripted.Call("c7", "srv__fail", `{}`),
+			scripted.Call("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
 		}}
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
 		if err != nil {
@@ -1090,6 +1088,7 @@ func TestHandleToolCalls(t *testing.T) {
 			"case",
 			"2026-07-28",
 			"it failed",
+			"backend unavailable",
 		}
 		if len(msgs) != 2*len(want) {
 			t.Fatalf("got %d messages, want %d", len(msgs), 2*len(want))
@@ -1137,9 +1136,19 @@ func TestHandleToolCalls(t *testing.T) {
 	})
 
 	t.Run("server failure", func(t *testing.T) {
-		msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+		// The call is cancelled while the server works on it: no answer.
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-s.SlowStarted():
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
 			scripted.Call("c1", "srv__echo", `{"text":"ok"}`),
-			scripted.Call("c2", "srv__rpc_error", `{}`),
+			scripted.Call("c2", "srv__slow", `{}`),
 		}})
 		wantServerError(t, err)
 		if len(msgs) != 2 {

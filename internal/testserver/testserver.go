@@ -56,6 +56,8 @@ type Options struct {
 	// Name and Version identify the server; they default to "test-server"
 	// and "1.0.0".
 	Name, Version string
+	// Title is the server's display name; none by default.
+	Title string
 	// Instructions are sent to clients at connection time.
 	Instructions string
 	// Legacy makes the server legacy-only in the go-sdk style: the server
@@ -92,7 +94,7 @@ type Options struct {
 	StateKey string
 	// Lean selects the bare server of [Lean] in [FromKind] and [Full]: only
 	// the "echo" tool and none of the instrumentation. Only Name, Version,
-	// Instructions and Legacy apply to it.
+	// Title, Instructions and Legacy apply to it.
 	Lean bool
 	// Runs adds the tool "runs": the run counts of every tool ([Server.Runs])
 	// as a JSON object, so that a test can count runs in a stdio server.
@@ -195,7 +197,7 @@ func New(opts Options) *Server {
 			}
 		}
 	}
-	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: opts.Title, Version: opts.Version}, so)
 	s.Server.AddReceivingMiddleware(s.countMiddleware, s.killMiddleware, s.eraMiddleware)
 	if opts.Subscriptions {
 		s.Server.AddReceivingMiddleware(s.subscribedMiddleware)
@@ -253,7 +255,7 @@ func newServer(opts Options) *Server {
 // instrumentation of [New] (no middleware, no counters, no recorded
 // arguments), so that a benchmark measures the client and the transport,
 // not the test server. Opts.Legacy makes it legacy-only like [New] does;
-// the other options but Name, Version and Instructions are ignored.
+// the other options but Name, Version, Title and Instructions are ignored.
 // [Server.Transport], [Server.Dials] and [Server.KillSessions] work; the
 // counters stay zero.
 func Lean(opts Options) *Server {
@@ -264,7 +266,7 @@ func Lean(opts Options) *Server {
 		so.SupportedProtocolVersions = slices.Clone(legacyVersions)
 	}
 	s := newServer(opts)
-	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: opts.Title, Version: opts.Version}, so)
 	s.Server.AddTool(echoTool(), func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args struct {
 			Text string `json:"text"`

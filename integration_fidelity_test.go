@@ -1,0 +1,132 @@
+package mcpadapter_test
+
+// Fidelity against real npm servers (see fidelity_test.go for the go-sdk
+// and raw-peer cases): no base64 in what server-filesystem's media reach
+// the model as text, and MCP Apps tools for the app alone stay out of what
+// the model is offered.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter"
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// noisyPNG encodes a small image whose pixels do not compress away.
+func noisyPNG(t *testing.T) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 48, 48))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i*7919 + i/3)
+	}
+	img.Set(0, 0, color.White)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestIntegrationFilesystemMediaNPM: server-filesystem's read_media_file
+// answers an image block and mirrors it, base64, into its structured
+// content. The model gets the image once, as media, and a placeholder as
+// text; the app keeps the structured content, which matches the tool's
+// outputSchema.
+func TestIntegrationFilesystemMediaNPM(t *testing.T) {
+	node, script := extserver.NPM(t, extserver.ServerFilesystem)
+	dir := t.TempDir()
+	pic := noisyPNG(t)
+	file := filepath.Join(dir, "pixel.png")
+	if err := os.WriteFile(file, pic, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	a := integAdapter(t, mcpadapter.Server{Command: node, Args: []string{script, dir}}, nil)
+	ts := integTools(t, ctx, a)
+	tool := integTool(t, ts, "everything__read_media_file")
+	encoded := base64.StdEncoding.EncodeToString(pic)
+	argsJSON, _ := json.Marshal(map[string]any{"path": file})
+
+	res := integInvoke(t, ctx, tool, map[string]any{"path": file})
+	if len(res.Content) != 1 || res.Content[0].Type != mcpadapter.BlockImage || !bytes.Equal(res.Content[0].Data, pic) {
+		t.Fatalf("content = %v, want the image", blockTypes(res))
+	}
+	if res.Artifact == nil {
+		t.Fatal("no structured content: the server no longer mirrors its media")
+	}
+	want := "[image image/png " // then its size
+	if text := res.Text(); !strings.HasPrefix(text, want) || strings.Contains(text, encoded[:64]) || len(text) > 64 {
+		t.Errorf("Text() = %.200q, want only the placeholder", text)
+	}
+	text, err := tool.Call(ctx, string(argsJSON))
+	if err != nil || strings.Contains(text, encoded[:64]) || !strings.HasPrefix(text, want) {
+		t.Errorf("Call() = %.200q, %v; want only the placeholder", text, err)
+	}
+	msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+		scripted.Call("c1", tool.Name(), string(argsJSON)),
+	}})
+	if err != nil || len(msgs) != 3 {
+		t.Fatalf("HandleToolCalls() = %d messages, %v; want AI, tool, media", len(msgs), err)
+	}
+	if resp := msgs[1].Parts[0].(llms.ToolCallResponse); strings.Contains(resp.Content, encoded[:64]) {
+		t.Errorf("tool message carries base64: %.200q", resp.Content)
+	}
+	if bin, ok := msgs[2].Parts[1].(llms.BinaryContent); !ok || !bytes.Equal(bin.Data, pic) {
+		t.Errorf("media message = %+v, want the image once, as a binary part", msgs[2].Parts)
+	}
+}
+
+// TestIntegrationSystemMonitorNPM: the MCP Apps server-system-monitor lists
+// poll-system-stats for its view alone (_meta.ui.visibility ["app"]): the
+// model is not offered it, the app reaches it with IncludeAppOnly, and the
+// structured results of both tools match their outputSchemas.
+func TestIntegrationSystemMonitorNPM(t *testing.T) {
+	node, script := extserver.NPM(t, extserver.ServerSystemMonitor)
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	a := integAdapter(t, mcpadapter.Server{Command: node, Args: []string{script, "--stdio"}}, nil)
+	ts := integTools(t, ctx, a)
+	info := integTool(t, ts, "everything__get-system-info")
+	if ts.Lookup("everything__poll-system-stats") != nil {
+		t.Errorf("ListTools() offers the app-only poll-system-stats: %v", integNames(ts))
+	}
+	for _, lt := range ts.LLMTools() {
+		if strings.Contains(lt.Function.Name, "poll") {
+			t.Errorf("LLMTools() offers %s", lt.Function.Name)
+		}
+	}
+	if res := integInvoke(t, ctx, info, nil); res.Artifact == nil || res.IsError {
+		t.Errorf("get-system-info = %q, want structured content", res.Text())
+	}
+
+	all, err := a.ListTools(ctx, mcpadapter.IncludeAppOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll := integTool(t, all, "everything__poll-system-stats")
+	if !poll.AppOnly() || info.AppOnly() {
+		t.Errorf("AppOnly() = %t, %t; want poll-system-stats only", poll.AppOnly(), info.AppOnly())
+	}
+	if n := len(all.Tools()); n != len(ts) {
+		t.Errorf("Tools() of the full set has %d tools, want the %d the model may see", n, len(ts))
+	}
+	if res := integInvoke(t, ctx, poll, nil); res.Artifact == nil || res.IsError {
+		t.Errorf("poll-system-stats = %q, want structured content", res.Text())
+	}
+	msgs, err := all.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{scripted.Call("c1", poll.Name(), `{}`)}})
+	if err != nil || len(msgs) != 2 || !strings.Contains(msgs[1].Parts[0].(llms.ToolCallResponse).Content, "not a valid tool") {
+		t.Errorf("HandleToolCalls(poll-system-stats) = %v, %v; want an unknown-tool message", msgs, err)
+	}
+}

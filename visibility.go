@@ -1,0 +1,75 @@
+package mcpadapter
+
+import (
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Which tools the model is offered. A server may list tools that are not
+// for the model:
+//
+//   - MCP Apps tools whose _meta.ui.visibility leaves out "model" (such as
+//     ["app"]) are called by the app's view, never by the model. They are
+//     left out of [Adapter.ListTools] and [Adapter.ListToolsets] unless
+//     [IncludeAppOnly] asks for them, and [Toolset.Tools],
+//     [Toolset.LLMTools] and [Toolset.HandleToolCalls] skip them in any
+//     set, so that a set listed with IncludeAppOnly is still safe to hand
+//     to an agent.
+//   - A tool without a name cannot be called at all: it is dropped when the
+//     list is read, with a debug log.
+
+// IncludeAppOnly makes [Adapter.ListTools] and [Adapter.ListToolsets]
+// return the MCP Apps tools meant for the app alone too (see
+// [Tool.AppOnly]), for an MCP Apps host that runs the tools its views
+// call:
+//
+//	ts, err := a.ListTools(ctx, mcpadapter.IncludeAppOnly())
+//	res, err := ts.Lookup(name).Invoke(ctx, args) // the view's call
+//
+// The model-facing methods of the set ([Toolset.Tools], [Toolset.LLMTools],
+// [Toolset.HandleToolCalls]) still leave those tools out.
+func IncludeAppOnly() ListOption {
+	return func(o *listOptions) { o.appOnly = true }
+}
+
+// AppOnly reports whether the tool is for an MCP Apps view, not for the
+// model: its _meta.ui.visibility is a list without "model" (such as
+// ["app"]). Tools without a visibility are for both.
+func (t *Tool) AppOnly() bool { return t.appOnly }
+
+// appOnly reports whether d's _meta.ui.visibility leaves out the model.
+// A visibility that is not a list is ignored (the default: model and app).
+func appOnly(d *mcp.Tool) bool {
+	ui, _ := d.Meta["ui"].(map[string]any)
+	vis, ok := ui["visibility"].([]any)
+	return ok && !slices.Contains(vis, any("model"))
+}
+
+// forModel returns the tools of s the model may see: s itself when all
+// are, else a new slice (s may be a cached list, never written to).
+func (s Toolset) forModel() Toolset {
+	i := slices.IndexFunc(s, (*Tool).AppOnly)
+	if i < 0 {
+		return s
+	}
+	out := slices.Clone(s[:i])
+	for _, t := range s[i+1:] {
+		if !t.appOnly {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// named returns the descriptors that have a name, dropping the others
+// (and nil entries) with a debug log. It may reuse descs' array.
+func (a *Adapter) named(server string, descs []*mcp.Tool) []*mcp.Tool {
+	return slices.DeleteFunc(descs, func(d *mcp.Tool) bool {
+		if d != nil && d.Name != "" {
+			return false
+		}
+		a.logger.Debug("mcpadapter: dropped a listed tool without a name", "server", server)
+		return true
+	})
+}
