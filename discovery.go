@@ -112,7 +112,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				}
 				tools, err = a.catalogTools(ctx, c, o.cache)
 			}
-			outcomes[i] = outcome{tools: tools, err: err}
+			outcomes[i] = outcome{tools: a.offered(ctx, name, tools), err: err}
 		})
 	}
 	wg.Wait()
@@ -175,6 +175,9 @@ func checkDuplicates(set Toolset) error {
 	for _, t := range set {
 		// Folded at construction (tools.go): a cached ListTools of 1000
 		// tools spent most of its time and 1000 allocations here.
+		if t.name == "" {
+			return fmt.Errorf("mcpadapter: server %q: tool %q: Config.ToolName gave an empty name", t.server, t.desc.Name)
+		}
 		key := t.folded
 		if prev, ok := seen[key]; ok {
 			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,

@@ -199,6 +199,9 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
+	if !a.allowedName(in.Server, in.MCPName) {
+		return nil, fail(errFiltered)
+	}
 	if in.retry {
 		if res := refused(reqs, responses); res != nil {
 			return res, nil

@@ -37,7 +37,7 @@ type Tool struct {
 	a      *Adapter
 	conn   *conn
 	server string
-	name   string    // the adapter's name: "server__tool" or the raw name
+	name   string    // the exposed name (names.go): "server__tool" or the raw name, provider-safe
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
@@ -65,10 +65,7 @@ type ToolCall struct {
 
 // newTool wraps descriptor d of conn c.
 func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
-	name := d.Name
-	if !a.cfg.RawToolNames {
-		name = c.server + nameSeparator + d.Name
-	}
+	name := a.toolName(c.server, d.Name)
 	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
 	t.meta = newMetadata(d, c.info)
 	t.params = normalizeSchema(d.InputSchema)
@@ -78,7 +75,8 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 }
 
 // Name implements [tools.Tool]: "server__tool", or the server's own name
-// with [Config.RawToolNames].
+// with [Config.RawToolNames], made provider-safe by [SafeToolName] (or what
+// [Config.ToolName] gives). It is the name models see and call.
 func (t *Tool) Name() string { return t.name }
 
 // Description implements [tools.Tool]: the server's description (or the
