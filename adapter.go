@@ -153,6 +153,16 @@ type Config struct {
 	// connection fails; there a smaller bound is applied after decoding.
 	MaxMessageBytes int64
 
+	// ResultBudget bounds what one tool result gives the model, in
+	// characters: the text of [Tool.Call] and the messages of
+	// [Toolset.HandleToolCalls] (media count [MediaBudgetCost] each). A
+	// longer text is cut at a line break or character, keeping its head and
+	// a little of its tail around a note saying how much was left out; the
+	// [Result] of [Tool.Invoke] is never cut. 0 means [DefaultResultBudget]
+	// (100,000); a negative value means no bound. A [ResultBudget] option
+	// of HandleToolCalls wins.
+	ResultBudget int
+
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence.
 	Logger *slog.Logger

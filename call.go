@@ -60,7 +60,8 @@ func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error)
 // input that is not a JSON object as no arguments.
 //
 // The output is [Result.Text]: the text blocks, media as short placeholders,
-// structured content as compact JSON when there is no text. Input that
+// structured content as compact JSON when there is no text, cut to
+// [Config.ResultBudget] characters (see [ResultBudget]). Input that
 // cannot be decoded and the server's isError results come back as text with
 // a nil error, so the model can correct itself (an error ends a langchaingo
 // agent run); interrupts, approvals, timeouts and transport failures are
@@ -76,7 +77,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return res.Text(), nil
+	return res.modelText(t.resultBudget()), nil
 }
 
 // A toolInput is the callbacks' view of a call's input. It is only computed

@@ -75,6 +75,8 @@ type partOptions struct {
 	// imageDataURL selects OpenAI-style parts: images as data URLs, and no
 	// binary parts at all (OpenAI rejects them).
 	imageDataURL bool
+	// budget is the [ResultBudget] (budget.go): 0 default, negative none.
+	budget int
 }
 
 // ImagesAsDataURL returns a [PartOption] for OpenAI-style models: images
@@ -353,7 +355,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r.IsError && len(parts) == 0 {
 		parts = append(parts, llms.TextPart(emptyErrorText))
 	}
-	return parts
+	return budgetParts(parts, budgetLimit(o.budget))
 }
 
 // Messages returns the messages that answer call in a chat history: one
@@ -376,10 +378,6 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	if strings.TrimSpace(text) == "" {
 		text = emptyResultText
 	}
-	msgs := []llms.MessageContent{{
-		Role:  llms.ChatMessageTypeTool,
-		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
-	}}
 	o := newPartOptions(opts)
 	var media []llms.ContentPart
 	for i := range r.Content {
@@ -387,6 +385,11 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 			media = append(media, p)
 		}
 	}
+	text, media = budgetMessage(text, media, budgetLimit(o.budget))
+	msgs := []llms.MessageContent{{
+		Role:  llms.ChatMessageTypeTool,
+		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
+	}}
 	if len(media) == 0 {
 		return msgs
 	}

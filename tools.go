@@ -202,7 +202,7 @@ func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice
 		if err != nil {
 			return append(msgs, media...), err
 		}
-		out := res.Messages(tc, opts...)
+		out := res.Messages(tc, s.partOptions(tc, opts)...)
 		msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}}, out[0])
 		media = append(media, out[1:]...)
 	}
