@@ -26,9 +26,10 @@ func Servers(names ...string) ListOption {
 
 // ListTools discovers the tools of the selected servers (every server by
 // default), dialing them in parallel as needed, and returns them sorted by
-// server name, in each server's order. It fails with [ErrDuplicateToolName]
-// when two selected tools share a name (ignoring case). See
-// [Config.OnConnectionError] for servers that fail.
+// server name, in each server's order, without the tools that
+// [Config.Filter] and [Server.Filter] drop for the caller of ctx. It fails
+// with [ErrDuplicateToolName] when two selected tools share a name (ignoring
+// case). See [Config.OnConnectionError] for servers that fail.
 func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
 	sets, names, err := a.discover(ctx, opts)
 	if err != nil {

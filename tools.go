@@ -126,7 +126,7 @@ func (t *Tool) Parameters() map[string]any {
 // [Tool.Description]: the model gets the real schema) and
 // [Tool.Parameters]. Strict mode is off: OpenAI's strict schemas require
 // every property and additionalProperties false, which MCP schemas rarely
-// declare.
+// declare. [Tool.LLMToolFor] gives each provider the form it accepts.
 func (t *Tool) LLMTool() llms.Tool {
 	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 		Name:        t.name,
