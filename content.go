@@ -331,7 +331,8 @@ func formatSize(n int) string {
 // llms.BinaryPart (the Anthropic provider accepts only images this way; the
 // Google AI provider accepts all three); [ImagesAsDataURL] selects the
 // OpenAI style. Links to images stay text by default, because the Anthropic
-// provider rejects URL parts. A nil result gives nil.
+// provider rejects URL parts. The parts are bounded by [ResultBudget]
+// (by default [DefaultResultBudget]). A nil result gives nil.
 func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
@@ -365,7 +366,8 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 // text part that names the call and the media parts (see [Result.Parts]).
 // An empty result is answered with "tool returned no content", since
 // providers reject empty tool messages. The tool message is always there,
-// also for a nil result, so callers may index the first message.
+// also for a nil result, so callers may index the first message. Text and
+// media are bounded by [ResultBudget] (by default [DefaultResultBudget]).
 func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.MessageContent {
 	if r == nil {
 		r = &Result{}

@@ -36,6 +36,9 @@ const hashLen = 8
 //	ToolName: func(server, tool string) string { return mcpadapter.SafeToolName(tool, 128) }
 func SafeToolName(name string, maxLen int) string {
 	maxLen = max(maxLen, 16)
+	if len(name) <= maxLen && !strings.ContainsFunc(name, func(r rune) bool { return !isNameChar(r) }) {
+		return name // the common case, without a copy
+	}
 	var b strings.Builder
 	b.Grow(len(name))
 	n := 0
