@@ -36,7 +36,12 @@ var geminiFormats = map[string][]string{
 //     …) are dropped; a missing type is inferred from properties (object)
 //     or items (array); required names only declared properties;
 //   - every other keyword (additionalProperties, $schema, $id, const,
-//     examples, exclusiveMinimum, patternProperties, …) is dropped.
+//     examples, exclusiveMinimum, patternProperties, …) is dropped;
+//   - a property that is a free-form object (no properties), or an array of
+//     them, is left out when optional (Google AI refuses an OBJECT without
+//     properties, and cannot say "any keys"); a required one refuses the
+//     tool. The top level keeps "properties": {}, which langchaingo's
+//     googleai provider requires.
 //
 // langchaingo's googleai provider reads only type, description,
 // properties, items and required of what remains: it fails on a type that
@@ -126,7 +131,41 @@ func geminiSchema(v any, path string) (any, error) {
 		return nil, err
 	}
 	geminiRequired(m)
-	return m, nil
+	return m, dropFreeForm(m, path)
+}
+
+// dropFreeForm removes the properties of m that Google AI cannot describe:
+// an object without properties (Google AI refuses an OBJECT with none), or
+// an array of them. An optional one is left out, so the model cannot send
+// it; a required one refuses the tool.
+func dropFreeForm(m map[string]any, path string) error {
+	props, _ := m["properties"].(map[string]any)
+	required, _ := m["required"].([]any)
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		if !geminiFreeForm(props[name]) {
+			continue
+		}
+		if slices.Contains(required, any(name)) {
+			return unsupported(path+"/properties/"+escapePointer(name),
+				"a required free-form object (no properties) has no Google AI form")
+		}
+		delete(props, name)
+	}
+	return nil
+}
+
+// geminiFreeForm reports whether s is an object schema without properties,
+// or an array of such.
+func geminiFreeForm(s any) bool {
+	m, _ := s.(map[string]any)
+	switch m["type"] {
+	case "object":
+		props, _ := m["properties"].(map[string]any)
+		return len(props) == 0
+	case "array":
+		return geminiFreeForm(m["items"])
+	}
+	return false
 }
 
 // mergeAllOf merges the object branches of m's allOf into m: properties

@@ -105,6 +105,10 @@ func checkProviderRules(t testing.TB, provider, tool string, params map[string]a
 			if e, ok := m["enum"]; ok && m["type"] != "string" {
 				t.Errorf("%s: %s: %s: enum %v on type %v", provider, tool, path, e, m["type"])
 			}
+			// Google AI: "properties: should be non-empty for OBJECT type".
+			if props, _ := m["properties"].(map[string]any); path != "" && m["type"] == "object" && len(props) == 0 {
+				t.Errorf("%s: %s: %s: an object without properties", provider, tool, path)
+			}
 		case "openai-strict":
 			if isObjectSchema(m) {
 				props, _ := m["properties"].(map[string]any)
