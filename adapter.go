@@ -92,13 +92,28 @@ const (
 // Config configures an [Adapter]. [New] copies it: later changes to the
 // caller's maps and slices have no effect.
 type Config struct {
-	// Servers maps a server name to its target. Names must be non-empty and
-	// must not contain "__" (the separator of prefixed tool names).
+	// Servers maps a server name to its target. Names are made of ASCII
+	// letters, digits, '_' and '-' (the characters providers accept in tool
+	// names) and must not contain "__" (the separator of prefixed tool
+	// names).
 	Servers map[string]Server
 
 	// RawToolNames keeps the servers' own tool names. By default tools are
-	// named "server__tool".
+	// named "server__tool". Either way the name is made provider-safe by
+	// [SafeToolName]: at most [MaxToolNameLength] characters of
+	// [A-Za-z0-9_-].
 	RawToolNames bool
+
+	// ToolName, when set, names the tools the model sees, replacing the
+	// default policy (and RawToolNames, which must then be false). It gets
+	// the server's name and the tool's MCP name and must be deterministic;
+	// its result is used as given. Discovery fails when it gives an empty
+	// name or two tools the same name (see [ErrDuplicateToolName]).
+	ToolName func(server, tool string) string
+
+	// Filter selects the tools of every server the model is offered; see
+	// [Filter]. Each [Server.Filter] applies too.
+	Filter Filter
 
 	// DefaultToolTimeout, when positive, bounds every tool call and replaces
 	// each [Server.DefaultToolTimeout], longer or shorter. A deadline on the
@@ -174,6 +189,16 @@ type Config struct {
 	// which servers do for resources subscribed to with
 	// [Adapter.SubscribeResource]. It runs like OnListChanged.
 	OnResourceUpdated func(server, uri string)
+
+	// ResultBudget bounds what one tool result gives the model, in
+	// characters: the text of [Tool.Call] and the messages of
+	// [Toolset.HandleToolCalls] (media count [MediaBudgetCost] each). A
+	// longer text is cut at a line break or character, keeping its head and
+	// a little of its tail around a note saying how much was left out; the
+	// [Result] of [Tool.Invoke] is never cut. 0 means [DefaultResultBudget]
+	// (100,000); a negative value means no bound. A [ResultBudget] option
+	// of HandleToolCalls wins.
+	ResultBudget int
 
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence. Records carry the caller's context where
@@ -282,6 +307,10 @@ type Server struct {
 	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).
 	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
 
+	// Filter selects the tools of this server the model is offered; see
+	// [Filter]. [Config.Filter] applies too.
+	Filter Filter `json:"-"`
+
 	// Client is a prebuilt go-sdk client to dial with. It is used as given:
 	// go-sdk copies client options at construction, so its own handlers and
 	// its multi-round-trip setting win over the adapter's. Interrupts need a
@@ -366,6 +395,12 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.MaxMessageBytes < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative MaxMessageBytes"))
 	}
+	if cfg.ToolName != nil && cfg.RawToolNames {
+		errs = append(errs, errors.New("mcpadapter: ToolName and RawToolNames are both set (ToolName decides every name)"))
+	}
+	if err := cfg.Filter.validate(); err != nil {
+		errs = append(errs, fmt.Errorf("mcpadapter: Filter: %w", err))
+	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s := cfg.Servers[name]
@@ -376,6 +411,7 @@ func New(cfg Config) (*Adapter, error) {
 		s.Args = slices.Clone(s.Args)
 		s.Env = maps.Clone(s.Env)
 		s.Headers = maps.Clone(s.Headers)
+		s.Filter = s.Filter.clone()
 		if s.Restart != nil {
 			p := *s.Restart
 			s.Restart = &p
@@ -392,6 +428,7 @@ func New(cfg Config) (*Adapter, error) {
 	cfg.Servers = servers
 	cfg.Middleware = slices.Clone(cfg.Middleware)
 	cfg.StateKey = slices.Clone(cfg.StateKey)
+	cfg.Filter = cfg.Filter.clone()
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -406,8 +443,13 @@ func validateServer(name string, s Server) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return errors.New("mcpadapter: empty server name")
+	case !validServerName(name):
+		return bad("name may hold only ASCII letters, digits, '_' and '-' (it prefixes tool names, which providers restrict to these)")
 	case strings.Contains(name, "__"):
 		return bad(`name must not contain "__" (the tool name separator)`)
+	}
+	if err := s.Filter.validate(); err != nil {
+		return bad("Filter: %s", err)
 	}
 	targets := 0
 	for _, set := range []bool{s.URL != "", s.Command != "", s.Transport != nil} {

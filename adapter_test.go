@@ -661,12 +661,14 @@ func TestNilTransport(t *testing.T) {
 }
 
 // TestDuplicatesFoldLikeTheExecutor: langchaingo's executor looks tools up
-// by strings.ToUpper, where "ſ" (long s) and "s" are the same name.
+// by strings.ToUpper, where "ſ" (long s) and "s" are the same name. (The
+// default name policy replaces "ſ"; a ToolName policy may keep it.)
 func TestDuplicatesFoldLikeTheExecutor(t *testing.T) {
 	s := testserver.New(testserver.Options{})
 	s.AddTool("aſ")
 	s.AddTool("as")
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)},
+		ToolName: func(_, tool string) string { return tool }})
 	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
 		t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName", err)
 	}

@@ -257,8 +257,11 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 // Annotations are hints from the server, not guarantees: trust them as far
 // as you trust the server. Compare [IsDestructive], which is true only when
 // the server declared destructiveHint true.
-func MayBeDestructive(call ToolCall) bool {
-	ann := call.Metadata.Annotations()
+func MayBeDestructive(call ToolCall) bool { return mayDestroy(call.Metadata.Annotations()) }
+
+// mayDestroy reports whether a tool with annotations ann may change or
+// destroy something, by the MCP specification's defaults.
+func mayDestroy(ann *mcp.ToolAnnotations) bool {
 	switch {
 	case ann == nil:
 		return true

@@ -67,7 +67,8 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON string) (*Result, error)
 //
 // The output is [Result.Text]: the text blocks, media as short placeholders,
 // structured content as bounded compact JSON without base64 when there is
-// neither text nor media, nothing meant for the user alone. Input that
+// neither text nor media, nothing meant for the user alone, all of it cut
+// to [Config.ResultBudget] characters (see [ResultBudget]). Input that
 // cannot be decoded, the server's isError results and the JSON-RPC errors a
 // server answers the call with while its connection is fine (server-postgres
 // reports every SQL error so) come back as text with a nil error, so the
@@ -85,7 +86,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return res.Text(), nil
+	return res.modelText(t.resultBudget()), nil
 }
 
 // A toolInput is the callbacks' view of a call's input. It is only computed

@@ -102,6 +102,8 @@ type partOptions struct {
 	// imageDataURL selects OpenAI-style parts: images as data URLs, and no
 	// binary parts at all (OpenAI rejects them).
 	imageDataURL bool
+	// budget is the [ResultBudget] (budget.go): 0 default, negative none.
+	budget int
 }
 
 // ImagesAsDataURL returns a [PartOption] for OpenAI-style models: images
@@ -379,7 +381,8 @@ func formatSize(n int) string {
 // llms.BinaryPart (the Anthropic provider accepts only images this way; the
 // Google AI provider accepts all three); [ImagesAsDataURL] selects the
 // OpenAI style. Links to images stay text by default, because the Anthropic
-// provider rejects URL parts. A nil result gives nil.
+// provider rejects URL parts. The parts are bounded by [ResultBudget]
+// (by default [DefaultResultBudget]). A nil result gives nil.
 func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
@@ -399,7 +402,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r.IsError && len(parts) == 0 {
 		parts = append(parts, llms.TextPart(emptyErrorText))
 	}
-	return parts
+	return budgetParts(parts, budgetLimit(o.budget))
 }
 
 // Messages returns the messages that answer call in a chat history: one
@@ -410,7 +413,8 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 // [Result.Parts]). Blocks meant for the user only are left out.
 // An empty result is answered with "tool returned no content", since
 // providers reject empty tool messages. The tool message is always there,
-// also for a nil result, so callers may index the first message.
+// also for a nil result, so callers may index the first message. Text and
+// media are bounded by [ResultBudget] (by default [DefaultResultBudget]).
 func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.MessageContent {
 	if r == nil {
 		r = &Result{}
@@ -423,10 +427,6 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	if strings.TrimSpace(text) == "" {
 		text = emptyResultText
 	}
-	msgs := []llms.MessageContent{{
-		Role:  llms.ChatMessageTypeTool,
-		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
-	}}
 	o := newPartOptions(opts)
 	var media []llms.ContentPart
 	for i := range r.Content {
@@ -436,6 +436,11 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 			}
 		}
 	}
+	text, media = budgetMessage(text, media, budgetLimit(o.budget))
+	msgs := []llms.MessageContent{{
+		Role:  llms.ChatMessageTypeTool,
+		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
+	}}
 	if len(media) == 0 {
 		return msgs
 	}

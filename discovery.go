@@ -27,8 +27,10 @@ func Servers(names ...string) ListOption {
 
 // ListTools discovers the tools of the selected servers (every server by
 // default), dialing them in parallel as needed, and returns them sorted by
-// server name, in each server's order. Tools for an MCP Apps view alone are
-// left out unless [IncludeAppOnly] is given (see [Tool.AppOnly]). It fails
+// server name, in each server's order, without the tools that
+// [Config.Filter] and [Server.Filter] drop for the caller of ctx. Tools for
+// an MCP Apps view alone are left out unless [IncludeAppOnly] is given (see
+// [Tool.AppOnly]). It fails
 // with [ErrDuplicateToolName] when two selected tools share a name (ignoring
 // case). See [Config.OnConnectionError] for servers that fail.
 func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
@@ -114,7 +116,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				}
 				tools, err = a.catalogTools(ctx, c, o.cache)
 			}
-			outcomes[i] = outcome{tools: tools, err: err}
+			outcomes[i] = outcome{tools: a.offered(ctx, name, tools), err: err}
 		})
 	}
 	wg.Wait()
@@ -180,6 +182,9 @@ func checkDuplicates(set Toolset) error {
 	for _, t := range set {
 		// Folded at construction (tools.go): a cached ListTools of 1000
 		// tools spent most of its time and 1000 allocations here.
+		if t.name == "" {
+			return fmt.Errorf("mcpadapter: server %q: tool %q: Config.ToolName gave an empty name", t.server, t.desc.Name)
+		}
 		key := t.folded
 		if prev, ok := seen[key]; ok {
 			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,

@@ -147,14 +147,6 @@ func (a *Adapter) trusted(s stateSeal) bool {
 	return !s.decoded || len(a.cfg.StateKey) > 0
 }
 
-// toolName returns the adapter's name of the server's tool mcpName.
-func (a *Adapter) toolName(server, mcpName string) string {
-	if a.cfg.RawToolNames {
-		return mcpName
-	}
-	return server + nameSeparator + mcpName
-}
-
 // storedTool returns the tool that stored state names, from the server's
 // catalog: the server must be configured, the tool name must be the one
 // this Adapter gives the server's tool mcpName, and the server must list

@@ -41,7 +41,7 @@ type Tool struct {
 	a      *Adapter
 	conn   *conn
 	server string
-	name   string    // the adapter's name: "server__tool" or the raw name
+	name   string    // the exposed name (names.go): "server__tool" or the raw name, provider-safe
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
@@ -75,10 +75,7 @@ type ToolCall struct {
 
 // newTool wraps descriptor d of conn c.
 func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
-	name := d.Name
-	if !a.cfg.RawToolNames {
-		name = c.server + nameSeparator + d.Name
-	}
+	name := a.toolName(c.server, d.Name)
 	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
 	t.meta = newMetadata(d, c.info)
 	t.appOnly = appOnly(d)
@@ -89,7 +86,8 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 }
 
 // Name implements [tools.Tool]: "server__tool", or the server's own name
-// with [Config.RawToolNames].
+// with [Config.RawToolNames], made provider-safe by [SafeToolName] (or what
+// [Config.ToolName] gives). It is the name models see and call.
 func (t *Tool) Name() string { return t.name }
 
 // Description implements [tools.Tool]: the server's description (or the
@@ -140,7 +138,7 @@ func (t *Tool) Parameters() map[string]any {
 // [Tool.Description]: the model gets the real schema) and
 // [Tool.Parameters]. Strict mode is off: OpenAI's strict schemas require
 // every property and additionalProperties false, which MCP schemas rarely
-// declare.
+// declare. [Tool.LLMToolFor] gives each provider the form it accepts.
 func (t *Tool) LLMTool() llms.Tool {
 	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 		Name:        t.name,
@@ -256,7 +254,7 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 	if err != nil {
 		return next.stop(err)
 	}
-	next.add(tc, res, opts)
+	next.add(tc, res, s.partOptions(tc, opts))
 	next.Next++
 	return s.runCalls(ctx, next, opts)
 }
@@ -269,7 +267,7 @@ func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption
 		if err != nil {
 			return p.stop(err)
 		}
-		p.add(tc, res, opts)
+		p.add(tc, res, s.partOptions(tc, opts))
 	}
 	return append(p.messages, p.media...), nil // p is done with: no copy
 }

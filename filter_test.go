@@ -1,0 +1,190 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// TestFilterStatic: Allow and Deny patterns, per server and adapter-wide,
+// in both eras; ListTools and ListToolsets agree; a dropped tool cannot be
+// called through HandleToolCalls.
+func TestFilterStatic(t *testing.T) {
+	for _, mode := range []Mode{ModeModern, ModeLegacy} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := testserver.New(testserver.Options{}).AddWeather().AddFeatures()
+			w := testserver.New(testserver.Options{}).AddWeather()
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{
+					"s": {Transport: s.Transport(), Mode: mode, Filter: Filter{Allow: []string{"get_*", "e?ho", "[a-d]*"}, Deny: []string{"destroy"}}},
+					"w": {Transport: w.Transport(), Mode: mode},
+				},
+				Filter: Filter{Deny: []string{"big"}},
+			})
+			// "[a-d]*" allows add, big and destroy: the server denies destroy,
+			// the adapter big.
+			want := []string{"s__get_weather", "s__echo", "s__add", "w__get_weather"}
+			ts, err := a.ListTools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := toolNames(ts); !slices.Equal(sorted(got), sorted(want)) {
+				t.Fatalf("ListTools() = %q, want %q", got, want)
+			}
+			sets, err := a.ListToolsets(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := append(toolNames(sets["s"]), toolNames(sets["w"])...); !slices.Equal(sorted(got), sorted(want)) {
+				t.Fatalf("ListToolsets() = %q, want %q (as ListTools)", got, want)
+			}
+
+			choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+				{ID: "1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "s__destroy", Arguments: `{"target":"x"}`}},
+			}}
+			msgs, err := ts.HandleToolCalls(t.Context(), choice)
+			if err != nil || !strings.Contains(toolResponseText(msgs, 0), "not a valid tool") {
+				t.Fatalf("HandleToolCalls(s__destroy) = %q, %v; want a not-a-valid-tool answer", toolResponseText(msgs, 0), err)
+			}
+			if n := s.Runs("destroy"); n != 0 {
+				t.Fatalf("the filtered tool ran %d times", n)
+			}
+		})
+	}
+}
+
+// TestFilterRunsBeforeNames: a tool whose name clashes after the name
+// policy fails discovery unless a filter drops it.
+func TestFilterRunsBeforeNames(t *testing.T) {
+	s := testserver.New(testserver.Options{})
+	s.AddTool("a.b")
+	s.AddTool("a_b")
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport(), Filter: Filter{Deny: []string{"a.b"}}}}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil || !slices.Equal(toolNames(ts), []string{"s__a_b"}) {
+		t.Fatalf("ListTools() = %q, %v; want [s__a_b] and no error", toolNames(ts), err)
+	}
+	b := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport()}},
+		Filter: Filter{Keep: func(_ context.Context, _ string, d *mcp.Tool) bool { return d.Name != "a_b" }}})
+	if ts, err := b.ListTools(t.Context()); err != nil || !slices.Equal(toolNames(ts), []string{"s__a_b"}) {
+		t.Fatalf("ListTools() with Keep = %q, %v; want [s__a_b] (from a.b) and no error", toolNames(ts), err)
+	}
+}
+
+type roleKey struct{}
+
+// TestFilterKeepPerContext: Keep sees each caller's context; the catalog is
+// fetched once and shared, and each caller gets its own selection.
+func TestFilterKeepPerContext(t *testing.T) {
+	for _, mode := range []Mode{ModeModern, ModeLegacy} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := testserver.New(testserver.Options{TTLMs: 60_000}).AddWeather().AddFeatures()
+			readOnly := ReadOnly()
+			a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport(), Mode: mode}},
+				Filter: Filter{Keep: func(ctx context.Context, server string, d *mcp.Tool) bool {
+					return ctx.Value(roleKey{}) == "admin" || readOnly(ctx, server, d)
+				}}})
+			admin := context.WithValue(t.Context(), roleKey{}, "admin")
+			guest := context.WithValue(t.Context(), roleKey{}, "guest")
+			for range 2 { // the second round is served from the cache
+				all, err := a.ListTools(admin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				few, err := a.ListTools(guest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(toolNames(few), []string{"s__get_weather"}) {
+					t.Fatalf("guest tools = %q, want [s__get_weather]", toolNames(few))
+				}
+				if len(all) < 5 || !slices.Contains(toolNames(all), "s__destroy") {
+					t.Fatalf("admin tools = %q, want every tool", toolNames(all))
+				}
+				if all.Lookup("s__get_weather") != few.Lookup("s__get_weather") {
+					t.Fatal("the two callers got different *Tool values for one cached tool")
+				}
+				sets, err := a.ListToolsets(guest)
+				if err != nil || !slices.Equal(toolNames(sets["s"]), []string{"s__get_weather"}) {
+					t.Fatalf("ListToolsets(guest) = %q, %v; want [s__get_weather]", toolNames(sets["s"]), err)
+				}
+			}
+			if n := s.Count("tools/list"); n != 1 {
+				t.Fatalf("tools/list was called %d times, want 1 (one cached catalog for both callers)", n)
+			}
+		})
+	}
+}
+
+func TestFilterPredicates(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name                     string
+		ann                      *mcp.ToolAnnotations
+		readOnly, notDestructive bool
+	}{
+		{"no annotations", nil, false, false},
+		{"no hints", &mcp.ToolAnnotations{Title: "t"}, false, false},
+		{"read-only", &mcp.ToolAnnotations{ReadOnlyHint: true}, true, true},
+		{"not destructive", &mcp.ToolAnnotations{DestructiveHint: &no}, false, true},
+		{"destructive", &mcp.ToolAnnotations{DestructiveHint: &yes}, false, false},
+	}
+	ctx := t.Context()
+	for _, tt := range tests {
+		d := &mcp.Tool{Name: "x", Annotations: tt.ann}
+		if got := ReadOnly()(ctx, "s", d); got != tt.readOnly {
+			t.Errorf("%s: ReadOnly() = %t, want %t", tt.name, got, tt.readOnly)
+		}
+		if got := NotDestructive()(ctx, "s", d); got != tt.notDestructive {
+			t.Errorf("%s: NotDestructive() = %t, want %t", tt.name, got, tt.notDestructive)
+		}
+		if got := AllOf(ReadOnly(), nil, NotDestructive())(ctx, "s", d); got != tt.readOnly {
+			t.Errorf("%s: AllOf(ReadOnly, NotDestructive) = %t, want %t", tt.name, got, tt.readOnly)
+		}
+	}
+	if !AllOf()(ctx, "s", &mcp.Tool{}) {
+		t.Error("AllOf() dropped a tool; want every tool kept")
+	}
+}
+
+func TestFilterPatternsValidated(t *testing.T) {
+	ok := testserver.New(testserver.Options{}).Transport()
+	_, err := New(Config{Servers: map[string]Server{"fs": {Transport: ok, Filter: Filter{Allow: []string{"read_["}}}}})
+	if err == nil || !strings.Contains(err.Error(), `"fs"`) || !strings.Contains(err.Error(), `"read_["`) {
+		t.Errorf("New(bad server pattern) error = %v, want one naming the server and the pattern", err)
+	}
+	if _, err := New(Config{Filter: Filter{Deny: []string{"[z-a"}}}); err == nil || !strings.Contains(err.Error(), "Filter") {
+		t.Errorf("New(bad adapter pattern) error = %v, want one about the Filter", err)
+	}
+}
+
+// TestFilterResume: an interrupt of a tool that the filters drop is not
+// resumed (it may come from storage, or from before the filter).
+func TestFilterResume(t *testing.T) {
+	s := testserver.New(testserver.Options{}).AddBooking()
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeModern)}})
+	intr := must(t).interrupt(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	answers := map[string]Answer{}
+	for _, r := range intr.Requests {
+		answers[r.Key] = Answer{Action: Decline}
+	}
+	filtered := newAdapter(t, Config{Servers: map[string]Server{"b": {Transport: s.Transport(), Mode: ModeModern, Filter: Filter{Deny: []string{"book_*"}}}}})
+	runs := s.Runs("book_table")
+	if _, err := filtered.Resume(t.Context(), intr, answers); !errors.Is(err, errFiltered) {
+		t.Fatalf("Resume() error = %v, want the filter's refusal", err)
+	}
+	if s.Runs("book_table") != runs {
+		t.Fatal("the filtered tool ran")
+	}
+	if _, err := a.Resume(t.Context(), intr, answers); err != nil {
+		t.Fatalf("Resume() without a filter: %v", err)
+	}
+}
+
+func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }

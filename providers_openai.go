@@ -1,0 +1,241 @@
+package mcpadapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// ForOpenAI returns the [SchemaPass] for OpenAI's function calling without
+// strict mode (langchaingo's openai provider, and providers that speak its
+// API): the schema is kept, and each free-form object property (an object
+// schema with no properties and no additionalProperties) gets
+// "additionalProperties": true, which is what it means in JSON Schema, so
+// that a conversion that closes objects without the keyword (OpenAI's
+// Responses API, which is strict unless told otherwise; LangChain Python
+// before langchain-core 1.4.1) keeps accepting any keys. Strict is set to
+// false.
+func ForOpenAI() SchemaPass {
+	open := schemaPass(func(params map[string]any) (map[string]any, error) {
+		var walk func(v any, path string) (any, error)
+		walk = func(v any, path string) (any, error) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return v, nil
+			}
+			if path != "" && isFreeFormObject(m) {
+				m["additionalProperties"] = true
+			}
+			return m, rewriteSubschemas(m, path, walk)
+		}
+		_, err := walk(params, "")
+		return params, err
+	})
+	return func(fn *llms.FunctionDefinition) error {
+		fn.Strict = false
+		return open(fn)
+	}
+}
+
+// isFreeFormObject reports whether m is an object schema that names no
+// properties and says nothing of others.
+func isFreeFormObject(m map[string]any) bool {
+	props, _ := m["properties"].(map[string]any)
+	_, extra := m["additionalProperties"]
+	_, pattern := m["patternProperties"]
+	return m["type"] == "object" && len(props) == 0 && !extra && !pattern
+}
+
+// strictRefused are keywords OpenAI's strict mode does not support and
+// that cannot be dropped without changing what the schema accepts.
+var strictRefused = []string{"allOf", "not", "if", "then", "else", "patternProperties", "propertyNames",
+	"dependentRequired", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "contains",
+	"prefixItems", "additionalItems"}
+
+// strictDropped are annotations and constraints strict mode rejects whose
+// loss only loosens a check: every property is required there, and the
+// model is told the rest in descriptions.
+var strictDropped = []string{"$schema", "$id", "$comment", "minProperties", "maxProperties", "minContains", "maxContains"}
+
+// strictFormats are the formats strict mode knows; others are dropped.
+var strictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+
+// ForOpenAIStrict returns the [SchemaPass] for OpenAI's strict mode
+// (Structured Outputs for function calls): it sets Strict and makes the
+// schema one that strict mode accepts and that means the same thing:
+//
+//   - every object lists all its properties in required, and a property
+//     that was optional becomes nullable (its type gains "null", an enum
+//     gains null, other schemas become anyOf the schema and
+//     {"type": "null"}): the model sends null where it would have left
+//     the property out;
+//   - every object gets "additionalProperties": false;
+//   - oneOf becomes anyOf; $ref and $defs are kept (strict mode takes
+//     them); formats strict mode does not know, $schema, $id and
+//     min/maxProperties are dropped.
+//
+// It refuses, naming the tool and the place, what strict mode cannot
+// express: an object that takes other keys (a free-form object, a map with
+// additionalProperties), a schema without a type (any value), a tuple, and
+// allOf, not, if/then/else, patternProperties and the other keywords strict
+// mode rejects. Send such tools without strict mode ([ForOpenAI]).
+//
+// Arguments that arrive with null for an optional property reach the
+// server as null: most servers treat it as absent, and a server that does
+// not answers with an error result the model can read.
+func ForOpenAIStrict() SchemaPass {
+	strict := schemaPass(func(params map[string]any) (map[string]any, error) {
+		out, err := strictSchema(params, "")
+		if err != nil {
+			return nil, err
+		}
+		m, _ := out.(map[string]any)
+		return m, nil
+	})
+	return func(fn *llms.FunctionDefinition) error {
+		fn.Strict = true
+		return strict(fn)
+	}
+}
+
+// strictSchema converts one owned schema to strict mode.
+func strictSchema(v any, path string) (any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, unsupported(path, "the schema %v cannot be strict (strict mode takes schema objects)", v)
+	}
+	for _, k := range strictRefused {
+		if _, ok := m[k]; ok {
+			return nil, unsupported(path, "strict mode does not support %s", k)
+		}
+	}
+	for _, k := range strictDropped {
+		delete(m, k)
+	}
+	if f, ok := m["format"].(string); ok && !slices.Contains(strictFormats, f) {
+		delete(m, "format")
+	}
+	if one, ok := m["oneOf"]; ok {
+		if _, both := m["anyOf"]; both {
+			return nil, unsupported(path, "strict mode does not support oneOf beside anyOf")
+		}
+		m["anyOf"] = one
+		delete(m, "oneOf")
+	}
+	if _, tuple := m["items"].([]any); tuple {
+		return nil, unsupported(path, "strict mode does not support tuples (items as a list)")
+	}
+	if !hasAnyKey(m, "type", "anyOf", "$ref", "enum", "const") {
+		if !hasAnyKey(m, "properties") {
+			return nil, unsupported(path, "a schema without a type (any value) cannot be strict")
+		}
+		m["type"] = "object"
+	}
+	if ref, ok := m["$ref"].(string); ok && !strings.HasPrefix(ref, "#") {
+		return nil, unsupported(path, "strict mode resolves only local $ref (#...), not %q", ref)
+	}
+	// additionalProperties is decided by strictObject, not converted.
+	extra, hasExtra := m["additionalProperties"]
+	delete(m, "additionalProperties")
+	if err := rewriteSubschemas(m, path, strictSchema); err != nil {
+		return nil, err
+	}
+	if hasExtra && extra != false {
+		return nil, unsupported(path, "an object that takes other keys (additionalProperties %s) cannot be strict", jsonText(extra))
+	}
+	if isObjectSchema(m) {
+		return m, strictObject(m, path, hasExtra)
+	}
+	return m, nil
+}
+
+// strictObject closes the object schema m: every property required
+// (optional ones nullable), no other keys. closed says the server closed it
+// itself (additionalProperties false).
+func strictObject(m map[string]any, path string, closed bool) error {
+	props, _ := m["properties"].(map[string]any)
+	if len(props) == 0 && path != "" && !closed {
+		return unsupported(path, "a free-form object (no properties) cannot be strict")
+	}
+	required, _ := m["required"].([]any)
+	names := slices.Sorted(maps.Keys(props))
+	all := make([]any, len(names))
+	for i, name := range names {
+		all[i] = name
+		if !slices.Contains(required, any(name)) {
+			props[name] = nullable(props[name])
+		}
+	}
+	if props == nil {
+		m["properties"] = map[string]any{}
+	}
+	m["required"] = all
+	m["additionalProperties"] = false
+	return nil
+}
+
+// nullable returns schema s (already strict) also accepting null.
+func nullable(s any) any {
+	m, _ := s.(map[string]any)
+	switch t := m["type"].(type) {
+	case string:
+		if t != "null" {
+			m["type"] = []any{t, "null"}
+		}
+		nullableEnum(m)
+		return m
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			m["type"] = append(slices.Clone(t), "null")
+		}
+		nullableEnum(m)
+		return m
+	}
+	if branches, ok := m["anyOf"].([]any); ok && len(m) == 1 {
+		if !slices.ContainsFunc(branches, isNullSchema) {
+			m["anyOf"] = append(slices.Clone(branches), map[string]any{"type": "null"})
+		}
+		return m
+	}
+	return map[string]any{"anyOf": []any{m, map[string]any{"type": "null"}}}
+}
+
+// isNullSchema reports whether s is {"type": "null"}.
+func isNullSchema(s any) bool {
+	m, ok := s.(map[string]any)
+	return ok && len(m) == 1 && m["type"] == "null"
+}
+
+// nullableEnum adds null to m's enum, if it has one.
+func nullableEnum(m map[string]any) {
+	if enum, ok := m["enum"].([]any); ok && !slices.Contains(enum, nil) {
+		m["enum"] = append(slices.Clone(enum), nil)
+	}
+}
+
+// isObjectSchema reports whether m describes objects.
+func isObjectSchema(m map[string]any) bool {
+	if m["type"] == "object" {
+		return true
+	}
+	t, _ := m["type"].([]any)
+	return slices.Contains(t, any("object"))
+}
+
+// hasAnyKey reports whether m has one of keys.
+func hasAnyKey(m map[string]any, keys ...string) bool {
+	return slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return ok })
+}
+
+// jsonText is v as JSON, for messages.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
