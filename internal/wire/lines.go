@@ -1,0 +1,146 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+)
+
+// An overflow follows a message over the size bound as its bytes stream
+// by, without keeping them, to learn its id.
+type overflow struct {
+	rec  record
+	sc   scanner
+	size int // the message's bytes so far
+}
+
+// newOverflow starts following a message whose first bytes are held.
+func newOverflow(held []byte) *overflow {
+	o := &overflow{rec: record{topOnly: true, streaming: true}}
+	o.sc.init(&o.rec, 0)
+	o.feed(held)
+	return o
+}
+
+// feed scans the next bytes of the message.
+func (o *overflow) feed(p []byte) {
+	o.size += len(p)
+	o.sc.feed(p)
+}
+
+// oversized returns what stands for the message o followed, of size bytes:
+// nothing (a request or notification), an error response for its id (or
+// fallbackID's), or, without either, the fault that ends the stream.
+func (s *Screen) oversized(o *overflow, size int, fallbackID func() []byte) ([]byte, error) {
+	f := s.tooLarge(size, false)
+	out, _, err := s.replace(&o.rec, fallbackID, f)
+	if err != nil {
+		return nil, &Fault{Kind: TooLarge, Text: f.Text + ", and has no id to answer"}
+	}
+	return out, nil
+}
+
+// A LineReader is the screened output of a stdio server, or of any stream
+// of newline-delimited JSON-RPC messages, as the SDK reads it: one message a
+// line, each line of at most MaxMessageBytes screened (a batch becomes its
+// messages, one a line); a longer one is never held whole, and becomes an
+// error response for its id. Lines that are not JSON at all (a program
+// printing a banner on stdout) are logged and skipped, as the TypeScript and
+// Python SDKs do.
+type LineReader struct {
+	s   *Screen
+	src *bufio.Reader
+
+	line []byte // the current line while within the bound
+	out  []byte // screened lines ready to be read
+	err  error  // the source's error (or the screen's), once out drains
+}
+
+// Lines returns the screened messages of src.
+func (s *Screen) Lines(src io.Reader) *LineReader {
+	return &LineReader{s: s, src: bufio.NewReaderSize(src, 64<<10)}
+}
+
+// Read implements [io.Reader].
+func (r *LineReader) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		r.next()
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+// Next returns the next screened message, without its newline: a JSON
+// object, never empty. It is valid until the next call.
+func (r *LineReader) Next() ([]byte, error) {
+	for len(r.out) == 0 {
+		if r.err != nil {
+			return nil, r.err
+		}
+		r.next()
+	}
+	i := bytes.IndexByte(r.out, '\n')
+	msg := r.out[:i]
+	r.out = r.out[i+1:]
+	return msg, nil
+}
+
+// next reads one line of the source into out, screened.
+func (r *LineReader) next() {
+	r.out, r.line = r.out[:0], r.line[:0]
+	var over *overflow // set once the line is over the bound
+	for {
+		frag, err := r.src.ReadSlice('\n')
+		if over == nil {
+			r.line = append(r.line, frag...)
+			if len(bytes.TrimRight(r.line, "\r\n")) > r.s.opts.MaxMessageBytes {
+				over = newOverflow(r.line)
+				r.line = nil // do not keep a buffer of the bound's size around
+			}
+		} else {
+			over.feed(frag)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			r.err = err
+			if err != io.EOF || over == nil && len(r.line) == 0 {
+				return // a broken stream: its last line is lost with it
+			}
+		}
+		break
+	}
+	if over != nil {
+		out, err := r.s.oversized(over, over.size, nil)
+		r.emit(out, err)
+		return
+	}
+	msg := bytes.TrimSpace(r.line)
+	if len(msg) == 0 {
+		return
+	}
+	if msg[0] != '{' && msg[0] != '[' {
+		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
+		return
+	}
+	err := r.s.each(msg, nil, func(out []byte, _ bool) { r.out = append(append(r.out, out...), '\n') })
+	if err != nil {
+		r.emit(nil, err)
+	}
+}
+
+// emit queues msg, when not nil, or ends the stream with err.
+func (r *LineReader) emit(msg []byte, err error) {
+	if err != nil {
+		r.out, r.err = nil, err
+		return
+	}
+	if msg != nil {
+		r.out = append(append(r.out, msg...), '\n')
+	}
+}
