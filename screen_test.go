@@ -2,10 +2,15 @@ package mcpadapter
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -82,5 +87,87 @@ func TestUnknownContentGolden(t *testing.T) {
 	checkGolden(t, "content/unknown.json", renderResult(t, r, testCall("mixed")))
 	if len(r.Content) != 3 || r.Content[1].Type != BlockText || !json.Valid(r.Content[1].Raw) || !bytes.Contains(r.Content[1].Raw, []byte(`"video"`)) {
 		t.Errorf("blocks = %+v, want the unknown one as a text placeholder with the original in Raw", r.Content)
+	}
+}
+
+// A resultRewriter is a server's connection that answers every tools/call
+// with the raw result it holds, whatever the tool returned: what a go-sdk
+// server cannot send.
+type resultRewriter struct {
+	mcp.Connection
+	result string
+
+	mu    sync.Mutex
+	calls map[jsonrpc.ID]bool // ids of the tools/call requests read
+}
+
+func (c *resultRewriter) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+		c.mu.Lock()
+		c.calls[req.ID] = true
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+func (c *resultRewriter) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		call := c.calls[resp.ID]
+		c.mu.Unlock()
+		if call {
+			resp.Result, resp.Error = json.RawMessage(c.result), nil
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// rewritingServer is an in-memory go-sdk server whose tools/call answers
+// are all result.
+func rewritingServer(mode Mode, result string) Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "rewriter", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "x"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	return Server{Mode: mode, Transport: func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		wrapped := wrapTransport(st, func(c mcp.Connection) mcp.Connection {
+			return &resultRewriter{Connection: c, result: result, calls: map[jsonrpc.ID]bool{}}
+		})
+		if _, err := s.Connect(context.WithoutCancel(ctx), wrapped, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+}
+
+// TestInvalidResults: a tools/call result the SDK would panic on (an input
+// request that is null) or read as an empty success (a resultType the
+// protocol does not define) fails that call with a *ServerError saying
+// why, in both eras, and the connection answers the next call.
+func TestInvalidResults(t *testing.T) {
+	tests := []struct{ name, result, want string }{
+		{"null input request", `{"resultType":"input_required","inputRequests":{"k":null},"requestState":"s"}`, `input request "k" is not an object`},
+		{"scalar input request", `{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{}},"k":5}}`, `input request "k" is not an object`},
+		{"unknown resultType", `{"resultType":"unknown","content":[]}`, `resultType "unknown" is not one this protocol defines`},
+	}
+	for _, mode := range []Mode{ModeModern, ModeLegacy} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(mode)+"/"+tt.name, func(t *testing.T) {
+				a := newAdapter(t, Config{Servers: map[string]Server{"r": rewritingServer(mode, tt.result)}})
+				ts, err := a.ListTools(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 2 { // the connection lives on
+					res, err := lookup(t, ts, "r__x").Invoke(t.Context(), nil)
+					checkServerErr(t, err, "r")
+					if !strings.Contains(err.Error(), tt.want) {
+						t.Fatalf("Invoke() = %v, %v; want an error saying %q", res, err, tt.want)
+					}
+				}
+			})
+		}
 	}
 }
