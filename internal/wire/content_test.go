@@ -590,3 +590,25 @@ var (
 	_ io.ReadCloser  = (*readBody)(nil)
 	_ io.ReadCloser  = (*eventReader)(nil)
 )
+
+// TestEventBoundCountsTheMessage: on an event stream the size bound counts
+// the message, not its framing: a message of exactly MaxMessageBytes split
+// over data lines, with event and id fields, passes; one byte more is
+// refused.
+func TestEventBoundCountsTheMessage(t *testing.T) {
+	for _, extra := range []int{0, 1} {
+		msg := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`
+		limit := len(msg) + 1 - extra // the data lines join with one newline
+		body := "event: message\nid: 42\ndata: " + msg[:20] + "\ndata: " + msg[20:] + "\n\n"
+		resp := newHTTPResponse("text/event-stream", strings.NewReader(body), -1)
+		testScreen(limit, nil).Response(nil, resp)
+		got, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fault := isFault(bytes.TrimSpace(bytes.TrimPrefix(got, []byte("event: message\nid: 42\ndata: "))), TooLarge)
+		if fault != (extra == 1) {
+			t.Errorf("a message of %d bytes with a bound of %d: %q", len(msg)+1, limit, got)
+		}
+	}
+}

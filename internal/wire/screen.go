@@ -165,8 +165,13 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, chan
 	}
 	if rec.idKind == '0' && !decodableNumber(rec.id) {
 		// An id the SDK cannot decode (1e400) answers none of our calls,
-		// and would end the connection: drop it.
-		s.log.Warn("mcpadapter: dropped a server message", "reason", "its id "+preview(rec.id)+" is not a number the SDK decodes")
+		// and would end the connection: drop it, or answer the request of
+		// an HTTP POST.
+		f := &Fault{Kind: Malformed, Text: "server message's id " + preview(rec.id) + " is not a number the SDK decodes"}
+		if !rec.method.ok && fallbackID != nil {
+			return s.replace(&rec, fallbackID, f)
+		}
+		s.log.Warn("mcpadapter: dropped a server message", "reason", f.Text)
 		return nil, true, nil
 	}
 	out = msg
