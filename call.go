@@ -148,6 +148,9 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // run calls the tool on its connection, past the approval gate and without
 // callbacks.
 func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
+	if t.taskRequired {
+		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
+	}
 	return t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
 }
 

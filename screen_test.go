@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -169,5 +172,49 @@ func TestInvalidResults(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTaskRequiredTools: a tool whose descriptor requires task-based
+// execution (execution.taskSupport "required", which go-sdk v1.8.0 does not
+// decode) is not offered to the model, and calling it fails locally with
+// ErrTaskRequired; a tool that only allows tasks is offered as usual.
+func TestTaskRequiredTools(t *testing.T) {
+	catalog := []string{
+		faultserver.Descriptor(faultserver.ToolOK),
+		`{"name":"research","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}`,
+		`{"name":"optional","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}`,
+	}
+	for _, target := range peerTargets {
+		if target.name == "stdio" {
+			continue // the stdio peer lists a fixed catalog
+		}
+		t.Run(target.name, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: catalog})
+			a := newAdapter(t, Config{Servers: map[string]Server{"f": target.server(t, p, "")}})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := toolNames(ts); !slices.Equal(got, []string{"f__ok", "f__optional"}) {
+				t.Errorf("ListTools() = %q, want the task-required tool left out", got)
+			}
+			sets, err := a.ListToolsets(faultCtx(t))
+			if err != nil || len(sets["f"]) != 2 {
+				t.Errorf("ListToolsets() = %v, %v; want the task-required tool left out", sets, err)
+			}
+			all, _, err := a.discover(faultCtx(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = lookup(t, all["f"], "f__research").Invoke(faultCtx(t), nil)
+			if !errors.Is(err, ErrTaskRequired) {
+				t.Fatalf("Invoke(research) = %v, want ErrTaskRequired", err)
+			}
+			checkServerErr(t, err, "f")
+			if n := p.Calls("research"); n != 0 {
+				t.Errorf("the server got %d calls of the task-required tool, want none", n)
+			}
+		})
 	}
 }

@@ -45,6 +45,8 @@ type Tool struct {
 	params      map[string]any // normalized input schema, built once; never handed out
 	summary     string         // the server's description, or its title
 	description string         // summary with an argument hint for text agents
+
+	taskRequired bool // the server requires task-based execution, which the adapter has not
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -70,6 +72,7 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 		name = c.server + nameSeparator + d.Name
 	}
 	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
+	t.taskRequired = c.screen != nil && c.screen.TaskRequired(d.Name)
 	t.meta = newMetadata(d, c.info)
 	t.params = normalizeSchema(d.InputSchema)
 	t.summary = summary(d)

@@ -598,7 +598,7 @@ var (
 func TestEventBoundCountsTheMessage(t *testing.T) {
 	for _, extra := range []int{0, 1} {
 		msg := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`
-		limit := len(msg) + 1 - extra // the data lines join with one newline
+		limit := len(msg) + 1 - extra     // the data lines join with one newline
 		cut := strings.Index(msg, `"id"`) // a token boundary
 		body := "event: message\nid: 42\ndata: " + msg[:cut] + "\ndata: " + msg[cut:] + "\n\n"
 		resp := newHTTPResponse("text/event-stream", strings.NewReader(body), -1)
