@@ -26,7 +26,8 @@ type eventReader struct {
 	br    *bufio.Reader
 	reqID func() []byte
 
-	out []byte // events ready to be read
+	out []byte // events ready to be read, in buf
+	buf []byte // storage of out
 	err error  // the source's error (or the screen's), once out drains
 
 	// The current event.
@@ -68,6 +69,8 @@ func (r *eventReader) Close() error { return r.src.Close() }
 
 // fill reads one line fragment, and moves the event to out when it ends.
 func (r *eventReader) fill() {
+	r.out = r.buf[:0]
+	defer func() { r.buf = r.out }()
 	frag, err := r.br.ReadSlice('\n')
 	ended := err != bufio.ErrBufferFull
 	if ended {
@@ -222,10 +225,12 @@ func (r *eventReader) write(fields, msg []byte) {
 	r.out = append(r.out, "data: "...)
 	start := len(r.out)
 	r.out = append(r.out, msg...)
-	for i, c := range r.out[start:] {
-		if c == '\n' {
-			r.out[start+i] = ' '
+	for rest := r.out[start:]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
 		}
+		rest[i], rest = ' ', rest[i+1:]
 	}
 	r.out = append(r.out, "\n\n"...)
 }

@@ -52,7 +52,8 @@ type LineReader struct {
 	src *bufio.Reader
 
 	line []byte // the current line while within the bound
-	out  []byte // screened lines ready to be read
+	out  []byte // screened lines ready to be read: in line or in buf
+	buf  []byte // storage of the lines the screen changed or split
 	err  error  // the source's error (or the screen's), once out drains
 }
 
@@ -91,7 +92,7 @@ func (r *LineReader) Next() ([]byte, error) {
 
 // next reads one line of the source into out, screened.
 func (r *LineReader) next() {
-	r.out, r.line = r.out[:0], r.line[:0]
+	r.out, r.buf, r.line = nil, r.buf[:0], r.line[:0]
 	var over *overflow // set once the line is over the bound
 	for {
 		frag, err := r.src.ReadSlice('\n')
@@ -128,7 +129,15 @@ func (r *LineReader) next() {
 		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
 		return
 	}
-	err := r.s.each(msg, nil, func(out []byte, _ bool) { r.out = append(append(r.out, out...), '\n') })
+	err := r.s.each(msg, nil, func(out []byte, changed bool) {
+		if !changed {
+			// The line itself, which nothing follows: its end of line
+			// takes the place of what ended it, without a copy.
+			r.out = append(out, '\n')
+			return
+		}
+		r.emit(out, nil)
+	})
 	if err != nil {
 		r.emit(nil, err)
 	}
@@ -141,6 +150,7 @@ func (r *LineReader) emit(msg []byte, err error) {
 		return
 	}
 	if msg != nil {
-		r.out = append(append(r.out, msg...), '\n')
+		r.buf = append(append(r.buf, msg...), '\n')
+		r.out = r.buf
 	}
 }
