@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -216,5 +219,38 @@ func TestTaskRequiredTools(t *testing.T) {
 				t.Errorf("the server got %d calls of the task-required tool, want none", n)
 			}
 		})
+	}
+}
+
+// TestIntegrationFilesystemOversized reads a text file over the bound
+// with the real npm server-filesystem: the call fails with
+// ErrMessageTooLarge (the answer is refused as it streams by, never held
+// whole), and the same connection answers the next call.
+func TestIntegrationFilesystemOversized(t *testing.T) {
+	node, script := extserver.NPM(t, extserver.ServerFilesystem)
+	dir := t.TempDir()
+	// 2.5 MiB of short lines: the answer is mostly escaped newlines, the
+	// worst case of a scanner that is not linear.
+	big := strings.Repeat("0123456789abcdef\n", 5<<20/2/17)
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := newAdapter(t, Config{MaxMessageBytes: 1 << 20, Servers: map[string]Server{"fs": {Command: node, Args: []string{script, dir}}}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := lookup(t, ts, "fs__read_text_file")
+	_, err = read.Invoke(t.Context(), map[string]any{"path": filepath.Join(dir, "big.txt")})
+	checkServerErr(t, err, "fs")
+	if !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("Invoke(big.txt) error = %v, want ErrMessageTooLarge", err)
+	}
+	res, err := read.Invoke(t.Context(), map[string]any{"path": filepath.Join(dir, "small.txt")})
+	if err != nil || res.Text() != "hello" {
+		t.Fatalf("Invoke(small.txt) on the same connection = %q, %v; want \"hello\"", res.Text(), err)
 	}
 }
