@@ -1,17 +1,21 @@
 package mcpadapter
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
@@ -52,6 +56,14 @@ var rawResults = map[string]string{
 // rawReply answers one JSON-RPC request of a legacy client with the
 // message a minimal server sends, or nil for a notification.
 func rawReply(line []byte) []byte {
+	return rawAnswer(line, func(tool string) (string, bool) {
+		res, ok := rawResults[tool]
+		return res, ok
+	})
+}
+
+// rawAnswer is rawReply with the tools/call results of results.
+func rawAnswer(line []byte, results func(tool string) (string, bool)) []byte {
 	var req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -66,8 +78,10 @@ func rawReply(line []byte) []byte {
 	switch req.Method {
 	case "initialize":
 		reply = `"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"v1"}}`
+	case "tools/list":
+		reply = `"result":{"tools":[{"name":"fuzz","inputSchema":{"type":"object"}},{"name":"plain","inputSchema":{"type":"object"}}]}`
 	case "tools/call":
-		if res, ok := rawResults[req.Params.Name]; ok {
+		if res, ok := results(req.Params.Name); ok {
 			reply = `"result":` + res
 		} else {
 			reply = `"error":{"code":-32602,"message":"unknown tool"}`
@@ -101,7 +115,7 @@ func TestUnknownContentGolden(t *testing.T) {
 // server cannot send.
 type resultRewriter struct {
 	mcp.Connection
-	result string
+	result func() string
 
 	mu    sync.Mutex
 	calls map[jsonrpc.ID]bool // ids of the tools/call requests read
@@ -123,15 +137,15 @@ func (c *resultRewriter) Write(ctx context.Context, msg jsonrpc.Message) error {
 		call := c.calls[resp.ID]
 		c.mu.Unlock()
 		if call {
-			resp.Result, resp.Error = json.RawMessage(c.result), nil
+			resp.Result, resp.Error = json.RawMessage(c.result()), nil
 		}
 	}
 	return c.Connection.Write(ctx, msg)
 }
 
 // rewritingServer is an in-memory go-sdk server whose tools/call answers
-// are all result.
-func rewritingServer(mode Mode, result string) Server {
+// are all result().
+func rewritingServer(mode Mode, result func() string) Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "rewriter", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "x"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
@@ -161,7 +175,7 @@ func TestInvalidResults(t *testing.T) {
 	for _, mode := range []Mode{ModeModern, ModeLegacy} {
 		for _, tt := range tests {
 			t.Run(fmt.Sprint(mode)+"/"+tt.name, func(t *testing.T) {
-				a := newAdapter(t, Config{Servers: map[string]Server{"r": rewritingServer(mode, tt.result)}})
+				a := newAdapter(t, Config{Servers: map[string]Server{"r": rewritingServer(mode, func() string { return tt.result })}})
 				ts, err := a.ListTools(t.Context())
 				if err != nil {
 					t.Fatal(err)
@@ -253,4 +267,81 @@ func TestIntegrationFilesystemOversized(t *testing.T) {
 	if err != nil || res.Text() != "hello" {
 		t.Fatalf("Invoke(small.txt) on the same connection = %q, %v; want \"hello\"", res.Text(), err)
 	}
+}
+
+// fuzzPeer is a raw legacy peer over a pipe whose tool "fuzz" answers the
+// result held in res (newlines made spaces: one message a line), and
+// "plain" answers "fine".
+func fuzzPeer(res *atomic.Value) func(context.Context) (mcp.Transport, error) {
+	return func(context.Context) (mcp.Transport, error) {
+		client, server := net.Pipe()
+		go func() {
+			defer server.Close()
+			lines := bufio.NewScanner(server)
+			lines.Buffer(nil, 1<<20)
+			for lines.Scan() {
+				reply := rawAnswer(lines.Bytes(), func(tool string) (string, bool) {
+					if tool == "fuzz" {
+						return strings.NewReplacer("\n", " ", "\r", " ").Replace(res.Load().(string)), true
+					}
+					r, ok := rawResults[tool]
+					return r, ok
+				})
+				if reply == nil {
+					continue
+				}
+				if _, err := server.Write(append(reply, '\n')); err != nil {
+					return
+				}
+			}
+		}()
+		return &mcp.IOTransport{Reader: client, Writer: client}, nil
+	}
+}
+
+// FuzzCallResult drives arbitrary tools/call results through real
+// sessions: a raw peer over a pipe (the screen's line reader) and go-sdk
+// servers in memory in both eras (its decoded-message check). Invoke and
+// Call never panic, and the connection always answers the next call.
+func FuzzCallResult(f *testing.F) {
+	for _, seed := range []string{
+		rawResults["mixed"], rawResults["plain"], `{"inputRequests":{"k":null},"resultType":"input_required"}`,
+		`{"resultType":"unknown","content":[]}`, `{"content":[{"type":"resource","resource":null}]}`,
+		`{"content":null,"structuredContent":{"a":[1,2]},"isError":true}`, `{"content":[{"type":"text","text":"` + strings.Repeat(`\\`, 40) + `"}]}`,
+		`{"inputRequests":{"a":{"method":"elicitation/create","params":null}},"resultType":"input_required"}`, `{"content":[`, `5`,
+	} {
+		f.Add(seed)
+	}
+	var res atomic.Value
+	res.Store("{}")
+	servers := map[string]Server{"pipe": {Transport: fuzzPeer(&res)}}
+	for _, mode := range []Mode{ModeModern, ModeLegacy} {
+		servers[fmt.Sprint(mode)] = rewritingServer(mode, func() string { return res.Load().(string) })
+	}
+	a := newAdapter(f, Config{Servers: servers})
+	ts, err := a.ListTools(f.Context())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, result string) {
+		res.Store(result)
+		for name := range servers {
+			tool := name + "__fuzz"
+			if name != "pipe" {
+				if !json.Valid([]byte(result)) {
+					continue // a go-sdk server sends only JSON
+				}
+				tool = name + "__x"
+			}
+			// A result that asks for input without saying what is retried
+			// with backoff (load shedding): bound the calls.
+			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			_, _ = lookup(t, ts, tool).Invoke(ctx, nil)
+			_, _ = lookup(t, ts, tool).Call(ctx, "{}")
+			cancel()
+		}
+		if res, err := lookup(t, ts, "pipe__plain").Invoke(t.Context(), nil); err != nil || res.Text() != "fine" {
+			t.Fatalf("after the result %q, the connection answers %v, %v", result, res, err)
+		}
+	})
 }
