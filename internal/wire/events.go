@@ -26,9 +26,8 @@ type eventReader struct {
 	br    *bufio.Reader
 	reqID func() []byte
 
-	out []byte // events ready to be read, in buf
-	buf []byte // storage of out
-	err error  // the source's error (or the screen's), once out drains
+	pending        // events ready to be read, in buf
+	buf     []byte // storage of out
 
 	// The current event.
 	fields  []byte    // its event, id and retry lines, as written out
@@ -52,17 +51,7 @@ func (s *Screen) newEventReader(src io.ReadCloser, br *bufio.Reader, reqID func(
 }
 
 // Read implements [io.Reader].
-func (r *eventReader) Read(p []byte) (int, error) {
-	for len(r.out) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
-		r.fill()
-	}
-	n := copy(p, r.out)
-	r.out = r.out[n:]
-	return n, nil
-}
+func (r *eventReader) Read(p []byte) (int, error) { return r.read(p, r.fill) }
 
 // Close implements [io.Closer].
 func (r *eventReader) Close() error { return r.src.Close() }

@@ -51,10 +51,39 @@ type LineReader struct {
 	s   *Screen
 	src *bufio.Reader
 
-	line []byte // the current line while within the bound
-	out  []byte // screened lines ready to be read: in line or in buf
-	buf  []byte // storage of the lines the screen changed or split
-	err  error  // the source's error (or the screen's), once out drains
+	pending        // screened lines, in line or in buf
+	line    []byte // the current line while within the bound
+	buf     []byte // storage of the lines the screen changed or split
+}
+
+// pending is the read side of the screen's readers: screened bytes ready
+// to be read, then the error that ended the stream (the source's, or the
+// screen's).
+type pending struct {
+	out []byte
+	err error
+}
+
+// wait calls fill until there are bytes to read, and returns the stream's
+// error when there are none.
+func (q *pending) wait(fill func()) error {
+	for len(q.out) == 0 {
+		if q.err != nil {
+			return q.err
+		}
+		fill()
+	}
+	return nil
+}
+
+// read serves p from the bytes ready, calling fill for more.
+func (q *pending) read(p []byte, fill func()) (int, error) {
+	if err := q.wait(fill); err != nil {
+		return 0, err
+	}
+	n := copy(p, q.out)
+	q.out = q.out[n:]
+	return n, nil
 }
 
 // Lines returns the screened messages of src.
@@ -63,26 +92,13 @@ func (s *Screen) Lines(src io.Reader) *LineReader {
 }
 
 // Read implements [io.Reader].
-func (r *LineReader) Read(p []byte) (int, error) {
-	for len(r.out) == 0 {
-		if r.err != nil {
-			return 0, r.err
-		}
-		r.next()
-	}
-	n := copy(p, r.out)
-	r.out = r.out[n:]
-	return n, nil
-}
+func (r *LineReader) Read(p []byte) (int, error) { return r.read(p, r.next) }
 
 // Next returns the next screened message, without its newline: a JSON
 // object, never empty. It is valid until the next call.
 func (r *LineReader) Next() ([]byte, error) {
-	for len(r.out) == 0 {
-		if r.err != nil {
-			return nil, r.err
-		}
-		r.next()
+	if err := r.wait(r.next); err != nil {
+		return nil, err
 	}
 	i := bytes.IndexByte(r.out, '\n')
 	msg := r.out[:i]

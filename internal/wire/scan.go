@@ -172,6 +172,14 @@ func (s *scanner) keep(p []byte) {
 	s.capture = append(s.capture, p...)
 }
 
+// take keeps p[i] when capturing, and returns the index past it.
+func (s *scanner) take(p []byte, i int) int {
+	if s.capturing {
+		s.keep(p[i : i+1])
+	}
+	return i + 1
+}
+
 // feed scans the next bytes of the input.
 func (s *scanner) feed(p []byte) {
 	base := s.off
@@ -199,10 +207,7 @@ func (s *scanner) feed(p []byte) {
 				return
 			}
 			c = p[i]
-			if s.capturing {
-				s.keep(p[i : i+1])
-			}
-			i++
+			i = s.take(p, i)
 			switch {
 			case c == '"':
 				if s.isKey {
@@ -222,10 +227,7 @@ func (s *scanner) feed(p []byte) {
 			}
 			continue
 		case stEscape:
-			if s.capturing {
-				s.keep(p[i : i+1])
-			}
-			i++
+			i = s.take(p, i)
 			switch {
 			case shortEscape[c]:
 				s.state = stString
@@ -236,10 +238,7 @@ func (s *scanner) feed(p []byte) {
 			}
 			continue
 		case stHex:
-			if s.capturing {
-				s.keep(p[i : i+1])
-			}
-			i++
+			i = s.take(p, i)
 			if !isHex(c) {
 				s.fail(base+i-1, "invalid \\u escape in string")
 				continue
@@ -253,10 +252,7 @@ func (s *scanner) feed(p []byte) {
 				s.fail(base+i, "invalid literal")
 				continue
 			}
-			if s.capturing {
-				s.keep(p[i : i+1])
-			}
-			i++
+			i = s.take(p, i)
 			if s.literal = s.literal[1:]; s.literal == "" {
 				s.endValue(base + i)
 			}
@@ -264,10 +260,7 @@ func (s *scanner) feed(p []byte) {
 		case stNeg, stZero, stInt, stDot, stFrac, stExp, stExpSign, stExpDigits:
 			switch s.number(c) {
 			case numMore:
-				if s.capturing {
-					s.keep(p[i : i+1])
-				}
-				i++
+				i = s.take(p, i)
 			case numBad:
 				s.fail(base+i, "invalid number")
 			default:
