@@ -28,13 +28,21 @@ func FuzzScanValid(f *testing.F) {
 		var rec record
 		var sc scanner
 		sc.init(&rec, 0)
-		// Feed in two pieces: a split anywhere must not change the verdict.
-		cut := len(data) / 3
-		sc.feed(data[:cut])
-		sc.feed(data[cut:])
+		sc.feed(data)
 		sc.finish()
 		if got, want := sc.complete(), json.Valid(data); got != want {
 			t.Fatalf("scanner says valid=%v, json.Valid says %v, for %q (%s)", got, want, data, sc.err)
+		}
+		// In two pieces (a stream): a split anywhere changes nothing.
+		pieces := record{streaming: true}
+		var ps scanner
+		ps.init(&pieces, 0)
+		cut := len(data) / 3
+		ps.feed(data[:cut])
+		ps.feed(data[cut:])
+		ps.finish()
+		if ps.complete() != sc.complete() || !bytes.Equal(pieces.id, rec.id) || pieces.idKind != rec.idKind {
+			t.Fatalf("in two pieces, valid=%v id=%q; whole, valid=%v id=%q, for %q", ps.complete(), pieces.id, sc.complete(), rec.id, data)
 		}
 		var msg map[string]json.RawMessage
 		if !sc.complete() || json.Unmarshal(data, &msg) != nil {

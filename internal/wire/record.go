@@ -92,11 +92,41 @@ const (
 	nResultType
 )
 
-var names = map[string]name{
-	"id": nID, "jsonrpc": nJSONRPC, "method": nMethod, "result": nResult, "error": nError,
-	"code": nCode, "message": nMessage, "tools": nTools, "name": nName, "execution": nExecution,
-	"taskSupport": nTaskSupport, "content": nContent, "type": nType, "inputRequests": nInputRequests,
-	"resultType": nResultType,
+// nameOf returns the name of key k.
+func nameOf(k []byte) name {
+	switch string(k) {
+	case "id":
+		return nID
+	case "jsonrpc":
+		return nJSONRPC
+	case "method":
+		return nMethod
+	case "result":
+		return nResult
+	case "error":
+		return nError
+	case "code":
+		return nCode
+	case "message":
+		return nMessage
+	case "tools":
+		return nTools
+	case "name":
+		return nName
+	case "execution":
+		return nExecution
+	case "taskSupport":
+		return nTaskSupport
+	case "content":
+		return nContent
+	case "type":
+		return nType
+	case "inputRequests":
+		return nInputRequests
+	case "resultType":
+		return nResultType
+	}
+	return nOther
 }
 
 // lookup returns the name of a quoted key, matched exactly after
@@ -112,10 +142,10 @@ func lookup(quoted []byte, long bool) name {
 			if json.Unmarshal(quoted, &s) != nil {
 				return nOther
 			}
-			return names[s]
+			return nameOf([]byte(s))
 		}
 	}
-	return names[string(inner)]
+	return nameOf(inner)
 }
 
 // A record is what one scan learned. topOnly keeps it to the top level (a
@@ -149,6 +179,19 @@ type record struct {
 	hasBadInput   bool
 	inputKey      string // the key of the input request being scanned
 	resultType    member
+}
+
+// scalar returns the bytes of a top-level scalar, or nil when it is
+// longer than maxCapture.
+func (r *record) scalar(s *scanner, start, end int) []byte {
+	raw, long := s.raw(start, end)
+	switch {
+	case long:
+		return nil
+	case r.streaming:
+		return append([]byte(nil), raw...) // the piece is gone after this feed
+	}
+	return raw
 }
 
 // child returns the place of a value at depth d, in the container at d-1.
@@ -291,15 +334,9 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 			r.batch = append(r.batch, v.span)
 		}
 	case pID:
-		r.id, r.idKind = nil, kind
-		if !s.long {
-			r.id = append([]byte(nil), s.capture...)
-		}
+		r.id, r.idKind = r.scalar(s, start, end), kind
 	case pVersion:
-		r.version = nil
-		if !s.long {
-			r.version = append([]byte(nil), s.capture...)
-		}
+		r.version = r.scalar(s, start, end)
 	case pMethod:
 		r.method = v
 	case pResult:

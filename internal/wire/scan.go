@@ -75,7 +75,11 @@ type scanner struct {
 	hexLeft int    // digits left in \uXXXX
 	literal string // the rest of the literal being scanned
 
-	capturing bool   // the current key or scalar is kept
+	whole     bool   // the input comes in one piece: keys and scalars are sliced from it
+	cur       []byte // the piece being scanned
+	curBase   int    // its offset
+	keyStart  int    // where the key being scanned starts
+	capturing bool   // the current key or scalar is kept (in pieces only)
 	capture   []byte // its bytes, up to maxCapture
 	long      bool   // it was longer
 
@@ -90,7 +94,7 @@ type scanner struct {
 // 1 for a result alone, as if it were the "result" member of a message.
 // It reports to rec.
 func (s *scanner) init(rec *record, floor int) {
-	*s = scanner{rec: rec, floor: floor, capture: s.capture[:0]}
+	*s = scanner{rec: rec, floor: floor, whole: !rec.streaming, capture: s.capture[:0]}
 	if floor == 1 {
 		s.push(true)
 		s.kind[0] = '{'
@@ -146,7 +150,7 @@ func (s *scanner) beginValue(c byte, off int) {
 	s.start[d], s.kind[d] = off, kind
 	s.rec.begin(s, d, kind, off)
 	if d == 1 && kind != '{' && kind != '[' {
-		s.capturing, s.long, s.capture = true, false, s.capture[:0]
+		s.capturing, s.long, s.capture = !s.whole, false, s.capture[:0]
 	}
 }
 
@@ -172,6 +176,15 @@ func (s *scanner) keep(p []byte) {
 	s.capture = append(s.capture, p...)
 }
 
+// raw returns the bytes of the key or scalar at [start, end), and whether
+// it is longer than maxCapture (then, in pieces, only its start is kept).
+func (s *scanner) raw(start, end int) ([]byte, bool) {
+	if s.whole {
+		return s.cur[start-s.curBase : end-s.curBase], end-start > maxCapture
+	}
+	return s.capture, s.long
+}
+
 // take keeps p[i] when capturing, and returns the index past it.
 func (s *scanner) take(p []byte, i int) int {
 	if s.capturing {
@@ -184,6 +197,7 @@ func (s *scanner) take(p []byte, i int) int {
 func (s *scanner) feed(p []byte) {
 	base := s.off
 	s.off += len(p)
+	s.cur, s.curBase = p, base
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch s.state {
@@ -213,9 +227,10 @@ func (s *scanner) feed(p []byte) {
 				if s.isKey {
 					s.isKey = false
 					s.state = stColon
-					if s.capturing {
+					if s.depth <= maxTrack {
 						s.capturing = false
-						s.rec.key(s, s.depth, s.capture, s.long)
+						quoted, long := s.raw(s.keyStart, base+i)
+						s.rec.key(s, s.depth, quoted, long)
 					}
 				} else {
 					s.endValue(base + i)
@@ -288,7 +303,7 @@ func (s *scanner) feed(p []byte) {
 			switch {
 			case c == '"':
 				s.isKey, s.state = true, stString
-				s.capturing = s.depth <= maxTrack
+				s.capturing, s.keyStart = s.depth <= maxTrack && !s.whole, off
 				s.long, s.capture = false, append(s.capture[:0], c)
 			case c == '}' && s.state == stKeyOrClose:
 				s.close(off)
