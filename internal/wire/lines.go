@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 )
@@ -49,12 +48,17 @@ func (s *Screen) oversized(o *overflow, size int, fallbackID func() []byte) ([]b
 // Python SDKs do.
 type LineReader struct {
 	s   *Screen
-	src *bufio.Reader
+	src io.Reader
 
-	pending        // screened lines, in line or in buf
-	line    []byte // the current line while within the bound
+	pending        // screened lines, in in or in buf
+	in      []byte // what was read of src; in[start:] is not split into lines yet
+	start   int
+	srcErr  error  // why src ended
 	buf     []byte // storage of the lines the screen changed or split
 }
+
+// readChunk is the least a LineReader asks of its source at once.
+const readChunk = 64 << 10
 
 // pending is the read side of the screen's readers: screened bytes ready
 // to be read, then the error that ended the stream (the source's, or the
@@ -88,7 +92,7 @@ func (q *pending) read(p []byte, fill func()) (int, error) {
 
 // Lines returns the screened messages of src.
 func (s *Screen) Lines(src io.Reader) *LineReader {
-	return &LineReader{s: s, src: bufio.NewReaderSize(src, 64<<10)}
+	return &LineReader{s: s, src: src}
 }
 
 // Read implements [io.Reader].
@@ -106,38 +110,64 @@ func (r *LineReader) Next() ([]byte, error) {
 	return msg, nil
 }
 
-// next reads one line of the source into out, screened.
+// next reads one line of the source into out, screened. Lines are read
+// straight into in, which grows to the longest line within the bound; a
+// longer one is fed to an overflow as it comes, and never held.
 func (r *LineReader) next() {
-	r.out, r.buf, r.line = nil, r.buf[:0], r.line[:0]
+	r.out, r.buf = nil, r.buf[:0]
 	var over *overflow // set once the line is over the bound
+	scanned := r.start // in[start:scanned] holds no newline
 	for {
-		frag, err := r.src.ReadSlice('\n')
-		if over == nil {
-			r.line = append(r.line, frag...)
-			if len(bytes.TrimRight(r.line, "\r\n")) > r.s.opts.MaxMessageBytes {
-				over = newOverflow(r.line)
-				r.line = nil // do not keep a buffer of the bound's size around
+		if i := bytes.IndexByte(r.in[scanned:], '\n'); i >= 0 {
+			line := r.in[r.start : scanned+i]
+			r.start = scanned + i + 1
+			if over == nil && len(bytes.TrimRight(line, "\r")) <= r.s.opts.MaxMessageBytes {
+				r.line(line)
+				return
 			}
-		} else {
-			over.feed(frag)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			r.err = err
-			if err != io.EOF || over == nil && len(r.line) == 0 {
-				return // a broken stream: its last line is lost with it
+			if over == nil {
+				over = newOverflow(nil)
 			}
+			over.feed(line)
+			out, err := r.s.oversized(over, over.size, nil)
+			r.emit(out, err)
+			return
 		}
-		break
+		rest := r.in[r.start:]
+		if over == nil && len(rest) > r.s.opts.MaxMessageBytes+1 { // +1: a CR may end it
+			over = newOverflow(nil)
+		}
+		if over != nil {
+			over.feed(rest)
+			rest = rest[:0]
+		}
+		if r.srcErr != nil {
+			r.in, r.start, r.err = r.in[:0], 0, r.srcErr
+			switch {
+			case r.srcErr != io.EOF:
+				// A broken stream: its last line is lost with it.
+			case over != nil:
+				out, err := r.s.oversized(over, over.size, nil)
+				r.emit(out, err)
+			case len(rest) > 0:
+				r.line(rest)
+			}
+			return
+		}
+		// Keep what is left of the line at the start, and read more.
+		n := copy(r.in, rest)
+		r.in, r.start, scanned = r.in[:n], 0, n
+		if cap(r.in)-n < readChunk {
+			r.in = append(r.in, make([]byte, max(cap(r.in), readChunk))...)[:n]
+		}
+		m, err := r.src.Read(r.in[n:cap(r.in)])
+		r.in, r.srcErr = r.in[:n+m], err
 	}
-	if over != nil {
-		out, err := r.s.oversized(over, over.size, nil)
-		r.emit(out, err)
-		return
-	}
-	msg := bytes.TrimSpace(r.line)
+}
+
+// line screens one line within the bound into out.
+func (r *LineReader) line(line []byte) {
+	msg := bytes.TrimSpace(line)
 	if len(msg) == 0 {
 		return
 	}
