@@ -199,7 +199,9 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, chan
 // fault to answer the call with instead.
 func (s *Screen) Result(result []byte) ([]byte, error) {
 	if len(result) > s.opts.MaxMessageBytes {
-		return nil, s.tooLarge(len(result), false)
+		f := s.tooLarge(len(result), false)
+		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
+		return nil, f
 	}
 	var rec record
 	var sc scanner
