@@ -36,6 +36,7 @@ type Fault struct {
 	Text string // what happened, for people
 }
 
+// Error returns the fault's text.
 func (f *Fault) Error() string { return f.Text }
 
 const (

@@ -322,12 +322,42 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	}
 }
 
+// memberAt returns the member of the record that a value at place p is, or
+// nil.
+func (r *record) memberAt(p place) *member {
+	switch p {
+	case pMethod:
+		return &r.method
+	case pResult:
+		return &r.result
+	case pError:
+		return &r.error
+	case pErrorCode:
+		return &r.code
+	case pErrorMessage:
+		return &r.message
+	case pTools:
+		return &r.tools
+	case pContent:
+		return &r.content
+	case pInputRequests:
+		return &r.inputRequests
+	case pResultType:
+		return &r.resultType
+	}
+	return nil
+}
+
 // end records the value of kind at depth d, msg[start:end].
 func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	if r.topOnly && d > 1 {
 		return
 	}
 	v := member{span{kind, start, end}, true}
+	if m := r.memberAt(r.places[d]); m != nil {
+		*m = v
+		return
+	}
 	switch r.places[d] {
 	case pBatchMember:
 		if !r.streaming {
@@ -337,18 +367,6 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 		r.id, r.idKind = r.scalar(s, start, end), kind
 	case pVersion:
 		r.version = r.scalar(s, start, end)
-	case pMethod:
-		r.method = v
-	case pResult:
-		r.result = v
-	case pError:
-		r.error = v
-	case pErrorCode:
-		r.code = v
-	case pErrorMessage:
-		r.message = v
-	case pTools:
-		r.tools = v
 	case pTool:
 		t := &r.descriptors[len(r.descriptors)-1]
 		t.span, t.deepest = v.span, s.deepest
@@ -357,8 +375,6 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 		r.descriptors[len(r.descriptors)-1].name = v
 	case pTaskSupport:
 		r.descriptors[len(r.descriptors)-1].taskSupport = v
-	case pContent:
-		r.content = v
 	case pItem:
 		r.items[len(r.items)-1].span = v.span
 	case pItemType:
@@ -371,13 +387,9 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	case pSubItemType:
 		it := &r.items[len(r.items)-1]
 		it.items[len(it.items)-1].typ = v
-	case pInputRequests:
-		r.inputRequests = v
 	case pInputRequest:
 		if kind != '{' && !r.hasBadInput {
 			r.badInput, r.hasBadInput = r.inputKey, true
 		}
-	case pResultType:
-		r.resultType = v
 	}
 }
