@@ -345,3 +345,24 @@ func FuzzCallResult(f *testing.F) {
 		}
 	})
 }
+
+// TestScreenTransport: a custom *mcp.IOTransport is screened line by line
+// through a copy (the caller's value is not changed); Streamable HTTP,
+// whose connection must not be wrapped, and nil pass as they are.
+func TestScreenTransport(t *testing.T) {
+	if got := screenTransport(testScreen(), nil); got != nil {
+		t.Errorf("screenTransport(nil) = %v, want nil", got)
+	}
+	st := &mcp.StreamableClientTransport{Endpoint: "http://localhost"}
+	if got := screenTransport(testScreen(), st); got != mcp.Transport(st) {
+		t.Errorf("screenTransport(streamable) = %v, want it unchanged", got)
+	}
+	r, w := net.Pipe()
+	defer r.Close()
+	defer w.Close()
+	io := &mcp.IOTransport{Reader: r, Writer: w}
+	got, ok := screenTransport(testScreen(), io).(*mcp.IOTransport)
+	if !ok || got == io || io.Reader != r || got.Reader == io.Reader || got.MaxLineLength != -1 {
+		t.Errorf("screenTransport(io) = %#v, want a screened copy, the original unchanged", got)
+	}
+}
