@@ -471,7 +471,7 @@ func BenchmarkOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			if adapterTransport {
-				t = sanitizeTransport(a.newScreen("s").transport(t))
+				t = screenTransport(a.newScreen("s"), t)
 			}
 			cs, err := client.Connect(b.Context(), t, nil)
 			if err != nil {

@@ -158,6 +158,9 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // run calls the tool on its connection, past the approval gate and without
 // callbacks.
 func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
+	if t.taskRequired {
+		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
+	}
 	a := t.a
 	debug := a.logger.Enabled(ctx, slog.LevelDebug)
 	if len(a.cfg.Middleware) == 0 && a.tracer == nil && !debug && !a.wantsProgress(ctx) {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,7 +28,8 @@ type conn struct {
 
 	session *mcp.ClientSession
 	info    ServerInfo
-	stop    func() // ends what the transport left behind (a stdio process group)
+	stop    func()       // ends what the transport left behind (a stdio process group)
+	screen  *wire.Screen // screens what the session reads
 
 	done    chan struct{} // closed (by markDead) when the session has ended
 	err     error         // why it ended; written before done is closed

@@ -40,7 +40,7 @@ func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, e
 	}
 	var all Toolset
 	for _, name := range names {
-		all = append(all, sets[name]...)
+		all = append(all, forModel(sets[name])...)
 	}
 	if err := checkDuplicates(all); err != nil {
 		return nil, err
@@ -56,12 +56,22 @@ func (a *Adapter) ListToolsets(ctx context.Context, opts ...ListOption) (map[str
 	if err != nil {
 		return nil, err
 	}
-	for _, set := range sets {
+	for name, set := range sets {
 		if err := checkDuplicates(set); err != nil {
 			return nil, err
 		}
+		sets[name] = forModel(set)
 	}
 	return sets, nil
+}
+
+// forModel returns the tools of ts a model may be offered: not those that
+// require task-based execution, which the adapter cannot run.
+func forModel(ts Toolset) Toolset {
+	if !slices.ContainsFunc(ts, func(t *Tool) bool { return t.taskRequired }) {
+		return ts
+	}
+	return slices.DeleteFunc(slices.Clone(ts), func(t *Tool) bool { return t.taskRequired })
 }
 
 // discover lists the tools of every configured server in parallel and

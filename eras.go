@@ -14,6 +14,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -302,6 +303,7 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
 	sc := a.newScreen(c.server)
+	c.screen = sc
 	switch {
 	case s.Transport != nil:
 		t, err := s.Transport(ctx)
@@ -311,10 +313,9 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 		if t == nil {
 			return nil, errors.New("transport: Server.Transport returned a nil transport")
 		}
-		return client.Connect(ctx, c.own(sanitizeTransport(sc.transport(t))), opts)
+		return client.Connect(ctx, c.own(screenTransport(sc, t)), opts)
 	case s.Command != "":
-		t := a.commandTransport(c, sc)
-		return client.Connect(ctx, c.own(sanitizeTransport(t)), opts)
+		return client.Connect(ctx, c.own(a.commandTransport(c, sc)), opts)
 	default:
 		return a.connectHTTP(ctx, client, c, sc, opts)
 	}
@@ -322,7 +323,7 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 
 // wrapTransport returns a transport that connects through base and hands
 // the connection it makes to wrap, for the adapter's connection wrappers
-// (conn.own, screen.transport, sanitizeTransport).
+// (conn.own, screenTransport).
 func wrapTransport(base mcp.Transport, wrap func(mcp.Connection) mcp.Connection) mcp.Transport {
 	return &wrappedTransport{base: base, wrap: wrap}
 }
@@ -347,12 +348,12 @@ func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 // compatibility rule: a client that gets 4xx for its first POST may assume an
 // old HTTP+SSE server. In auto mode only 404 and 405 count (a 400 is more
 // often a real error); in legacy mode any 4xx but 401/403 does.
-func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	// The screen in the RoundTripper bounds every body at MaxMessageBytes
-	// and fails only the call concerned; the SDK's event cap stays as a
-	// backstop, with room for the unknown-content placeholders the
-	// sanitizer may add to an event within the bound.
+	// The screen in the RoundTripper bounds every message at
+	// MaxMessageBytes and fails only the call concerned; the SDK's event cap
+	// stays as a backstop, with room for the unknown-content placeholders
+	// the screen may add to a message within the bound.
 	maxBytes := 2*a.maxMessageBytes() + 64<<10
 	rt := newServerTransport(s, sc)
 	st := &mcp.StreamableClientTransport{
@@ -436,11 +437,11 @@ type serverTransport struct {
 	base    http.RoundTripper
 	origin  *url.URL // the server's URL: its credentials go nowhere else
 	headers map[string]string
-	screen  *screen
+	screen  *wire.Screen
 	failure atomic.Int32 // first HTTP status >= 400
 }
 
-func newServerTransport(s *Server, sc *screen) *serverTransport {
+func newServerTransport(s *Server, sc *wire.Screen) *serverTransport {
 	origin, _ := url.Parse(s.URL) // validated by New
 	return &serverTransport{origin: origin, headers: s.Headers, screen: sc}
 }
@@ -509,12 +510,9 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 400 {
 		t.failure.CompareAndSwap(0, int32(resp.StatusCode))
 	}
-	// Bound and check the body first (wire.go), then repair unknown
-	// content in what passed (unknowncontent.go).
 	if t.screen != nil {
-		t.screen.httpResponse(req, resp)
+		t.screen.Response(req, resp)
 	}
-	sanitizeHTTPResponse(resp)
 	return resp, nil
 }
 

@@ -38,6 +38,13 @@ var (
 	// discarded, never truncated; usually only the call it answers fails.
 	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
 
+	// ErrTaskRequired is returned, wrapped in a [*ServerError], when a
+	// tool whose descriptor requires task-based execution
+	// (execution.taskSupport "required") is called: the adapter has no
+	// tasks client. Such tools are left out of [Adapter.ListTools] and
+	// [Adapter.ListToolsets]; the server is not contacted.
+	ErrTaskRequired = errors.New("mcpadapter: tool requires task-based execution, which the adapter does not support")
+
 	// ErrUnsupportedInputRequest is returned when a server asks the client
 	// for something other than elicitation (sampling, roots) during a call,
 	// or for input to render a prompt ([Adapter.GetPrompt]).

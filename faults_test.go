@@ -837,3 +837,29 @@ func TestFaultCloseLeavesNothing(t *testing.T) {
 	waitEnded(t, server, "stdio server")
 	waitEnded(t, child, "the stdio server's child")
 }
+
+// TestFaultHugeID: an answer whose id is a number the SDK cannot decode
+// (1e400) answers no call; it is dropped and logged, and the connection
+// lives on (the SDK alone would lose it).
+func TestFaultHugeID(t *testing.T) {
+	for _, target := range peerTargets {
+		t.Run(target.name, func(t *testing.T) {
+			t.Parallel()
+			var logs syncBuffer
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+			a := newAdapter(t, Config{Logger: logsTo(&logs), Servers: map[string]Server{"f": target.server(t, p, faultserver.KindRaw+":basic")}})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = lookup(t, ts, "f__"+faultserver.ToolHugeID).Invoke(faultCtxWithin(t, time.Second), nil)
+			if err == nil {
+				t.Fatal("Invoke() = nil error, want the call to fail")
+			}
+			checkUsable(t, a, ts, "f", "f__ok", nil, "ok", false)
+			if !strings.Contains(logs.String(), "is not a number the SDK decodes") {
+				t.Errorf("logs do not say why the answer was dropped:\n%s", logs.String())
+			}
+		})
+	}
+}

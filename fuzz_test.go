@@ -1,15 +1,13 @@
 package mcpadapter
 
 // Fuzz targets for what the adapter decodes from models, stored interrupts,
-// users and servers: Call input, Interrupt JSON, answers to elicitations,
-// and the wire screen of server messages. Their seeds (f.Add and
+// users and servers: Call input, Interrupt JSON, answers to elicitations
+// (the wire screen's are in internal/wire). Their seeds (f.Add and
 // testdata/fuzz/<Name>) run in every go test; .ci/run fuzzes each briefly.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -189,95 +187,4 @@ func FuzzValidateAnswers(f *testing.F) {
 			}
 		}
 	})
-}
-
-// FuzzScreenMessage feeds arbitrary server output through the wire screen:
-// a complete message (screen.message), and the same bytes as a stdio
-// stream and an event stream. Nothing panics; what passes is the message
-// itself, an error response, or nothing; no line longer than the bound
-// reaches the SDK; the envelope's id is the one a decoder sees.
-func FuzzScreenMessage(f *testing.F) {
-	for _, seed := range []string{
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
-		`{"jsonrpc":"2.0","id":"a\"b","result":{"tools":[{"name":"x","inputSchema":{}},{"name":5},{"name":"y","annotations":"z"}]}}`,
-		`{"jsonrpc":"2.0","result":{},"id":7}`,
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`,
-		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 300) + `"}}`,
-		`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"broken`,
-		`{"jsonrpc":"2.0","id":4,"result":` + strings.Repeat(`[`, 1100) + strings.Repeat(`]`, 1100) + `}`,
-		`{"i\u0064":5,"jsonrpc":"2.0","result":{}}`,
-		`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
-		"banner line\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
-		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n: comment\ndata:\n\n",
-		"event: message\nid: 7\ndata: [{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}},{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]\n\n",
-	} {
-		f.Add([]byte(seed), 256)
-	}
-	f.Fuzz(func(t *testing.T, data []byte, limit int) {
-		limit = 16 + abs(limit)%4096
-		s := &screen{server: "fuzz", limit: limit, logger: logsTo(&syncBuffer{})}
-
-		var e envelope
-		e.feed(data)
-		var msg map[string]json.RawMessage // exact keys, the last duplicate wins: as the SDK reads
-		if json.Valid(data) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && json.Unmarshal(data, &msg) == nil {
-			id := msg["id"]
-			if len(id) == 0 || id[0] == 'n' || id[0] == 't' || id[0] == 'f' || id[0] == '{' || id[0] == '[' || len(id) > maxIDBytes {
-				id = nil
-			}
-			if e.id != nil && id != nil && !bytes.Equal(compact(e.id), compact(id)) {
-				t.Fatalf("envelope id %s, decoder id %s in %q", e.id, id, data)
-			}
-		}
-
-		if len(data) <= limit {
-			out, changed, err := s.message(data, nil)
-			if err == nil && out != nil && changed && !json.Valid(out) {
-				t.Fatalf("message(%q) = %q, not JSON", data, out)
-			}
-			if err == nil && !changed && !bytes.Equal(out, data) {
-				t.Fatalf("message(%q) changed it without saying so: %q", data, out)
-			}
-		}
-
-		lines, err := io.ReadAll(s.newLineReader(bytes.NewReader(data), nil))
-		if err == nil {
-			for line := range bytes.Lines(lines) {
-				if len(bytes.TrimRight(line, "\n")) > limit && !isFault(line) {
-					t.Fatalf("a line of %d bytes passed a bound of %d: %q", len(line), limit, line)
-				}
-			}
-		}
-
-		var es eventScreen
-		es.src, es.br, es.s, es.lineStart = io.NopCloser(nil), bufio.NewReaderSize(bytes.NewReader(data), 16), s, true
-		es.reqID = func() []byte { return []byte("1") }
-		_, _ = io.ReadAll(&es)
-	})
-}
-
-// isFault reports whether msg is an error response the screen substituted.
-func isFault(msg []byte) bool {
-	var r struct {
-		Error *struct {
-			Data faultData `json:"data"`
-		} `json:"error"`
-	}
-	return json.Unmarshal(msg, &r) == nil && r.Error != nil && r.Error.Data.Kind != ""
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// compact returns the compact form of a JSON value.
-func compact(v []byte) []byte {
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return v
-	}
-	return b.Bytes()
 }

@@ -1,10 +1,10 @@
 package mcpadapter
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -54,14 +54,11 @@ func (t *Tool) answered(res *Result, err error) (*Result, error) {
 
 // serverSent reports whether we came from the server: not one of the SDK's
 // local errors, nor an error response the adapter substituted for a server
-// message it could not pass on (wire.go).
+// message it could not pass on (internal/wire).
 func serverSent(we *jsonrpc.Error) bool {
 	switch we.Code {
 	case codeClientClosing, codeServerClosing, codeRejected:
 		return false
-	case faultCode:
-		var d faultData
-		return len(we.Data) == 0 || json.Unmarshal(we.Data, &d) != nil || d.Kind == ""
 	}
-	return true
+	return wire.FaultOf(we) == nil
 }

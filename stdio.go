@@ -3,7 +3,6 @@ package mcpadapter
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,13 +16,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // commandTransport builds a fresh stdio transport for the server of c, its
 // output screened by sc. Command is run directly, never through a shell.
-func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
+func (a *Adapter) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
 	s := c.cfg
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Dir
@@ -47,13 +47,13 @@ func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
 
 // A stdioTransport runs a command and speaks newline-delimited JSON with it
 // over stdin and stdout, like mcp.CommandTransport, but reads stdout through
-// the adapter's screen (see wire.go): the SDK's command transport caps a
+// the adapter's screen (internal/wire): the SDK's command transport caps a
 // line at 16 MiB and fails the whole connection past it, where the screen
 // applies Config.MaxMessageBytes and fails only the call concerned.
 type stdioTransport struct {
 	cmd    *exec.Cmd
 	group  *processGroup // of cmd
-	screen *screen
+	screen *wire.Screen
 }
 
 // Connect implements [mcp.Transport]: it starts the command.
@@ -72,7 +72,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return &stdioConn{
 		// The connection is closed by closing stdin (stdioInput.Close),
 		// never stdout: the server must be able to finish writing.
-		lines:  t.screen.newLineReader(stdout, nil),
+		lines:  t.screen.Lines(stdout),
 		in:     &stdioInput{cmd: t.cmd, group: t.group, stdin: stdin},
 		closed: make(chan struct{}),
 	}, nil
@@ -84,15 +84,11 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // and decodes each screened line itself, where IOTransport reads it in a
 // goroutine of its own, copies it through a json.Decoder, hands it over a
 // channel, and decodes it twice (first as a batch, which fails for any
-// other message after allocating a 32 KiB decoder).
-//
-// MCP has had no JSON-RPC batches since 2025-06-18, and both eras the
-// adapter speaks are later; a batch line from an older server is still
-// read, one message at a time, and a request in it gets a response of its
-// own rather than a batch.
+// other message after allocating a 32 KiB decoder). A batch line from an
+// older server comes out of the screen one message a line, and a request
+// in it gets a response of its own rather than a batch.
 type stdioConn struct {
-	lines *lineReader // Read's alone
-	queue []jsonrpc.Message
+	lines *wire.LineReader // Read's alone
 
 	writeMu sync.Mutex
 	in      *stdioInput
@@ -111,47 +107,17 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for len(c.queue) == 0 {
-		line, err := c.lines.nextLine()
-		if err != nil {
-			select {
-			case <-c.closed:
-				return nil, io.EOF
-			default:
-				return nil, err
-			}
-		}
-		if line[0] != '[' {
-			// The decoder copies what it keeps: line may be reused.
-			return jsonrpc.DecodeMessage(line)
-		}
-		if c.queue, err = decodeBatch(line); err != nil {
+	line, err := c.lines.Next()
+	if err != nil {
+		select {
+		case <-c.closed:
+			return nil, io.EOF
+		default:
 			return nil, err
 		}
 	}
-	msg := c.queue[0]
-	c.queue = c.queue[1:]
-	return msg, nil
-}
-
-// decodeBatch decodes a JSON-RPC batch: an array of at least one message.
-func decodeBatch(line []byte) ([]jsonrpc.Message, error) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(line, &raws); err != nil {
-		return nil, fmt.Errorf("unmarshaling jsonrpc batch: %w", err)
-	}
-	if len(raws) == 0 {
-		return nil, errors.New("empty jsonrpc batch")
-	}
-	msgs := make([]jsonrpc.Message, len(raws))
-	for i, raw := range raws {
-		msg, err := jsonrpc.DecodeMessage(raw)
-		if err != nil {
-			return nil, err
-		}
-		msgs[i] = msg
-	}
-	return msgs, nil
+	// The decoder copies what it keeps: line may be reused.
+	return jsonrpc.DecodeMessage(line)
 }
 
 // Write implements [mcp.Connection].

@@ -55,6 +55,8 @@ type Tool struct {
 	schemaErr   error
 	summary     string // the server's description, or its title
 	description string // summary with an argument hint for text agents
+
+	taskRequired bool // the server requires task-based execution, which the adapter has not
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -77,6 +79,7 @@ type ToolCall struct {
 func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 	name := a.toolName(c.server, d.Name)
 	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
+	t.taskRequired = c.screen != nil && c.screen.TaskRequired(d.Name)
 	t.meta = newMetadata(d, c.info)
 	t.appOnly = appOnly(d)
 	t.params = normalizeSchema(d.InputSchema)

@@ -263,6 +263,9 @@ const (
 	// ToolDeep {depth integer} answers text "deep" and structured content
 	// nested depth levels deep.
 	ToolDeep = "deep"
+	// ToolHugeID answers "ok" under the id 1e400 instead of the request's:
+	// a number no float64 holds, which the go-sdk cannot decode.
+	ToolHugeID = "huge_id"
 )
 
 // Names are tool names with spaces, dots, slashes and non-ASCII letters; each
@@ -308,7 +311,7 @@ func Descriptor(name string) string {
 func BasicCatalog() []string {
 	var tools []string
 	for _, name := range []string{ToolOK, ToolHang, ToolDie, ToolSlow, ToolMalformed, ToolGarbage, ToolNoise,
-		ToolBatch, ToolNullID, ToolUnknownContent, ToolBig, ToolDeep} {
+		ToolBatch, ToolNullID, ToolUnknownContent, ToolBig, ToolDeep, ToolHugeID} {
 		tools = append(tools, Descriptor(name))
 	}
 	return tools
@@ -376,6 +379,8 @@ func (p *Peer) call(id json.RawMessage, tool string, args map[string]any) reply 
 		})
 	case ToolNullID:
 		return rpcError(json.RawMessage("null"), -32700, "Parse error")
+	case ToolHugeID:
+		return result(json.RawMessage("1e400"), textResult("ok"))
 	case ToolUnknownContent:
 		return result(id, `{"content":[{"type":"text","text":"before"},{"type":"video","uri":"https://example.com/v.mp4"},{"type":"text","text":"after"}]}`)
 	case ToolBig:

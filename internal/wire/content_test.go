@@ -1,4 +1,4 @@
-package mcpadapter
+package wire
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,6 +42,42 @@ func sdkContentError(result []byte) error {
 func sdkAccepts(result []byte) bool {
 	var res mcp.CallToolResult
 	return json.Unmarshal(result, &res) == nil
+}
+
+// testScreen returns a screen with the bound n, placeholders as the
+// adapter writes them and its logs in logs (when not nil).
+func testScreen(n int, logs io.Writer) *Screen {
+	opts := Options{MaxMessageBytes: n, PlaceholderKey: "mcpadapter/original", Placeholder: func(typ string) string {
+		if typ == "" {
+			return "[unsupported content]"
+		}
+		return fmt.Sprintf("[unsupported content type %q]", typ)
+	}}
+	if logs != nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	return New(opts)
+}
+
+// sanitizeResultJSON screens a result alone (Screen.Result), and reports
+// whether it changed.
+func sanitizeResultJSON(res []byte) ([]byte, bool) {
+	out, err := testScreen(16<<20, nil).Result(res)
+	if err != nil {
+		return res, false
+	}
+	return out, !bytes.Equal(out, res) || len(out) > 0 && len(res) > 0 && &out[0] != &res[0]
+}
+
+// sanitizeMessageJSON screens one complete message or batch, and reports
+// whether it changed.
+func sanitizeMessageJSON(msg []byte) ([]byte, bool) {
+	var out [][]byte
+	changed := false
+	if err := testScreen(16<<20, nil).each(msg, nil, func(m []byte, c bool) { out, changed = append(out, m), changed || c }); err != nil || len(out) == 0 {
+		return msg, false
+	}
+	return bytes.Join(out, []byte("\n")), changed
 }
 
 // placeholder is the item sanitizeResultJSON puts in place of item.
@@ -130,20 +168,27 @@ func TestSanitizeMessageJSON(t *testing.T) {
 	const (
 		video = `{"type":"video"}`
 		fixed = `{"type":"text","text":"[unsupported content type \"video\"]","_meta":{"mcpadapter/original":{"type":"video"}}}`
+		v     = `"jsonrpc":"2.0",`
 	)
 	tests := []struct{ name, in, want string }{
-		{"response", `{"jsonrpc":"2.0","id":1,"result":{"content":[` + video + `]}}`, `{"jsonrpc":"2.0","id":1,"result":{"content":[` + fixed + `]}}`},
-		{"batch", `[{"id":1,"result":{"content":[]}},{"id":2,"result":{"content":[` + video + `]}},{"method":"x"}]`,
-			`[{"id":1,"result":{"content":[]}},{"id":2,"result":{"content":[` + fixed + `]}},{"method":"x"}]`},
-		{"request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"content":[` + video + `]}}`, ""},
-		{"error", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`, ""},
+		{"response", `{` + v + `"id":1,"result":{"content":[` + video + `]}}`, `{` + v + `"id":1,"result":{"content":[` + fixed + `]}}`},
+		{"batch", `[{` + v + `"id":1,"result":{"content":[]}},{` + v + `"id":2,"result":{"content":[` + video + `]}},{` + v + `"method":"x"}]`,
+			`{` + v + `"id":1,"result":{"content":[]}}` + "\n" + `{` + v + `"id":2,"result":{"content":[` + fixed + `]}}` + "\n" + `{` + v + `"method":"x"}`},
+		{"request", `{` + v + `"id":1,"method":"tools/call","params":{"content":[` + video + `]}}`, ""},
+		{"error", `{` + v + `"id":1,"error":{"code":1,"message":"m"}}`, ""},
 		{"not JSON", `/mcp/message?sessionId=1`, ""},
-		{"malformed", `{"id":1,"result":{"content":[` + video + `]}`, ""},
+		{"malformed", `{` + v + `"id":1,"result":{"content":[` + video + `]}`, "fault"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, changed := sanitizeMessageJSON([]byte(tt.in))
 			want := tt.want
+			if want == "fault" {
+				if !changed || !isFault(got, Malformed) {
+					t.Errorf("sanitizeMessageJSON(%s) = %s, want a fault response", tt.in, got)
+				}
+				return
+			}
 			if want == "" {
 				want = tt.in
 			}
@@ -154,70 +199,26 @@ func TestSanitizeMessageJSON(t *testing.T) {
 	}
 }
 
-// rawResults are the tools/call results the hand-written peers send, by
-// tool name. "mixed" holds a content type the SDK does not know.
-var rawResults = map[string]string{
-	"mixed": `{"content":[{"type":"text","text":"before"},{"type":"video","uri":"https://example.com/v.mp4","mimeType":"video/mp4"},` +
-		`{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==","mimeType":"image/png"}],` +
-		`"_meta":{"acme/trace":"t-9"}}`,
-	"plain": `{"content":[{"type":"text","text":"fine"}]}`,
-}
-
-// rawReply answers one JSON-RPC request of a legacy client with the
-// message a minimal server sends, or nil for a notification.
-func rawReply(line []byte) []byte {
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(line, &req); err != nil || req.ID == nil {
-		return nil
-	}
-	reply := `"error":{"code":-32601,"message":"method not found"}`
-	switch req.Method {
-	case "initialize":
-		reply = `"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"v1"}}`
-	case "tools/call":
-		if res, ok := rawResults[req.Params.Name]; ok {
-			reply = `"result":` + res
-		} else {
-			reply = `"error":{"code":-32602,"message":"unknown tool"}`
-		}
-	}
-	return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,` + reply + `}`)
-}
-
-// connectRawPeer connects a legacy client, through wrap when it is not nil,
-// to a hand-written peer speaking newline-delimited JSON-RPC over pipes: a
-// go-sdk server cannot send content types the SDK does not know.
-func connectRawPeer(t *testing.T, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
+// checkUnknownResult checks the unknown_content result of the fault peer:
+// every item survives, the unknown one as a text placeholder keeping the
+// original item.
+func checkUnknownResult(t *testing.T, res *mcp.CallToolResult) {
 	t.Helper()
-	clientIn, serverOut := io.Pipe()
-	serverIn, clientOut := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer serverOut.Close()
-		sc := bufio.NewScanner(serverIn)
-		for sc.Scan() {
-			if reply := rawReply(sc.Bytes()); reply != nil {
-				if _, err := serverOut.Write(append(reply, '\n')); err != nil {
-					return
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		serverIn.Close()
-		<-done
-	})
-	var transport mcp.Transport = &mcp.IOTransport{Reader: clientIn, Writer: clientOut}
-	if wrap != nil {
-		transport = wrap(transport)
+	if len(res.Content) != 3 {
+		t.Fatalf("got %d items, want 3: %+v", len(res.Content), res.Content)
 	}
+	tc, ok := res.Content[1].(*mcp.TextContent)
+	if !ok || tc.Text != `[unsupported content type "video"]` {
+		t.Fatalf("unknown item = %#v, want a text placeholder", res.Content[1])
+	}
+	if orig, _ := json.Marshal(tc.Meta["mcpadapter/original"]); !bytes.Contains(orig, []byte(`"video"`)) {
+		t.Errorf("placeholder keeps %s, want the original item", orig)
+	}
+}
+
+// connectPeer connects a legacy client to a fault peer over transport.
+func connectPeer(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
+	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "content-client", Version: "v1"}, nil).
 		Connect(t.Context(), transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
@@ -227,93 +228,53 @@ func connectRawPeer(t *testing.T, wrap func(mcp.Transport) mcp.Transport) *mcp.C
 	return cs
 }
 
-// checkUnknownResult checks the converted "mixed" result: every block
-// survives, the unknown one as a placeholder with its original JSON.
-func checkUnknownResult(t *testing.T, res *mcp.CallToolResult) {
-	t.Helper()
-	r := newResult(res)
-	checkGolden(t, "content/unknown.json", renderResult(t, r, testCall("mixed")))
-	if len(r.Content) != 3 {
-		t.Fatalf("got %d blocks, want 3: %+v", len(r.Content), r.Content)
+// pipe returns a new connection to p, a plain *mcp.IOTransport.
+func pipe(t *testing.T, p *faultserver.Peer) mcp.Transport {
+	tr, err := p.Transport()(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if b := r.Content[1]; b.Type != BlockText || !json.Valid(b.Raw) || !bytes.Contains(b.Raw, []byte(`"video"`)) {
-		t.Errorf("unknown block = %+v, want a text placeholder with the original in Raw", b)
-	}
+	return tr
 }
+
+// sanitizeTransport screens the lines of an *mcp.IOTransport.
+func sanitizeTransport(t mcp.Transport) mcp.Transport {
+	io := *t.(*mcp.IOTransport)
+	io.Reader = lineCloser{testScreen(16<<20, nil).Lines(io.Reader), io.Reader}
+	return &io
+}
+
+// A lineCloser reads screened lines and closes their source.
+type lineCloser struct {
+	*LineReader
+	c io.Closer
+}
+
+func (l lineCloser) Close() error { return l.c.Close() }
 
 // TestSanitizeTransport calls a tool whose result holds an unknown content
 // type: without sanitizeTransport the SDK fails the whole call, with it the
 // call succeeds and keeps every block.
 func TestSanitizeTransport(t *testing.T) {
+	p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+	call := func(cs *mcp.ClientSession, tool string) (*mcp.CallToolResult, error) {
+		return cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool})
+	}
 	t.Run("without", func(t *testing.T) {
-		cs := connectRawPeer(t, nil)
-		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mixed"})
+		_, err := call(connectPeer(t, pipe(t, p)), faultserver.ToolUnknownContent)
 		if err == nil || !strings.Contains(err.Error(), `unrecognized content type "video"`) {
-			t.Fatalf("CallTool = %v, want the SDK's unrecognized content type error (if the SDK became lenient, revisit unknowncontent.go)", err)
+			t.Fatalf("CallTool = %v, want the SDK's unrecognized content type error (if the SDK became lenient, revisit contentEdits)", err)
 		}
 	})
 	t.Run("with", func(t *testing.T) {
-		cs := connectRawPeer(t, sanitizeTransport)
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "mixed"})
+		cs := connectPeer(t, sanitizeTransport(pipe(t, p)))
+		res, err := call(cs, faultserver.ToolUnknownContent)
 		if err != nil {
 			t.Fatalf("CallTool: %v", err)
 		}
 		checkUnknownResult(t, res)
-		// Errors and plain results pass through.
-		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nope"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
-			t.Errorf("CallTool(nope) = %v, want the server's error", err)
-		}
-		if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "plain"}); err != nil || newResult(res).Text() != "fine" {
-			t.Errorf("CallTool(plain) = %v, %v; want \"fine\"", res, err)
-		}
-	})
-	t.Run("nil and streamable", func(t *testing.T) {
-		if got := sanitizeTransport(nil); got != nil {
-			t.Errorf("sanitizeTransport(nil) = %v, want nil", got)
-		}
-		st := &mcp.StreamableClientTransport{Endpoint: "http://localhost"}
-		if got := sanitizeTransport(st); got != mcp.Transport(st) {
-			t.Errorf("sanitizeTransport(streamable) = %v, want it unchanged", got)
-		}
-	})
-}
-
-// rawHTTPHandler is a minimal Streamable HTTP server answering with
-// application/json ("json"), one-line SSE events ("sse"), or SSE events
-// whose data spans several lines ("sse-multiline").
-func rawHTTPHandler(mode string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		reply := rawReply(body)
-		if reply == nil {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		switch mode {
-		case "json":
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
-			_, _ = w.Write(reply)
-		case "sse":
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprintf(w, ": comment\nevent: message\nid: 1\ndata: %s\n\n", reply)
-		case "sse-multiline":
-			var buf bytes.Buffer
-			_ = json.Indent(&buf, reply, "", "  ")
-			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprint(w, "event: message\r\n")
-			for line := range strings.Lines(buf.String()) {
-				fmt.Fprintf(w, "data:%s\r\n", strings.TrimSuffix(line, "\n"))
-			}
-			fmt.Fprint(w, "\r\n")
+		if res, err := call(cs, faultserver.ToolOK); err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "ok" {
+			t.Errorf("CallTool(ok) = %v, %v; want \"ok\"", res, err)
 		}
 	})
 }
@@ -325,36 +286,29 @@ func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestSanitizeHTTP runs the unknown-content call over Streamable HTTP with
 // each response style, through an HTTP client whose RoundTripper calls
-// sanitizeHTTPResponse.
+// Screen.Response.
 func TestSanitizeHTTP(t *testing.T) {
-	for _, mode := range []string{"json", "sse", "sse-multiline"} {
-		t.Run(mode, func(t *testing.T) {
-			srv := httptest.NewServer(rawHTTPHandler(mode))
+	for _, sse := range []bool{false, true} {
+		t.Run(fmt.Sprint("sse=", sse), func(t *testing.T) {
+			srv := httptest.NewServer(faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()}).HTTPHandler(sse))
 			t.Cleanup(srv.Close)
-			connect := func(sanitize bool) *mcp.ClientSession {
+			connect := func(screen bool) *mcp.ClientSession {
 				t.Helper()
 				base := srv.Client().Transport
 				hc := &http.Client{Transport: roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 					resp, err := base.RoundTrip(req)
-					if err == nil && sanitize {
-						sanitizeHTTPResponse(resp)
+					if err == nil && screen {
+						testScreen(16<<20, nil).Response(req, resp)
 					}
 					return resp, err
 				})}
-				transport := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc, DisableStandaloneSSE: true}
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "content-client", Version: "v1"}, nil).
-					Connect(t.Context(), transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-				if err != nil {
-					t.Fatalf("Connect: %v", err)
-				}
-				t.Cleanup(func() { _ = cs.Close() })
-				return cs
+				return connectPeer(t, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc, DisableStandaloneSSE: true})
 			}
-
-			if _, err := connect(false).CallTool(t.Context(), &mcp.CallToolParams{Name: "mixed"}); err == nil || !strings.Contains(err.Error(), "unrecognized content type") {
-				t.Fatalf("unsanitized CallTool = %v, want the SDK's unrecognized content type error", err)
+			params := &mcp.CallToolParams{Name: faultserver.ToolUnknownContent}
+			if _, err := connect(false).CallTool(t.Context(), params); err == nil || !strings.Contains(err.Error(), "unrecognized content type") {
+				t.Fatalf("unscreened CallTool = %v, want the SDK's unrecognized content type error", err)
 			}
-			res, err := connect(true).CallTool(t.Context(), &mcp.CallToolParams{Name: "mixed"})
+			res, err := connect(true).CallTool(t.Context(), params)
 			if err != nil {
 				t.Fatalf("CallTool: %v", err)
 			}
@@ -387,25 +341,25 @@ func TestSanitizeHTTPResponse(t *testing.T) {
 		{"json", "application/json", unknown, fixed, false},
 		{"json with params", "application/json; charset=utf-8", unknown, fixed, false},
 		{"json unchanged", "application/json", known, known, false},
-		{"json batch", "application/json", "[" + known + "," + unknown + "]", "[" + known + "," + fixed + "]", false},
+		{"json batch", "application/json", "[" + known + "," + unknown + "]", "data: " + known + "\n\ndata: " + fixed + "\n\n", false},
 		{"other type", "text/plain", unknown, unknown, true},
-		{"bad type", "application/json;;", unknown, unknown, true},
+		{"bad type", "application/json;;", unknown, fixed, false}, // read as the SDK reads it: JSON
 		{"sse", "text/event-stream", "id: 7\ndata: " + unknown + "\n\n", "id: 7\ndata: " + fixed + "\n\n", false},
-		{"sse crlf", "text/event-stream", "data: " + unknown + "\r\n\r\n", "data: " + fixed + "\n\r\n", false},
+		{"sse crlf", "text/event-stream", "data: " + unknown + "\r\n\r\n", "data: " + fixed + "\n\n", false},
 		{"sse several events", "text/event-stream",
 			"event: endpoint\ndata: /message?id=1\n\n: ping\n\ndata: " + known + "\n\ndata: " + unknown + "\n\n",
-			"event: endpoint\ndata: /message?id=1\n\n: ping\n\ndata: " + known + "\n\ndata: " + fixed + "\n\n", false},
+			"event: endpoint\ndata: /message?id=1\n\ndata: " + known + "\n\ndata: " + fixed + "\n\n", false},
 		{"sse multi-line data", "text/event-stream",
-			"data: {\"id\":1,\ndata:  \"result\":{\"content\":[\ndata: {\"type\":\"video\"}]}}\nid: 2\n\n",
-			"data: {\"id\":1,\ndata: \"result\":{\"content\":[\ndata: {\"type\":\"text\",\"text\":\"[unsupported content type \\\"video\\\"]\",\"_meta\":{\"mcpadapter/original\":{\"type\":\"video\"}}}]}}\nid: 2\n\n", false},
-		{"sse unparsable multi-line", "text/event-stream", "data: {\"id\":1,\ndata: oops\n\n", "data: {\"id\":1,\ndata: oops\n\n", false},
-		{"sse event cut by EOF", "text/event-stream", "data: " + unknown, "data: " + fixed + "\n", false},
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\ndata:  \"result\":{\"content\":[\ndata: {\"type\":\"video\"}]}}\nid: 2\n\n",
+			"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1, \"result\":{\"content\":[ {\"type\":\"text\",\"text\":\"[unsupported content type \\\"video\\\"]\",\"_meta\":{\"mcpadapter/original\":{\"type\":\"video\"}}}]}}\n\n", false},
+		{"sse unchanged multi-line", "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":1,\"result\":{}}\n\n", "data: {\"jsonrpc\":\"2.0\", \"id\":1,\"result\":{}}\n\n", false},
+		{"sse event cut by EOF", "text/event-stream", "data: " + unknown, "data: " + fixed + "\n\n", false},
 		{"sse empty", "text/event-stream", "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp := newHTTPResponse(tt.contentType, strings.NewReader(tt.body), len(tt.body))
-			sanitizeHTTPResponse(resp)
+			testScreen(16<<20, nil).Response(nil, resp)
 			if tt.keepsLength {
 				if resp.ContentLength != int64(len(tt.body)) || resp.Header.Get("Content-Length") == "" {
 					t.Errorf("Content-Length changed on an untouched body: %d %q", resp.ContentLength, resp.Header.Get("Content-Length"))
@@ -427,9 +381,9 @@ func TestSanitizeHTTPResponse(t *testing.T) {
 	}
 
 	t.Run("no body", func(t *testing.T) {
-		sanitizeHTTPResponse(nil)
+		testScreen(16<<20, nil).Response(nil, nil)
 		resp := &http.Response{Header: http.Header{"Content-Type": {"application/json"}}, Body: http.NoBody}
-		sanitizeHTTPResponse(resp)
+		testScreen(16<<20, nil).Response(nil, resp)
 		if resp.Body != http.NoBody {
 			t.Errorf("Body replaced on an empty response")
 		}
@@ -440,7 +394,7 @@ func TestSanitizeHTTPResponse(t *testing.T) {
 		for _, ct := range []string{"application/json", "text/event-stream"} {
 			body := io.MultiReader(strings.NewReader("data: "+unknown), iotest.ErrReader(boom))
 			resp := newHTTPResponse(ct, body, -1)
-			sanitizeHTTPResponse(resp)
+			testScreen(16<<20, nil).Response(nil, resp)
 			got, err := io.ReadAll(resp.Body)
 			if !errors.Is(err, boom) {
 				t.Errorf("%s: ReadAll error = %v, want %v", ct, err, boom)
@@ -460,12 +414,12 @@ func TestSanitizeSSEStreams(t *testing.T) {
 	pr, pw := io.Pipe()
 	resp := newHTTPResponse("text/event-stream", pr, -1)
 	resp.Body = pr
-	sanitizeHTTPResponse(resp)
+	testScreen(16<<20, nil).Response(nil, resp)
 	t.Cleanup(func() { resp.Body.Close() })
 
 	events := []string{
-		"data: {\"id\":1,\"result\":{\"content\":[{\"type\":\"video\"}]}}\n\n",
-		"data: {\"id\":2,\"result\":{\"content\":[]}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"video\"}]}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[]}}\n\n",
 	}
 	seen := make(chan struct{})
 	writeErr := make(chan error, 1)
@@ -515,33 +469,46 @@ func TestSanitizeSSEStreams(t *testing.T) {
 	}
 }
 
-// TestSanitizeSSELargeEvent checks that an event larger than the SDK's
-// event limit passes through unchanged rather than being buffered.
+// TestSanitizeSSELargeEvent checks that a message event over the bound is
+// replaced by an error response for its id, and the events after it are
+// screened as before.
 func TestSanitizeSSELargeEvent(t *testing.T) {
-	pad := strings.Repeat("x", mcp.DefaultMaxEventSize)
-	body := "data: {\"id\":1,\"result\":{\"content\":[{\"type\":\"video\",\"pad\":\"" + pad + "\"}]}}\n\n" +
-		"data: {\"id\":2,\"result\":{\"content\":[{\"type\":\"video\"}]}}\n\n"
+	const limit = 1 << 10
+	pad := strings.Repeat("x", 4*limit)
+	body := "data: {\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"type\":\"video\",\"pad\":\"" + pad + "\"}]},\"id\":1}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"video\"}]}}\n\n"
 	resp := newHTTPResponse("text/event-stream", strings.NewReader(body), -1)
-	sanitizeHTTPResponse(resp)
+	testScreen(limit, nil).Response(nil, resp)
 	got, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, second, _ := strings.Cut(string(got), "\n\n")
-	if first+"\n\n" != body[:len(first)+2] {
-		t.Errorf("the large event changed")
+	if !isFault([]byte(strings.TrimPrefix(first, "data: ")), TooLarge) || !strings.Contains(first, `"id":1`) {
+		t.Errorf("the large event = %q, want a fault response for id 1", first)
 	}
 	if !strings.Contains(second, "[unsupported content type") {
 		t.Errorf("the event after the large one = %q, want it sanitized", second)
 	}
 }
 
-// FuzzSanitizeResultJSON checks that sanitizeResultJSON never panics, keeps
+// isFault reports whether msg is an error response the screen substituted,
+// of kind (any kind when "").
+func isFault(msg []byte, kind Kind) bool {
+	var r struct {
+		Error *struct {
+			Data map[string]Kind `json:"data"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(msg, &r) == nil && r.Error != nil && r.Error.Data[faultKey] != "" && (kind == "" || r.Error.Data[faultKey] == kind)
+}
+
+// FuzzResult checks that Screen.Result never panics, keeps
 // valid JSON valid, and agrees with the SDK's decoder: after sanitizing, the
 // SDK never rejects a result for its content types, and a result the SDK
 // accepts is left alone.
-func FuzzSanitizeResultJSON(f *testing.F) {
-	f.Add([]byte(rawResults["mixed"]))
+func FuzzResult(f *testing.F) {
+	f.Add([]byte(`{"content":[{"type":"text","text":"before"},{"type":"video","uri":"https://example.com/v.mp4"}],"_meta":{"k":"v"}}`))
 	f.Add([]byte(`{"content":[{"type":"tool_result","content":[{"type":"video"}]}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		orig := bytes.Clone(in)
@@ -619,8 +586,30 @@ func BenchmarkSanitizeResultJSON(b *testing.B) {
 
 // Compile-time checks that the wrappers keep their interfaces.
 var (
-	_ mcp.Transport  = (*wrappedTransport)(nil)
-	_ mcp.Connection = (*sanitizingConn)(nil)
-	_ io.ReadCloser  = (*jsonBody)(nil)
-	_ io.ReadCloser  = (*sseBody)(nil)
+	_ mcp.Connection = (*screenedConn)(nil)
+	_ io.ReadCloser  = (*readBody)(nil)
+	_ io.ReadCloser  = (*eventReader)(nil)
 )
+
+// TestEventBoundCountsTheMessage: on an event stream the size bound counts
+// the message, not its framing: a message of exactly MaxMessageBytes split
+// over data lines, with event and id fields, passes; one byte more is
+// refused.
+func TestEventBoundCountsTheMessage(t *testing.T) {
+	for _, extra := range []int{0, 1} {
+		msg := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`
+		limit := len(msg) + 1 - extra     // the data lines join with one newline
+		cut := strings.Index(msg, `"id"`) // a token boundary
+		body := "event: message\nid: 42\ndata: " + msg[:cut] + "\ndata: " + msg[cut:] + "\n\n"
+		resp := newHTTPResponse("text/event-stream", strings.NewReader(body), -1)
+		testScreen(limit, nil).Response(nil, resp)
+		got, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fault := isFault(bytes.TrimSpace(bytes.TrimPrefix(got, []byte("event: message\nid: 42\ndata: "))), TooLarge)
+		if fault != (extra == 1) {
+			t.Errorf("a message of %d bytes with a bound of %d: %q", len(msg)+1, limit, got)
+		}
+	}
+}

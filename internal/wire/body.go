@@ -1,0 +1,144 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+)
+
+// Response screens the body of resp, the answer to req on a Streamable
+// HTTP or SSE connection, as the SDK reads it: a successful
+// application/json body is read up to the size bound and screened as one
+// message (a batch, which the SDK cannot decode from a JSON body, becomes
+// an event stream of its messages); an event stream is screened event by
+// event; any other body fails a read past the bound (the SDK reads error
+// bodies whole). A screened body loses its Content-Length.
+func (s *Screen) Response(req *http.Request, resp *http.Response) {
+	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
+		return
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	reqID := func() []byte { return requestID(req) }
+	switch {
+	case ok && mt == "application/json":
+		s.jsonBody(resp, reqID)
+	case mt == "text/event-stream":
+		resp.Body = s.newEventReader(resp.Body, bufio.NewReaderSize(resp.Body, 64<<10), reqID)
+	default:
+		resp.Body = &boundedBody{src: resp.Body, left: int64(s.opts.MaxMessageBytes) + 1, s: s}
+		return
+	}
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+}
+
+// jsonBody reads and screens the application/json body of resp. The SDK
+// reads such bodies whole anyway.
+func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.opts.MaxMessageBytes)+1))
+	var (
+		out  []byte
+		msgs [][]byte
+	)
+	switch {
+	case err != nil:
+		out = data // what was read, then the error
+	case len(data) > s.opts.MaxMessageBytes:
+		f := s.tooLarge(s.opts.MaxMessageBytes, true)
+		id := reqID()
+		if id == nil {
+			err = f
+			break
+		}
+		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
+		out = f.response(id)
+	default:
+		err = s.each(data, reqID, func(msg []byte, _ bool) { msgs = append(msgs, msg) })
+		if i := skipSpace(data); i < len(data) && data[i] == '[' && err == nil {
+			// A batch: the same messages as an event stream, one event each.
+			var events bytes.Buffer
+			for _, m := range msgs {
+				fmt.Fprintf(&events, "data: %s\n\n", bytes.ReplaceAll(m, []byte("\n"), []byte(" ")))
+			}
+			resp.Header.Set("Content-Type", "text/event-stream")
+			out = events.Bytes()
+		} else if len(msgs) == 1 {
+			out = msgs[0]
+		}
+	}
+	resp.Body = &readBody{Reader: bytes.NewReader(out), src: resp.Body, err: err}
+}
+
+// A readBody serves bytes already read, then err (io.EOF when nil).
+type readBody struct {
+	*bytes.Reader
+	src io.Closer
+	err error
+}
+
+// Read implements [io.Reader].
+func (b *readBody) Read(p []byte) (int, error) {
+	n, _ := b.Reader.Read(p)
+	if n > 0 || b.Len() > 0 {
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
+// Close implements [io.Closer].
+func (b *readBody) Close() error { return b.src.Close() }
+
+// A boundedBody fails a read past the size bound.
+type boundedBody struct {
+	src  io.ReadCloser
+	left int64
+	s    *Screen
+}
+
+// Read implements [io.Reader].
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, b.s.tooLarge(b.s.opts.MaxMessageBytes, true)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.src.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// Close implements [io.Closer].
+func (b *boundedBody) Close() error { return b.src.Close() }
+
+// requestID returns the JSON-RPC id of the request req carries, or nil.
+func requestID(req *http.Request) []byte {
+	if req == nil || req.Method != http.MethodPost || req.GetBody == nil {
+		return nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	o := newOverflow(nil)
+	buf := make([]byte, 32<<10)
+	for !o.sc.complete() && !o.sc.failed() {
+		n, err := body.Read(buf)
+		o.feed(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if o.rec.method.ok {
+		return o.rec.usableID()
+	}
+	return nil
+}

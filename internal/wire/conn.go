@@ -1,0 +1,36 @@
+package wire
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Conn screens the responses read from c after the SDK decoded their
+// envelope, for transports whose bytes the screen cannot reach (in-memory
+// and custom ones): the transport's own caps apply first, then
+// [Screen.Result] checks each result. Write, Close and SessionID are c's.
+func (s *Screen) Conn(c mcp.Connection) mcp.Connection { return &screenedConn{Connection: c, s: s} }
+
+// A screenedConn is the Connection of [Screen.Conn].
+type screenedConn struct {
+	mcp.Connection
+	s *Screen
+}
+
+// Read implements [mcp.Connection].
+func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp == nil || resp.Error != nil || resp.Result == nil {
+		return msg, err
+	}
+	out, ferr := c.s.Result(resp.Result)
+	if f, ok := ferr.(*Fault); ok {
+		resp.Result, resp.Error = nil, f.rpcError()
+		return msg, err
+	}
+	resp.Result = out
+	return msg, err
+}

@@ -1,0 +1,202 @@
+package wire
+
+import (
+	"bytes"
+	"io"
+)
+
+// An overflow follows a message over the size bound as its bytes stream
+// by, without keeping them, to learn its id.
+type overflow struct {
+	rec  record
+	sc   scanner
+	size int // the message's bytes so far
+}
+
+// newOverflow starts following a message whose first bytes are held.
+func newOverflow(held []byte) *overflow {
+	o := &overflow{rec: record{topOnly: true, streaming: true}}
+	o.sc.init(&o.rec, 0)
+	o.feed(held)
+	return o
+}
+
+// feed scans the next bytes of the message.
+func (o *overflow) feed(p []byte) {
+	o.size += len(p)
+	o.sc.feed(p)
+}
+
+// oversized returns what stands for the message o followed, of size bytes:
+// nothing (a request or notification), an error response for its id (or
+// fallbackID's), or, without either, the fault that ends the stream.
+func (s *Screen) oversized(o *overflow, size int, fallbackID func() []byte) ([]byte, error) {
+	f := s.tooLarge(size, false)
+	out, _, err := s.replace(&o.rec, fallbackID, f)
+	if err != nil {
+		return nil, &Fault{Kind: TooLarge, Text: f.Text + ", and has no id to answer"}
+	}
+	return out, nil
+}
+
+// A LineReader is the screened output of a stdio server, or of any stream
+// of newline-delimited JSON-RPC messages, as the SDK reads it: one message a
+// line, each line of at most MaxMessageBytes screened (a batch becomes its
+// messages, one a line); a longer one is never held whole, and becomes an
+// error response for its id. Lines that are not JSON at all (a program
+// printing a banner on stdout) are logged and skipped, as the TypeScript and
+// Python SDKs do.
+type LineReader struct {
+	s   *Screen
+	src io.Reader
+
+	pending        // screened lines, in in or in buf
+	in      []byte // what was read of src; in[start:] is not split into lines yet
+	start   int
+	srcErr  error  // why src ended
+	buf     []byte // storage of the lines the screen changed or split
+}
+
+// readChunk is the least a LineReader asks of its source at once.
+const readChunk = 64 << 10
+
+// pending is the read side of the screen's readers: screened bytes ready
+// to be read, then the error that ended the stream (the source's, or the
+// screen's).
+type pending struct {
+	out []byte
+	err error
+}
+
+// wait calls fill until there are bytes to read, and returns the stream's
+// error when there are none.
+func (q *pending) wait(fill func()) error {
+	for len(q.out) == 0 {
+		if q.err != nil {
+			return q.err
+		}
+		fill()
+	}
+	return nil
+}
+
+// read serves p from the bytes ready, calling fill for more.
+func (q *pending) read(p []byte, fill func()) (int, error) {
+	if err := q.wait(fill); err != nil {
+		return 0, err
+	}
+	n := copy(p, q.out)
+	q.out = q.out[n:]
+	return n, nil
+}
+
+// Lines returns the screened messages of src.
+func (s *Screen) Lines(src io.Reader) *LineReader {
+	return &LineReader{s: s, src: src}
+}
+
+// Read implements [io.Reader].
+func (r *LineReader) Read(p []byte) (int, error) { return r.read(p, r.next) }
+
+// Next returns the next screened message, without its newline: a JSON
+// object, never empty. It is valid until the next call.
+func (r *LineReader) Next() ([]byte, error) {
+	if err := r.wait(r.next); err != nil {
+		return nil, err
+	}
+	i := bytes.IndexByte(r.out, '\n')
+	msg := r.out[:i]
+	r.out = r.out[i+1:]
+	return msg, nil
+}
+
+// next reads one line of the source into out, screened. Lines are read
+// straight into in, which grows to the longest line within the bound; a
+// longer one is fed to an overflow as it comes, and never held.
+func (r *LineReader) next() {
+	r.out, r.buf = nil, r.buf[:0]
+	var over *overflow // set once the line is over the bound
+	scanned := r.start // in[start:scanned] holds no newline
+	for {
+		if i := bytes.IndexByte(r.in[scanned:], '\n'); i >= 0 {
+			line := r.in[r.start : scanned+i]
+			r.start = scanned + i + 1
+			if over == nil && len(bytes.TrimRight(line, "\r")) <= r.s.opts.MaxMessageBytes {
+				r.line(line)
+				return
+			}
+			if over == nil {
+				over = newOverflow(nil)
+			}
+			over.feed(line)
+			out, err := r.s.oversized(over, over.size, nil)
+			r.emit(out, err)
+			return
+		}
+		rest := r.in[r.start:]
+		if over == nil && len(rest) > r.s.opts.MaxMessageBytes+1 { // +1: a CR may end it
+			over = newOverflow(nil)
+		}
+		if over != nil {
+			over.feed(rest)
+			rest = rest[:0]
+		}
+		if r.srcErr != nil {
+			r.in, r.start, r.err = r.in[:0], 0, r.srcErr
+			switch {
+			case r.srcErr != io.EOF:
+				// A broken stream: its last line is lost with it.
+			case over != nil:
+				out, err := r.s.oversized(over, over.size, nil)
+				r.emit(out, err)
+			case len(rest) > 0:
+				r.line(rest)
+			}
+			return
+		}
+		// Keep what is left of the line at the start, and read more.
+		n := copy(r.in, rest)
+		r.in, r.start, scanned = r.in[:n], 0, n
+		if cap(r.in)-n < readChunk {
+			r.in = append(r.in, make([]byte, max(cap(r.in), readChunk))...)[:n]
+		}
+		m, err := r.src.Read(r.in[n:cap(r.in)])
+		r.in, r.srcErr = r.in[:n+m], err
+	}
+}
+
+// line screens one line within the bound into out.
+func (r *LineReader) line(line []byte) {
+	msg := bytes.TrimSpace(line)
+	if len(msg) == 0 {
+		return
+	}
+	if msg[0] != '{' && msg[0] != '[' {
+		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
+		return
+	}
+	err := r.s.each(msg, nil, func(out []byte, changed bool) {
+		if !changed {
+			// The line itself, which nothing follows: its end of line
+			// takes the place of what ended it, without a copy.
+			r.out = append(out, '\n')
+			return
+		}
+		r.emit(out, nil)
+	})
+	if err != nil {
+		r.emit(nil, err)
+	}
+}
+
+// emit queues msg, when not nil, or ends the stream with err.
+func (r *LineReader) emit(msg []byte, err error) {
+	if err != nil {
+		r.out, r.err = nil, err
+		return
+	}
+	if msg != nil {
+		r.buf = append(append(r.buf, msg...), '\n')
+		r.out = r.buf
+	}
+}

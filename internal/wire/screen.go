@@ -1,0 +1,513 @@
+// Package wire screens what MCP servers send, before the go-sdk decodes it.
+//
+// The go-sdk treats several kinds of bad server output as fatal for the
+// whole connection (a message over its size cap, a line that is not JSON,
+// a message nesting deeper than its decoder allows, an id it cannot
+// decode), loses a whole tools/list page for one descriptor of the wrong
+// shape, a whole result for one content item of a type it does not know,
+// and panics on an input request that is null. A [Screen] checks every
+// server message once, in one pass over its bytes (scan.go), for all of
+// these, and passes on what the SDK can decode:
+//
+//   - a message that needs no change, byte for byte;
+//   - a repaired message: tools the SDK cannot decode dropped from a
+//     tools/list page, content items of unknown types replaced by text
+//     placeholders that keep the original item;
+//   - an error response for the message's id (a [Fault]) in place of a
+//     message that cannot be repaired, so that only the call it answers
+//     fails;
+//   - nothing, for a request or notification from the server that cannot
+//     be passed on, or a response no call can claim;
+//   - a batch as its messages, one at a time.
+//
+// Only when a message answers no call the screen can name does the stream
+// end, with a [*Fault]. A message over the size bound is never held whole:
+// its id is recovered by the same scanner, as the bytes stream by.
+//
+// The screen reads stdio and other newline-delimited streams
+// ([Screen.Lines]), HTTP response bodies ([Screen.Response]: JSON bodies
+// and server-sent events) and, for transports whose bytes it cannot reach,
+// decoded messages ([Screen.Conn]). It knows nothing of its user's errors
+// and configuration: it is given [Options] and returns [Fault]s.
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SDKMaxDepth is the deepest nesting of objects and arrays the go-sdk's
+// decoder accepts in one message (its internal/json: defaultMaxDepth).
+const SDKMaxDepth = 1000
+
+// Options configure a [Screen].
+type Options struct {
+	// MaxMessageBytes bounds one server message; it must be positive.
+	MaxMessageBytes int
+	// Logger gets a warning for every message dropped or replaced and every
+	// tool dropped; nil discards them.
+	Logger *slog.Logger
+	// Placeholder returns the text of the item that stands in for a content
+	// item of unknown type typ ("" when it has none). The original item is
+	// kept in the placeholder's _meta, under PlaceholderKey.
+	Placeholder    func(typ string) string
+	PlaceholderKey string
+}
+
+// A Screen checks the messages of one server connection. It is safe for
+// concurrent use.
+type Screen struct {
+	opts Options
+	log  *slog.Logger
+
+	mu           sync.Mutex
+	taskRequired map[string]bool // tools whose last listing requires task-based execution
+}
+
+// New returns a screen configured by opts.
+func New(opts Options) *Screen {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Placeholder == nil {
+		opts.Placeholder = func(string) string { return "[unsupported content]" }
+	}
+	return &Screen{opts: opts, log: log, taskRequired: map[string]bool{}}
+}
+
+// TaskRequired reports whether the last tools/list page that listed tool
+// said it requires task-based execution (execution.taskSupport
+// "required"), which the go-sdk does not decode.
+func (s *Screen) TaskRequired(tool string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taskRequired[tool]
+}
+
+// tooLarge returns the fault of a message of size bytes (or more, when
+// atLeast) over the bound.
+func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
+	more := ""
+	if atLeast {
+		more = "more than "
+	}
+	return &Fault{Kind: TooLarge, Text: fmt.Sprintf("server message of %s%d bytes exceeds the limit of %d bytes; it was discarded", more, size, s.opts.MaxMessageBytes)}
+}
+
+// each screens data, one message or a batch, and calls emit with each
+// message to pass on, and whether the screen changed it. fallbackID, when
+// not nil, supplies the id of the request the data answers (an HTTP
+// POST's). It fails only when a message can neither be passed on nor
+// attributed to a call.
+func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byte, changed bool)) error {
+	if i := skipSpace(data); i < len(data) && data[i] == '[' {
+		rec := record{topOnly: true}
+		var sc scanner
+		sc.init(&rec, 0)
+		sc.feed(data)
+		sc.finish()
+		if sc.complete() {
+			if len(rec.batch) == 0 {
+				s.log.Warn("mcpadapter: dropped an empty JSON-RPC batch")
+			}
+			for _, m := range rec.batch {
+				out, _, err := s.message(m.raw(data), fallbackID)
+				if err != nil {
+					return err
+				}
+				if out != nil {
+					emit(out, true) // a member alone is not what came
+				}
+			}
+			return nil
+		}
+	}
+	out, changed, err := s.message(data, fallbackID)
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		emit(out, changed)
+	}
+	return nil
+}
+
+// message screens one complete message of at most MaxMessageBytes and
+// returns what to pass on (nil: nothing), and whether it differs from msg.
+func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, changed bool, err error) {
+	var rec record
+	var sc scanner
+	sc.init(&rec, 0)
+	sc.feed(msg)
+	sc.finish()
+	if sc.failed() || rec.top != '{' {
+		reason := "not a JSON object"
+		if sc.failed() {
+			reason = sc.syntaxError()
+		}
+		return s.replace(&rec, fallbackID, &Fault{Kind: Malformed, Text: fmt.Sprintf("malformed message from server (%s): %s", reason, preview(msg))})
+	}
+	if !stringIs(rec.version, "2.0") || rec.method.ok && rec.method.kind != '"' {
+		return s.replace(&rec, fallbackID, invalidMessage(msg))
+	}
+	if !rec.method.ok {
+		if f := s.checkResponse(msg, &rec); f != nil {
+			return s.replace(&rec, fallbackID, f)
+		}
+	}
+	if rec.idKind == '0' && !decodableNumber(rec.id) {
+		// An id the SDK cannot decode (1e400) answers none of our calls,
+		// and would end the connection: drop it, or answer the request of
+		// an HTTP POST.
+		f := &Fault{Kind: Malformed, Text: "server message's id " + preview(rec.id) + " is not a number the SDK decodes"}
+		if !rec.method.ok && fallbackID != nil {
+			return s.replace(&rec, fallbackID, f)
+		}
+		s.log.Warn("mcpadapter: dropped a server message", "reason", f.Text)
+		return nil, true, nil
+	}
+	out = msg
+	deepest := sc.deepest
+	if !rec.method.ok && rec.result.kind == '{' && (!rec.error.ok || rec.error.kind == 'n') {
+		var (
+			edits []edit
+			f     *Fault
+		)
+		if edits, deepest, f = s.screenResult(msg, &rec, deepest); f != nil {
+			return s.replace(&rec, fallbackID, f)
+		}
+		if len(edits) > 0 {
+			out, changed = apply(msg, edits), true
+		}
+	}
+	if deepest > SDKMaxDepth {
+		return s.replace(&rec, fallbackID, &Fault{Kind: TooDeep, Text: fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", SDKMaxDepth)})
+	}
+	return out, changed, nil
+}
+
+// Result screens the result of a response the SDK has already decoded
+// (see [Screen.Conn]): it returns result itself, a repaired copy, or the
+// fault to answer the call with instead.
+func (s *Screen) Result(result []byte) ([]byte, error) {
+	if len(result) > s.opts.MaxMessageBytes {
+		f := s.tooLarge(len(result), false)
+		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
+		return nil, f
+	}
+	var rec record
+	var sc scanner
+	sc.init(&rec, 1)
+	sc.feed(result)
+	sc.finish()
+	if !sc.complete() || rec.result.kind != '{' {
+		return result, nil // the SDK decoded it: only a valid object needs a look
+	}
+	edits, _, f := s.screenResult(result, &rec, sc.deepest)
+	if f != nil {
+		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
+		return nil, f
+	}
+	if len(edits) > 0 {
+		return apply(result, edits), nil
+	}
+	return result, nil
+}
+
+// screenResult checks the result recorded in rec (of msg): it returns the
+// fault of a result that cannot be passed on, or the edits that repair it
+// and the message's depth once they are made.
+func (s *Screen) screenResult(msg []byte, rec *record, deepest int) ([]edit, int, *Fault) {
+	if f := s.checkResult(msg, rec); f != nil {
+		return nil, deepest, f
+	}
+	edits, deepest := s.toolList(msg, rec, deepest)
+	return append(edits, s.contentEdits(msg, rec.items, false)...), deepest, nil
+}
+
+// invalidMessage is the fault of a message that is JSON but not JSON-RPC.
+func invalidMessage(msg []byte) *Fault {
+	return &Fault{Kind: Malformed, Text: "invalid JSON-RPC message from server: " + preview(msg)}
+}
+
+// checkResponse returns the fault of a response the SDK cannot decode: one
+// without a usable id, or with an error member of the wrong shape.
+func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
+	if rec.idKind != '0' && rec.idKind != '"' || rec.id == nil {
+		return invalidMessage(msg)
+	}
+	if !rec.error.ok || rec.error.kind == 'n' {
+		return nil
+	}
+	ok := rec.error.kind == '{'
+	if ok && rec.code.ok && rec.code.kind != 'n' {
+		_, err := strconv.ParseInt(string(rec.code.raw(msg)), 10, 64)
+		ok = rec.code.kind == '0' && err == nil
+	}
+	if ok && rec.message.ok {
+		ok = rec.message.kind == '"' || rec.message.kind == 'n'
+	}
+	if !ok {
+		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(rec.error.raw(msg))}
+	}
+	return nil
+}
+
+// resultTypes are the values of a result's resultType the protocol
+// defines (2026-07-28: SEP-2322).
+var resultTypes = map[string]bool{"complete": true, "input_required": true}
+
+// checkResult returns the fault of a result the SDK would panic on or
+// misread: an input request that is not an object (the SDK's
+// InputRequestMap decoder panics on null), a resultType the protocol does
+// not define (the SDK reads it as a complete, empty result).
+func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
+	if rec.inputRequests.kind == '{' && rec.hasBadInput {
+		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
+	}
+	if rt := rec.resultType; rt.ok && rt.kind == '"' {
+		if v, _ := stringValue(rt.raw(msg)); !resultTypes[v] {
+			return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: resultType %q is not one this protocol defines", v)}
+		}
+	}
+	return nil
+}
+
+// replace returns what stands for a message that cannot be passed on:
+// nothing for a request or notification from the server (there is no call
+// of ours to fail), else an error response for its id, or for
+// fallbackID's; without either, the stream fails with f.
+func (s *Screen) replace(rec *record, fallbackID func() []byte, f *Fault) ([]byte, bool, error) {
+	if rec.method.ok {
+		s.log.Warn("mcpadapter: dropped a server message", "reason", f.Text)
+		return nil, true, nil
+	}
+	id := rec.usableID()
+	if id == nil && fallbackID != nil {
+		id = fallbackID()
+	}
+	if id == nil {
+		return nil, false, f
+	}
+	s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
+	return f.response(id), true, nil
+}
+
+// usableID returns the raw id of the message, when it can answer a call.
+func (r *record) usableID() []byte {
+	switch {
+	case r.idKind == '"' && r.id != nil:
+		return r.id
+	case r.idKind == '0' && decodableNumber(r.id):
+		return r.id
+	}
+	return nil
+}
+
+// decodableNumber reports whether the raw JSON number is one the SDK
+// decodes as an id (a float64).
+func decodableNumber(raw []byte) bool {
+	_, err := strconv.ParseFloat(string(raw), 64)
+	return raw != nil && err == nil
+}
+
+// toolList drops from a tools/list result the descriptors the SDK cannot
+// decode (the wrong shape, or nesting too deep), which would fail the whole
+// page, and records which tools require task-based execution. It returns
+// the edit and the message's depth without the dropped tools.
+func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
+	if rec.tools.kind != '[' {
+		return nil, deepest
+	}
+	var (
+		kept    [][]byte
+		dropped int
+		tasks   = map[string]bool{}
+	)
+	for _, d := range rec.descriptors {
+		raw := d.raw(msg)
+		name := ""
+		if d.name.ok {
+			name, _ = stringValue(d.name.raw(msg))
+		}
+		reason := ""
+		if d.deepest > SDKMaxDepth {
+			reason = fmt.Sprintf("nests deeper than the %d levels the SDK decodes", SDKMaxDepth)
+		} else if err := json.Unmarshal(raw, new(mcp.Tool)); err != nil {
+			reason = err.Error()
+		}
+		if reason != "" {
+			dropped++
+			s.log.Warn("mcpadapter: dropped a tool the SDK cannot decode", "tool", name, "reason", reason)
+			continue
+		}
+		deepest = max(deepest, d.deepest)
+		kept = append(kept, raw)
+		if d.name.ok {
+			ts, _ := stringValue(d.taskSupport.raw(msg))
+			tasks[name] = d.taskSupport.ok && ts == "required"
+		}
+	}
+	s.mu.Lock()
+	for name, required := range tasks {
+		if required {
+			s.taskRequired[name] = true
+		} else {
+			delete(s.taskRequired, name)
+		}
+	}
+	s.mu.Unlock()
+	if dropped == 0 {
+		return nil, deepest
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, raw := range kept {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(raw)
+	}
+	b.WriteByte(']')
+	return []edit{{rec.tools.start, rec.tools.end, b.Bytes()}}, deepest
+}
+
+// knownContentType reports whether the SDK decodes content items of type t.
+// Nested items (the content of a tool_result item) may not be tool_use or
+// tool_result themselves.
+func knownContentType(t string, nested bool) bool {
+	switch t {
+	case "text", "image", "audio", "resource_link", "resource":
+		return true
+	case "tool_use", "tool_result":
+		return !nested
+	}
+	return false
+}
+
+// contentEdits returns the edits that replace the content items the SDK
+// would reject (an unknown or missing type, an item that is not an object)
+// by text placeholders keeping the original item, so that one item a newer
+// server invents does not lose the whole result. Keys match as for the
+// SDK's decoder: exactly, after unescaping, the last duplicate winning.
+func (s *Screen) contentEdits(msg []byte, items []item, nested bool) []edit {
+	var edits []edit
+	for _, it := range items {
+		if it.kind != '{' {
+			edits = append(edits, s.placeholder(msg, it.span, ""))
+			continue
+		}
+		t, isString := "", true
+		if it.typ.ok {
+			t, isString = stringValue(it.typ.raw(msg))
+		}
+		switch {
+		case !isString:
+			edits = append(edits, s.placeholder(msg, it.span, ""))
+		case !knownContentType(t, nested):
+			edits = append(edits, s.placeholder(msg, it.span, t))
+		case t != "tool_result" || !it.content.ok || it.content.kind == 'n':
+		case it.content.kind == '[':
+			// The SDK checks a tool_result's own items against the nested set.
+			edits = append(edits, s.contentEdits(msg, it.items, true)...)
+		default:
+			edits = append(edits, s.placeholder(msg, it.span, t))
+		}
+	}
+	return edits
+}
+
+// placeholder returns the edit that replaces the item v, of type typ, by a
+// text item keeping it in _meta.
+func (s *Screen) placeholder(msg []byte, v span, typ string) edit {
+	text, _ := json.Marshal(s.opts.Placeholder(typ)) // a string always marshals
+	key, _ := json.Marshal(s.opts.PlaceholderKey)
+	item := v.raw(msg)
+	out := make([]byte, 0, len(item)+len(text)+len(key)+32)
+	out = append(out, `{"type":"text","text":`...)
+	out = append(out, text...)
+	out = append(out, `,"_meta":{`...)
+	out = append(out, key...)
+	out = append(out, ':')
+	out = append(out, item...)
+	return edit{v.start, v.end, append(out, "}}"...)}
+}
+
+// An edit replaces msg[start:end] by repl.
+type edit struct {
+	start, end int
+	repl       []byte
+}
+
+// apply returns msg with the edits, which do not overlap, in a new slice.
+func apply(msg []byte, edits []edit) []byte {
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	n := len(msg)
+	for _, e := range edits {
+		n += len(e.repl) - (e.end - e.start)
+	}
+	out := make([]byte, 0, n)
+	last := 0
+	for _, e := range edits {
+		out = append(out, msg[last:e.start]...)
+		out = append(out, e.repl...)
+		last = e.end
+	}
+	return append(out, msg[last:]...)
+}
+
+// stringValue decodes a JSON string value. null counts as the empty string,
+// as it does for the SDK's decoder; any other value reports false.
+func stringValue(v []byte) (string, bool) {
+	switch {
+	case string(v) == "null":
+		return "", true
+	case len(v) < 2 || v[0] != '"':
+		return "", false
+	case bytes.IndexByte(v, '\\') < 0:
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// stringIs reports whether the raw JSON value v is the string want.
+func stringIs(v []byte, want string) bool {
+	if len(v) == len(want)+2 && v[0] == '"' && string(v[1:len(v)-1]) == want {
+		return true
+	}
+	s, ok := stringValue(v)
+	return ok && v[0] == '"' && s == want
+}
+
+// preview returns the start of msg for an error message.
+func preview(msg []byte) string {
+	const n = 64
+	msg = bytes.TrimSpace(msg)
+	if len(msg) > n {
+		return fmt.Sprintf("%q...", msg[:n])
+	}
+	return fmt.Sprintf("%q", msg)
+}
+
+// skipSpace returns the index of the first byte of data that is not JSON
+// whitespace.
+func skipSpace(data []byte) int {
+	for i, c := range data {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return len(data)
+}

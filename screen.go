@@ -1,0 +1,69 @@
+package mcpadapter
+
+// The adapter's side of the wire screen (internal/wire): each connection's
+// screen gets the adapter's size bound, logger and placeholder text, and
+// its faults become the adapter's errors.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newScreen returns the screen of one connection to the named server.
+func (a *Adapter) newScreen(server string) *wire.Screen {
+	return wire.New(wire.Options{
+		MaxMessageBytes: a.maxMessageBytes(),
+		Logger:          a.logger.With("server", server),
+		Placeholder:     unsupportedText,
+		PlaceholderKey:  originalMetaKey,
+	})
+}
+
+// screenTransport screens the messages of a custom transport t: the lines
+// of an *mcp.IOTransport (a copy of it: the caller's value is not changed),
+// the decoded messages of any other transport but Streamable HTTP, whose
+// connection must not be wrapped (the SDK calls an unexported method on it
+// after the handshake). It returns nil for nil.
+func screenTransport(sc *wire.Screen, t mcp.Transport) mcp.Transport {
+	switch t := t.(type) {
+	case nil:
+		return nil
+	case *mcp.StreamableClientTransport:
+		return t
+	case *mcp.IOTransport:
+		if t == nil || t.Reader == nil {
+			return t
+		}
+		cp := *t
+		cp.Reader = readCloser{sc.Lines(t.Reader), t.Reader}
+		if cp.MaxLineLength == 0 {
+			// The screen bounds each line exactly; the SDK's count, which
+			// includes the decoder's read-ahead, must not second-guess it.
+			cp.MaxLineLength = -1
+		}
+		return &cp
+	}
+	return wrapTransport(t, sc.Conn)
+}
+
+// A readCloser reads from one source and closes another.
+type readCloser struct {
+	*wire.LineReader
+	c io.ReadCloser
+}
+
+// Close implements [io.Closer].
+func (r readCloser) Close() error { return r.c.Close() }
+
+// classifyFault adds [ErrMessageTooLarge] to the chain of err when err
+// reports a server message over the size bound.
+func classifyFault(err error) error {
+	if f := wire.FaultOf(err); f != nil && f.Kind == wire.TooLarge && !errors.Is(err, ErrMessageTooLarge) {
+		return fmt.Errorf("%w: %w", ErrMessageTooLarge, err)
+	}
+	return err
+}
