@@ -117,6 +117,15 @@ type Config struct {
 	// synchronously: legacy servers' live elicitation/create requests, and
 	// modern input-required rounds (instead of returning an [*Interrupt]).
 	// Without it a legacy live request is declined.
+	//
+	// The request names the server and the tool of the call it serves, and
+	// ctx is that call's context (with the caller's values). A live request
+	// is accepted only from a legacy session while one of its tool calls is
+	// open, at most one per open call and 8 per server at once; the others
+	// are declined without calling the handler. MCP does not say which
+	// call a live request serves: when several calls to the server are
+	// open, the request's Tool is empty and ctx carries none of the
+	// callers' values (a handler serving several users should decline it).
 	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]

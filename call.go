@@ -187,7 +187,7 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
 	for {
-		raw, res, err := callRound(ctx, c, timeout, mcpName, args, responses, state)
+		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
@@ -246,20 +246,20 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 }
 
 // callRound sends one round, bounded by timeout when positive.
-func callRound(ctx context.Context, c *conn, timeout time.Duration, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	return c.callOnce(ctx, mcpName, args, responses, state)
+	return c.callOnce(ctx, tool, mcpName, args, responses, state)
 }
 
-// callOnce sends one tools/call on c. Params are built fresh for every call:
+// callOnce sends one tools/call of tool on c. Params are built fresh for every call:
 // the SDK writes into them. Exactly one of the results is set on success: the
 // raw result, or a Result for a JSON-RPC invalid-params error (the model can
 // fix its arguments).
-func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
 		if err := c.usable(callToolOp(mcpName)); err != nil {
 			return nil, nil, err
@@ -270,13 +270,14 @@ func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses
 	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
-	c.a.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (cache.go)
-	refusals := c.refusals.Load()
+	c.a.recordTools(ctx, c)     // Mcp-Param headers on modern HTTP (cache.go)
+	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
+	refused := c.closeCall(oc)
 	if err != nil {
-		if method := c.refusedSince(refusals); method != "" {
+		if refused != "" {
 			// A legacy server asked for sampling or roots while serving the call.
-			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, method, err)
+			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, refused, err)
 			return nil, nil, c.callError(callToolOp(mcpName), err)
 		}
 		var we *jsonrpc.Error
@@ -325,6 +326,7 @@ func snapshot(args map[string]any) map[string]any {
 func (a *Adapter) answerInline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
 	answers := make(map[string]Answer, len(reqs))
 	for _, r := range reqs {
+		r.Server, r.Tool = server, tool
 		ans, err := a.cfg.ElicitationHandler(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)

@@ -34,8 +34,11 @@ type conn struct {
 	dead    sync.Once     // guards err and the closing of done
 	closing atomic.Bool   // set when the adapter closes the conn
 
-	refusals atomic.Int64           // live sampling and roots requests refused
-	refused  atomic.Pointer[string] // the method of the last one
+	// The tools/call requests in flight, to which the server's own
+	// requests are attributed (serverreq.go).
+	openMu sync.Mutex
+	open   map[*openCall]struct{} // guarded by openMu
+	asking int                    // live elicitations being answered; guarded by openMu
 
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
@@ -57,29 +60,19 @@ type conn struct {
 // refuseInputRequests is a receiving middleware that refuses a legacy
 // server's live sampling and roots requests: the adapter has no model to
 // sample and no roots to show. The call that caused them then fails with
-// ErrUnsupportedInputRequest (see refusedSince).
+// ErrUnsupportedInputRequest (see blame). It also screens live elicitation
+// requests (liveElicitation).
 func (c *conn) refuseInputRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "sampling/createMessage", "roots/list":
-			c.refused.Store(&method)
-			c.refusals.Add(1)
+			c.blame(method)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpadapter: client does not support " + method}
+		case "elicitation/create":
+			return c.liveElicitation(ctx, method, req, next)
 		}
 		return next(ctx, method, req)
 	}
-}
-
-// refusedSince returns the method of a request refused by
-// refuseInputRequests after the count was n, or "".
-func (c *conn) refusedSince(n int64) string {
-	if c.refusals.Load() == n {
-		return ""
-	}
-	if m := c.refused.Load(); m != nil {
-		return *m
-	}
-	return ""
 }
 
 // markDead records that the session ended, and why. The first cause wins.

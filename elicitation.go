@@ -96,6 +96,13 @@ type Interrupt struct {
 // ask the user to complete a step at URL, which the adapter never opens,
 // and carry an ElicitationID.
 type ElicitationRequest struct {
+	// Server and Tool name the server that asks (as in [Config.Servers])
+	// and the adapter's name of the tool ([Tool.Name]) whose call the
+	// request serves, in the requests given to [Config.ElicitationHandler]
+	// (an [Interrupt] names them itself). Tool is empty for a live request
+	// that cannot be attributed: a legacy server may ask while several of
+	// its calls are open, and MCP does not say for which.
+	Server, Tool string
 	// Key is the server's key for this request: answer it under the same
 	// key. It is empty for a legacy server's live request, which
 	// [Config.ElicitationHandler] answers directly.
@@ -400,7 +407,8 @@ func schemaRef(schema any) (string, bool) {
 // answerLive answers a legacy server's live elicitation/create request with
 // [Config.ElicitationHandler] (the request has no key), or declines it when
 // there is none. Live requests cannot become interrupts: they live only as
-// long as the call that is waiting for them.
+// long as the call that is waiting for them. conn.liveElicitation screened
+// the request and gave ctx the call it serves.
 func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if a.cfg.ElicitationHandler == nil {
 		a.logger.Info("mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
@@ -410,6 +418,8 @@ func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.Elicit
 		return nil, fmt.Errorf("mcpadapter: server %q: elicitation/create without params", server)
 	}
 	r := elicitationRequest("", req.Params)
+	live := liveCallOf(ctx)
+	r.Server, r.Tool = server, live.tool
 	ans, err := a.cfg.ElicitationHandler(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("mcpadapter: server %q: elicitation handler: %w", server, err)
