@@ -418,6 +418,9 @@ func (a *Adapter) Close() error {
 	a.mu.Unlock()
 
 	// Cancel first: ClientSession.Close waits for calls in flight.
+	for _, c := range conns {
+		c.beginClose()
+	}
 	g.cancel()
 	errs := make([]error, len(conns))
 	var wg sync.WaitGroup

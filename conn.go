@@ -55,6 +55,15 @@ type conn struct {
 	callsMu   sync.Mutex
 	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
 	ended     bool                             // guarded by callsMu: life is done
+	inflight  int                              // guarded by callsMu: tracked requests not yet returned
+	returned  chan struct{}                    // signalled when a tracked request returns
+
+	// http is the transport of a Streamable HTTP session, which tells
+	// endCalls when the SDK has told the server about a cancelled request;
+	// notices counts the requests cancelled by Close, each of which the
+	// SDK follows with notifications/cancelled.
+	http    *serverTransport
+	notices atomic.Int64
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy
@@ -121,10 +130,23 @@ func (c *conn) watch() {
 	}
 }
 
+// beginClose marks c as closing, before Close cancels its requests: on
+// Streamable HTTP the transport then looks out for the cancellation
+// notices that follow (see endCalls).
+func (c *conn) beginClose() {
+	c.closing.Store(true)
+	if c.http != nil {
+		c.http.watchCancels()
+	}
+}
+
 // close ends the session (and a stdio server process). Errors of a server
 // that exits on request are not failures of Close: they are logged.
 func (c *conn) close() error {
 	c.closing.Store(true)
+	if c.http != nil {
+		c.endCalls()
+	}
 	if c.wire != nil {
 		// Ends the requests in flight: the SDK retires them when its
 		// reader fails, and its Close then has nothing to wait for.
@@ -197,8 +219,10 @@ func (c *conn) trackCall(key *context.CancelFunc) bool {
 	}
 	if c.calls == nil {
 		c.calls = make(map[*context.CancelFunc]struct{})
+		c.returned = make(chan struct{}, 1)
 	}
 	c.calls[key] = struct{}{}
+	c.inflight++
 	return true
 }
 
@@ -206,7 +230,45 @@ func (c *conn) trackCall(key *context.CancelFunc) bool {
 func (c *conn) untrackCall(key *context.CancelFunc) {
 	c.callsMu.Lock()
 	delete(c.calls, key)
+	c.inflight--
+	returned := c.returned
 	c.callsMu.Unlock()
+	select {
+	case returned <- struct{}{}:
+	default:
+	}
+}
+
+// cancelNoticeTimeout bounds how long Close waits for the requests it
+// cancelled on a Streamable HTTP session to return and for the server to
+// be told, before it closes the session.
+const cancelNoticeTimeout = 2 * time.Second
+
+// endCalls cancels the requests in flight on a Streamable HTTP session
+// and waits, at most cancelNoticeTimeout, until they have returned and
+// the SDK has sent notifications/cancelled for each one that was cut
+// short: it sends them in the background, and drops them once the
+// session is closing, so that closing at once would leave the server's
+// handlers running.
+func (c *conn) endCalls() {
+	c.cancelCalls()
+	deadline := time.NewTimer(cancelNoticeTimeout)
+	defer deadline.Stop()
+	for {
+		c.callsMu.Lock()
+		busy, returned := c.inflight > 0, c.returned
+		c.callsMu.Unlock()
+		if !busy && c.http.cancelsSent() >= c.notices.Load() {
+			return
+		}
+		select {
+		case <-returned: // nil (blocks) when nothing was ever tracked
+		case <-c.http.cancelSent:
+		case <-deadline.C:
+			c.a.logger.Debug("mcpadapter: closing with cancellations not confirmed", "server", c.server)
+			return
+		}
+	}
 }
 
 // cancelCalls cancels every request in flight on c, and every later one
@@ -224,6 +286,9 @@ func (c *conn) cancelCalls() {
 // callError classifies the failure of a request on c and wraps it.
 func (c *conn) callError(op string, err error) error {
 	if c.closing.Load() || c.life.Err() != nil {
+		if c.http != nil && errors.Is(err, context.Canceled) {
+			c.notices.Add(1) // the SDK tells the server (see endCalls)
+		}
 		return serverError(c.server, op, ErrClosed)
 	}
 	switch {

@@ -1,9 +1,11 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -351,6 +353,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	}
 	cs, err := client.Connect(ctx, st, opts)
 	if err == nil {
+		c.http = rt
 		return cs, nil
 	}
 	code := rt.firstFailure()
@@ -426,11 +429,40 @@ type serverTransport struct {
 	headers map[string]string
 	screen  *screen
 	failure atomic.Int32 // first HTTP status >= 400
+
+	// Once watching (conn.beginClose), POSTs of notifications/cancelled
+	// are counted as they complete, and signalled on cancelSent.
+	watching   atomic.Bool
+	cancels    atomic.Int64
+	cancelSent chan struct{}
 }
 
 func newServerTransport(s *Server, sc *screen) *serverTransport {
 	origin, _ := url.Parse(s.URL) // validated by New
-	return &serverTransport{origin: origin, headers: s.Headers, screen: sc}
+	return &serverTransport{origin: origin, headers: s.Headers, screen: sc, cancelSent: make(chan struct{}, 1)}
+}
+
+// watchCancels starts counting the cancellation notices sent.
+func (t *serverTransport) watchCancels() { t.watching.Store(true) }
+
+// cancelsSent returns how many cancellation notices were sent since
+// watchCancels.
+func (t *serverTransport) cancelsSent() int64 { return t.cancels.Load() }
+
+// cancelNotice reports whether req, sent while watching, posts
+// notifications/cancelled. The SDK posts one small message per request,
+// with a GetBody: reading it costs nothing to the request.
+func (t *serverTransport) cancelNotice(req *http.Request) bool {
+	if !t.watching.Load() || req.Method != http.MethodPost || req.GetBody == nil {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	return bytes.Contains(b, []byte(`"notifications/cancelled"`))
 }
 
 // sameOrigin reports whether u is on the server's origin: the same host
@@ -489,6 +521,15 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
 		}
+	}
+	if t.cancelNotice(req) {
+		defer func() {
+			t.cancels.Add(1)
+			select {
+			case t.cancelSent <- struct{}{}:
+			default:
+			}
+		}()
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
