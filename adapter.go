@@ -64,6 +64,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -264,6 +265,8 @@ type Adapter struct {
 
 	mu  sync.Mutex
 	gen *generation // guarded by mu; nil until first use and after Close
+
+	dials map[string]*atomic.Int64 // dial attempts per server, for Status
 }
 
 // A generation is everything one [Adapter.Close] discards: connections,
@@ -278,6 +281,7 @@ type generation struct {
 	conns    map[string]*conn
 	skipped  map[string]error
 	catalogs map[string]*catalog
+	failures map[string]failure // last failed dial per server, for Status
 
 	wg sync.WaitGroup // goroutines the generation owns
 }
@@ -321,7 +325,7 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, logger: logger}, nil
+	return &Adapter{cfg: cfg, logger: logger, dials: dialCounters(servers)}, nil
 }
 
 func validateServer(name string, s Server) error {
@@ -396,6 +400,7 @@ func (a *Adapter) generation() *generation {
 			conns:    map[string]*conn{},
 			skipped:  map[string]error{},
 			catalogs: map[string]*catalog{},
+			failures: map[string]failure{},
 		}
 	}
 	return a.gen
@@ -489,11 +494,13 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 					break
 				}
 			}
+			a.dials[name].Add(1)
 			if c, err = a.dial(g, name, s); err == nil {
 				break
 			}
 		}
 		if err != nil {
+			a.recordFailure(g, name, err)
 			return nil, err
 		}
 		a.mu.Lock()
@@ -507,6 +514,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			defer g.wg.Done()
 			c.watch()
 		}()
+		c.since = time.Now()
 		g.conns[name] = c
 		a.mu.Unlock()
 		return c, nil

@@ -29,8 +29,10 @@ type conn struct {
 	info    ServerInfo
 	stop    func() // ends what the transport left behind (a stdio process group)
 
+	since   time.Time     // when the conn became its server's current one
 	done    chan struct{} // closed (by markDead) when the session has ended
 	err     error         // why it ended; written before done is closed
+	diedAt  time.Time     // when it ended; written before done is closed
 	dead    sync.Once     // guards err and the closing of done
 	closing atomic.Bool   // set when the adapter closes the conn
 
@@ -87,7 +89,7 @@ func (c *conn) refuseInputRequests(next mcp.MethodHandler) mcp.MethodHandler {
 // markDead records that the session ended, and why. The first cause wins.
 func (c *conn) markDead(err error) {
 	c.dead.Do(func() {
-		c.err = err
+		c.err, c.diedAt = err, time.Now()
 		close(c.done)
 	})
 }
