@@ -112,6 +112,13 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				}
 				tools, err = a.catalogTools(ctx, c, o.cache)
 			}
+			if err == nil {
+				// A server listing two names that differ only in case
+				// fails alone, as any other listing failure.
+				if err = checkDuplicates(tools); err != nil {
+					tools, err = nil, serverError(name, "list tools", err)
+				}
+			}
 			outcomes[i] = outcome{tools: tools, err: err}
 		})
 	}

@@ -59,3 +59,48 @@ func TestStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateNamesFailOneServer: a server listing two names that differ
+// only in case fails its own listing, reported through OnConnectionError;
+// the other servers' tools are still discovered. Duplicates across servers
+// still fail discovery.
+func TestDuplicateNamesFailOneServer(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			dup := testserver.New(testserver.Options{Legacy: legacy})
+			for _, name := range []string{"Foo", "foo"} {
+				addRawTool(dup, name, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return textResult1("called"), nil
+				})
+			}
+			var reported []string
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{
+					"dup": memServer(dup, ModeAuto),
+					"ok":  memServer(testserver.New(testserver.Options{Legacy: legacy}).AddFeatures(), ModeAuto),
+				},
+				OnConnectionError: func(server string, err error) error {
+					if !errors.Is(err, ErrDuplicateToolName) {
+						t.Errorf("OnConnectionError(%s, %v), want ErrDuplicateToolName", server, err)
+					}
+					reported = append(reported, server)
+					return nil
+				},
+			})
+			ts, err := a.ListTools(t.Context())
+			if err != nil || ts.Lookup("ok__echo") == nil || len(reported) != 1 || reported[0] != "dup" {
+				t.Fatalf("ListTools() = %v, %v (reported %v); want ok's tools, dup reported", toolNames(ts), err, reported)
+			}
+		})
+	}
+	// Across servers (raw names), discovery fails as before.
+	s1, s2 := testserver.New(testserver.Options{}).AddFeatures(), testserver.New(testserver.Options{}).AddFeatures()
+	a := newAdapter(t, Config{
+		Servers:           map[string]Server{"a": memServer(s1, ModeAuto), "b": memServer(s2, ModeAuto)},
+		RawToolNames:      true,
+		OnConnectionError: IgnoreConnectionErrors,
+	})
+	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
+		t.Errorf("ListTools() with the same tools on two servers = %v, want ErrDuplicateToolName", err)
+	}
+}
