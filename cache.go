@@ -24,7 +24,7 @@ package mcpadapter
 //
 // The SDK keeps its own list cache on modern sessions, with no bypass and
 // stale answers until list_changed (research notes §4). Every fetch here goes
-// past it with an uncached cursor (see middleware in eras.go) while still
+// past it with an uncached cursor (sdkcache.go, and middleware in eras.go) while still
 // calling the SDK's ListTools, so that its x-mcp-header checks and its record
 // of the tools (for Mcp-Param headers on modern HTTP) keep working.
 
@@ -276,7 +276,7 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	c := cat.conn
 	ctx, done := c.callContext(ctx, 0)
 	defer done()
-	descs, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
+	descs, ttl, err := collectPages(ctx, c.sdkSlots("tools"), func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
@@ -414,7 +414,7 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
 			ctx, done := c.callContext(ctx, 0)
 			defer done()
-			items, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]T, string, int, error) {
+			items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
 				return page(ctx, c, cursor)
 			})
 			if isMethodNotFound(err) {
@@ -479,14 +479,16 @@ type pageFunc[T any] func(ctx context.Context, cursor string) (items []T, next s
 
 // collectPages fetches every page of a list with one policy: each page past
 // the SDK's cache, at most maxPages pages, and no cursor twice. It returns
-// the smallest ttlMs of the pages.
-func collectPages[T any](ctx context.Context, page pageFunc[T]) ([]T, int, error) {
+// the smallest ttlMs of the pages. slots, when not nil, counts the pages
+// the SDK holds (sdkcache.go): those past the end of a shorter listing are
+// purged.
+func collectPages[T any](ctx context.Context, slots *pageSlots, page pageFunc[T]) ([]T, int, error) {
 	var all []T
 	ttl := 0
 	seen := map[string]bool{}
 	cursor := ""
 	for i := range maxPages {
-		items, next, pageTTL, err := page(ctx, uncached(cursor))
+		items, next, pageTTL, err := page(ctx, uncachedPage(i, cursor))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -495,6 +497,12 @@ func collectPages[T any](ctx context.Context, page pageFunc[T]) ([]T, int, error
 			ttl = pageTTL
 		}
 		if next == "" {
+			if slots != nil {
+				from, to := slots.listed(i + 1)
+				for n := from; n < to; n++ {
+					page(ctx, purgePage(n)) // answered by the middleware, never sent
+				}
+			}
 			return all, ttl, nil
 		}
 		if seen[next] {

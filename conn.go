@@ -66,6 +66,8 @@ type conn struct {
 	// SDK follows with notifications/cancelled.
 	http    *serverTransport
 	notices atomic.Int64
+
+	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy

@@ -225,15 +225,9 @@ func (m *modernOnly) classify(err error) error {
 // not support the requested protocol version.
 const codeUnsupportedVersion = -32022
 
-// uncachedPrefix marks a cursor or URI that the SDK's own list cache has
-// never seen, so that the lookup misses; the middleware strips it in place
-// before the request is sent (see cache.go).
-const uncachedPrefix = "\x00mcpadapter-uncached\x00"
-
-func uncached(key string) string { return uncachedPrefix + key }
-
-// middleware enforces the era policy, restores uncached keys and attaches
-// the modern per-request log level.
+// middleware enforces the era policy, restores uncached keys (and keeps
+// the SDK's cache in slots, sdkcache.go) and attaches the modern
+// per-request log level.
 func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly); ok {
@@ -250,15 +244,10 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		params := req.GetParams()
-		switch p := params.(type) {
-		case *mcp.ListToolsParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ListResourcesParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ListResourceTemplatesParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ReadResourceParams:
-			p.URI = strings.TrimPrefix(p.URI, uncachedPrefix)
+		slot, uncached := sdkSlotOf(params) // sdkcache.go
+		if uncached && slot.purge {
+			slot.stored()
+			return emptyPage(method), nil
 		}
 		if level, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok && params != nil && !strings.HasPrefix(method, "notifications/") {
 			m := params.GetMeta()
@@ -268,7 +257,11 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			m[mcp.MetaKeyLogLevel] = level
 			params.SetMeta(m)
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if uncached && err == nil {
+			slot.stored()
+		}
+		return res, err
 	}
 }
 
