@@ -355,10 +355,14 @@ func validateServer(name string, s Server) error {
 	if s.URL != "" {
 		u, err := url.Parse(s.URL)
 		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // without the URL, which may hold a secret
+			}
 			return bad("invalid URL: %s", err)
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return bad("URL %q is not an http(s) URL", s.URL)
+			return bad("URL %q is not an http(s) URL", redacted(u))
 		}
 	}
 	if s.DefaultToolTimeout < 0 {

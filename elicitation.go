@@ -371,12 +371,45 @@ func checkContent(schema, content map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("requested schema: %w", err)
 	}
 	if err := resolved.ApplyDefaults(&v); err != nil {
-		return nil, fmt.Errorf("applying the requested schema's defaults: %w", err)
+		return nil, errors.New("applying the requested schema's defaults failed")
 	}
-	if err := resolved.Validate(v); err != nil {
-		return nil, fmt.Errorf("content does not match the requested schema: %w", err)
+	if resolved.Validate(v) != nil {
+		// The validator's message quotes the user's answer: name the
+		// properties instead.
+		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
 	}
 	return v, nil
+}
+
+// mismatches names the properties of content that schema refuses, and the
+// required ones missing, without their values.
+func mismatches(schema *jsonschema.Schema, content map[string]any) string {
+	var bad, missing []string
+	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+		val, ok := content[name]
+		if !ok {
+			continue
+		}
+		if r, err := schema.Properties[name].Resolve(nil); err != nil || r.Validate(val) != nil {
+			bad = append(bad, fmt.Sprintf("%q", name))
+		}
+	}
+	for _, name := range schema.Required {
+		if _, ok := content[name]; !ok {
+			missing = append(missing, fmt.Sprintf("%q", name))
+		}
+	}
+	var parts []string
+	if len(bad) > 0 {
+		parts = append(parts, "invalid "+strings.Join(bad, ", "))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+strings.Join(missing, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // schemaRef returns the first reference keyword ($ref, $dynamicRef,

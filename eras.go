@@ -299,7 +299,8 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 		t := a.commandTransport(c, sc)
 		return client.Connect(ctx, c.own(sanitizeTransport(t)), opts)
 	default:
-		return a.connectHTTP(ctx, client, c, sc, opts)
+		cs, err := a.connectHTTP(ctx, client, c, sc, opts)
+		return cs, hideURLs(err, sseEndpoints(s.URL)...) // s.URL is the first
 	}
 }
 
@@ -367,13 +368,13 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
-			a.logger.Debug("mcpadapter: fell back to SSE", "url", endpoint)
+			a.logger.Debug("mcpadapter: fell back to SSE", "url", redactURL(endpoint))
 			return cs, nil
 		}
 		if code := rt.firstFailure(); code != 0 {
 			err = &httpStatusError{code: code, err: err}
 		}
-		errs = append(errs, fmt.Errorf("SSE %s: %w", endpoint, err))
+		errs = append(errs, fmt.Errorf("SSE %s: %w", redactURL(endpoint), err))
 	}
 	return nil, errors.Join(errs...)
 }
