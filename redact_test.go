@@ -1,35 +1,15 @@
 package mcpadapter
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 )
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writes, for logs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // secretURL puts a password and a token into the URL of an httptest
 // server.
@@ -60,7 +40,7 @@ func wantNoSecret(t *testing.T, what, text string) {
 func TestURLSecretsRedacted(t *testing.T) {
 	t.Run("fallback log", func(t *testing.T) {
 		s := testserver.New(testserver.Options{Legacy: true}).AddFeatures()
-		var log lockedBuffer
+		var log syncBuffer
 		a := newAdapter(t, Config{
 			Servers: map[string]Server{"srv": {URL: secretURL(t, s.SSEOnly(t).URL)}},
 			Logger:  slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -73,7 +53,7 @@ func TestURLSecretsRedacted(t *testing.T) {
 	})
 	t.Run("dial error", func(t *testing.T) {
 		hs := testserver.Serve(t, http.NotFoundHandler())
-		var log lockedBuffer
+		var log syncBuffer
 		a := newAdapter(t, Config{
 			Servers: map[string]Server{"srv": {URL: secretURL(t, hs.URL)}},
 			Logger:  slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
