@@ -107,7 +107,10 @@ type Config struct {
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
 	// returns nil, the server is skipped; a server that could not be dialed
-	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close].
+	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close],
+	// unless it has a [Server.Restart] or [Server.Reconnect] policy: later
+	// discoveries then dial it again, after the policy's Delay, doubled at
+	// each failure in a row, up to 10 minutes.
 	// A non-nil return value fails discovery with that error. It is called
 	// without locks held, once per failed server; not for a Close during
 	// discovery, nor when the caller's context ended before any server
@@ -282,6 +285,7 @@ type generation struct {
 	skipped  map[string]error
 	catalogs map[string]*catalog
 	failures map[string]failure // last failed dial per server, for Status
+	retries  map[string]*skipRetry
 
 	wg sync.WaitGroup // goroutines the generation owns
 }
@@ -405,6 +409,7 @@ func (a *Adapter) generation() *generation {
 			skipped:  map[string]error{},
 			catalogs: map[string]*catalog{},
 			failures: map[string]failure{},
+			retries:  map[string]*skipRetry{},
 		}
 	}
 	return a.gen

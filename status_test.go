@@ -3,7 +3,10 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,4 +106,49 @@ func TestDuplicateNamesFailOneServer(t *testing.T) {
 	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
 		t.Errorf("ListTools() with the same tools on two servers = %v, want ErrDuplicateToolName", err)
 	}
+}
+
+// TestSkippedServerComesBack: a server skipped after a failed dial is
+// tried again by later discoveries when it has a retry policy, after the
+// policy's Delay, doubled at each failure in a row; without a policy it
+// stays skipped until Close.
+func TestSkippedServerComesBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := testserver.New(testserver.Options{}).AddFeatures()
+		var dials, failing atomic.Int32
+		failing.Store(2)
+		flaky := func(ctx context.Context) (mcp.Transport, error) {
+			dials.Add(1)
+			if failing.Add(-1) >= 0 {
+				return nil, errors.New("not yet")
+			}
+			return s.Transport()(ctx)
+		}
+		a := newAdapter(t, Config{
+			Servers: map[string]Server{
+				"flaky": {Transport: flaky, Reconnect: &RetryPolicy{Delay: time.Second}},
+				"never": {Transport: func(context.Context) (mcp.Transport, error) { return nil, errors.New("never") }},
+			},
+			OnConnectionError: IgnoreConnectionErrors,
+		})
+		list := func(wantDials int32, wantTools bool) {
+			t.Helper()
+			ts, err := a.ListTools(t.Context())
+			if err != nil || dials.Load() != wantDials || (ts.Lookup("flaky__echo") != nil) != wantTools {
+				t.Fatalf("ListTools() = %v, %v after %d dials; want tools %t after %d dials", toolNames(ts), err, dials.Load(), wantTools, wantDials)
+			}
+		}
+		list(1, false)
+		list(1, false) // skipped: no retry due yet
+		time.Sleep(time.Second)
+		list(2, false) // tried again, failed: the next wait is 2s
+		time.Sleep(time.Second)
+		list(2, false)
+		time.Sleep(time.Second)
+		list(3, true)
+		if got := a.Status().Servers["never"]; got.State != StateSkipped || got.DialAttempts != 1 {
+			t.Errorf("server without a policy: %+v, want skipped after 1 dial", got)
+		}
+		a.Close()
+	})
 }
