@@ -151,6 +151,15 @@ type Config struct {
 	// connection fails; there a smaller bound is applied after decoding.
 	MaxMessageBytes int64
 
+	// MaxCatalogBytes bounds the tool list of one server, and each of its
+	// resource lists: the JSON of their items, over every page. 0 means 16
+	// MiB. A larger list fails that server's listing with an error wrapping
+	// [ErrCatalogTooLarge] (reported through OnConnectionError); the
+	// other servers are not concerned. The adapter holds a catalog in
+	// memory several times over (decoded descriptors, schemas, wrappers),
+	// so this bounds its memory per server.
+	MaxCatalogBytes int64
+
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence.
 	Logger *slog.Logger
@@ -300,6 +309,9 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	if cfg.MaxMessageBytes < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative MaxMessageBytes"))
+	}
+	if cfg.MaxCatalogBytes < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative MaxCatalogBytes"))
 	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {

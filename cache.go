@@ -276,12 +276,21 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	c := cat.conn
 	ctx, done := c.callContext(ctx, 0)
 	defer done()
+	budget := a.catalogBudget()
+	var keys []string // of the descriptors, in order: their JSON measures the catalog
 	descs, ttl, err := collectPages(ctx, c.sdkSlots("tools"), func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", 0, err
+		}
+		for _, d := range res.Tools {
+			key := wrapperKey(d)
+			if err := budget.spend(len(key)); err != nil {
+				return nil, "", 0, err
+			}
+			keys = append(keys, key)
 		}
 		return res.Tools, res.NextCursor, res.TTLMs, nil
 	})
@@ -295,10 +304,8 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	a.mu.Lock()
 	known := cat.wrappers
 	a.mu.Unlock()
-	keys := make([]string, len(descs))
 	tools := make(Toolset, len(descs))
 	for i, d := range descs {
-		keys[i] = wrapperKey(d)
 		if tools[i] = known[keys[i]]; tools[i] == nil {
 			tools[i] = a.newTool(c, d)
 		}
@@ -414,8 +421,16 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
 			ctx, done := c.callContext(ctx, 0)
 			defer done()
+			budget := a.catalogBudget()
 			items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
-				return page(ctx, c, cursor)
+				items, next, ttl, err := page(ctx, c, cursor)
+				for _, item := range items {
+					if err == nil {
+						b, _ := json.Marshal(item)
+						err = budget.spend(len(b))
+					}
+				}
+				return items, next, ttl, err
 			})
 			if isMethodNotFound(err) {
 				items, ttl, err = nil, 0, nil
@@ -512,6 +527,29 @@ func collectPages[T any](ctx context.Context, slots *pageSlots, page pageFunc[T]
 		cursor = next
 	}
 	return nil, 0, fmt.Errorf("pagination: more than %d pages", maxPages)
+}
+
+// defaultMaxCatalogBytes is the default of [Config.MaxCatalogBytes].
+const defaultMaxCatalogBytes = 16 << 20
+
+// A catalogBudget is what is left of [Config.MaxCatalogBytes] in one
+// listing.
+type catalogBudget struct{ max, left int64 }
+
+func (a *Adapter) catalogBudget() *catalogBudget {
+	max := a.cfg.MaxCatalogBytes
+	if max <= 0 {
+		max = defaultMaxCatalogBytes
+	}
+	return &catalogBudget{max: max, left: max}
+}
+
+// spend takes n bytes of the listing from b, or fails once it is spent.
+func (b *catalogBudget) spend(n int) error {
+	if b.left -= int64(n); b.left < 0 {
+		return fmt.Errorf("%w: its listing passes %d bytes (Config.MaxCatalogBytes)", ErrCatalogTooLarge, b.max)
+	}
+	return nil
 }
 
 // isMethodNotFound reports whether err is a JSON-RPC method-not-found error.

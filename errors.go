@@ -37,6 +37,11 @@ var (
 	// discarded, never truncated; usually only the call it answers fails.
 	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
 
+	// ErrCatalogTooLarge is returned, wrapped in a [*ServerError], when a
+	// server's tool list (or resource list) is larger than
+	// [Config.MaxCatalogBytes]. Only that server fails.
+	ErrCatalogTooLarge = errors.New("mcpadapter: server catalog too large")
+
 	// ErrUnsupportedInputRequest is returned when a server asks the client
 	// for something other than elicitation (sampling, roots) during a call.
 	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")
