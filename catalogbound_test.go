@@ -20,7 +20,9 @@ func TestCatalogBound(t *testing.T) {
 			big := testserver.New(testserver.Options{Legacy: legacy, PageSize: 3})
 			for i := range 10 {
 				big.Server.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), Description: strings.Repeat("d", 1000), InputSchema: emptyInput},
-					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return textResult1("ok"), nil })
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return textResult1("ok"), nil
+					})
 			}
 			var reported error
 			a := newAdapter(t, Config{
