@@ -278,7 +278,8 @@ type Adapter struct {
 	mu  sync.Mutex
 	gen *generation // guarded by mu; nil until first use and after Close
 
-	dials map[string]*atomic.Int64 // dial attempts per server, for Status
+	dials       map[string]*atomic.Int64 // dial attempts per server, for Status
+	droppedLogs map[string]*atomic.Int64 // server log messages dropped (notify.go)
 }
 
 // A generation is everything one [Adapter.Close] discards: connections,
@@ -295,6 +296,7 @@ type generation struct {
 	catalogs map[string]*catalog
 	failures map[string]failure // last failed dial per server, for Status
 	retries  map[string]*skipRetry
+	logs     map[string]logQueue // server log messages for the Logger (notify.go)
 
 	wg sync.WaitGroup // goroutines the generation owns
 }
@@ -341,7 +343,7 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, logger: logger, dials: dialCounters(servers)}, nil
+	return &Adapter{cfg: cfg, logger: logger, dials: counters(servers), droppedLogs: counters(servers)}, nil
 }
 
 func validateServer(name string, s Server) error {
@@ -422,6 +424,7 @@ func (a *Adapter) generation() *generation {
 			catalogs: map[string]*catalog{},
 			failures: map[string]failure{},
 			retries:  map[string]*skipRetry{},
+			logs:     map[string]logQueue{},
 		}
 	}
 	return a.gen

@@ -118,8 +118,7 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			a.invalidateResources(g, name, req.Session)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			p := req.Params
-			a.logger.Log(ctx, slogLevel(p.Level), "mcpadapter: server log", "server", name, "logger", p.Logger, "data", p.Data)
+			a.serverLog(g, name, req.Params) // bounded (notify.go)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})

@@ -5,7 +5,6 @@ package mcpadapter
 import (
 	"maps"
 	"slices"
-	"sync/atomic"
 	"time"
 )
 
@@ -50,6 +49,9 @@ type ServerStatus struct {
 	// DialAttempts counts the dials of the server since [New], successful
 	// or not, across [Adapter.Close].
 	DialAttempts int64
+	// DroppedLogs counts the server's log messages dropped since [New]
+	// because [Config.Logger] did not keep up (see [Adapter.SetLoggingLevel]).
+	DroppedLogs int64
 }
 
 // A failure is a server's last dial failure in a generation.
@@ -78,7 +80,7 @@ func (a *Adapter) Status() Status {
 	a.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
-		s := ServerStatus{State: StateNotDialed, DialAttempts: a.dials[name].Load()}
+		s := ServerStatus{State: StateNotDialed, DialAttempts: a.dials[name].Load(), DroppedLogs: a.droppedLogs[name].Load()}
 		if c := k.conn; c != nil {
 			c.openMu.Lock()
 			s.CallsInFlight = len(c.open)
@@ -98,15 +100,6 @@ func (a *Adapter) Status() Status {
 		st.Servers[name] = s
 	}
 	return st
-}
-
-// dialCounters returns a dial counter for each server name.
-func dialCounters(servers map[string]Server) map[string]*atomic.Int64 {
-	m := make(map[string]*atomic.Int64, len(servers))
-	for name := range servers {
-		m[name] = new(atomic.Int64)
-	}
-	return m
 }
 
 // recordFailure records a failed dial of server in g.
