@@ -19,8 +19,8 @@ type stuckHandler struct {
 }
 
 func (h *stuckHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h *stuckHandler) WithAttrs([]slog.Attr) slog.Handler     { return h }
-func (h *stuckHandler) WithGroup(string) slog.Handler          { return h }
+func (h *stuckHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *stuckHandler) WithGroup(string) slog.Handler            { return h }
 func (h *stuckHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Message != "mcpadapter: server log" {
 		h.other.Write([]byte(r.Message + "\n"))
