@@ -305,7 +305,7 @@ func (c *conn) callError(op string, err error) error {
 		// so that the next discovery re-dials instead of reusing c.
 		c.markDead(err)
 	}
-	return serverError(c.server, op, classifyFault(err))
+	return serverError(c.server, op, hideURLs(classifyFault(err), c.cfg.URL)) // redact.go
 }
 
 // codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a

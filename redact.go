@@ -35,8 +35,9 @@ func redacted(u *url.URL) string {
 }
 
 // hideURLs returns err with every spelling of the given URLs in its text
-// (as given, as net/url prints them, password stripped) replaced by their
-// redacted form. errors.Is and errors.As see through it.
+// replaced by their redacted form (as given, as net/url prints them, with the password
+// stripped as url.Redacted and net/http do). errors.Is and errors.As see
+// through it.
 func hideURLs(err error, rawURLs ...string) error {
 	if err == nil {
 		return nil
@@ -44,11 +45,16 @@ func hideURLs(err error, rawURLs ...string) error {
 	var r *urlRedactor
 	for _, raw := range rawURLs {
 		u, perr := url.Parse(raw)
-		if perr != nil {
+		if raw == "" || perr != nil {
 			continue
 		}
 		safe := redacted(u)
-		for _, form := range []string{raw, u.String(), u.Redacted()} {
+		forms := []string{raw, u.String(), u.Redacted()}
+		if _, ok := u.User.Password(); ok {
+			// As net/http's errors print it.
+			forms = append(forms, strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1))
+		}
+		for _, form := range forms {
 			if form != safe {
 				if r == nil {
 					r = &urlRedactor{err: err}

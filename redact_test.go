@@ -66,6 +66,19 @@ func TestURLSecretsRedacted(t *testing.T) {
 		wantNoSecret(t, "the error", err.Error())
 		wantNoSecret(t, "the log", log.String())
 	})
+	t.Run("call error", func(t *testing.T) {
+		s := testserver.New(testserver.Options{}).AddFeatures()
+		hs := s.StreamableHTTP(t, true)
+		a := newAdapter(t, Config{Servers: map[string]Server{"srv": {URL: secretURL(t, hs.URL)}}})
+		tool := lookupTool(t, a, "srv__echo")
+		hs.CloseClientConnections()
+		hs.Close()
+		_, err := tool.Invoke(t.Context(), map[string]any{"text": "hi"})
+		if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
+			t.Fatalf("Invoke() on a closed server = %v, want an error naming its address", err)
+		}
+		wantNoSecret(t, "the error", err.Error())
+	})
 	t.Run("validation", func(t *testing.T) {
 		for _, raw := range []string{"ftp://svc:hunter2-pw@example.com/?token=t0ken-secret", "http://svc:hunter2-pw@exa mple.com/%zz?token=t0ken-secret"} {
 			_, err := New(Config{Servers: map[string]Server{"srv": {URL: raw}}})
