@@ -4,8 +4,11 @@ package mcpadapter
 // elicitation/create, sampling/createMessage and roots/list requests.
 //
 // MCP links such a request to no call: over stdio and in-memory pipes
-// nothing on the wire says which tools/call it serves, and go-sdk tells a
-// client handler nothing either. The adapter therefore attributes a
+// nothing on the wire says which tools/call it serves (no related-request
+// id, and the server's request carries no progress token of the call).
+// Over Streamable HTTP a server sends it on the response stream of the
+// call's POST, but go-sdk's client merges every stream into one and tells
+// a client handler nothing (v1.8.0). The adapter therefore attributes a
 // request to a call only when that call is the only tools/call open on the
 // connection, and otherwise to none:
 //
