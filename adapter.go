@@ -123,7 +123,10 @@ type Config struct {
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
 	// returns nil, the server is skipped; a server that could not be dialed
-	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close].
+	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close],
+	// unless it has a [Server.Restart] or [Server.Reconnect] policy: later
+	// discoveries then dial it again, after the policy's Delay, doubled at
+	// each failure in a row, up to 10 minutes.
 	// A non-nil return value fails discovery with that error. It is called
 	// without locks held, once per failed server; not for a Close during
 	// discovery, nor when the caller's context ended before any server
@@ -134,6 +137,15 @@ type Config struct {
 	// synchronously: legacy servers' live elicitation/create requests, and
 	// modern input-required rounds (instead of returning an [*Interrupt]).
 	// Without it a legacy live request is declined.
+	//
+	// The request names the server and the tool of the call it serves, and
+	// ctx is that call's context (with the caller's values). A live request
+	// is accepted only from a legacy session while one of its tool calls is
+	// open, at most one per open call and 8 per server at once; the others
+	// are declined without calling the handler. MCP does not say which
+	// call a live request serves: when several calls to the server are
+	// open, the request's Tool is empty and ctx carries none of the
+	// callers' values (a handler serving several users should decline it).
 	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]
@@ -199,6 +211,15 @@ type Config struct {
 	// (100,000); a negative value means no bound. A [ResultBudget] option
 	// of HandleToolCalls wins.
 	ResultBudget int
+
+	// MaxCatalogBytes bounds the tool list of one server, and each of its
+	// resource lists: the JSON of their items, over every page. 0 means 16
+	// MiB. A larger list fails that server's listing with an error wrapping
+	// [ErrCatalogTooLarge] (reported through OnConnectionError); the
+	// other servers are not concerned. The adapter holds a catalog in
+	// memory several times over (decoded descriptors, schemas, wrappers),
+	// so this bounds its memory per server.
+	MaxCatalogBytes int64
 
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence. Records carry the caller's context where
@@ -364,6 +385,9 @@ type Adapter struct {
 
 	mu  sync.Mutex
 	gen *generation // guarded by mu; nil until first use and after Close
+
+	dials       map[string]*atomic.Int64 // dial attempts per server, for Status
+	droppedLogs map[string]*atomic.Int64 // server log messages dropped (notify.go)
 }
 
 // A generation is everything one [Adapter.Close] discards: connections,
@@ -378,6 +402,9 @@ type generation struct {
 	conns    map[string]*conn
 	skipped  map[string]error
 	catalogs map[string]*catalog
+	failures map[string]failure // last failed dial per server, for Status
+	retries  map[string]*skipRetry
+	logs     map[string]logQueue // server log messages for the Logger (notify.go)
 
 	notices noticeQueue // change notices waiting for their callback (notify.go)
 
@@ -400,6 +427,9 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	if err := cfg.Filter.validate(); err != nil {
 		errs = append(errs, fmt.Errorf("mcpadapter: Filter: %w", err))
+	}
+	if cfg.MaxCatalogBytes < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative MaxCatalogBytes"))
 	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
@@ -433,7 +463,7 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}, nil
+	return &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider), dials: counters(servers), droppedLogs: counters(servers)}, nil
 }
 
 func validateServer(name string, s Server) error {
@@ -468,10 +498,14 @@ func validateServer(name string, s Server) error {
 	if s.URL != "" {
 		u, err := url.Parse(s.URL)
 		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // without the URL, which may hold a secret
+			}
 			return bad("invalid URL: %s", err)
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return bad("URL %q is not an http(s) URL", s.URL)
+			return bad("URL %q is not an http(s) URL", redacted(u))
 		}
 	}
 	if s.DefaultToolTimeout < 0 {
@@ -513,6 +547,9 @@ func (a *Adapter) generation() *generation {
 			conns:    map[string]*conn{},
 			skipped:  map[string]error{},
 			catalogs: map[string]*catalog{},
+			failures: map[string]failure{},
+			retries:  map[string]*skipRetry{},
+			logs:     map[string]logQueue{},
 		}
 	}
 	return a.gen
@@ -535,6 +572,9 @@ func (a *Adapter) Close() error {
 	a.mu.Unlock()
 
 	// Cancel first: ClientSession.Close waits for calls in flight.
+	for _, c := range conns {
+		c.beginClose()
+	}
 	g.cancel()
 	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
@@ -604,11 +644,13 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 					break
 				}
 			}
+			a.dials[name].Add(1)
 			if c, err = a.tracedDial(parent, g, name, s); err == nil {
 				break
 			}
 		}
 		if err != nil {
+			a.recordFailure(g, name, err)
 			return nil, err
 		}
 		a.mu.Lock()
@@ -622,6 +664,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			defer g.wg.Done()
 			c.watch()
 		}()
+		c.since = time.Now()
 		g.conns[name] = c
 		a.mu.Unlock()
 		return c, nil

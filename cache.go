@@ -24,7 +24,7 @@ package mcpadapter
 //
 // The SDK keeps its own list cache on modern sessions, with no bypass and
 // stale answers until list_changed (research notes §4). Every fetch here goes
-// past it with an uncached cursor (see middleware in eras.go) while still
+// past it with an uncached cursor (sdkcache.go, and middleware in eras.go) while still
 // calling the SDK's ListTools, so that its x-mcp-header checks and its record
 // of the tools (for Mcp-Param headers on modern HTTP) keep working.
 
@@ -282,20 +282,29 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	ctx, done := c.callContext(ctx, 0)
 	defer done()
 	ctx, span := c.startRequestSpan(ctx, "tools/list", "")
-	descs, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
+	budget := a.catalogBudget()
+	var keys []string // of the descriptors, in order: their JSON measures the catalog
+	descs, ttl, err := collectPages(ctx, c.sdkSlots("tools"), func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", 0, err
 		}
-		return res.Tools, res.NextCursor, res.TTLMs, nil
+		named := a.named(c.server, res.Tools)
+		for _, d := range named {
+			key := wrapperKey(d)
+			if err := budget.spend(len(key)); err != nil {
+				return nil, "", 0, err
+			}
+			keys = append(keys, key)
+		}
+		return named, res.NextCursor, res.TTLMs, nil
 	})
 	endSpan(span, nil, err)
 	if err != nil {
 		return nil, c.callError("list tools", err)
 	}
-	descs = a.named(c.server, descs)
 	fetched := time.Now()
 
 	// Wrap new descriptors without the lock (it is CPU work per tool); the
@@ -303,10 +312,8 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	a.mu.Lock()
 	known := cat.wrappers
 	a.mu.Unlock()
-	keys := make([]string, len(descs))
 	tools := make(Toolset, len(descs))
 	for i, d := range descs {
-		keys[i] = wrapperKey(d)
 		if tools[i] = known[keys[i]]; tools[i] == nil {
 			tools[i] = a.newTool(c, d)
 		}
@@ -422,8 +429,16 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
 			ctx, done := c.callContext(ctx, 0)
 			defer done()
-			items, ttl, err := collectPages(ctx, func(ctx context.Context, cursor string) ([]T, string, int, error) {
-				return page(ctx, c, cursor)
+			budget := a.catalogBudget()
+			items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
+				items, next, ttl, err := page(ctx, c, cursor)
+				for _, item := range items {
+					if err == nil {
+						b, _ := json.Marshal(item)
+						err = budget.spend(len(b))
+					}
+				}
+				return items, next, ttl, err
 			})
 			if isMethodNotFound(err) {
 				items, ttl, err = nil, 0, nil
@@ -484,14 +499,16 @@ type pageFunc[T any] func(ctx context.Context, cursor string) (items []T, next s
 
 // collectPages fetches every page of a list with one policy: each page past
 // the SDK's cache, at most maxPages pages, and no cursor twice. It returns
-// the smallest ttlMs of the pages.
-func collectPages[T any](ctx context.Context, page pageFunc[T]) ([]T, int, error) {
+// the smallest ttlMs of the pages. slots, when not nil, counts the pages
+// the SDK holds (sdkcache.go): those past the end of a shorter listing are
+// purged.
+func collectPages[T any](ctx context.Context, slots *pageSlots, page pageFunc[T]) ([]T, int, error) {
 	var all []T
 	ttl := 0
 	seen := map[string]bool{}
 	cursor := ""
 	for i := range maxPages {
-		items, next, pageTTL, err := page(ctx, uncached(cursor))
+		items, next, pageTTL, err := page(ctx, uncachedPage(i, cursor))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -500,6 +517,12 @@ func collectPages[T any](ctx context.Context, page pageFunc[T]) ([]T, int, error
 			ttl = pageTTL
 		}
 		if next == "" {
+			if slots != nil {
+				from, to := slots.listed(i + 1)
+				for n := from; n < to; n++ {
+					page(ctx, purgePage(n)) // answered by the middleware, never sent
+				}
+			}
 			return all, ttl, nil
 		}
 		if seen[next] {
@@ -509,6 +532,29 @@ func collectPages[T any](ctx context.Context, page pageFunc[T]) ([]T, int, error
 		cursor = next
 	}
 	return nil, 0, fmt.Errorf("pagination: more than %d pages", maxPages)
+}
+
+// defaultMaxCatalogBytes is the default of [Config.MaxCatalogBytes].
+const defaultMaxCatalogBytes = 16 << 20
+
+// A catalogBudget is what is left of [Config.MaxCatalogBytes] in one
+// listing.
+type catalogBudget struct{ max, left int64 }
+
+func (a *Adapter) catalogBudget() *catalogBudget {
+	max := a.cfg.MaxCatalogBytes
+	if max <= 0 {
+		max = defaultMaxCatalogBytes
+	}
+	return &catalogBudget{max: max, left: max}
+}
+
+// spend takes n bytes of the listing from b, or fails once it is spent.
+func (b *catalogBudget) spend(n int) error {
+	if b.left -= int64(n); b.left < 0 {
+		return fmt.Errorf("%w: its listing passes %d bytes (Config.MaxCatalogBytes)", ErrCatalogTooLarge, b.max)
+	}
+	return nil
 }
 
 // isMethodNotFound reports whether err is a JSON-RPC method-not-found error.

@@ -855,8 +855,9 @@ func TestCacheKeepsSDKToolChecks(t *testing.T) {
 
 // TestCacheSDKRecord pins the go-sdk v1.8.0 internals the cache relies on:
 // a fetch past the SDK's cache (uncached cursor, restored in place by the
-// middleware) still stores the page under its real cursor, so the SDK's own
-// ListTools answers from it, and its record of tools is there for calls.
+// middleware) still stores the page in the SDK's cache, in a slot of its
+// own (sdkcache.go), so that its record of tools is there for calls; and
+// the SDK's own ListTools, with a real cursor, misses it.
 func TestCacheSDKRecord(t *testing.T) {
 	s := testserver.New(testserver.Options{TTLMs: 60000}).AddWeather()
 	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
@@ -868,13 +869,16 @@ func TestCacheSDKRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := sdkCachedTools(t, cs); got != 1 {
+		t.Fatalf("the SDK's cache holds %d tools, want the 1 listed", got)
+	}
 	before := s.Count("tools/list")
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil || len(res.Tools) != 1 {
 		t.Fatalf("SDK ListTools() = %v, %v", res, err)
 	}
-	if got := s.Count("tools/list"); got != before {
-		t.Fatalf("the SDK's own ListTools went to the server (%d requests): our fetches no longer fill its cache", got-before)
+	if got := s.Count("tools/list"); got != before+1 {
+		t.Fatalf("the SDK's own ListTools sent %d requests, want 1: it must not find the adapter's pages", got-before)
 	}
 }
 

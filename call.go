@@ -352,7 +352,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 		}
 		meta["progressToken"] = token
 	}
-	raw, res, err := c.callOnce(ctx, mcpName, args, responses, state, meta)
+	raw, res, err := c.callOnce(ctx, tool, mcpName, args, responses, state, meta)
 	if err != nil {
 		if idle, ok := context.Cause(ctx).(*errNoProgress); ok {
 			err = serverError(c.server, callToolOp(mcpName), idle)
@@ -368,12 +368,12 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 	return raw, res, err
 }
 
-// callOnce sends one tools/call on c, with meta as its _meta (nil: none).
+// callOnce sends one tools/call of tool on c, with meta as its _meta (nil: none).
 // Params are built fresh for every call:
 // the SDK writes into them. Exactly one of the results is set on success: the
 // raw result, or a Result for a JSON-RPC invalid-params error (the model can
 // fix its arguments).
-func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
+func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
 	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
 		if err := c.usable(callToolOp(mcpName)); err != nil {
 			return nil, nil, err
@@ -384,13 +384,14 @@ func (c *conn) callOnce(ctx context.Context, mcpName string, args any, responses
 	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
-	c.a.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (cache.go)
-	refusals := c.refusals.Load()
+	c.a.recordTools(ctx, c)     // Mcp-Param headers on modern HTTP (cache.go)
+	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
+	refused := c.closeCall(oc)
 	if err != nil {
-		if method := c.refusedSince(refusals); method != "" {
+		if refused != "" {
 			// A legacy server asked for sampling or roots while serving the call.
-			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, method, err)
+			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, refused, err)
 			return nil, nil, c.callError(callToolOp(mcpName), err)
 		}
 		var we *jsonrpc.Error
@@ -439,6 +440,7 @@ func snapshot(args map[string]any) map[string]any {
 func (a *Adapter) answerInline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
 	answers := make(map[string]Answer, len(reqs))
 	for _, r := range reqs {
+		r.Server, r.Tool = server, tool
 		ans, err := a.cfg.ElicitationHandler(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)

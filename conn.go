@@ -31,13 +31,18 @@ type conn struct {
 	stop    func()       // ends what the transport left behind (a stdio process group)
 	screen  *wire.Screen // screens what the session reads
 
+	since   time.Time     // when the conn became its server's current one
 	done    chan struct{} // closed (by markDead) when the session has ended
 	err     error         // why it ended; written before done is closed
+	diedAt  time.Time     // when it ended; written before done is closed
 	dead    sync.Once     // guards err and the closing of done
 	closing atomic.Bool   // set when the adapter closes the conn
 
-	refusals atomic.Int64           // live sampling and roots requests refused
-	refused  atomic.Pointer[string] // the method of the last one
+	// The tools/call requests in flight, to which the server's own
+	// requests are attributed (serverreq.go).
+	openMu sync.Mutex
+	open   map[*openCall]struct{} // guarded by openMu
+	asking int                    // live elicitations being answered; guarded by openMu
 
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
@@ -54,40 +59,41 @@ type conn struct {
 	callsMu   sync.Mutex
 	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
 	ended     bool                             // guarded by callsMu: life is done
+	inflight  int                              // guarded by callsMu: tracked requests not yet returned
+	returned  chan struct{}                    // signalled when a tracked request returns
+
+	// http is the transport of a Streamable HTTP session, which tells
+	// endCalls when the SDK has told the server about a cancelled request;
+	// notices counts the requests cancelled by Close, each of which the
+	// SDK follows with notifications/cancelled.
+	http    *serverTransport
+	notices atomic.Int64
+
+	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy
 // server's live sampling and roots requests: the adapter has no model to
 // sample and no roots to show. The call that caused them then fails with
-// ErrUnsupportedInputRequest (see refusedSince).
+// ErrUnsupportedInputRequest (see blame). It also screens live elicitation
+// requests (liveElicitation).
 func (c *conn) refuseInputRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "sampling/createMessage", "roots/list":
-			c.refused.Store(&method)
-			c.refusals.Add(1)
+			c.blame(method)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "mcpadapter: client does not support " + method}
+		case "elicitation/create":
+			return c.liveElicitation(ctx, method, req, next)
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// refusedSince returns the method of a request refused by
-// refuseInputRequests after the count was n, or "".
-func (c *conn) refusedSince(n int64) string {
-	if c.refusals.Load() == n {
-		return ""
-	}
-	if m := c.refused.Load(); m != nil {
-		return *m
-	}
-	return ""
-}
-
 // markDead records that the session ended, and why. The first cause wins.
 func (c *conn) markDead(err error) {
 	c.dead.Do(func() {
-		c.err = err
+		c.err, c.diedAt = err, time.Now()
 		close(c.done)
 	})
 }
@@ -130,10 +136,23 @@ func (c *conn) watch() {
 	}
 }
 
+// beginClose marks c as closing, before Close cancels its requests: on
+// Streamable HTTP the transport then looks out for the cancellation
+// notices that follow (see endCalls).
+func (c *conn) beginClose() {
+	c.closing.Store(true)
+	if c.http != nil {
+		c.http.watchCancels()
+	}
+}
+
 // close ends the session (and a stdio server process). Errors of a server
 // that exits on request are not failures of Close: they are logged.
 func (c *conn) close() error {
 	c.closing.Store(true)
+	if c.http != nil {
+		c.endCalls()
+	}
 	if c.wire != nil {
 		// Ends the requests in flight: the SDK retires them when its
 		// reader fails, and its Close then has nothing to wait for.
@@ -206,8 +225,10 @@ func (c *conn) trackCall(key *context.CancelFunc) bool {
 	}
 	if c.calls == nil {
 		c.calls = make(map[*context.CancelFunc]struct{})
+		c.returned = make(chan struct{}, 1)
 	}
 	c.calls[key] = struct{}{}
+	c.inflight++
 	return true
 }
 
@@ -215,7 +236,45 @@ func (c *conn) trackCall(key *context.CancelFunc) bool {
 func (c *conn) untrackCall(key *context.CancelFunc) {
 	c.callsMu.Lock()
 	delete(c.calls, key)
+	c.inflight--
+	returned := c.returned
 	c.callsMu.Unlock()
+	select {
+	case returned <- struct{}{}:
+	default:
+	}
+}
+
+// cancelNoticeTimeout bounds how long Close waits for the requests it
+// cancelled on a Streamable HTTP session to return and for the server to
+// be told, before it closes the session.
+const cancelNoticeTimeout = 2 * time.Second
+
+// endCalls cancels the requests in flight on a Streamable HTTP session
+// and waits, at most cancelNoticeTimeout, until they have returned and
+// the SDK has sent notifications/cancelled for each one that was cut
+// short: it sends them in the background, and drops them once the
+// session is closing, so that closing at once would leave the server's
+// handlers running.
+func (c *conn) endCalls() {
+	c.cancelCalls()
+	deadline := time.NewTimer(cancelNoticeTimeout)
+	defer deadline.Stop()
+	for {
+		c.callsMu.Lock()
+		busy, returned := c.inflight > 0, c.returned
+		c.callsMu.Unlock()
+		if !busy && c.http.cancelsSent() >= c.notices.Load() {
+			return
+		}
+		select {
+		case <-returned: // nil (blocks) when nothing was ever tracked
+		case <-c.http.cancelSent:
+		case <-deadline.C:
+			c.a.logger.Debug("mcpadapter: closing with cancellations not confirmed", "server", c.server)
+			return
+		}
+	}
 }
 
 // cancelCalls cancels every request in flight on c, and every later one
@@ -233,6 +292,9 @@ func (c *conn) cancelCalls() {
 // callError classifies the failure of a request on c and wraps it.
 func (c *conn) callError(op string, err error) error {
 	if c.closing.Load() || c.life.Err() != nil {
+		if c.http != nil && errors.Is(err, context.Canceled) {
+			c.notices.Add(1) // the SDK tells the server (see endCalls)
+		}
 		return serverError(c.server, op, ErrClosed)
 	}
 	switch {
@@ -245,7 +307,7 @@ func (c *conn) callError(op string, err error) error {
 		// so that the next discovery re-dials instead of reusing c.
 		c.markDead(err)
 	}
-	return serverError(c.server, op, classifyFault(err))
+	return serverError(c.server, op, hideURLs(classifyFault(err), c.cfg.URL)) // redact.go
 }
 
 // codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a

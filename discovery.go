@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 )
 
 // A ListOption changes what [Adapter.ListTools] and [Adapter.ListToolsets]
@@ -101,10 +102,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 	g := a.generation()
 	var wg sync.WaitGroup
 	for i, name := range all {
-		a.mu.Lock()
-		_, skipped := g.skipped[name]
-		a.mu.Unlock()
-		if skipped {
+		if a.stillSkipped(g, name) {
 			outcomes[i].dialErr = true
 			continue
 		}
@@ -126,7 +124,15 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				}
 				tools, err = a.catalogTools(ctx, c, o.cache)
 			}
-			outcomes[i] = outcome{tools: a.offered(ctx, name, tools), err: err}
+			tools = a.offered(ctx, name, tools)
+			if err == nil {
+				// A server listing two names that differ only in case
+				// fails alone, as any other listing failure.
+				if err = checkDuplicates(tools); err != nil {
+					tools, err = nil, serverError(name, "list tools", err)
+				}
+			}
+			outcomes[i] = outcome{tools: tools, err: err}
 		})
 	}
 	wg.Wait()
@@ -152,6 +158,9 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 					sets[name] = out.tools.forModel()
 				}
 			}
+			a.mu.Lock()
+			delete(g.retries, name)
+			a.mu.Unlock()
 			continue
 		}
 		// Nor is a Close during discovery a server failure to skip.
@@ -165,17 +174,67 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		}
 		a.logger.WarnContext(ctx, "mcpadapter: skipping server", "server", name, "error", out.err)
 		if out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil {
-			a.mu.Lock()
-			if !g.closed {
-				g.skipped[name] = out.err
-			}
-			a.mu.Unlock()
+			a.skip(g, name, out.err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
 	return sets, selected, nil
+}
+
+// maxSkipBackoff caps the wait before a skipped server with a retry
+// policy is dialed again.
+const maxSkipBackoff = 10 * time.Minute
+
+// A skipRetry is when a skipped server with a Restart or Reconnect policy
+// is dialed again: its failed dials in a row, and the time of the next.
+type skipRetry struct {
+	failures int
+	next     time.Time
+}
+
+// skip remembers that server was skipped after a failed dial. A server
+// with a retry policy is tried again by a discovery after the policy's
+// Delay, doubled at each failure in a row up to maxSkipBackoff; one
+// without stays skipped until Close.
+func (a *Adapter) skip(g *generation, server string, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if g.closed {
+		return
+	}
+	g.skipped[server] = err
+	s := a.cfg.Servers[server]
+	if policy := s.retryPolicy(); policy != nil {
+		r := g.retries[server]
+		if r == nil {
+			r = new(skipRetry)
+			g.retries[server] = r
+		}
+		r.failures++
+		wait := policy.Delay
+		for i := 1; i < r.failures && wait < maxSkipBackoff; i++ {
+			wait *= 2
+		}
+		r.next = time.Now().Add(min(wait, maxSkipBackoff))
+	}
+}
+
+// stillSkipped reports whether discovery passes server over: it was
+// skipped, and has no retry due (see skip). A due server is no longer
+// skipped: this discovery dials it.
+func (a *Adapter) stillSkipped(g *generation, server string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, skipped := g.skipped[server]; !skipped {
+		return false
+	}
+	if r := g.retries[server]; r != nil && !time.Now().Before(r.next) {
+		delete(g.skipped, server)
+		return false
+	}
+	return true
 }
 
 // diedUnder reports whether the listing on c failed because c's session

@@ -104,6 +104,13 @@ type Interrupt struct {
 // ask the user to complete a step at URL, which the adapter never opens,
 // and carry an ElicitationID.
 type ElicitationRequest struct {
+	// Server and Tool name the server that asks (as in [Config.Servers])
+	// and the adapter's name of the tool ([Tool.Name]) whose call the
+	// request serves, in the requests given to [Config.ElicitationHandler]
+	// (an [Interrupt] names them itself). Tool is empty for a live request
+	// that cannot be attributed: a legacy server may ask while several of
+	// its calls are open, and MCP does not say for which.
+	Server, Tool string
 	// Key is the server's key for this request: answer it under the same
 	// key. It is empty for a legacy server's live request, which
 	// [Config.ElicitationHandler] answers directly.
@@ -436,12 +443,45 @@ func checkContent(schema, content map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("requested schema: %w", err)
 	}
 	if err := resolved.ApplyDefaults(&v); err != nil {
-		return nil, fmt.Errorf("applying the requested schema's defaults: %w", err)
+		return nil, errors.New("applying the requested schema's defaults failed")
 	}
-	if err := resolved.Validate(v); err != nil {
-		return nil, fmt.Errorf("content does not match the requested schema: %w", err)
+	if resolved.Validate(v) != nil {
+		// The validator's message quotes the user's answer: name the
+		// properties instead.
+		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
 	}
 	return v, nil
+}
+
+// mismatches names the properties of content that schema refuses, and the
+// required ones missing, without their values.
+func mismatches(schema *jsonschema.Schema, content map[string]any) string {
+	var bad, missing []string
+	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+		val, ok := content[name]
+		if !ok {
+			continue
+		}
+		if r, err := schema.Properties[name].Resolve(nil); err != nil || r.Validate(val) != nil {
+			bad = append(bad, fmt.Sprintf("%q", name))
+		}
+	}
+	for _, name := range schema.Required {
+		if _, ok := content[name]; !ok {
+			missing = append(missing, fmt.Sprintf("%q", name))
+		}
+	}
+	var parts []string
+	if len(bad) > 0 {
+		parts = append(parts, "invalid "+strings.Join(bad, ", "))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+strings.Join(missing, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // schemaRef returns the first reference keyword ($ref, $dynamicRef,
@@ -472,7 +512,8 @@ func schemaRef(schema any) (string, bool) {
 // answerLive answers a legacy server's live elicitation/create request with
 // [Config.ElicitationHandler] (the request has no key), or declines it when
 // there is none. Live requests cannot become interrupts: they live only as
-// long as the call that is waiting for them.
+// long as the call that is waiting for them. conn.liveElicitation screened
+// the request and gave ctx the call it serves.
 //
 // The errors it returns go on the wire, as the JSON-RPC error answering the
 // server's request: standard codes, and messages without the adapter's
@@ -488,6 +529,8 @@ func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.Elicit
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
 	r := elicitationRequest("", req.Params)
+	live := liveCallOf(ctx)
+	r.Server, r.Tool = server, live.tool
 	ans, err := a.cfg.ElicitationHandler(ctx, r)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

@@ -1,9 +1,11 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -124,8 +126,7 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			a.resourceUpdated(g, name, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			p := req.Params
-			a.logger.Log(ctx, slogLevel(p.Level), "mcpadapter: server log", "server", name, "logger", p.Logger, "data", p.Data)
+			a.serverLog(g, name, req.Params) // bounded (notify.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			a.progressed(name, req.Params)
@@ -234,15 +235,9 @@ func (m *modernOnly) classify(err error) error {
 // not support the requested protocol version.
 const codeUnsupportedVersion = -32022
 
-// uncachedPrefix marks a cursor or URI that the SDK's own list cache has
-// never seen, so that the lookup misses; the middleware strips it in place
-// before the request is sent (see cache.go).
-const uncachedPrefix = "\x00mcpadapter-uncached\x00"
-
-func uncached(key string) string { return uncachedPrefix + key }
-
-// middleware enforces the era policy, restores uncached keys and attaches
-// the modern per-request log level.
+// middleware enforces the era policy, restores uncached keys (and keeps
+// the SDK's cache in slots, sdkcache.go) and attaches the modern
+// per-request log level.
 func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly); ok {
@@ -259,17 +254,10 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		params := req.GetParams()
-		switch p := params.(type) {
-		case *mcp.ListToolsParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ListResourcesParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ListResourceTemplatesParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ListPromptsParams:
-			p.Cursor = strings.TrimPrefix(p.Cursor, uncachedPrefix)
-		case *mcp.ReadResourceParams:
-			p.URI = strings.TrimPrefix(p.URI, uncachedPrefix)
+		slot, uncached := sdkSlotOf(params) // sdkcache.go
+		if uncached && slot.purge {
+			slot.stored()
+			return emptyPage(method), nil
 		}
 		if level, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok && params != nil && !strings.HasPrefix(method, "notifications/") {
 			m := params.GetMeta()
@@ -279,7 +267,11 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			m[mcp.MetaKeyLogLevel] = level
 			params.SetMeta(m)
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		if uncached && err == nil {
+			slot.stored()
+		}
+		return res, err
 	}
 }
 
@@ -317,7 +309,8 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 	case s.Command != "":
 		return client.Connect(ctx, c.own(a.commandTransport(c, sc)), opts)
 	default:
-		return a.connectHTTP(ctx, client, c, sc, opts)
+		cs, err := a.connectHTTP(ctx, client, c, sc, opts)
+		return cs, hideURLs(err, sseEndpoints(s.URL)...) // s.URL is the first
 	}
 }
 
@@ -364,6 +357,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	}
 	cs, err := client.Connect(ctx, st, opts)
 	if err == nil {
+		c.http = rt
 		return cs, nil
 	}
 	code := rt.firstFailure()
@@ -384,13 +378,13 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
-			a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", endpoint)
+			a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redactURL(endpoint))
 			return cs, nil
 		}
 		if code := rt.firstFailure(); code != 0 {
 			err = &httpStatusError{code: code, err: err}
 		}
-		errs = append(errs, fmt.Errorf("SSE %s: %w", endpoint, err))
+		errs = append(errs, fmt.Errorf("SSE %s: %w", redactURL(endpoint), err))
 	}
 	return nil, errors.Join(errs...)
 }
@@ -439,11 +433,40 @@ type serverTransport struct {
 	headers map[string]string
 	screen  *wire.Screen
 	failure atomic.Int32 // first HTTP status >= 400
+
+	// Once watching (conn.beginClose), POSTs of notifications/cancelled
+	// are counted as they complete, and signalled on cancelSent.
+	watching   atomic.Bool
+	cancels    atomic.Int64
+	cancelSent chan struct{}
 }
 
 func newServerTransport(s *Server, sc *wire.Screen) *serverTransport {
 	origin, _ := url.Parse(s.URL) // validated by New
-	return &serverTransport{origin: origin, headers: s.Headers, screen: sc}
+	return &serverTransport{origin: origin, headers: s.Headers, screen: sc, cancelSent: make(chan struct{}, 1)}
+}
+
+// watchCancels starts counting the cancellation notices sent.
+func (t *serverTransport) watchCancels() { t.watching.Store(true) }
+
+// cancelsSent returns how many cancellation notices were sent since
+// watchCancels.
+func (t *serverTransport) cancelsSent() int64 { return t.cancels.Load() }
+
+// cancelNotice reports whether req, sent while watching, posts
+// notifications/cancelled. The SDK posts one small message per request,
+// with a GetBody: reading it costs nothing to the request.
+func (t *serverTransport) cancelNotice(req *http.Request) bool {
+	if !t.watching.Load() || req.Method != http.MethodPost || req.GetBody == nil {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	return bytes.Contains(b, []byte(`"notifications/cancelled"`))
 }
 
 // sameOrigin reports whether u is on the server's origin: the same host
@@ -502,6 +525,15 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
 		}
+	}
+	if t.cancelNotice(req) {
+		defer func() {
+			t.cancels.Add(1)
+			select {
+			case t.cancelSent <- struct{}{}:
+			default:
+			}
+		}()
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {

@@ -45,6 +45,11 @@ var (
 	// [Adapter.ListToolsets]; the server is not contacted.
 	ErrTaskRequired = errors.New("mcpadapter: tool requires task-based execution, which the adapter does not support")
 
+	// ErrCatalogTooLarge is returned, wrapped in a [*ServerError], when a
+	// server's tool list (or resource list) is larger than
+	// [Config.MaxCatalogBytes]. Only that server fails.
+	ErrCatalogTooLarge = errors.New("mcpadapter: server catalog too large")
+
 	// ErrUnsupportedInputRequest is returned when a server asks the client
 	// for something other than elicitation (sampling, roots) during a call,
 	// or for input to render a prompt ([Adapter.GetPrompt]).

@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -91,13 +92,18 @@ func summary(d *mcp.Tool) string {
 // maxEnumHint is the number of enum values an argument hint lists.
 const maxEnumHint = 8
 
+// maxHintBytes bounds an argument hint: past it the remaining properties
+// are only counted (the schema, in Parameters, has them all).
+const maxHintBytes = 2 << 10
+
 // describe returns the description text agents see: text followed by a
 // one-line hint of the arguments, because langchaingo's text agents (MRKL,
 // conversational) show models each tool's description and no schema:
 //
 //	Get the weather. Input: JSON object {"city": string (required), "unit": "c"|"f"}
 //
-// A tool without properties gets no hint.
+// A tool without properties gets no hint, and the hint of many properties
+// stops after maxHintBytes: "…and 149990 more properties".
 func describe(text string, params map[string]any) string {
 	props, _ := params["properties"].(map[string]any)
 	if len(props) == 0 {
@@ -105,22 +111,27 @@ func describe(text string, params map[string]any) string {
 	}
 	required, _ := params["required"].([]any)
 	var b strings.Builder
-	b.Grow(len(text) + 32*len(props) + 32)
+	b.Grow(len(text) + min(32*len(props), maxHintBytes) + 64)
 	if text != "" {
 		b.WriteString(text)
 		b.WriteByte(' ')
 	}
 	b.WriteString("Input: JSON object {")
-	for i, name := range slices.Sorted(maps.Keys(props)) {
+	start := b.Len()
+	names := slices.Sorted(maps.Keys(props))
+	for i, name := range names {
+		entry := jsonString(name) + ": " + typeHint(props[name])
+		if slices.Contains(required, any(name)) {
+			entry += " (required)"
+		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(jsonString(name))
-		b.WriteString(": ")
-		b.WriteString(typeHint(props[name]))
-		if slices.Contains(required, any(name)) {
-			b.WriteString(" (required)")
+		if b.Len()-start+len(entry) > maxHintBytes {
+			fmt.Fprintf(&b, "…and %d more properties", len(names)-i)
+			break
 		}
+		b.WriteString(entry)
 	}
 	b.WriteByte('}')
 	return b.String()

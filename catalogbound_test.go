@@ -1,0 +1,78 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestCatalogBound: a server whose tool list passes MaxCatalogBytes fails
+// its own listing with ErrCatalogTooLarge, reported through
+// OnConnectionError; the other servers' tools are discovered. Both eras.
+func TestCatalogBound(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			big := testserver.New(testserver.Options{Legacy: legacy, PageSize: 3})
+			for i := range 10 {
+				big.Server.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), Description: strings.Repeat("d", 1000), InputSchema: emptyInput},
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return textResult1("ok"), nil
+					})
+			}
+			var reported error
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{
+					"big":   memServer(big, ModeAuto),
+					"small": memServer(testserver.New(testserver.Options{Legacy: legacy}).AddFeatures(), ModeAuto),
+				},
+				MaxCatalogBytes: 8 << 10,
+				OnConnectionError: func(server string, err error) error {
+					if server == "big" {
+						reported = err
+					}
+					return nil
+				},
+			})
+			ts, err := a.ListTools(t.Context())
+			if err != nil || ts.Lookup("small__echo") == nil {
+				t.Fatalf("ListTools() = %v, %v; want small's tools", toolNames(ts), err)
+			}
+			var se *ServerError
+			if !errors.Is(reported, ErrCatalogTooLarge) || !errors.As(reported, &se) || se.Server != "big" {
+				t.Errorf("big reported %v, want a *ServerError for big wrapping ErrCatalogTooLarge", reported)
+			}
+		})
+	}
+}
+
+// TestDescriptionHintBounded: the argument hint of a tool with a huge
+// number of properties stops after a bound, and says how many it left
+// out; Parameters keeps them all.
+func TestDescriptionHintBounded(t *testing.T) {
+	props := map[string]any{}
+	for i := range 150_000 {
+		props[fmt.Sprintf("p%06d", i)] = map[string]any{"type": "string"}
+	}
+	d := describe("Wide.", map[string]any{"type": "object", "properties": props})
+	if len(d) > maxHintBytes+100 || !strings.Contains(d, "more properties") || !strings.HasPrefix(d, `Wide. Input: JSON object {"p000000": string`) {
+		t.Errorf("describe() = %d bytes (%.80q…), want at most %d, ending with the count left out", len(d), d, maxHintBytes+100)
+	}
+}
+
+// TestCatalogBoundResources: resource lists have the same bound.
+func TestCatalogBoundResources(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			s := testserver.New(testserver.Options{Legacy: legacy}).AddResources()
+			a := newAdapter(t, Config{Servers: map[string]Server{"r": memServer(s, ModeAuto)}, MaxCatalogBytes: 64})
+			if _, err := a.ListResources(t.Context(), "r"); !errors.Is(err, ErrCatalogTooLarge) {
+				t.Errorf("ListResources() error = %v, want ErrCatalogTooLarge", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package mcpadapter
+
+// Going past the SDK's own list cache, and keeping it small.
+//
+// On modern sessions go-sdk caches every tools/list, resources/list,
+// resources/templates/list and resources/read answer, keyed by the
+// request's cursor (or URI), with no bypass and no eviction but
+// list_changed (research notes §4). The adapter asks through the SDK's own
+// methods (its x-mcp-header checks and its record of the tools, which
+// calls take their Mcp-Param headers from, must keep working) with a key
+// the cache has never seen, so that the lookup misses; the middleware
+// restores the real key before the request is sent. What the SDK then
+// stores is keyed by a slot instead of the server's cursor: page n of a
+// listing goes to slot n, overwriting the page n of the listing before,
+// and the pages past the end of a listing that shrank are overwritten with
+// empty ones (purgePage). A server whose cursors change with every listing
+// (signed or timestamped cursors) would otherwise grow the cache by a
+// catalog per listing, and the SDK's tool lookup of every call with it.
+//
+// Keys: uncachedPrefix, the slot number, then "\x00" and the real key (a
+// lookup, always a miss), or "\x01" (a purge, never sent). The SDK stores
+// under uncachedPrefix and the slot number alone.
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const uncachedPrefix = "\x00mcpadapter-uncached\x00"
+
+// uncached is the key of a lookup of key, stored in slot 0 (a resource
+// read: the SDK keeps one).
+func uncached(key string) string { return uncachedPage(0, key) }
+
+// uncachedPage is the key of a lookup of page n of a listing, at key.
+func uncachedPage(n int, key string) string {
+	return uncachedPrefix + strconv.Itoa(n) + "\x00" + key
+}
+
+// purgePage is the key that makes the SDK store an empty page in slot n.
+func purgePage(n int) string { return uncachedPrefix + strconv.Itoa(n) + "\x01" }
+
+// An sdkSlot is an uncached key being sent: where the request's key is,
+// and the slot the SDK is to store the answer under.
+type sdkSlot struct {
+	key   *string
+	slot  string
+	purge bool
+}
+
+// sdkSlotOf finds an uncached key in params and puts the real one in its
+// place (the SDK sends the very object it is given); ok is false for any
+// other request.
+func sdkSlotOf(params mcp.Params) (s sdkSlot, ok bool) {
+	switch p := params.(type) {
+	case *mcp.ListToolsParams:
+		s.key = &p.Cursor
+	case *mcp.ListResourcesParams:
+		s.key = &p.Cursor
+	case *mcp.ListResourceTemplatesParams:
+		s.key = &p.Cursor
+	case *mcp.ListPromptsParams:
+		s.key = &p.Cursor
+	case *mcp.ReadResourceParams:
+		s.key = &p.URI
+	default:
+		return s, false
+	}
+	rest, found := strings.CutPrefix(*s.key, uncachedPrefix)
+	if !found {
+		return s, false
+	}
+	digits := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if digits <= 0 {
+		return s, false
+	}
+	s.slot = uncachedPrefix + rest[:digits]
+	switch rest[digits] {
+	case '\x00':
+		*s.key = rest[digits+1:]
+	case '\x01':
+		s.purge = true
+	default:
+		return s, false
+	}
+	return s, true
+}
+
+// emptyPage is the answer to a purge of a list of method, which the SDK
+// stores in the slot instead of what it held.
+func emptyPage(method string) mcp.Result {
+	switch method {
+	case "resources/list":
+		return &mcp.ListResourcesResult{}
+	case "resources/templates/list":
+		return &mcp.ListResourceTemplatesResult{}
+	}
+	return &mcp.ListToolsResult{}
+}
+
+// stored makes the SDK store the answer to s under its slot.
+func (s sdkSlot) stored() { *s.key = s.slot }
+
+// sdkSlots returns the slot count of the SDK's cache of the list name
+// ("tools", "resources" or "templates") on c's session, or nil when the
+// session is legacy: the SDK caches nothing then.
+func (c *conn) sdkSlots(name string) *pageSlots {
+	if !c.modern() {
+		return nil
+	}
+	switch name {
+	case "tools":
+		return &c.slots[0]
+	case "resources":
+		return &c.slots[1]
+	}
+	return &c.slots[2]
+}
+
+// A pageSlots counts the slots of one list the SDK holds on a session:
+// the pages of the longest listing not purged since.
+type pageSlots struct{ n atomic.Int64 }
+
+// listed records a listing of n pages and returns the slots, from n on,
+// to purge.
+func (p *pageSlots) listed(n int) (from, to int) {
+	return n, int(p.n.Swap(int64(n)))
+}

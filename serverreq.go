@@ -1,0 +1,143 @@
+package mcpadapter
+
+// Requests a server sends while serving a call: a legacy server's live
+// elicitation/create, sampling/createMessage and roots/list requests.
+//
+// MCP links such a request to no call: over stdio and in-memory pipes
+// nothing on the wire says which tools/call it serves (no related-request
+// id, and the server's request carries no progress token of the call).
+// Over Streamable HTTP a server sends it on the response stream of the
+// call's POST, but go-sdk's client merges every stream into one and tells
+// a client handler nothing (v1.8.0). The adapter therefore attributes a
+// request to a call only when that call is the only tools/call open on the
+// connection, and otherwise to none:
+//
+//   - A refused sampling or roots request makes its call fail with
+//     ErrUnsupportedInputRequest only when it was the one call open; with
+//     several open, no call is blamed (each ends as the server answers it).
+//   - A live elicitation request is accepted only while a call is open on a
+//     legacy session, at most one per open call and maxLiveElicitations
+//     at once; the others are declined without asking the handler. With
+//     one call open the handler gets that call's context and tool; with
+//     several it gets a context carrying none of theirs and no tool, since
+//     answering one caller's question with another caller's identity
+//     would be worse than not knowing.
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxLiveElicitations caps the live elicitation requests of one connection
+// answered at once.
+const maxLiveElicitations = 8
+
+// An openCall is a tools/call in flight on a conn.
+type openCall struct {
+	ctx  context.Context // the round's context: the caller's values, its deadline
+	tool string          // the adapter's tool name
+
+	refused string // method of a request refused during the call; guarded by conn.openMu
+}
+
+// openCall registers a tools/call of tool about to be sent under ctx.
+// closeCall forgets it.
+func (c *conn) openCall(ctx context.Context, tool string) *openCall {
+	oc := &openCall{ctx: ctx, tool: tool}
+	c.openMu.Lock()
+	if c.open == nil {
+		c.open = make(map[*openCall]struct{})
+	}
+	c.open[oc] = struct{}{}
+	c.openMu.Unlock()
+	return oc
+}
+
+// closeCall forgets oc and returns the method of a server request refused
+// on its behalf, or "".
+func (c *conn) closeCall(oc *openCall) (refused string) {
+	c.openMu.Lock()
+	defer c.openMu.Unlock()
+	delete(c.open, oc)
+	return oc.refused
+}
+
+// soleCallLocked returns the one open call, or nil when none or several are
+// open, and how many are. c.openMu must be held.
+func (c *conn) soleCallLocked() (*openCall, int) {
+	if len(c.open) != 1 {
+		return nil, len(c.open)
+	}
+	for oc := range c.open {
+		return oc, 1
+	}
+	return nil, 0
+}
+
+// blame records a refused server request of method against the call it
+// served, when that call can be told (see the file comment).
+func (c *conn) blame(method string) {
+	c.openMu.Lock()
+	oc, n := c.soleCallLocked()
+	if oc != nil {
+		oc.refused = method
+	}
+	c.openMu.Unlock()
+	if oc == nil {
+		c.a.logger.Debug("mcpadapter: refused a server request no single call can be blamed for", "server", c.server, "method", method, "open calls", n)
+	}
+}
+
+// A liveCall is what the handler of a live elicitation request learns of
+// the call it serves, carried by its context.
+type liveCall struct {
+	server, tool string
+}
+
+type liveCallKey struct{}
+
+// liveElicitation screens a live elicitation/create request before next
+// (the SDK's handler, answerLive) sees it; see the file comment.
+func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	decline := func(why string) (mcp.Result, error) {
+		c.a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", why)
+		return &mcp.ElicitResult{Action: string(Decline)}, nil
+	}
+	c.openMu.Lock()
+	oc, n := c.soleCallLocked()
+	switch {
+	case n == 0:
+		c.openMu.Unlock()
+		return decline("no call is open")
+	case c.modern():
+		// (c.info is read after a call was registered: it is set by then.)
+		c.openMu.Unlock()
+		return decline("a modern session asks through input-required results")
+	case c.asking >= min(n, maxLiveElicitations):
+		c.openMu.Unlock()
+		return decline("too many live elicitations at once")
+	}
+	c.asking++
+	c.openMu.Unlock()
+	defer func() {
+		c.openMu.Lock()
+		c.asking--
+		c.openMu.Unlock()
+	}()
+	live := liveCall{server: c.server}
+	if oc != nil {
+		// The caller's context, ended also when the server gives up.
+		callCtx, cancel := context.WithCancel(oc.ctx)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		ctx, live.tool = callCtx, oc.tool
+	}
+	return next(context.WithValue(ctx, liveCallKey{}, live), method, req)
+}
+
+// liveCallOf returns the call a live request's context serves.
+func liveCallOf(ctx context.Context) liveCall {
+	live, _ := ctx.Value(liveCallKey{}).(liveCall)
+	return live
+}

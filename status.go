@@ -1,0 +1,112 @@
+package mcpadapter
+
+// Status: what a health endpoint reports, in the spirit of sql.DB.Stats.
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// ServerState is the state of one server's connection in a [ServerStatus].
+type ServerState string
+
+// The states of a server.
+const (
+	// StateNotDialed: no discovery has dialed the server since New or
+	// the last [Adapter.Close].
+	StateNotDialed ServerState = "not dialed"
+	// StateConnected: the server has a live session, of era
+	// [ServerStatus.Era].
+	StateConnected ServerState = "connected"
+	// StateSkipped: [Config.OnConnectionError] skipped the server after it
+	// failed to dial ([ServerStatus.Err] says why). Later discoveries pass
+	// it over, unless it has a Restart or Reconnect policy.
+	StateSkipped ServerState = "skipped"
+	// StateFailed: the last dial failed, or the session ended
+	// ([ServerStatus.Err] says why); the next discovery may dial again
+	// (see [Server.Restart] and [Server.Reconnect]).
+	StateFailed ServerState = "failed"
+)
+
+// Status is a snapshot of an [Adapter]'s servers, from [Adapter.Status].
+type Status struct {
+	// Servers holds the status of every configured server, by name.
+	Servers map[string]ServerStatus
+}
+
+// ServerStatus is the status of one server.
+type ServerStatus struct {
+	State ServerState
+	// Era is the negotiated era when State is StateConnected.
+	Era Mode
+	// Err is why the server is skipped or failed; nil otherwise.
+	Err error
+	// Since is when the server entered State (zero for StateNotDialed).
+	Since time.Time
+	// CallsInFlight counts the tools/call requests waiting for the server.
+	CallsInFlight int
+	// DialAttempts counts the dials of the server since [New], successful
+	// or not, across [Adapter.Close].
+	DialAttempts int64
+	// DroppedLogs counts the server's log messages dropped since [New]
+	// because [Config.Logger] did not keep up (see [Adapter.SetLoggingLevel]).
+	DroppedLogs int64
+}
+
+// A failure is a server's last dial failure in a generation.
+type failure struct {
+	err   error
+	since time.Time
+}
+
+// Status reports the state of every configured server. It does no I/O and
+// is safe to call at any time, also concurrently with discovery and calls.
+func (a *Adapter) Status() Status {
+	st := Status{Servers: make(map[string]ServerStatus, len(a.cfg.Servers))}
+	a.mu.Lock()
+	g := a.gen
+	type known struct {
+		conn    *conn
+		skipped error
+		failed  failure
+	}
+	seen := map[string]known{}
+	if g != nil {
+		for name := range a.cfg.Servers {
+			seen[name] = known{conn: g.conns[name], skipped: g.skipped[name], failed: g.failures[name]}
+		}
+	}
+	a.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
+		k := seen[name]
+		s := ServerStatus{State: StateNotDialed, DialAttempts: a.dials[name].Load(), DroppedLogs: a.droppedLogs[name].Load()}
+		if c := k.conn; c != nil {
+			c.openMu.Lock()
+			s.CallsInFlight = len(c.open)
+			c.openMu.Unlock()
+			if c.alive() {
+				s.State, s.Era, s.Since = StateConnected, c.info.Era, c.since
+			} else {
+				s.State, s.Err, s.Since = StateFailed, c.cause(), c.diedAt
+			}
+		}
+		switch {
+		case k.skipped != nil && s.State != StateConnected:
+			s.State, s.Err, s.Since = StateSkipped, k.skipped, k.failed.since
+		case k.failed.err != nil && s.State != StateConnected && k.failed.since.After(s.Since):
+			s.State, s.Err, s.Since = StateFailed, k.failed.err, k.failed.since
+		}
+		st.Servers[name] = s
+	}
+	return st
+}
+
+// recordFailure records a failed dial of server in g.
+func (a *Adapter) recordFailure(g *generation, server string, err error) {
+	a.mu.Lock()
+	if !g.closed {
+		g.failures[server] = failure{err: err, since: time.Now()}
+	}
+	a.mu.Unlock()
+}

@@ -1,0 +1,154 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestStatus follows a server through every state Status reports, in
+// both eras: not dialed, connected (with its era and calls in flight),
+// failed when its session ended, and skipped after a failed dial.
+func TestStatus(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			s := testserver.New(testserver.Options{Legacy: legacy}).AddFeatures()
+			refused := errors.New("no such server")
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{
+					"ok":   memServer(s, ModeAuto),
+					"down": {Transport: func(context.Context) (mcp.Transport, error) { return nil, refused }},
+				},
+				OnConnectionError: IgnoreConnectionErrors,
+			})
+			want := func(name string, state ServerState, inFlight int, dials int64) ServerStatus {
+				t.Helper()
+				got := a.Status().Servers[name]
+				if got.State != state || got.CallsInFlight != inFlight || got.DialAttempts != dials {
+					t.Fatalf("Status()[%s] = %+v, want state %q, %d in flight, %d dials", name, got, state, inFlight, dials)
+				}
+				if (state == StateNotDialed) != got.Since.IsZero() || (got.Err != nil) != (state == StateSkipped || state == StateFailed) {
+					t.Fatalf("Status()[%s] = %+v: Since and Err do not fit state %q", name, got, state)
+				}
+				return got
+			}
+			want("ok", StateNotDialed, 0, 0)
+			tool := lookupTool(t, a, "ok__slow")
+			era := ModeModern
+			if legacy {
+				era = ModeLegacy
+			}
+			if got := want("ok", StateConnected, 0, 1); got.Era != era {
+				t.Errorf("Era = %q, want %q", got.Era, era)
+			}
+			if got := want("down", StateSkipped, 0, 1); !errors.Is(got.Err, refused) {
+				t.Errorf("skipped Err = %v, want %v", got.Err, refused)
+			}
+			done := asyncInvoke(t.Context(), tool, nil)
+			receive(t, s.SlowStarted(), "the call to start")
+			want("ok", StateConnected, 1, 1)
+			s.KillSessions()
+			receive(t, done, "the call to fail")
+			want("ok", StateFailed, 0, 1)
+			a.Close()
+			want("ok", StateNotDialed, 0, 1)
+			want("down", StateNotDialed, 0, 1)
+		})
+	}
+}
+
+// TestDuplicateNamesFailOneServer: a server listing two names that differ
+// only in case fails its own listing, reported through OnConnectionError;
+// the other servers' tools are still discovered. Duplicates across servers
+// still fail discovery.
+func TestDuplicateNamesFailOneServer(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			dup := testserver.New(testserver.Options{Legacy: legacy})
+			for _, name := range []string{"Foo", "foo"} {
+				addRawTool(dup, name, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return textResult1("called"), nil
+				})
+			}
+			var reported []string
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{
+					"dup": memServer(dup, ModeAuto),
+					"ok":  memServer(testserver.New(testserver.Options{Legacy: legacy}).AddFeatures(), ModeAuto),
+				},
+				OnConnectionError: func(server string, err error) error {
+					if !errors.Is(err, ErrDuplicateToolName) {
+						t.Errorf("OnConnectionError(%s, %v), want ErrDuplicateToolName", server, err)
+					}
+					reported = append(reported, server)
+					return nil
+				},
+			})
+			ts, err := a.ListTools(t.Context())
+			if err != nil || ts.Lookup("ok__echo") == nil || len(reported) != 1 || reported[0] != "dup" {
+				t.Fatalf("ListTools() = %v, %v (reported %v); want ok's tools, dup reported", toolNames(ts), err, reported)
+			}
+		})
+	}
+	// Across servers (raw names), discovery fails as before.
+	s1, s2 := testserver.New(testserver.Options{}).AddFeatures(), testserver.New(testserver.Options{}).AddFeatures()
+	a := newAdapter(t, Config{
+		Servers:           map[string]Server{"a": memServer(s1, ModeAuto), "b": memServer(s2, ModeAuto)},
+		RawToolNames:      true,
+		OnConnectionError: IgnoreConnectionErrors,
+	})
+	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
+		t.Errorf("ListTools() with the same tools on two servers = %v, want ErrDuplicateToolName", err)
+	}
+}
+
+// TestSkippedServerComesBack: a server skipped after a failed dial is
+// tried again by later discoveries when it has a retry policy, after the
+// policy's Delay, doubled at each failure in a row; without a policy it
+// stays skipped until Close.
+func TestSkippedServerComesBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := testserver.New(testserver.Options{}).AddFeatures()
+		var dials, failing atomic.Int32
+		failing.Store(2)
+		flaky := func(ctx context.Context) (mcp.Transport, error) {
+			dials.Add(1)
+			if failing.Add(-1) >= 0 {
+				return nil, errors.New("not yet")
+			}
+			return s.Transport()(ctx)
+		}
+		a := newAdapter(t, Config{
+			Servers: map[string]Server{
+				"flaky": {Transport: flaky, Reconnect: &RetryPolicy{Delay: time.Second}},
+				"never": {Transport: func(context.Context) (mcp.Transport, error) { return nil, errors.New("never") }},
+			},
+			OnConnectionError: IgnoreConnectionErrors,
+		})
+		list := func(wantDials int32, wantTools bool) {
+			t.Helper()
+			ts, err := a.ListTools(t.Context())
+			if err != nil || dials.Load() != wantDials || (ts.Lookup("flaky__echo") != nil) != wantTools {
+				t.Fatalf("ListTools() = %v, %v after %d dials; want tools %t after %d dials", toolNames(ts), err, dials.Load(), wantTools, wantDials)
+			}
+		}
+		list(1, false)
+		list(1, false) // skipped: no retry due yet
+		time.Sleep(time.Second)
+		list(2, false) // tried again, failed: the next wait is 2s
+		time.Sleep(time.Second)
+		list(2, false)
+		time.Sleep(time.Second)
+		list(3, true)
+		if got := a.Status().Servers["never"]; got.State != StateSkipped || got.DialAttempts != 1 {
+			t.Errorf("server without a policy: %+v, want skipped after 1 dial", got)
+		}
+		a.Close()
+	})
+}
