@@ -62,11 +62,17 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdin, err := t.cmd.StdinPipe()
+	// Not cmd.StdinPipe: its writer hides the *os.File, whose write
+	// deadline bounds a write to a server that stopped reading.
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := t.cmd.Start(); err != nil {
+	t.cmd.Stdin = stdinR
+	err = t.cmd.Start()
+	stdinR.Close() // the server's end
+	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
 	return &stdioConn{
@@ -74,6 +80,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// never stdout: the server must be able to finish writing.
 		lines:  t.screen.newLineReader(stdout, nil),
 		in:     &stdioInput{cmd: t.cmd, group: t.group, stdin: stdin},
+		writer: make(chan struct{}, 1),
 		closed: make(chan struct{}),
 	}, nil
 }
@@ -94,8 +101,9 @@ type stdioConn struct {
 	lines *lineReader // Read's alone
 	queue []jsonrpc.Message
 
-	writeMu sync.Mutex
-	in      *stdioInput
+	writer chan struct{} // a token held by the one Write in progress
+	broken bool          // held with the token: a write stopped mid-message
+	in     *stdioInput
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -163,9 +171,25 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("marshaling message: %w", err)
 	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	_, err = c.in.Write(append(data, '\n'))
+	select {
+	case c.writer <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err() // still queued behind a write to a full pipe
+	}
+	defer func() { <-c.writer }()
+	if c.broken {
+		return fmt.Errorf("%w: an earlier write stopped mid-message", mcp.ErrConnectionClosed)
+	}
+	n, err := c.in.write(ctx, append(data, '\n'))
+	if err != nil && n > 0 {
+		// The server reads a torn message, and whatever follows it, as
+		// garbage: give up the connection. (The SDK returns a timed-out
+		// call's bare context error, so no caller could tell it.) Close
+		// ends the server, and its stdout with the session; waits for
+		// it, by Close's once, are bounded by stdioInput.Close.
+		c.broken = true
+		go c.Close()
+	}
 	return err
 }
 
@@ -186,11 +210,31 @@ func (c *stdioConn) Close() error {
 type stdioInput struct {
 	cmd   *exec.Cmd
 	group *processGroup // of cmd: ended with it
-	stdin io.WriteCloser
+	stdin *os.File
 }
 
-// Write implements [io.Writer].
-func (w *stdioInput) Write(p []byte) (int, error) { return w.stdin.Write(p) }
+// write writes p to the server's stdin within ctx: a server that stopped
+// reading cannot hold a write past the caller's deadline or cancellation.
+// It returns how many bytes were written.
+func (w *stdioInput) write(ctx context.Context, p []byte) (int, error) {
+	if ctx.Done() == nil {
+		return w.stdin.Write(p)
+	}
+	expired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		w.stdin.SetWriteDeadline(time.Unix(1, 0)) // wakes the write up
+		close(expired)
+	})
+	n, err := w.stdin.Write(p)
+	if !stop() {
+		<-expired
+		w.stdin.SetWriteDeadline(time.Time{})
+		if err != nil {
+			err = fmt.Errorf("writing to the server's stdin: %w", ctx.Err())
+		}
+	}
+	return n, err
+}
 
 // Close implements [io.Closer]: it closes stdin and reaps the process,
 // signalling it when it does not exit within terminateDuration, and ends

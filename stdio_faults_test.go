@@ -8,8 +8,10 @@ package mcpadapter
 import (
 	"context"
 	"errors"
-	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 )
@@ -67,6 +69,53 @@ func TestFaultNullErrorClosesSession(t *testing.T) {
 	}
 }
 
-var _ = errors.Is
-var _ = context.Background
-var _ = strconv.Itoa
+// returnsWithin runs f and fails the test if it has not returned within
+// faultWait: a watchdog for calls whose own deadline is under test.
+func returnsWithin(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(faultWait):
+		t.Fatalf("%s did not return", what)
+	}
+}
+
+// TestFaultStdinFull: a stdio server that stopped reading its stdin cannot
+// hold a call past its deadline, neither the call whose request fills the
+// pipe nor one queued behind it; the torn request costs the connection,
+// and Restart brings the server back.
+func TestFaultStdinFull(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := lookup(t, ts, "f__"+faultserver.ToolStopReading).Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+		t.Fatalf("stop_reading = %q, %v", res.Text(), err)
+	}
+	big := map[string]any{"pad": strings.Repeat("x", 4<<20)} // far more than a pipe holds
+	errs := make([]error, 2)
+	returnsWithin(t, "a call to a server that reads nothing", func() {
+		var wg sync.WaitGroup
+		for i, args := range []map[string]any{big, nil} {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+				defer cancel()
+				_, errs[i] = lookup(t, ts, "f__ok").Invoke(ctx, args)
+			})
+		}
+		wg.Wait()
+	})
+	for _, err := range errs {
+		checkServerErr(t, err, "f")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call error = %v, want a deadline error", err)
+		}
+	}
+	checkUsable(t, a, ts, "f", "f__ok", nil, "ok", true)
+}
