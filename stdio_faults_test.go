@@ -8,11 +8,13 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 )
 
@@ -118,4 +120,80 @@ func TestFaultStdinFull(t *testing.T) {
 		}
 	}
 	checkUsable(t, a, ts, "f", "f__ok", nil, "ok", true)
+}
+
+// TestFaultStdioExitWithHeldStdout: a stdio server exits mid-call while a
+// child of its own holds its stdout open. The exit ends the session at
+// once: the call in flight fails with a *ServerError naming the exit
+// status (the watchdog deadline is not what ends it), the child is killed
+// with the server's process group, the server is reaped rather than left a
+// zombie, and Restart brings it back at the next discovery.
+func TestFaultStdioExitWithHeldStdout(t *testing.T) {
+	cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, Restart: &RetryPolicy{MaxAttempts: 2}}}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := serverPID(t, ts, "f__pid")
+	res, err := lookup(t, ts, "f__grandchild").Invoke(faultCtx(t), map[string]any{"stdout": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := strconv.Atoi(res.Text())
+	if err != nil {
+		t.Fatalf("grandchild answered %q", res.Text())
+	}
+	_, err = lookup(t, ts, "f__die").Invoke(faultCtx(t), nil)
+	checkServerErr(t, err, "f")
+	if errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("call in flight when the server exited: error = %v, want the exit status", err)
+	}
+	waitEnded(t, child, "the stdio server's child")
+	if !processGone(server) {
+		t.Errorf("the exited server (pid %d) is not reaped", server)
+	}
+	checkUsable(t, a, ts, "f", "f__echo", map[string]any{"text": "x"}, "x", true)
+}
+
+// TestFaultStdioStartupFailure: a stdio server that exits before its
+// handshake ends fails the dial with a *ServerError naming its exit status
+// and quoting the last lines of its stderr, which still go to the Logger:
+// a shell script exiting with status 3, and node asked to run a script
+// that does not exist.
+func TestFaultStdioStartupFailure(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		args    []string
+		status  string   // in the error
+		stderr  []string // in the error and the log
+	}{
+		{"exit3", "/bin/sh", []string{"-c", "echo first line >&2; echo 'cannot find package mcp-srever' >&2; exit 3"},
+			"exit status 3", []string{"first line", "cannot find package mcp-srever"}},
+		{"node", "node", []string{"/nonexistent.js"}, "exit status 1", []string{"Cannot find module '/nonexistent.js'"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			command := tt.command
+			if command == "node" {
+				command = extserver.Node(t)
+			}
+			var logs syncBuffer
+			a := newAdapter(t, Config{Logger: logsTo(&logs), Servers: map[string]Server{"s": {Command: command, Args: tt.args}}})
+			_, err := a.ListTools(faultCtx(t))
+			checkServerErr(t, err, "s")
+			if !strings.Contains(err.Error(), tt.status) {
+				t.Errorf("dial error = %v\nwant it to say %q", err, tt.status)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("dial error = %v\nwant it to say %q", err, want)
+				}
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("log = %s\nwant it to say %q", logs.String(), want)
+				}
+			}
+		})
+	}
 }
