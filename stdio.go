@@ -115,9 +115,10 @@ func (p *stdioProcess) reap() {
 	p.stdout.SetReadDeadline(time.Now().Add(terminateDuration))
 }
 
-// exitError returns err, the failure of a read from stdout, naming how the
-// server exited and the last lines of its stderr, once it has exited
-// (within terminateDuration: a server that closed stdout is exiting).
+// exitError returns err, the failure of a read from stdout or a write to
+// stdin, naming how the server exited and the last lines of its stderr,
+// once it has exited (within terminateDuration: a server that closed its
+// end of the pipe is exiting).
 func (p *stdioProcess) exitError(err error) error {
 	t := time.NewTimer(terminateDuration)
 	defer t.Stop()
@@ -235,6 +236,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("%w: an earlier write stopped mid-message", mcp.ErrConnectionClosed)
 	}
 	n, err := c.in.write(ctx, append(data, '\n'))
+	if err != nil && ctx.Err() == nil {
+		err = c.in.proc.exitError(err) // the server closed stdin: it is exiting
+	}
 	if err != nil && n > 0 {
 		// The server reads a torn message, and whatever follows it, as
 		// garbage: give up the connection. (The SDK returns a timed-out
