@@ -141,6 +141,12 @@ type Config struct {
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence.
 	Logger *slog.Logger
+
+	// DialTimeout bounds one dial of a server: starting it or opening its
+	// connection, and the handshake (with the SSE fallbacks). 0 means one
+	// minute. Callers also wait on their own contexts; the dial, which
+	// they share, is bounded by this alone.
+	DialTimeout time.Duration
 }
 
 // IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips
@@ -283,6 +289,9 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	if cfg.MaxMessageBytes < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative MaxMessageBytes"))
+	}
+	if cfg.DialTimeout < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative DialTimeout"))
 	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
@@ -201,5 +202,50 @@ func TestFaultStdioStartupFailure(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFaultDialTimeoutConfigured: Config.DialTimeout bounds a handshake
+// that never ends, over a pipe (fake clock: the dial fails exactly then)
+// and over stdio, with an error saying so and wrapping
+// context.DeadlineExceeded while the caller's context is still live.
+func TestFaultDialTimeoutConfigured(t *testing.T) {
+	check := func(t *testing.T, ctx context.Context, a *Adapter, limit time.Duration) {
+		t.Helper()
+		_, err := a.ListTools(ctx)
+		checkServerErr(t, err, "hang")
+		want := "no handshake within " + limit.String() + " (Config.DialTimeout)"
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) || ctx.Err() != nil {
+			t.Fatalf("ListTools() error = %v, want the dial timeout %q", err, want)
+		}
+	}
+	t.Run("pipe", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{HangHandshake: true})
+			a, err := New(Config{DialTimeout: 5 * time.Second, Servers: map[string]Server{"hang": {Transport: p.Transport()}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			check(t, context.Background(), a, 5*time.Second)
+			if got := time.Since(start); got != 5*time.Second {
+				t.Errorf("ListTools() failed after %v, want 5s", got)
+			}
+			a.Close()
+			p.Wait()
+		})
+	})
+	t.Run("stdio", func(t *testing.T) {
+		cmd, args, env := faultserver.Command(t, faultserver.KindRaw+":hanghandshake")
+		a := newAdapter(t, Config{DialTimeout: 200 * time.Millisecond, Servers: map[string]Server{"hang": {Command: cmd, Args: args, Env: env}}})
+		check(t, faultCtx(t), a, 200*time.Millisecond)
+	})
+}
+
+// TestNegativeDialTimeout: New refuses a negative DialTimeout.
+func TestNegativeDialTimeout(t *testing.T) {
+	_, err := New(Config{DialTimeout: -time.Second})
+	if err == nil || !strings.Contains(err.Error(), "negative DialTimeout") {
+		t.Fatalf("New() error = %v, want it to refuse the negative DialTimeout", err)
 	}
 }
