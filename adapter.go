@@ -161,13 +161,22 @@ type Server struct {
 	// falling back to SSE (see DisableSSEFallback).
 	URL string
 
-	// Command, with Args, Env and Dir, starts a stdio server. Env adds to
-	// (and overrides) the adapter process's environment. The server's stderr
-	// goes to [Config.Logger], one record per line.
-	Command string
-	Args    []string
-	Env     map[string]string
-	Dir     string
+	// Command, with Args, Env and Dir, starts a stdio server. The server's
+	// stderr goes to [Config.Logger], one record per line, and its last
+	// lines are quoted by the error that reports its exit.
+	//
+	// The server does not get the adapter process's whole environment,
+	// which may hold API keys meant for others: only HOME, LOGNAME, PATH,
+	// SHELL, TERM and USER (on Windows APPDATA, HOMEDRIVE, HOMEPATH,
+	// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
+	// TEMP, USERNAME and USERPROFILE), as the official TypeScript and
+	// Python SDKs pass, plus Env, which overrides them. Set InheritEnv to
+	// pass the whole environment instead (Env still overrides it).
+	Command    string
+	Args       []string
+	Env        map[string]string
+	InheritEnv bool
+	Dir        string
 
 	// Transport returns a fresh transport for each dial (transports are
 	// single-use), e.g. one end of mcp.NewInMemoryTransports.
@@ -373,6 +382,9 @@ func validateServer(name string, s Server) error {
 	}
 	if s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "") {
 		return bad("Args, Env and Dir apply to stdio servers (Command)")
+	}
+	if s.Command == "" && s.InheritEnv {
+		return bad("InheritEnv applies to stdio servers (Command)")
 	}
 	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback) {
 		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL)")

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,12 +25,7 @@ func (a *Adapter) commandTransport(c *conn, sc *screen) mcp.Transport {
 	s := c.cfg
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Dir
-	if len(s.Env) > 0 {
-		cmd.Env = os.Environ()
-		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-			cmd.Env = append(cmd.Env, k+"="+s.Env[k])
-		}
-	}
+	cmd.Env = serverEnv(s)
 	stderr := &stderrLogger{logger: a.logger, server: c.server}
 	cmd.Stderr = stderr
 	// Do not wait forever for a grandchild that keeps stderr open.

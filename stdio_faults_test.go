@@ -8,6 +8,7 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,5 +248,66 @@ func TestNegativeDialTimeout(t *testing.T) {
 	_, err := New(Config{DialTimeout: -time.Second})
 	if err == nil || !strings.Contains(err.Error(), "negative DialTimeout") {
 		t.Fatalf("New() error = %v, want it to refuse the negative DialTimeout", err)
+	}
+}
+
+// TestStdioEnvironment: a stdio server gets the allowlist of the adapter's
+// environment (PATH, HOME, ...) plus Server.Env, and no other variable: a
+// secret of the adapter's is absent, and so is an allowlisted variable
+// holding a shell function. With InheritEnv it gets everything, Env
+// still winning.
+func TestStdioEnvironment(t *testing.T) {
+	t.Setenv("MCPADAPTER_TEST_SECRET", "s3cret")
+	t.Setenv("HOME", "/home/adapter")
+	t.Setenv("TERM", "() { :; }")
+	t.Setenv("USER", "adapter")
+	serverEnv := func(t *testing.T, inherit bool) map[string]string {
+		cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
+		env["EXTRA"] = "from Env"
+		env["USER"] = "server"
+		a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, InheritEnv: inherit}}})
+		ts, err := a.ListTools(faultCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := lookup(t, ts, "f__env").Invoke(faultCtx(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for line := range strings.Lines(res.Text()) {
+			k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+			got[k] = v
+		}
+		return got
+	}
+	t.Run("allowlist", func(t *testing.T) {
+		got := serverEnv(t, false)
+		for k, want := range map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/adapter", "EXTRA": "from Env", "USER": "server"} {
+			if got[k] != want {
+				t.Errorf("server's %s = %q, want %q", k, got[k], want)
+			}
+		}
+		for _, k := range []string{"MCPADAPTER_TEST_SECRET", "TERM"} {
+			if v, ok := got[k]; ok {
+				t.Errorf("server got %s=%q", k, v)
+			}
+		}
+	})
+	t.Run("inherit", func(t *testing.T) {
+		got := serverEnv(t, true)
+		for k, want := range map[string]string{"MCPADAPTER_TEST_SECRET": "s3cret", "TERM": "() { :; }", "EXTRA": "from Env", "USER": "server"} {
+			if got[k] != want {
+				t.Errorf("server's %s = %q, want %q", k, got[k], want)
+			}
+		}
+	})
+}
+
+// TestInheritEnvNeedsCommand: InheritEnv applies to stdio servers only.
+func TestInheritEnvNeedsCommand(t *testing.T) {
+	_, err := New(Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}})
+	if err == nil || !strings.Contains(err.Error(), "InheritEnv applies to stdio servers") {
+		t.Fatalf("New() error = %v, want InheritEnv refused", err)
 	}
 }
