@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,7 +51,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// Pipes of our own, not cmd.StdinPipe and StdoutPipe: their writer
 	// hides the *os.File, whose write deadline bounds a write to a server
 	// that stopped reading, and Wait closes their reader, which must
-	// outlive the process until its last line is read (stdioProcess.reap).
+	// outlive the process until its last line is read (stdioProcess.run).
 	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -63,7 +64,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	p := t.proc
 	p.cmd.Stdin, p.cmd.Stdout, p.stdout = stdinR, stdoutW, stdout
-	err = p.cmd.Start()
+	started := make(chan error, 1)
+	go p.run(started)
+	err = <-started
 	stdinR.Close() // the server's ends
 	stdoutW.Close()
 	if err != nil {
@@ -71,7 +74,6 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		stdout.Close()
 		return nil, err
 	}
-	go p.reap()
 	return &stdioConn{
 		// The connection is closed by closing stdin (stdioInput.Close):
 		// the server must be able to finish writing.
@@ -96,11 +98,27 @@ type stdioProcess struct {
 	err    error         // cmd.Wait's, written before exited is closed
 }
 
-// reap waits for the leader to exit (by itself or by Close), ends its
-// group, reaps it and records how it ended. It runs from Start on, so that
-// no exited server is left a zombie, and returns once the leader is
-// reaped: Close kills a leader that does not exit on request.
-func (p *stdioProcess) reap() {
+// run starts the process, reporting how on started, then waits for the
+// leader to exit (by itself or by Close), ends its group, reaps it and
+// records how it ended, so that no exited server is left a zombie. It
+// returns once the leader is reaped: Close kills a leader that does not
+// exit on request.
+//
+// It starts and waits on an OS thread of its own, locked and never
+// unlocked, so that the thread ends with the goroutine, after the reap. On
+// Linux the server gets a death signal when the thread that started it
+// ends (startInGroup), meant for the end of the adapter's process; any
+// other thread could be ended by the Go runtime while the server runs
+// (when a goroutine locked to it returns). Waiting holds a thread anyway.
+func (p *stdioProcess) run(started chan<- error) {
+	runtime.LockOSThread()
+	if err := p.cmd.Start(); err != nil {
+		p.err = err
+		close(p.exited)
+		started <- err
+		return
+	}
+	started <- nil
 	p.err = p.group.wait()
 	p.stderr.flush()
 	close(p.exited)
@@ -288,7 +306,7 @@ func (w *stdioInput) write(ctx context.Context, p []byte) (int, error) {
 }
 
 // Close implements [io.Closer]: it closes stdin and waits for the process
-// to be reaped (stdioProcess.reap), signalling it when it does not exit
+// to be reaped (stdioProcess.run), signalling it when it does not exit
 // within terminateDuration.
 func (w *stdioInput) Close() error {
 	err := w.stdin.Close()
