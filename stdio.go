@@ -85,7 +85,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // A stdioProcess is a started stdio server. Its exit ends its session at
-// once, whatever else holds its stdout: reap ends the rest of its process
+// once, whatever else holds its stdout: run ends the rest of its process
 // group, and a grandchild that escaped the group (by setsid) holds the
 // session open for terminateDuration at most.
 type stdioProcess struct {
@@ -283,8 +283,9 @@ type stdioInput struct {
 }
 
 // write writes p to the server's stdin within ctx: a server that stopped
-// reading cannot hold a write past the caller's deadline or cancellation.
-// It returns how many bytes were written.
+// reading cannot hold a write past the caller's deadline or cancellation
+// (where pipes have deadlines: not on Windows). It returns how many bytes
+// were written.
 func (w *stdioInput) write(ctx context.Context, p []byte) (int, error) {
 	if ctx.Done() == nil {
 		return w.stdin.Write(p)
