@@ -114,7 +114,7 @@ func (c *conn) cause() error {
 // watch waits for the session to end and records why. The generation owns
 // it; it returns when the peer goes away or the session is closed. A
 // session the adapter gave up on while it was still open (markDead, from
-// callError: a response the SDK could not use, a write that timed out) is
+// callError: a response the SDK could not use, a request torn mid-write) is
 // closed here, whatever made the adapter give up: the next discovery dials
 // a new one, and nothing else would end this one.
 func (c *conn) watch() {
