@@ -38,8 +38,9 @@ func closeWithin(t *testing.T, a *Adapter) {
 
 // TestFaultNullErrorClosesSession: a response with "error": null fails the
 // call and costs the connection; the adapter closes that connection (the
-// stdio server exits) before it dials a new one, so that Close returns and
-// nothing of the old session is left, over a pipe and over stdio.
+// stdio server exits) when it gives it up, so that after the next
+// discovery dials again (Restart, Reconnect) Close returns and nothing of
+// the old session is left, over a pipe and over stdio.
 func TestFaultNullErrorClosesSession(t *testing.T) {
 	for _, target := range peerTargets[:2] { // pipe, stdio
 		t.Run(target.name, func(t *testing.T) {
@@ -56,7 +57,13 @@ func TestFaultNullErrorClosesSession(t *testing.T) {
 			pid := serverPID(t, ts, "f__"+faultserver.ToolPID)
 			_, err = lookup(t, ts, "f__"+faultserver.ToolNullError).Invoke(faultCtx(t), nil)
 			checkServerErr(t, err, "f")
-			checkUsable(t, a, ts, "f", "f__ok", nil, "ok", true)
+			// The call cost the connection: the next discovery dials again.
+			if ts, err = a.ListTools(faultCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := lookup(t, ts, "f__ok").Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+				t.Fatalf("ok after the fault = %q, %v", res.Text(), err)
+			}
 			closeWithin(t, a)
 			if target.name == "stdio" {
 				waitEnded(t, pid, "the first stdio server")
