@@ -255,6 +255,12 @@ type Config struct {
 	// carries the W3C trace context of the caller's span, if any, in its
 	// _meta (traceparent, tracestate), so that a server can join the trace.
 	TracerProvider trace.TracerProvider
+
+	// DialTimeout bounds one dial of a server: starting it or opening its
+	// connection, and the handshake (with the SSE fallbacks). 0 means one
+	// minute. Callers also wait on their own contexts; the dial, which
+	// they share, is bounded by this alone.
+	DialTimeout time.Duration
 }
 
 // IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips
@@ -277,13 +283,22 @@ type Server struct {
 	// falling back to SSE (see DisableSSEFallback).
 	URL string `json:"url,omitempty"`
 
-	// Command, with Args, Env and Dir, starts a stdio server. Env adds to
-	// (and overrides) the adapter process's environment. The server's stderr
-	// goes to [Config.Logger], one record per line.
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Dir     string            `json:"cwd,omitempty"`
+	// Command, with Args, Env and Dir, starts a stdio server. The server's
+	// stderr goes to [Config.Logger], one record per line, and its last
+	// lines are quoted by the error that reports its exit.
+	//
+	// The server does not get the adapter process's whole environment,
+	// which may hold API keys meant for others: only HOME, LOGNAME, PATH,
+	// SHELL, TERM and USER (on Windows APPDATA, HOMEDRIVE, HOMEPATH,
+	// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
+	// TEMP, USERNAME and USERPROFILE), as the official TypeScript and
+	// Python SDKs pass, plus Env, which overrides them. Set InheritEnv to
+	// pass the whole environment instead (Env still overrides it).
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	InheritEnv bool              `json:"-"`
+	Dir        string            `json:"cwd,omitempty"`
 
 	// Transport returns a fresh transport for each dial (transports are
 	// single-use), e.g. one end of mcp.NewInMemoryTransports.
@@ -431,6 +446,9 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.MaxCatalogBytes < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative MaxCatalogBytes"))
 	}
+	if cfg.DialTimeout < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative DialTimeout"))
+	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s := cfg.Servers[name]
@@ -524,6 +542,9 @@ func validateServer(name string, s Server) error {
 	}
 	if s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "") {
 		return bad("Args, Env and Dir apply to stdio servers (Command)")
+	}
+	if s.Command == "" && s.InheritEnv {
+		return bad("InheritEnv applies to stdio servers (Command)")
 	}
 	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback) {
 		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL)")

@@ -120,9 +120,25 @@ func (c *conn) cause() error {
 }
 
 // watch waits for the session to end and records why. The generation owns
-// it; it returns when the peer goes away or the session is closed.
+// it; it returns when the peer goes away or the session is closed. A
+// session the adapter gave up on while it was still open (markDead, from
+// callError: a response the SDK could not use, a request torn mid-write) is
+// closed here, whatever made the adapter give up: the next discovery dials
+// a new one, and nothing else would end this one.
 func (c *conn) watch() {
-	err := c.session.Wait()
+	ended := make(chan error, 1)
+	go func() { ended <- c.session.Wait() }()
+	var err error
+	select {
+	case err = <-ended:
+	case <-c.done:
+		if c.wire != nil {
+			c.wire.Close() // ends the requests in flight and the session
+		} else {
+			c.session.Close()
+		}
+		err = <-ended
+	}
 	if err == nil {
 		err = mcp.ErrConnectionClosed
 	}

@@ -34,9 +34,10 @@ const (
 	// terminateDuration is how long a stdio server gets to exit after its
 	// stdin is closed, and then after SIGTERM, before it is killed.
 	terminateDuration = 2 * time.Second
-	// dialTimeout bounds one dial (a handshake, with its SSE fallbacks):
-	// callers wait on their own contexts, but a server that never answers
-	// must not hold the shared dial forever.
+	// dialTimeout is the default Config.DialTimeout, the bound on one dial
+	// (a handshake, with its SSE fallbacks): callers wait on their own
+	// contexts, but a server that never answers must not hold the shared
+	// dial forever.
 	dialTimeout = time.Minute
 	// clientName identifies the adapter to servers.
 	clientName = "mcpadapter"
@@ -57,13 +58,14 @@ func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
 	// The session keeps the dial's context (SSE ties its stream to it), so
 	// the dial timeout cancels it only while the handshake runs.
 	ctx, cancel := context.WithCancel(g.ctx)
-	timer := time.AfterFunc(dialTimeout, cancel)
+	limit := a.dialTimeout()
+	timer := time.AfterFunc(limit, cancel)
 	cs, err := a.connectEra(ctx, c, client)
 	if !timer.Stop() { // timed out, maybe just after the handshake ended
 		if err == nil {
 			cs.Close()
 		}
-		err = fmt.Errorf("no handshake within %v: %w", dialTimeout, context.DeadlineExceeded)
+		err = fmt.Errorf("no handshake within %v (Config.DialTimeout): %w", limit, context.DeadlineExceeded)
 	}
 	if err != nil {
 		cancel()
@@ -414,6 +416,14 @@ func sseEndpoints(rawURL string) []string {
 		endpoints = append(endpoints, base+"/sse")
 	}
 	return endpoints
+}
+
+// dialTimeout returns Config.DialTimeout, or its default.
+func (a *Adapter) dialTimeout() time.Duration {
+	if a.cfg.DialTimeout > 0 {
+		return a.cfg.DialTimeout
+	}
+	return dialTimeout
 }
 
 func (a *Adapter) maxMessageBytes() int {

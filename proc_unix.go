@@ -21,9 +21,13 @@ type processGroup struct {
 	reaped bool // the leader is reaped (or about to be): no more signals
 }
 
-// startInGroup makes cmd start in a process group of its own.
+// startInGroup makes cmd start in a process group of its own, and, where
+// the system can (setDeathSignal), die with the adapter's process. A
+// grandchild that calls setsid (or setpgid) leaves the group: neither the
+// group's end nor the death signal, which only the server gets, reaches it.
 func startInGroup(cmd *exec.Cmd) *processGroup {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 	return &processGroup{cmd: cmd}
 }
 

@@ -98,7 +98,8 @@ func runProcess(kind string) int {
 
 // Command returns how to start the current test binary as a fault server
 // process of kind (see [KindSDK], [KindRaw], [KindSleep]): the executable,
-// arguments that run no test, and the environment to add. The test binary's
+// arguments that run no test, and the environment the process needs
+// (Server.Env: [EnvKind] and [testserver.ProcessEnv]). The test binary's
 // TestMain must call [Main].
 func Command(t testing.TB, kind string) (command string, args []string, env map[string]string) {
 	t.Helper()
@@ -116,11 +117,9 @@ func Command(t testing.TB, kind string) (command string, args []string, env map[
 	if err != nil {
 		t.Fatalf("faultserver.Command: %v", err)
 	}
-	return exe, []string{"-test.run=^$", "-test.bench=^$", "-test.fuzz=^$"}, map[string]string{
-		EnvKind: kind,
-		// A race-enabled binary sleeps 1s at exit unless told otherwise.
-		"GORACE": strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0"),
-	}
+	env = testserver.ProcessEnv()
+	env[EnvKind] = kind
+	return exe, []string{"-test.run=^$", "-test.bench=^$", "-test.fuzz=^$"}, env
 }
 
 // Options configures a [Server].
@@ -157,9 +156,11 @@ type Server struct {
 //     shedding), so a client retries forever.
 //   - "consent": asks a URL-mode elicitation of [Options.ConsentURL] under
 //     "consent"; a retry with any answer gives "consent <action>".
-//   - "grandchild": starts a child process of its own (the test binary as
-//     [KindSleep], in the server's process group) and answers its pid. It
-//     works only in a stdio server process.
+//   - "env": answers the process's environment, one NAME=value a line.
+//   - "grandchild" {stdout boolean}: starts a child process of its own
+//     (the test binary as [KindSleep], in the server's process group) and
+//     answers its pid; with stdout, the child holds the server's stdout
+//     open. It works only in a stdio server process.
 //
 // testserver's "ask_forever" asks for input on every round, and "big"
 // answers up to 64 MiB.
@@ -254,24 +255,35 @@ func (s *Server) addFaults() {
 			}}, RequestState: "consent"}, nil
 		})
 
-	srv.AddTool(&mcp.Tool{Name: "grandchild", Description: "Starts a child process and answers its pid.", InputSchema: emptyObject()},
+	srv.AddTool(&mcp.Tool{Name: "env", Description: "Answers the process's environment.", InputSchema: emptyObject()},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if !s.stdio {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "grandchild works only in a stdio server process"}}}, nil
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return nil, err
-			}
-			cmd := exec.Command(exe, "-test.run=^$")
-			cmd.Env = append(os.Environ(), EnvKind+"="+KindSleep)
-			if err := cmd.Start(); err != nil {
-				return nil, err
-			}
-			// Not waited for: the child must outlive this call, as a
-			// leaked grandchild would.
-			return text(strconv.Itoa(cmd.Process.Pid)), nil
+			return text(strings.Join(os.Environ(), "\n")), nil
 		})
+
+	srv.AddTool(&mcp.Tool{
+		Name:        "grandchild",
+		Description: "Starts a child process and answers its pid.",
+		InputSchema: map[string]any{"type": "object", "properties": map[string]any{"stdout": map[string]any{"type": "boolean"}}},
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !s.stdio {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "grandchild works only in a stdio server process"}}}, nil
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), EnvKind+"="+KindSleep)
+		if stdout, _ := decodeArgs(req.Params.Arguments)["stdout"].(bool); stdout {
+			cmd.Stdout = os.Stdout
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		// Not waited for: the child must outlive this call, as a
+		// leaked grandchild would.
+		return text(strconv.Itoa(cmd.Process.Pid)), nil
+	})
 }
 
 // intArg reads the integer argument name of raw JSON arguments, or 0.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -154,6 +156,10 @@ func (p *Peer) serve(ctx context.Context, r io.Reader, w io.Writer, die func()) 
 		default:
 			write(rep.write)
 		}
+		if rep.stopReading {
+			<-ctx.Done()
+			return
+		}
 	}
 }
 
@@ -163,6 +169,8 @@ type reply struct {
 	delay time.Duration         // wait before writing
 	hang  bool                  // never answer
 	die   bool                  // end the connection instead
+
+	stopReading bool // after answering, read nothing more until ctx is done
 }
 
 // writes returns a reply writing with f at once.
@@ -266,6 +274,14 @@ const (
 	// ToolHugeID answers "ok" under the id 1e400 instead of the request's:
 	// a number no float64 holds, which the go-sdk cannot decode.
 	ToolHugeID = "huge_id"
+	// ToolNullError answers a response with its id and "error": null, and
+	// no result.
+	ToolNullError = "null_error"
+	// ToolPID answers the peer's process id as text.
+	ToolPID = "pid"
+	// ToolStopReading answers "ok" and then never reads another request:
+	// a server whose stdin fills up.
+	ToolStopReading = "stop_reading"
 )
 
 // Names are tool names with spaces, dots, slashes and non-ASCII letters; each
@@ -311,7 +327,7 @@ func Descriptor(name string) string {
 func BasicCatalog() []string {
 	var tools []string
 	for _, name := range []string{ToolOK, ToolHang, ToolDie, ToolSlow, ToolMalformed, ToolGarbage, ToolNoise,
-		ToolBatch, ToolNullID, ToolUnknownContent, ToolBig, ToolDeep, ToolHugeID} {
+		ToolBatch, ToolNullID, ToolUnknownContent, ToolBig, ToolDeep, ToolHugeID, ToolNullError, ToolPID, ToolStopReading} {
 		tools = append(tools, Descriptor(name))
 	}
 	return tools
@@ -381,6 +397,17 @@ func (p *Peer) call(id json.RawMessage, tool string, args map[string]any) reply 
 		return rpcError(json.RawMessage("null"), -32700, "Parse error")
 	case ToolHugeID:
 		return result(json.RawMessage("1e400"), textResult("ok"))
+	case ToolNullError:
+		return writes(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":null}`, id)
+			return err
+		})
+	case ToolPID:
+		return result(id, textResult(strconv.Itoa(os.Getpid())))
+	case ToolStopReading:
+		rep := result(id, textResult("ok"))
+		rep.stopReading = true
+		return rep
 	case ToolUnknownContent:
 		return result(id, `{"content":[{"type":"text","text":"before"},{"type":"video","uri":"https://example.com/v.mp4"},{"type":"text","text":"after"}]}`)
 	case ToolBig:

@@ -47,11 +47,13 @@ func runStdio(kind string) int {
 
 // Command returns how to start the current test binary as a stdio server of
 // kind: the executable, arguments that keep a binary without [Main] in its
-// TestMain from running any test, and the environment to add to the current
-// one: [EnvKind]=kind, and GORACE extended with atexit_sleep_ms=0 so that a
-// race-enabled server exits without the race runtime's 1s delay. The test binary's TestMain must call [Main]. Command fails the test
-// if kind is invalid or the executable cannot be found. See [ParseKind] for
-// the kind syntax.
+// TestMain from running any test, and the environment the server needs
+// (mcpadapter passes a stdio server an allowlist of the current one, plus
+// Server.Env): [EnvKind]=kind, GORACE extended with atexit_sleep_ms=0 so
+// that a race-enabled server exits without the race runtime's 1s delay,
+// and GOCOVERDIR when set (see [ProcessEnv]). The test binary's TestMain
+// must call [Main]. Command fails the test if kind is invalid or the
+// executable cannot be found. See [ParseKind] for the kind syntax.
 func Command(t testing.TB, kind string) (command string, args []string, env map[string]string) {
 	t.Helper()
 	if _, err := ParseKind(kind); err != nil {
@@ -61,10 +63,23 @@ func Command(t testing.TB, kind string) (command string, args []string, env map[
 	if err != nil {
 		t.Fatalf("testserver.Command: %v", err)
 	}
-	// A race-enabled binary sleeps 1s at exit unless told otherwise; that
-	// would slow every stdio server shutdown under go test -race.
-	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
-	return exe, []string{"-test.run=^$", "-test.bench=^$", "-test.fuzz=^$"}, map[string]string{EnvKind: kind, "GORACE": gorace}
+	env = ProcessEnv()
+	env[EnvKind] = kind
+	return exe, []string{"-test.run=^$", "-test.bench=^$", "-test.fuzz=^$"}, env
+}
+
+// ProcessEnv returns the variables of the current environment that a test
+// binary re-executed as a server process needs: GORACE extended with
+// atexit_sleep_ms=0 (a race-enabled binary sleeps 1s at exit unless told
+// otherwise, which would slow every stdio server shutdown under go test
+// -race), and GOCOVERDIR when set, so that a coverage-enabled server
+// writes its counters.
+func ProcessEnv() map[string]string {
+	env := map[string]string{"GORACE": strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")}
+	if dir, ok := os.LookupEnv("GOCOVERDIR"); ok {
+		env["GOCOVERDIR"] = dir
+	}
+	return env
 }
 
 // ParseKind parses a stdio server kind into Options. The syntax is

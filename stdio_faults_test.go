@@ -1,0 +1,320 @@
+package mcpadapter
+
+// Fault tests of stdio servers and of connections the adapter gives up on:
+// a response the SDK cannot use, a server that stops reading its stdin, a
+// server whose process exits while a child holds its stdout, a handshake
+// that never ends, start-up failures, and the environment a server gets.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+)
+
+// closeWithin closes a and fails the test if Close does not return within
+// faultWait.
+func closeWithin(t *testing.T, a *Adapter) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- a.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Close() = %v", err)
+		}
+	case <-faultCtx(t).Done():
+		t.Fatal("Close() did not return")
+	}
+}
+
+// TestFaultNullErrorClosesSession: a response with "error": null fails the
+// call and costs the connection; the adapter closes that connection (the
+// stdio server exits) when it gives it up, so that after the next
+// discovery dials again (Restart, Reconnect) Close returns and nothing of
+// the old session is left, over a pipe and over stdio.
+func TestFaultNullErrorClosesSession(t *testing.T) {
+	for _, target := range peerTargets[:2] { // pipe, stdio
+		t.Run(target.name, func(t *testing.T) {
+			t.Parallel()
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+			a, err := New(Config{Servers: map[string]Server{"f": target.server(t, p, faultserver.KindRaw+":basic")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := serverPID(t, ts, "f__"+faultserver.ToolPID)
+			_, err = lookup(t, ts, "f__"+faultserver.ToolNullError).Invoke(faultCtx(t), nil)
+			checkServerErr(t, err, "f")
+			// The call cost the connection: the next discovery dials again.
+			if ts, err = a.ListTools(faultCtx(t)); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := lookup(t, ts, "f__ok").Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+				t.Fatalf("ok after the fault = %q, %v", res.Text(), err)
+			}
+			closeWithin(t, a)
+			if target.name == "stdio" {
+				waitEnded(t, pid, "the first stdio server")
+				return
+			}
+			ended := make(chan struct{})
+			go func() { p.Wait(); close(ended) }()
+			select {
+			case <-ended:
+			case <-faultCtx(t).Done():
+				t.Fatal("a pipe connection outlived Close")
+			}
+		})
+	}
+}
+
+// returnsWithin runs f and fails the test if it has not returned within
+// faultWait: a watchdog for calls whose own deadline is under test.
+func returnsWithin(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(faultWait):
+		t.Fatalf("%s did not return", what)
+	}
+}
+
+// TestFaultStdinFull: a stdio server that stopped reading its stdin cannot
+// hold a call past its deadline, neither the call whose request fills the
+// pipe nor one queued behind it; the torn request costs the connection,
+// and Restart brings the server back.
+func TestFaultStdinFull(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := lookup(t, ts, "f__"+faultserver.ToolStopReading).Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+		t.Fatalf("stop_reading = %q, %v", res.Text(), err)
+	}
+	big := map[string]any{"pad": strings.Repeat("x", 4<<20)} // far more than a pipe holds
+	errs := make([]error, 2)
+	returnsWithin(t, "a call to a server that reads nothing", func() {
+		var wg sync.WaitGroup
+		// The big request gets time enough to be written in part: a
+		// request written in part costs the connection, one never
+		// begun does not.
+		for i, tt := range []struct {
+			args    map[string]any
+			timeout time.Duration
+		}{{big, 2 * time.Second}, {nil, 300 * time.Millisecond}} {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), tt.timeout)
+				defer cancel()
+				_, errs[i] = lookup(t, ts, "f__ok").Invoke(ctx, tt.args)
+			})
+		}
+		wg.Wait()
+	})
+	for _, err := range errs {
+		checkServerErr(t, err, "f")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call error = %v, want a deadline error", err)
+		}
+	}
+	checkUsable(t, a, ts, "f", "f__ok", nil, "ok", true)
+}
+
+// TestFaultStdioExitWithHeldStdout: a stdio server exits mid-call while a
+// child of its own holds its stdout open. The exit ends the session at
+// once: the call in flight fails with a *ServerError naming the exit
+// status (the watchdog deadline is not what ends it), the child is killed
+// with the server's process group, the server is reaped rather than left a
+// zombie, and Restart brings it back at the next discovery.
+func TestFaultStdioExitWithHeldStdout(t *testing.T) {
+	cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, Restart: &RetryPolicy{MaxAttempts: 2}}}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := serverPID(t, ts, "f__pid")
+	res, err := lookup(t, ts, "f__grandchild").Invoke(faultCtx(t), map[string]any{"stdout": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := strconv.Atoi(res.Text())
+	if err != nil {
+		t.Fatalf("grandchild answered %q", res.Text())
+	}
+	_, err = lookup(t, ts, "f__die").Invoke(faultCtx(t), nil)
+	checkServerErr(t, err, "f")
+	if errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("call in flight when the server exited: error = %v, want the exit status", err)
+	}
+	waitEnded(t, child, "the stdio server's child")
+	if !processGone(server) {
+		t.Errorf("the exited server (pid %d) is not reaped", server)
+	}
+	checkUsable(t, a, ts, "f", "f__echo", map[string]any{"text": "x"}, "x", true)
+}
+
+// TestFaultStdioStartupFailure: a stdio server that exits before its
+// handshake ends fails the dial with a *ServerError naming its exit status
+// and quoting the last lines of its stderr, which still go to the Logger:
+// a shell script exiting with status 3, and node asked to run a script
+// that does not exist.
+func TestFaultStdioStartupFailure(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		args    []string
+		status  string   // in the error
+		stderr  []string // in the error and the log
+	}{
+		{"exit3", "/bin/sh", []string{"-c", "echo first line >&2; echo 'cannot find package mcp-srever' >&2; exit 3"},
+			"exit status 3", []string{"first line", "cannot find package mcp-srever"}},
+		{"node", "node", []string{"/nonexistent.js"}, "exit status 1", []string{"Cannot find module '/nonexistent.js'"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			command := tt.command
+			if command == "node" {
+				command = extserver.Node(t)
+			}
+			var logs syncBuffer
+			a := newAdapter(t, Config{Logger: logsTo(&logs), Servers: map[string]Server{"s": {Command: command, Args: tt.args}}})
+			_, err := a.ListTools(faultCtx(t))
+			checkServerErr(t, err, "s")
+			if !strings.Contains(err.Error(), tt.status) {
+				t.Errorf("dial error = %v\nwant it to say %q", err, tt.status)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("dial error = %v\nwant it to say %q", err, want)
+				}
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("log = %s\nwant it to say %q", logs.String(), want)
+				}
+			}
+		})
+	}
+}
+
+// TestFaultDialTimeoutConfigured: Config.DialTimeout bounds a handshake
+// that never ends, over a pipe (fake clock: the dial fails exactly then)
+// and over stdio, with an error saying so and wrapping
+// context.DeadlineExceeded while the caller's context is still live.
+func TestFaultDialTimeoutConfigured(t *testing.T) {
+	check := func(t *testing.T, ctx context.Context, a *Adapter, limit time.Duration) {
+		t.Helper()
+		_, err := a.ListTools(ctx)
+		checkServerErr(t, err, "hang")
+		want := "no handshake within " + limit.String() + " (Config.DialTimeout)"
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) || ctx.Err() != nil {
+			t.Fatalf("ListTools() error = %v, want the dial timeout %q", err, want)
+		}
+	}
+	t.Run("pipe", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{HangHandshake: true})
+			a, err := New(Config{DialTimeout: 5 * time.Second, Servers: map[string]Server{"hang": {Transport: p.Transport()}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			check(t, context.Background(), a, 5*time.Second)
+			if got := time.Since(start); got != 5*time.Second {
+				t.Errorf("ListTools() failed after %v, want 5s", got)
+			}
+			a.Close()
+			p.Wait()
+		})
+	})
+	t.Run("stdio", func(t *testing.T) {
+		cmd, args, env := faultserver.Command(t, faultserver.KindRaw+":hanghandshake")
+		a := newAdapter(t, Config{DialTimeout: 200 * time.Millisecond, Servers: map[string]Server{"hang": {Command: cmd, Args: args, Env: env}}})
+		check(t, faultCtx(t), a, 200*time.Millisecond)
+	})
+}
+
+// TestNegativeDialTimeout: New refuses a negative DialTimeout.
+func TestNegativeDialTimeout(t *testing.T) {
+	_, err := New(Config{DialTimeout: -time.Second})
+	if err == nil || !strings.Contains(err.Error(), "negative DialTimeout") {
+		t.Fatalf("New() error = %v, want it to refuse the negative DialTimeout", err)
+	}
+}
+
+// TestStdioEnvironment: a stdio server gets the allowlist of the adapter's
+// environment (PATH, HOME, ...) plus Server.Env, and no other variable: a
+// secret of the adapter's is absent, and so is an allowlisted variable
+// holding a shell function. With InheritEnv it gets everything, Env
+// still winning.
+func TestStdioEnvironment(t *testing.T) {
+	t.Setenv("MCPADAPTER_TEST_SECRET", "s3cret")
+	t.Setenv("HOME", "/home/adapter")
+	t.Setenv("TERM", "() { :; }")
+	t.Setenv("USER", "adapter")
+	serverEnv := func(t *testing.T, inherit bool) map[string]string {
+		cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
+		env["EXTRA"] = "from Env"
+		env["USER"] = "server"
+		a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, InheritEnv: inherit}}})
+		ts, err := a.ListTools(faultCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := lookup(t, ts, "f__env").Invoke(faultCtx(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for line := range strings.Lines(res.Text()) {
+			k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+			got[k] = v
+		}
+		return got
+	}
+	t.Run("allowlist", func(t *testing.T) {
+		got := serverEnv(t, false)
+		for k, want := range map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/adapter", "EXTRA": "from Env", "USER": "server"} {
+			if got[k] != want {
+				t.Errorf("server's %s = %q, want %q", k, got[k], want)
+			}
+		}
+		for _, k := range []string{"MCPADAPTER_TEST_SECRET", "TERM"} {
+			if v, ok := got[k]; ok {
+				t.Errorf("server got %s=%q", k, v)
+			}
+		}
+	})
+	t.Run("inherit", func(t *testing.T) {
+		got := serverEnv(t, true)
+		for k, want := range map[string]string{"MCPADAPTER_TEST_SECRET": "s3cret", "TERM": "() { :; }", "EXTRA": "from Env", "USER": "server"} {
+			if got[k] != want {
+				t.Errorf("server's %s = %q, want %q", k, got[k], want)
+			}
+		}
+	})
+}
+
+// TestInheritEnvNeedsCommand: InheritEnv applies to stdio servers only.
+func TestInheritEnvNeedsCommand(t *testing.T) {
+	_, err := New(Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}})
+	if err == nil || !strings.Contains(err.Error(), "InheritEnv applies to stdio servers") {
+		t.Fatalf("New() error = %v, want InheritEnv refused", err)
+	}
+}
