@@ -309,6 +309,10 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 				refused = append(refused, fmt.Sprintf("%q asks for elicitation/create in mode %q", key, r.Mode))
 				continue
 			}
+			if err := checkRequestedSchema(p.RequestedSchema); err != nil {
+				refused = append(refused, fmt.Sprintf("%q: %v", key, err))
+				continue
+			}
 			reqs = append(reqs, r)
 		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
 			refused = append(refused, fmt.Sprintf("%q asks for sampling/createMessage", key))
@@ -322,6 +326,56 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupportedInputRequest, strings.Join(refused, ", "))
 	}
 	return reqs, nil
+}
+
+// maxSchemaDepth bounds the nesting of a requested schema, counting its
+// objects and arrays. MCP asks for a flat object of primitive properties
+// (a multi-select's items and their options reach depth 6); the validator's
+// time grows with the square of the depth (9000 levels took 17.7 s).
+const maxSchemaDepth = 10
+
+// checkRequestedSchema refuses a requested schema that is not a JSON
+// object, or nests deeper than maxSchemaDepth. A nil schema (URL mode) is
+// fine. It screens input rounds and stored interrupts; go-sdk checks the
+// schemas of live elicitation/create requests itself.
+func checkRequestedSchema(schema any) error {
+	if schema == nil {
+		return nil
+	}
+	m := schemaMap(schema)
+	if m == nil {
+		return errors.New("the requested schema is not a JSON object")
+	}
+	if jsonDepth(m, maxSchemaDepth) > maxSchemaDepth {
+		return fmt.Errorf("the requested schema nests deeper than %d levels (MCP asks for a flat object)", maxSchemaDepth)
+	}
+	return nil
+}
+
+// jsonDepth returns the nesting depth of the decoded JSON value v, counting
+// objects and arrays (a scalar is 0), or limit+1 as soon as it passes limit.
+func jsonDepth(v any, limit int) int {
+	var elems []any
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			elems = append(elems, e)
+		}
+	case []any:
+		elems = v
+	default:
+		return 0
+	}
+	if limit <= 0 {
+		return limit + 1
+	}
+	deepest := 0
+	for _, e := range elems {
+		if deepest = max(deepest, jsonDepth(e, limit-1)); deepest >= limit {
+			return limit + 1
+		}
+	}
+	return deepest + 1
 }
 
 // elicitationRequest converts one elicitation; key is empty for a live one.
@@ -528,7 +582,7 @@ func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.Elicit
 	if req == nil || req.Params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
-	r := elicitationRequest("", req.Params)
+	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
 	live := liveCallOf(ctx)
 	r.Server, r.Tool = server, live.tool
 	ans, err := a.cfg.ElicitationHandler(ctx, r)
