@@ -234,8 +234,9 @@ type Config struct {
 
 	// OnProgress, when set, receives every progress notification of every
 	// tool call (a progress token is then sent with each call). It is called
-	// on the connection's goroutine, in order, and must not block. See also
-	// [WithProgress] for one call's progress.
+	// on a goroutine of the adapter's, one server's notifications in order;
+	// while it blocks, up to 256 of them wait, and later ones are dropped
+	// (and logged). See also [WithProgress] for one call's progress.
 	OnProgress func(ctx context.Context, p Progress)
 
 	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or
@@ -401,8 +402,9 @@ type Adapter struct {
 	mu  sync.Mutex
 	gen *generation // guarded by mu; nil until first use and after Close
 
-	dials       map[string]*atomic.Int64 // dial attempts per server, for Status
-	droppedLogs map[string]*atomic.Int64 // server log messages dropped (notify.go)
+	dials           map[string]*atomic.Int64 // dial attempts per server, for Status
+	droppedLogs     map[string]*atomic.Int64 // server log messages dropped (logqueue.go)
+	droppedProgress atomic.Int64             // progress notifications dropped (progress.go)
 }
 
 // A generation is everything one [Adapter.Close] discards: connections,
@@ -413,13 +415,13 @@ type generation struct {
 	dials  singleflight.Group
 
 	// guarded by Adapter.mu:
-	closed   bool
-	conns    map[string]*conn
-	skipped  map[string]error
-	catalogs map[string]*catalog
-	failures map[string]failure // last failed dial per server, for Status
-	retries  map[string]*skipRetry
-	logs     map[string]logQueue // server log messages for the Logger (notify.go)
+	closed     bool
+	conns      map[string]*conn
+	skipped    map[string]error
+	catalogs   map[string]*catalog
+	failures   map[string]failure // last failed dial per server, for Status
+	retries    map[string]*skipRetry
+	deliveries map[string]notifyQueue // of server log and progress notifications (logqueue.go)
 
 	notices noticeQueue // change notices waiting for their callback (notify.go)
 
@@ -565,12 +567,12 @@ func (a *Adapter) generation() *generation {
 		ctx, cancel := context.WithCancel(context.Background())
 		a.gen = &generation{
 			ctx: ctx, cancel: cancel,
-			conns:    map[string]*conn{},
-			skipped:  map[string]error{},
-			catalogs: map[string]*catalog{},
-			failures: map[string]failure{},
-			retries:  map[string]*skipRetry{},
-			logs:     map[string]logQueue{},
+			conns:      map[string]*conn{},
+			skipped:    map[string]error{},
+			catalogs:   map[string]*catalog{},
+			failures:   map[string]failure{},
+			retries:    map[string]*skipRetry{},
+			deliveries: map[string]notifyQueue{},
 		}
 	}
 	return a.gen

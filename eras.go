@@ -131,7 +131,7 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			a.serverLog(g, name, req.Params) // bounded (notify.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			a.progressed(name, req.Params)
+			a.progressed(g, name, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})

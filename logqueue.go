@@ -1,12 +1,13 @@
 package mcpadapter
 
-// Server log notifications, bounded. go-sdk calls a notification handler
-// in its reading order and queues the notifications behind it without
-// bound: a slow Logger and a server flooding logs would grow memory
-// without end. The handler only queues a record here (at most
-// logQueueSize per server); one goroutine per server and generation hands
-// them to the Logger in order, and the rest are dropped, counted
-// ([ServerStatus.DroppedLogs]) and reported in a log line of their own.
+// Server log and progress notifications, bounded. go-sdk calls a
+// notification handler in its reading order and queues the notifications
+// behind it without bound: a slow Logger (or OnProgress) and a server
+// flooding logs (or progress) would grow memory without end. The handlers
+// only queue a delivery here (at most notifyQueueSize per server); one
+// goroutine per server and generation makes them in order, and the rest are
+// dropped, counted (logs: [ServerStatus.DroppedLogs]) and reported in a log
+// line of their own.
 
 import (
 	"context"
@@ -16,11 +17,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// logQueueSize bounds the log records of one server waiting for the Logger.
-const logQueueSize = 256
+// notifyQueueSize bounds the deliveries of one server's notifications
+// waiting for the Logger or a progress callback.
+const notifyQueueSize = 256
 
-// A logQueue holds the log records of one server waiting for the Logger.
-type logQueue chan *mcp.LoggingMessageParams
+// A notifyQueue holds the deliveries of one server's notifications, in the
+// order they arrived.
+type notifyQueue chan func()
 
 // serverLog queues a server's log message for the Logger, or drops it
 // when the queue of that server is full (or the generation closed).
@@ -28,13 +31,10 @@ func (a *Adapter) serverLog(g *generation, server string, p *mcp.LoggingMessageP
 	if p == nil {
 		return
 	}
-	q := a.logQueueOf(g, server)
-	if q != nil {
-		select {
-		case q <- p:
-			return
-		default:
-		}
+	if a.enqueue(g, server, func() {
+		a.logger.Log(context.Background(), slogLevel(p.Level), "mcpadapter: server log", "server", server, "logger", p.Logger, "data", p.Data)
+	}) {
+		return
 	}
 	// Report the drops at the 1st, 2nd, 4th, 8th...: a flood makes a
 	// few lines, not one per message.
@@ -43,29 +43,38 @@ func (a *Adapter) serverLog(g *generation, server string, p *mcp.LoggingMessageP
 	}
 }
 
-// logQueueOf returns the log queue of server in g, starting its goroutine
-// on first use; nil once g is closed.
-func (a *Adapter) logQueueOf(g *generation, server string) logQueue {
+// enqueue queues the delivery f of a notification of server in g, starting
+// the server's goroutine on first use. It reports false when the queue is
+// full or g closed: f is dropped.
+func (a *Adapter) enqueue(g *generation, server string, f func()) bool {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if q := g.logs[server]; q != nil || g.closed {
-		return q
-	}
-	q := make(logQueue, logQueueSize)
-	g.logs[server] = q
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		for {
-			select {
-			case p := <-q:
-				a.logger.Log(context.Background(), slogLevel(p.Level), "mcpadapter: server log", "server", server, "logger", p.Logger, "data", p.Data)
-			case <-g.ctx.Done():
-				return
+	q := g.deliveries[server]
+	if q == nil && !g.closed {
+		q = make(notifyQueue, notifyQueueSize)
+		g.deliveries[server] = q
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			for {
+				select {
+				case f := <-q:
+					f()
+				case <-g.ctx.Done():
+					return
+				}
 			}
-		}
-	}()
-	return q
+		}()
+	}
+	a.mu.Unlock()
+	if q == nil {
+		return false
+	}
+	select {
+	case q <- f:
+		return true
+	default:
+		return false
+	}
 }
 
 // counters returns a counter for each server name.

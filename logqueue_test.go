@@ -74,7 +74,7 @@ func TestServerLogFlood(t *testing.T) {
 			// At most the queue and the record the Logger holds are kept;
 			// the SDK may not have handed over the last few messages yet.
 			if dropped := a.Status().Servers["srv"].DroppedLogs; dropped < n/2 {
-				t.Errorf("DroppedLogs = %d of %d, want most (the queue holds %d)", dropped, n, logQueueSize)
+				t.Errorf("DroppedLogs = %d of %d, want most (the queue holds %d)", dropped, n, notifyQueueSize)
 			}
 			if !strings.Contains(other.String(), "dropped server log messages") {
 				t.Errorf("log = %q, want the drops reported", other.String())

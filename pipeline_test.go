@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -300,5 +301,67 @@ func TestCallLogRecord(t *testing.T) {
 				t.Errorf("%d call records, want 1", n)
 			}
 		})
+	}
+}
+
+// warnings is a slog handler that signals each warning on a channel.
+type warnings chan string
+
+func (w warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w warnings) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case w <- r.Message:
+	default:
+	}
+	return nil
+}
+func (w warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w warnings) WithGroup(string) slog.Handler      { return w }
+
+func TestProgressFloodBounded(t *testing.T) {
+	// A server floods progress at an OnProgress that blocks: what waits is
+	// bounded, the rest is dropped and logged, and the call is not held up.
+	const flood = 2000
+	s := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "flood", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for i := range flood {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i)}); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "flooded"}}}, nil
+		})
+	release := make(chan struct{})
+	var delivered atomic.Int64
+	warned := make(warnings, 16)
+	a, err := New(Config{
+		Servers: map[string]Server{"s": inMemoryServer(s, ModeLegacy)},
+		Logger:  slog.New(warned),
+		OnProgress: func(context.Context, Progress) {
+			if delivered.Add(1) == 1 {
+				<-release
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := lookupTool(t, a, "s__flood").Invoke(t.Context(), nil); err != nil || res.Text() != "flooded" {
+		t.Fatalf("Invoke = %v, %v", res, err)
+	}
+	wait, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for msg := ""; !strings.Contains(msg, "dropped progress"); {
+		select {
+		case msg = <-warned:
+		case <-wait.Done():
+			t.Fatal("no warning about dropped progress notifications")
+		}
+	}
+	close(release)
+	a.Close() // ends the delivery goroutine; nothing is delivered after
+	if n := delivered.Load(); n > notifyQueueSize+1 {
+		t.Errorf("%d progress notifications delivered, want at most %d (the rest dropped)", n, notifyQueueSize+1)
 	}
 }

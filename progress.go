@@ -6,6 +6,7 @@ package mcpadapter
 
 import (
 	"context"
+	"math/bits"
 	"strconv"
 	"sync"
 	"time"
@@ -30,9 +31,10 @@ type Progress struct {
 type progressKey struct{}
 
 // WithProgress returns a copy of ctx whose tool calls report each progress
-// notification to f, besides [Config.OnProgress]. f is called on the
-// connection's goroutine, in the order the server sent them: it must not
-// block.
+// notification to f, besides [Config.OnProgress]. f is called on a
+// goroutine of the adapter's, in the order the server sent them, after
+// OnProgress; while it blocks, up to 256 notifications of the server wait,
+// and later ones are dropped (and logged).
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
 }
@@ -105,8 +107,10 @@ func (r *progressRegistry) lookup(server string, token any) (*progressSink, func
 	return s, s.touch
 }
 
-// progressed delivers a progress notification of server.
-func (a *Adapter) progressed(server string, p *mcp.ProgressNotificationParams) {
+// progressed delivers a progress notification of server in g: it resets
+// the request's idle timeout at once, and queues the callbacks (logqueue.go),
+// which may be slow, behind the server's other notifications.
+func (a *Adapter) progressed(g *generation, server string, p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
@@ -119,11 +123,21 @@ func (a *Adapter) progressed(server string, p *mcp.ProgressNotificationParams) {
 	}
 	ev := s.p
 	ev.Progress, ev.Total, ev.Message = p.Progress, p.Total, p.Message
-	if f := a.cfg.OnProgress; f != nil {
-		f(s.ctx, ev)
+	f := a.cfg.OnProgress
+	if f == nil && s.f == nil {
+		return
 	}
-	if s.f != nil {
-		s.f(ev)
+	if !a.enqueue(g, server, func() {
+		if f != nil {
+			f(s.ctx, ev)
+		}
+		if s.f != nil {
+			s.f(ev)
+		}
+	}) {
+		if n := a.droppedProgress.Add(1); bits.OnesCount64(uint64(n)) == 1 {
+			a.logger.Warn("mcpadapter: dropped progress notifications (OnProgress is slower than the server)", "server", server, "dropped", n)
+		}
 	}
 }
 
