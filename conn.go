@@ -21,6 +21,7 @@ import (
 // were discovered on and never move to another one.
 type conn struct {
 	server string
+	key    connKey // server and principal (principal.go)
 	cfg    *Server
 	a      *Adapter
 	gen    *generation
@@ -70,6 +71,8 @@ type conn struct {
 	notices atomic.Int64
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
+
+	use usage // requests in flight and last use, of a per-principal conn
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy
@@ -195,8 +198,22 @@ func (c *conn) close() error {
 // not a request: it waits under untilClose.
 func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
 	release := func() {}
+	if c.key.principal != "" {
+		if !c.use.acquire() { // evicted: the request fails at once
+			ctx, cancel := context.WithCancel(ctx)
+			cancel()
+			return ctx, cancel
+		}
+		release = c.use.release
+	}
 	if timeout > 0 {
-		ctx, release = context.WithTimeout(ctx, timeout)
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, timeout)
+		if c.key.principal != "" {
+			release = func() { stop(); c.use.release() }
+		} else {
+			release = stop
+		}
 	}
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
