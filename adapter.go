@@ -450,11 +450,11 @@ type generation struct {
 	conns      map[connKey]*conn
 	skipped    map[string]error
 	catalogs   map[connKey]*catalog
-	principals int  // per-principal conns in conns (principal.go)
-	reaping    bool // the reaper of idle per-principal conns runs
-	failures map[string]failure // last failed dial per server, for Status
-	retries  map[string]*skipRetry
-	logs     map[string]logQueue // server log messages for the Logger (notify.go)
+	principals int                // per-principal conns in conns (principal.go)
+	reaping    bool               // the reaper of idle per-principal conns runs
+	failures   map[string]failure // last failed dial per server, for Status
+	retries    map[string]*skipRetry
+	logs       map[string]logQueue // server log messages for the Logger (notify.go)
 
 	notices noticeQueue // change notices waiting for their callback (notify.go)
 
@@ -585,7 +585,7 @@ func validateServer(name string, s Server) error {
 		return bad("InheritEnv applies to stdio servers (Command)")
 	}
 	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback || s.perPrincipal()) {
-		return bad("Headers, HeadersFor, HTTPClient, OAuth, OAuthFor and DisableSSEFallback apply to HTTP servers (URL)")
+		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL), and so do HeadersFor and OAuthFor")
 	}
 	if s.OAuth != nil && s.OAuthFor != nil {
 		return bad("OAuth and OAuthFor are both set (OAuthFor gives every principal's handler)")
