@@ -273,7 +273,8 @@ type Config struct {
 	// over every server: past it the least recently used idle one is
 	// closed. 0 means [DefaultMaxPrincipalConns] (1000). Connections with
 	// requests in flight are never closed for it: when every one is busy,
-	// the bound is passed until one is idle.
+	// the bound is passed, and restored when a connection is next opened
+	// or closed for idleness.
 	MaxPrincipalConns int
 }
 

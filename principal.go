@@ -165,11 +165,23 @@ func (a *Adapter) admitLocked(g *generation, c *conn, replaced bool) {
 	if !replaced {
 		g.principals++
 	}
+	a.trimLocked(g, c)
+	if !g.reaping {
+		g.reaping = true
+		g.wg.Add(1)
+		go a.reap(g)
+	}
+}
+
+// trimLocked evicts the least recently used idle per-principal connections
+// of g, other than keep, while g has more than [Config.MaxPrincipalConns].
+// Adapter.mu must be held.
+func (a *Adapter) trimLocked(g *generation, keep *conn) {
 	for g.principals > a.maxPrincipalConns() {
 		var lru *conn
 		var lruAt time.Time
 		for k, other := range g.conns {
-			if k.principal == "" || other == c {
+			if k.principal == "" || other == keep {
 				continue
 			}
 			if at, idle := other.use.idleSince(); idle && (lru == nil || at.Before(lruAt)) {
@@ -177,13 +189,8 @@ func (a *Adapter) admitLocked(g *generation, c *conn, replaced bool) {
 			}
 		}
 		if lru == nil || !a.evictLocked(g, lru, "over Config.MaxPrincipalConns") {
-			break // every other one is busy: over the cap until one is idle
+			break // every other one is busy: over the cap for now
 		}
-	}
-	if !g.reaping {
-		g.reaping = true
-		g.wg.Add(1)
-		go a.reap(g)
 	}
 }
 
@@ -221,6 +228,7 @@ func (a *Adapter) reap(g *generation) {
 			a.mu.Unlock()
 			return
 		}
+		a.trimLocked(g, nil)
 		now := time.Now()
 		next := now.Add(idle)
 		for k, c := range g.conns {

@@ -14,7 +14,8 @@ type ServerState string
 // The states of a server.
 const (
 	// StateNotDialed: no discovery has dialed the server since New or
-	// the last [Adapter.Close].
+	// the last [Adapter.Close] (for a per-principal server: no principal
+	// has a connection, e.g. after they were closed for idleness).
 	StateNotDialed ServerState = "not dialed"
 	// StateConnected: the server has a live session, of era
 	// [ServerStatus.Era].
