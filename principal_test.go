@@ -29,7 +29,7 @@ type tokenServers struct {
 	lists   map[string]int    // tools/list requests per user
 	posted  map[string]string // SSE: the Authorization of the last POST per session user
 	owners  map[string]string // SSE: the user of each session id, from its GET's token
-	held    string         // the user whose whoami waits for gate (holding)
+	held    string            // the user whose whoami waits for gate (holding)
 	gate    chan struct{}
 	entered chan struct{}
 	calls   atomic.Int64
