@@ -591,9 +591,6 @@ func validateServer(name string, s Server) error {
 	if s.OAuth != nil && s.OAuthFor != nil {
 		return bad("OAuth and OAuthFor are both set (OAuthFor gives every principal's handler)")
 	}
-	if s.Client != nil && s.perPrincipal() {
-		return bad("a prebuilt Client cannot be shared by per-principal connections (HeadersFor, OAuthFor)")
-	}
 	switch s.LogLevel {
 	case "", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
 	default:

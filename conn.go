@@ -328,7 +328,7 @@ func (c *conn) callError(op string, err error) error {
 		if c.http != nil && errors.Is(err, context.Canceled) {
 			c.notices.Add(1) // the SDK tells the server (see endCalls)
 		}
-		return serverError(c.server, op, ErrClosed)
+		return serverError(c.server, op, c.closedErr())
 	}
 	switch {
 	case errors.Is(err, mcp.ErrSessionMissing):
@@ -341,6 +341,15 @@ func (c *conn) callError(op string, err error) error {
 		c.markDead(err)
 	}
 	return serverError(c.server, op, hideURLs(classifyFault(err), c.cfg.URL)) // redact.go
+}
+
+// closedErr is why a closing c serves no more requests: ErrClosed, saying
+// so when the conn was a per-principal one closed for idleness or the cap.
+func (c *conn) closedErr() error {
+	if c.use.wasEvicted() {
+		return errEvicted
+	}
+	return ErrClosed
 }
 
 // codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a
@@ -356,7 +365,7 @@ func rejected(err error) bool {
 // usable returns why c can no longer serve calls, or nil.
 func (c *conn) usable(op string) error {
 	if c.closing.Load() || c.life.Err() != nil {
-		return serverError(c.server, op, ErrClosed)
+		return serverError(c.server, op, c.closedErr())
 	}
 	if !c.alive() {
 		return serverError(c.server, op, fmt.Errorf("connection lost: %w", c.cause()))

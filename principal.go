@@ -7,6 +7,7 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -32,6 +33,10 @@ var (
 	// tools under the caller's own principal.
 	ErrWrongPrincipal = errors.New("mcpadapter: tool called for another principal than it was discovered for")
 )
+
+// errEvicted is the ErrClosed of a per-principal connection that was
+// closed for idleness or past the cap.
+var errEvicted = fmt.Errorf("%w: idle per-principal connection closed (Config.PrincipalIdleTimeout, MaxPrincipalConns); discover again", ErrClosed)
 
 type principalKey struct{}
 
@@ -129,6 +134,13 @@ func (u *usage) idleSince() (time.Time, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.last, u.busy == 0
+}
+
+// wasEvicted reports whether evict took the connection.
+func (u *usage) wasEvicted() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.evicted
 }
 
 // evict marks an idle connection evicted and reports whether it did; a

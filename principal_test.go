@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -525,4 +526,23 @@ func TestPrincipalCap(t *testing.T) {
 			t.Errorf("%d principals, want 2", n)
 		}
 	})
+}
+
+// TestPrincipalValidation: per-principal settings are checked by New.
+func TestPrincipalValidation(t *testing.T) {
+	oauth := func(string) auth.OAuthHandler { return nil }
+	for name, cfg := range map[string]Config{
+		"HeadersFor on a Command": {Servers: map[string]Server{"x": {Command: "srv", HeadersFor: bearer}}},
+		"OAuthFor on a Transport": {Servers: map[string]Server{"x": {Transport: testserver.New(testserver.Options{}).Transport(), OAuthFor: oauth}}},
+		"OAuth and OAuthFor":      {Servers: map[string]Server{"x": {URL: "http://h/mcp", OAuth: new(auth.AuthorizationCodeHandler), OAuthFor: oauth}}},
+		"negative idle timeout":   {PrincipalIdleTimeout: -1},
+		"negative cap":            {MaxPrincipalConns: -1},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("%s: New succeeded", name)
+		}
+	}
+	if _, err := New(Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", HeadersFor: bearer, OAuthFor: oauth}}}); err != nil {
+		t.Errorf("HeadersFor with OAuthFor: %v", err)
+	}
 }
