@@ -546,3 +546,61 @@ func TestPrincipalValidation(t *testing.T) {
 		t.Errorf("HeadersFor with OAuthFor: %v", err)
 	}
 }
+
+// TestPrincipalOAuthFor: each principal's Streamable HTTP connection
+// authorizes with its own OAuth handler, in both eras.
+func TestPrincipalOAuthFor(t *testing.T) {
+	for _, tr := range principalTransports[:2] { // OAuth is for Streamable HTTP
+		t.Run(tr.name, func(t *testing.T) {
+			ts := newTokenServers()
+			srv := testserver.Serve(t, ts.handler(tr.name))
+			a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: srv.URL, Mode: tr.mode,
+				OAuthFor: func(principal string) auth.OAuthHandler { return staticToken("tok-" + principal) }}}})
+			for _, user := range []string{"alice", "bob", "alice"} {
+				ctx := WithPrincipal(t.Context(), user)
+				tools, err := a.ListTools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := whoami(ctx, t, tools); err != nil || got != "Bearer tok-"+user {
+					t.Errorf("%s: the server saw %q, %v", user, got, err)
+				}
+			}
+			if n := a.Status().Servers["users"].DialAttempts; n != 2 {
+				t.Errorf("%d dials, want one per principal", n)
+			}
+		})
+	}
+}
+
+// TestPrincipalInMiddleware: middleware sees whom a call acts for; a shared
+// server's calls act for no one.
+func TestPrincipalInMiddleware(t *testing.T) {
+	ts := newTokenServers()
+	srv := testserver.Serve(t, ts.handler("modern"))
+	shared := testserver.New(testserver.Options{}).AddWeather()
+	var seen []string
+	a := newAdapter(t, Config{
+		Servers: map[string]Server{"users": {URL: srv.URL, HeadersFor: bearer}, "shared": memServer(shared, ModeAuto)},
+		Middleware: []Middleware{func(next CallHandler) CallHandler {
+			return func(ctx context.Context, req *CallRequest) (*Result, error) {
+				seen = append(seen, req.Server+":"+req.Principal)
+				return next(ctx, req)
+			}
+		}},
+	})
+	ctx := WithPrincipal(t.Context(), "alice")
+	tools, err := a.ListTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := whoami(ctx, t, tools); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tools.Lookup("shared__get_weather").Invoke(ctx, map[string]any{"city": "Paris"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"users:alice", "shared:"}; !slices.Equal(seen, want) {
+		t.Errorf("middleware saw %v, want %v", seen, want)
+	}
+}
