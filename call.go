@@ -142,7 +142,7 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 
 // gated asks [Config.Approval], before any I/O, then runs the call.
 func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
-	if err := t.conn.checkPrincipal(ctx, callToolOp(t.desc.Name)); err != nil {
+	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
 	}
 	if approve := t.a.cfg.Approval; approve != nil {
@@ -164,7 +164,7 @@ func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
 	if t.taskRequired {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
-	if err := t.conn.checkPrincipal(ctx, callToolOp(t.desc.Name)); err != nil {
+	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err
 	}
 	a := t.a
