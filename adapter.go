@@ -770,8 +770,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Session returns the live go-sdk session of the named server, dialing it if
-// needed. The Adapter owns the session: do not close it. A reconnect or
+// Session returns the live go-sdk session of the named server (of ctx's
+// principal for a per-principal server), dialing it if needed. The Adapter owns the session: do not close it. A reconnect or
 // [Adapter.Close] may replace it.
 func (a *Adapter) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
 	c, err := a.connect(ctx, server)
