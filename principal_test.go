@@ -604,3 +604,44 @@ func TestPrincipalInMiddleware(t *testing.T) {
 		t.Errorf("middleware saw %v, want %v", seen, want)
 	}
 }
+
+// TestPrincipalListChanged: a list_changed on one principal's session drops
+// that principal's cached catalog alone.
+func TestPrincipalListChanged(t *testing.T) {
+	ts := newTokenServers()
+	srv := testserver.Serve(t, ts.handler("legacy")) // stateful: the server can notify
+	changed := make(chan string, 1)
+	a := newAdapter(t, Config{
+		Servers:       map[string]Server{"users": {URL: srv.URL, Mode: ModeLegacy, HeadersFor: bearer}},
+		OnListChanged: func(server string, kind ListKind) { changed <- server },
+	})
+	alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
+	for _, ctx := range []context.Context{alice, bob} {
+		if _, err := a.ListTools(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts.mu.Lock()
+	aliceServer := ts.servers["alice"]
+	ts.mu.Unlock()
+	aliceServer.AddTool(&mcp.Tool{Name: "added", InputSchema: &jsonschema.Schema{Type: "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	<-changed
+	tools, err := a.ListTools(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(tools); !slices.Contains(got, "users__added") {
+		t.Errorf("alice after list_changed: %v, want users__added", got)
+	}
+	tools, err = a.ListTools(bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(tools); slices.Contains(got, "users__added") {
+		t.Errorf("bob: %v", got)
+	}
+	if a, b := ts.listsOf("alice"), ts.listsOf("bob"); a != 2 || b != 1 {
+		t.Errorf("tools/list: alice %d, bob %d; want 2 and 1 (bob's from the cache)", a, b)
+	}
+}
