@@ -625,7 +625,9 @@ func TestPrincipalListChanged(t *testing.T) {
 	aliceServer := ts.servers["alice"]
 	ts.mu.Unlock()
 	aliceServer.AddTool(&mcp.Tool{Name: "added", InputSchema: &jsonschema.Schema{Type: "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	<-changed
 	tools, err := a.ListTools(alice)
 	if err != nil {
