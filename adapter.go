@@ -262,6 +262,21 @@ type Config struct {
 	// minute. Callers also wait on their own contexts; the dial, which
 	// they share, is bounded by this alone.
 	DialTimeout time.Duration
+
+	// PrincipalIdleTimeout closes a per-principal connection (see
+	// [Server.HeadersFor]) that no request has used for this long; the
+	// principal's next use dials again. 0 means
+	// [DefaultPrincipalIdleTimeout] (10 minutes). A connection with
+	// requests in flight is never closed for idleness.
+	PrincipalIdleTimeout time.Duration
+
+	// MaxPrincipalConns bounds the per-principal connections open at once,
+	// over every server: past it the least recently used idle one is
+	// closed. 0 means [DefaultMaxPrincipalConns] (1000). Connections with
+	// requests in flight are never closed for it: when every one is busy,
+	// the bound is passed, and restored when a connection is next opened
+	// or closed for idleness.
+	MaxPrincipalConns int
 }
 
 // IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips
@@ -323,6 +338,25 @@ type Server struct {
 	// its token is never sent to another origin. The SSE fallback does not
 	// use it: put credentials for an SSE server in Headers.
 	OAuth auth.OAuthHandler `json:"-"`
+
+	// HeadersFor, when set, makes the server per-principal: each principal
+	// (see [WithPrincipal]) gets a connection, catalog and cache of its
+	// own, and no tool of one principal ever uses another's. HeadersFor is
+	// called for every HTTP request (Streamable HTTP and SSE) of a
+	// principal's connection, with the request's context, so that a token
+	// can be refreshed; what it returns is added to Headers, overriding
+	// them, and goes only to the server's origin. An error fails the
+	// request (its text may reach the caller: keep secrets out of it).
+	// Operations under a context without a principal fail with
+	// [ErrNoPrincipal]. Servers without HeadersFor or OAuthFor are shared
+	// by every principal. See [Config.PrincipalIdleTimeout] and
+	// [Config.MaxPrincipalConns] for the bounds.
+	HeadersFor func(ctx context.Context, principal string) (map[string]string, error) `json:"-"`
+
+	// OAuthFor, when set, makes the server per-principal like HeadersFor
+	// and gives each principal's connection its own OAuth handler (in
+	// place of OAuth), called once per dial of that principal.
+	OAuthFor func(principal string) auth.OAuthHandler `json:"-"`
 
 	// DefaultToolTimeout bounds every tool call of this server when positive,
 	// unless [Config.DefaultToolTimeout] is set.
@@ -416,9 +450,11 @@ type generation struct {
 
 	// guarded by Adapter.mu:
 	closed     bool
-	conns      map[string]*conn
+	conns      map[connKey]*conn
 	skipped    map[string]error
-	catalogs   map[string]*catalog
+	catalogs   map[connKey]*catalog
+	principals int                // per-principal conns in conns (principal.go)
+	reaping    bool               // the reaper of idle per-principal conns runs
 	failures   map[string]failure // last failed dial per server, for Status
 	retries    map[string]*skipRetry
 	deliveries map[string]notifyQueue // of server log and progress notifications (logqueue.go)
@@ -450,6 +486,9 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	if cfg.DialTimeout < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative DialTimeout"))
+	}
+	if cfg.PrincipalIdleTimeout < 0 || cfg.MaxPrincipalConns < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative PrincipalIdleTimeout or MaxPrincipalConns"))
 	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
@@ -548,8 +587,11 @@ func validateServer(name string, s Server) error {
 	if s.Command == "" && s.InheritEnv {
 		return bad("InheritEnv applies to stdio servers (Command)")
 	}
-	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback) {
-		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL)")
+	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback || s.perPrincipal()) {
+		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL), and so do HeadersFor and OAuthFor")
+	}
+	if s.OAuth != nil && s.OAuthFor != nil {
+		return bad("OAuth and OAuthFor are both set (OAuthFor gives every principal's handler)")
 	}
 	switch s.LogLevel {
 	case "", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
@@ -567,9 +609,9 @@ func (a *Adapter) generation() *generation {
 		ctx, cancel := context.WithCancel(context.Background())
 		a.gen = &generation{
 			ctx: ctx, cancel: cancel,
-			conns:      map[string]*conn{},
+			conns:      map[connKey]*conn{},
 			skipped:    map[string]error{},
-			catalogs:   map[string]*catalog{},
+			catalogs:   map[connKey]*catalog{},
 			failures:   map[string]failure{},
 			retries:    map[string]*skipRetry{},
 			deliveries: map[string]notifyQueue{},
@@ -625,9 +667,13 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, err := connKeyOf(ctx, name, s)
+	if err != nil {
+		return nil, err
+	}
 	g := a.generation()
 	a.mu.Lock()
-	dead := g.conns[name]
+	dead := g.conns[key]
 	skipErr := g.skipped[name]
 	a.mu.Unlock()
 	if skipErr != nil {
@@ -636,6 +682,9 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 	policy := s.retryPolicy()
 	if dead != nil {
 		if dead.alive() {
+			if key.principal != "" {
+				dead.use.touch()
+			}
 			return dead, nil
 		}
 		if policy == nil {
@@ -643,14 +692,14 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 		}
 	}
 	parent := trace.SpanContextFromContext(ctx) // the first caller's span, for the dial's
-	ch := g.dials.DoChan(name, func() (any, error) {
+	ch := g.dials.DoChan(key.flight(), func() (any, error) {
 		// The generation owns the dial: Close cancels it and waits.
 		if !a.enter(g) {
 			return nil, serverError(name, "dial", ErrClosed)
 		}
 		defer g.wg.Done()
 		a.mu.Lock()
-		if cur := g.conns[name]; cur != nil && cur.alive() {
+		if cur := g.conns[key]; cur != nil && cur.alive() {
 			a.mu.Unlock()
 			return cur, nil
 		}
@@ -668,7 +717,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 				}
 			}
 			a.dials[name].Add(1)
-			if c, err = a.tracedDial(parent, g, name, s); err == nil {
+			if c, err = a.tracedDial(parent, g, key, s); err == nil {
 				break
 			}
 		}
@@ -688,7 +737,12 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			c.watch()
 		}()
 		c.since = time.Now()
-		g.conns[name] = c
+		_, replaced := g.conns[key]
+		g.conns[key] = c
+		if key.principal != "" {
+			c.use.touch()
+			a.admitLocked(g, c, replaced)
+		}
 		a.mu.Unlock()
 		return c, nil
 	})
@@ -718,8 +772,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Session returns the live go-sdk session of the named server, dialing it if
-// needed. The Adapter owns the session: do not close it. A reconnect or
+// Session returns the live go-sdk session of the named server (of ctx's
+// principal for a per-principal server), dialing it if needed. The Adapter owns the session: do not close it. A reconnect or
 // [Adapter.Close] may replace it.
 func (a *Adapter) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
 	c, err := a.connect(ctx, server)

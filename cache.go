@@ -141,11 +141,11 @@ type catalog struct {
 // kept. Adapter.mu must be held.
 func (a *Adapter) catalogLocked(c *conn) *catalog {
 	g := c.gen
-	cat := g.catalogs[c.server]
+	cat := g.catalogs[c.key]
 	if cat == nil || cat.conn != c {
 		cat = &catalog{conn: c, wrappers: map[string]*Tool{}}
-		if !g.closed && g.conns[c.server] == c {
-			g.catalogs[c.server] = cat
+		if !g.closed && g.conns[c.key] == c {
+			g.catalogs[c.key] = cat
 		}
 	}
 	return cat
@@ -479,18 +479,29 @@ func (a *Adapter) invalidateList(g *generation, server string, kind ListKind, se
 	}
 }
 
-// invalidateCatalog runs drop, with Adapter.mu held, on the catalog of server
-// in g when it belongs to session (any session when nil). It reports whether
-// it did.
+// invalidateCatalog runs drop, with Adapter.mu held, on the catalogs of
+// server in g that belong to session (every one when nil): the shared one,
+// or those of its principals. It reports whether it did.
 func (a *Adapter) invalidateCatalog(g *generation, server string, session *mcp.ClientSession, drop func(*catalog)) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	cat := g.catalogs[server]
-	if cat == nil || session != nil && cat.conn.session != session {
-		return false
+	mine := func(cat *catalog) bool { return cat != nil && (session == nil || cat.conn.session == session) }
+	if s := a.cfg.Servers[server]; !s.perPrincipal() {
+		cat := g.catalogs[connKey{server: server}]
+		if !mine(cat) {
+			return false
+		}
+		drop(cat)
+		return true
 	}
-	drop(cat)
-	return true
+	dropped := false
+	for k, cat := range g.catalogs {
+		if k.server == server && mine(cat) {
+			drop(cat)
+			dropped = true
+		}
+	}
+	return dropped
 }
 
 // A pageFunc fetches one page of a list: its items, the next cursor and the

@@ -142,6 +142,9 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 
 // gated asks [Config.Approval], before any I/O, then runs the call.
 func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
+	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
+		return nil, err // before a reviewer is asked
+	}
 	if approve := t.a.cfg.Approval; approve != nil {
 		if call := t.call(args); approve(call) {
 			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t}
@@ -160,6 +163,9 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
 	if t.taskRequired {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
+	}
+	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
+		return nil, err
 	}
 	a := t.a
 	debug := a.logger.Enabled(ctx, slog.LevelDebug)

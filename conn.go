@@ -21,6 +21,7 @@ import (
 // were discovered on and never move to another one.
 type conn struct {
 	server string
+	key    connKey // server and principal (principal.go)
 	cfg    *Server
 	a      *Adapter
 	gen    *generation
@@ -70,6 +71,8 @@ type conn struct {
 	notices atomic.Int64
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
+
+	use usage // requests in flight and last use, of a per-principal conn
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy
@@ -195,8 +198,22 @@ func (c *conn) close() error {
 // not a request: it waits under untilClose.
 func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
 	release := func() {}
+	if c.key.principal != "" {
+		if !c.use.acquire() { // evicted: the request fails at once
+			ctx, cancel := context.WithCancel(ctx)
+			cancel()
+			return ctx, cancel
+		}
+		release = c.use.release
+	}
 	if timeout > 0 {
-		ctx, release = context.WithTimeout(ctx, timeout)
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, timeout)
+		if c.key.principal != "" {
+			release = func() { stop(); c.use.release() }
+		} else {
+			release = stop
+		}
 	}
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
@@ -311,7 +328,7 @@ func (c *conn) callError(op string, err error) error {
 		if c.http != nil && errors.Is(err, context.Canceled) {
 			c.notices.Add(1) // the SDK tells the server (see endCalls)
 		}
-		return serverError(c.server, op, ErrClosed)
+		return serverError(c.server, op, c.closedErr())
 	}
 	switch {
 	case errors.Is(err, mcp.ErrSessionMissing):
@@ -324,6 +341,15 @@ func (c *conn) callError(op string, err error) error {
 		c.markDead(err)
 	}
 	return serverError(c.server, op, hideURLs(classifyFault(err), c.cfg.URL)) // redact.go
+}
+
+// closedErr is why a closing c serves no more requests: ErrClosed, saying
+// so when the conn was a per-principal one closed for idleness or the cap.
+func (c *conn) closedErr() error {
+	if c.use.wasEvicted() {
+		return errEvicted
+	}
+	return ErrClosed
 }
 
 // codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a
@@ -339,7 +365,7 @@ func rejected(err error) bool {
 // usable returns why c can no longer serve calls, or nil.
 func (c *conn) usable(op string) error {
 	if c.closing.Load() || c.life.Err() != nil {
-		return serverError(c.server, op, ErrClosed)
+		return serverError(c.server, op, c.closedErr())
 	}
 	if !c.alive() {
 		return serverError(c.server, op, fmt.Errorf("connection lost: %w", c.cause()))

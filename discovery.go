@@ -173,7 +173,9 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			continue
 		}
 		a.logger.WarnContext(ctx, "mcpadapter: skipping server", "server", name, "error", out.err)
-		if out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil {
+		// A per-principal server failed for this principal alone: the
+		// others' discoveries still dial it.
+		if s := a.cfg.Servers[name]; out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil && !s.perPrincipal() {
 			a.skip(g, name, out.err)
 		}
 	}

@@ -280,6 +280,9 @@ func (t *Tool) interrupted(err error, approved bool) error {
 // catalog (storedTool).
 func (a *Adapter) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) {
 	if t := in.tool; t != nil && t.a == a && !in.seal.decoded && t.name == in.Tool && t.server == in.Server && t.MCPName() == in.MCPName {
+		if err := t.conn.checkPrincipal(ctx, in.MCPName); err != nil {
+			return nil, err
+		}
 		c, err := a.connect(ctx, in.Server)
 		if err != nil {
 			return nil, err

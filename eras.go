@@ -46,8 +46,9 @@ const (
 // dial opens a new session with the named server under the generation's
 // context (not a caller's: the SSE transport ties its stream to the context
 // of Connect, and the dial is shared by every waiting caller).
-func (a *Adapter) dial(g *generation, name string, s *Server) (*conn, error) {
-	c := &conn{server: name, cfg: s, a: a, gen: g, life: g.ctx, done: make(chan struct{})}
+func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
+	name := key.server
+	c := &conn{server: name, key: key, cfg: s, a: a, gen: g, life: g.ctx, done: make(chan struct{})}
 	client := s.Client
 	if client == nil {
 		client = a.newClient(g, name)
@@ -350,11 +351,15 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	// stays as a backstop, with room for the unknown-content placeholders
 	// the screen may add to a message within the bound.
 	maxBytes := 2*a.maxMessageBytes() + 64<<10
-	rt := newServerTransport(s, sc)
+	rt := newServerTransport(s, c.key.principal, sc)
+	oauth := s.OAuth
+	if s.OAuthFor != nil {
+		oauth = s.OAuthFor(c.key.principal)
+	}
 	st := &mcp.StreamableClientTransport{
 		Endpoint:     s.URL,
 		HTTPClient:   rt.client(s.HTTPClient),
-		OAuthHandler: s.OAuth,
+		OAuthHandler: oauth,
 		MaxEventSize: maxBytes,
 	}
 	cs, err := client.Connect(ctx, st, opts)
@@ -375,7 +380,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	}
 	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}
 	for _, endpoint := range sseEndpoints(s.URL) {
-		rt := newServerTransport(s, sc)
+		rt := newServerTransport(s, c.key.principal, sc)
 		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: rt.client(s.HTTPClient), MaxEventSize: maxBytes}
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
@@ -438,11 +443,13 @@ func (a *Adapter) maxMessageBytes() int {
 // failures and missing endpoints apart: the SDK's HTTP errors are strings),
 // and rewrites content the SDK cannot decode.
 type serverTransport struct {
-	base    http.RoundTripper
-	origin  *url.URL // the server's URL: its credentials go nowhere else
-	headers map[string]string
-	screen  *wire.Screen
-	failure atomic.Int32 // first HTTP status >= 400
+	base      http.RoundTripper
+	origin    *url.URL // the server's URL: its credentials go nowhere else
+	headers   map[string]string
+	principal string                                                                 // whom the connection acts for
+	more      func(ctx context.Context, principal string) (map[string]string, error) // Server.HeadersFor
+	screen    *wire.Screen
+	failure   atomic.Int32 // first HTTP status >= 400
 
 	// Once watching (conn.beginClose), POSTs of notifications/cancelled
 	// are counted as they complete, and signalled on cancelSent.
@@ -451,9 +458,9 @@ type serverTransport struct {
 	cancelSent chan struct{}
 }
 
-func newServerTransport(s *Server, sc *wire.Screen) *serverTransport {
+func newServerTransport(s *Server, principal string, sc *wire.Screen) *serverTransport {
 	origin, _ := url.Parse(s.URL) // validated by New
-	return &serverTransport{origin: origin, headers: s.Headers, screen: sc, cancelSent: make(chan struct{}, 1)}
+	return &serverTransport{origin: origin, headers: s.Headers, principal: principal, more: s.HeadersFor, screen: sc, cancelSent: make(chan struct{}, 1)}
 }
 
 // watchCancels starts counting the cancellation notices sent.
@@ -530,10 +537,22 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req = req.Clone(req.Context())
 			req.Header.Del("Authorization")
 		}
-	case len(t.headers) > 0:
+	case len(t.headers) > 0 || t.more != nil:
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
+		}
+		if t.more != nil {
+			more, err := t.more(req.Context(), t.principal)
+			if err != nil {
+				if req.Body != nil {
+					req.Body.Close() // a RoundTripper closes it, even on error
+				}
+				return nil, fmt.Errorf("mcpadapter: Server.HeadersFor: %w", err)
+			}
+			for k, v := range more {
+				req.Header.Set(k, v)
+			}
 		}
 	}
 	if t.cancelNotice(req) {

@@ -13,7 +13,9 @@ import (
 // [*ServerError] that names the server.
 var (
 	// ErrClosed is returned by a tool, session or interrupt whose connection
-	// was closed by [Adapter.Close]. Discover again to get working tools.
+	// was closed by [Adapter.Close], or, for a per-principal server, closed
+	// for idleness or past [Config.MaxPrincipalConns]. Discover again to get
+	// working tools.
 	ErrClosed = errors.New("mcpadapter: adapter closed")
 
 	// ErrUnknownServer is returned when a server name is not in [Config.Servers].

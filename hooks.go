@@ -24,6 +24,10 @@ type CallRequest struct {
 	// came through [Toolset.HandleToolCalls], else an id the adapter made
 	// up, unique within the process.
 	CallID string
+	// Principal is whom the call acts for: the principal of the tool's
+	// connection to a per-principal server (see [WithPrincipal]), "" for a
+	// shared server.
+	Principal string
 	// Args are the arguments to send. Arguments that a middleware changed
 	// are checked against the tool's input schema before anything is sent.
 	Args map[string]any
@@ -68,7 +72,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any) (*Result, error)
 		return t.rounds(ctx, args, nil)
 	}
 	req := &CallRequest{
-		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: callIDOf(ctx),
+		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: callIDOf(ctx), Principal: t.conn.key.principal,
 		Args: deepCopy(args),
 	}
 	original := deepCopy(args)

@@ -84,7 +84,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	if _, err := a.server(server); err != nil {
 		return err
 	}
-	c := a.liveConn(server)
+	c := a.liveConn(ctx, server)
 	if c == nil {
 		return nil
 	}
@@ -96,15 +96,20 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	return nil
 }
 
-// liveConn returns the live connection to the named server, or nil. It
-// dials nothing.
-func (a *Adapter) liveConn(name string) *conn {
+// liveConn returns the live connection of ctx to the named server, or
+// nil. It dials nothing.
+func (a *Adapter) liveConn(ctx context.Context, name string) *conn {
+	s, _ := a.server(name)
+	key, err := connKeyOf(ctx, name, s)
+	if err != nil {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.gen == nil {
 		return nil
 	}
-	if c := a.gen.conns[name]; c != nil && c.usable("") == nil {
+	if c := a.gen.conns[key]; c != nil && c.usable("") == nil {
 		return c
 	}
 	return nil

@@ -14,7 +14,8 @@ type ServerState string
 // The states of a server.
 const (
 	// StateNotDialed: no discovery has dialed the server since New or
-	// the last [Adapter.Close].
+	// the last [Adapter.Close] (for a per-principal server: no principal
+	// has a connection, e.g. after they were closed for idleness).
 	StateNotDialed ServerState = "not dialed"
 	// StateConnected: the server has a live session, of era
 	// [ServerStatus.Era].
@@ -44,8 +45,14 @@ type ServerStatus struct {
 	Err error
 	// Since is when the server entered State (zero for StateNotDialed).
 	Since time.Time
-	// CallsInFlight counts the tools/call requests waiting for the server.
+	// CallsInFlight counts the tools/call requests waiting for the server
+	// (over all its principals' connections).
 	CallsInFlight int
+	// Principals counts the live connections of a per-principal server
+	// ([Server.HeadersFor], [Server.OAuthFor]), one per principal; the
+	// server is StateConnected while one is live, and its Era and Since are
+	// those of the most recent one. Always 0 for a shared server.
+	Principals int
 	// DialAttempts counts the dials of the server since [New], successful
 	// or not, across [Adapter.Close].
 	DialAttempts int64
@@ -67,24 +74,44 @@ func (a *Adapter) Status() Status {
 	a.mu.Lock()
 	g := a.gen
 	type known struct {
-		conn    *conn
+		conns   []*conn // one, or one per principal
 		skipped error
 		failed  failure
 	}
 	seen := map[string]known{}
 	if g != nil {
 		for name := range a.cfg.Servers {
-			seen[name] = known{conn: g.conns[name], skipped: g.skipped[name], failed: g.failures[name]}
+			seen[name] = known{skipped: g.skipped[name], failed: g.failures[name]}
+		}
+		for key, c := range g.conns {
+			k := seen[key.server]
+			k.conns = append(k.conns, c)
+			seen[key.server] = k
 		}
 	}
 	a.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
 		s := ServerStatus{State: StateNotDialed, DialAttempts: a.dials[name].Load(), DroppedLogs: a.droppedLogs[name].Load()}
-		if c := k.conn; c != nil {
+		var latest *conn // the most recent live conn, else the last to die
+		for _, c := range k.conns {
 			c.openMu.Lock()
-			s.CallsInFlight = len(c.open)
+			s.CallsInFlight += len(c.open)
 			c.openMu.Unlock()
+			live := c.alive()
+			if live && c.key.principal != "" {
+				s.Principals++
+			}
+			switch {
+			case latest == nil:
+				latest = c
+			case live && (!latest.alive() || c.since.After(latest.since)):
+				latest = c
+			case !live && !latest.alive() && c.diedAt.After(latest.diedAt):
+				latest = c
+			}
+		}
+		if c := latest; c != nil {
 			if c.alive() {
 				s.State, s.Era, s.Since = StateConnected, c.info.Era, c.since
 			} else {

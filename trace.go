@@ -193,14 +193,14 @@ func withTraceContext(ctx context.Context, meta map[string]any) map[string]any {
 // tracedDial is [Adapter.dial] in a client span ("initialize", or
 // "server/discover" when the modern era was negotiated), a child of the
 // span of the caller whose discovery started the dial.
-func (a *Adapter) tracedDial(parent trace.SpanContext, g *generation, name string, s *Server) (*conn, error) {
+func (a *Adapter) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error) {
 	if a.tracer == nil {
-		return a.dial(g, name, s)
+		return a.dial(g, key, s)
 	}
 	ctx := trace.ContextWithSpanContext(context.Background(), parent)
-	attrs := append([]attribute.KeyValue{attrServer.String(name)}, transportAttrs(s)...)
+	attrs := append([]attribute.KeyValue{attrServer.String(key.server)}, transportAttrs(s)...)
 	_, span := a.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	c, err := a.dial(g, name, s)
+	c, err := a.dial(g, key, s)
 	method := "initialize"
 	if err == nil {
 		if c.modern() {

@@ -1,0 +1,268 @@
+package mcpadapter
+
+// Per-principal connections: servers whose credentials depend on the user a
+// call acts for get one connection per (server, principal), bounded in
+// number and closed when idle.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Defaults of [Config.PrincipalIdleTimeout] and [Config.MaxPrincipalConns].
+const (
+	DefaultPrincipalIdleTimeout = 10 * time.Minute
+	DefaultMaxPrincipalConns    = 1000
+)
+
+var (
+	// ErrNoPrincipal is returned, wrapped in a [*ServerError], when a
+	// per-principal server ([Server.HeadersFor] or [Server.OAuthFor]) is
+	// discovered or used under a context without a principal
+	// ([WithPrincipal]). Discovery reports it like any other failure of
+	// that server (see [Config.OnConnectionError]).
+	ErrNoPrincipal = errors.New("mcpadapter: per-principal server used without a principal (see WithPrincipal)")
+
+	// ErrWrongPrincipal is returned, wrapped in a [*ServerError], when a
+	// tool of a per-principal server is called under the context of
+	// another principal than the one it was discovered for: a principal's
+	// tools never use another's connection or credentials. Discover the
+	// tools under the caller's own principal.
+	ErrWrongPrincipal = errors.New("mcpadapter: tool called for another principal than it was discovered for")
+)
+
+// errEvicted is the ErrClosed of a per-principal connection that was
+// closed for idleness or past the cap.
+var errEvicted = fmt.Errorf("%w: idle per-principal connection closed (Config.PrincipalIdleTimeout, MaxPrincipalConns); discover again", ErrClosed)
+
+type principalKey struct{}
+
+// WithPrincipal returns a copy of ctx that acts for principal: a user id,
+// tenant or any string naming whose credentials a call carries. Discovery,
+// calls and every other operation under the returned context use the
+// principal's own connection to each per-principal server
+// ([Server.HeadersFor], [Server.OAuthFor]); other servers are shared by
+// all principals. An empty principal means none.
+func WithPrincipal(ctx context.Context, principal string) context.Context {
+	return context.WithValue(ctx, principalKey{}, principal)
+}
+
+// PrincipalFrom returns the principal of ctx set by [WithPrincipal], or "".
+func PrincipalFrom(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
+}
+
+// perPrincipal reports whether s needs a connection per principal.
+func (s *Server) perPrincipal() bool { return s.HeadersFor != nil || s.OAuthFor != nil }
+
+// A connKey names a connection: its server, and the principal it acts for
+// ("" for a shared server).
+type connKey struct{ server, principal string }
+
+// flight is the key of the connection's dial in the generation's
+// singleflight group. Server names hold no '/'.
+func (k connKey) flight() string {
+	if k.principal == "" {
+		return k.server
+	}
+	return k.server + "/" + k.principal
+}
+
+// connKeyOf returns the key of the connection that ctx uses for server s.
+func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
+	if !s.perPrincipal() {
+		return connKey{server: name}, nil
+	}
+	p := PrincipalFrom(ctx)
+	if p == "" {
+		return connKey{}, serverError(name, "dial", ErrNoPrincipal)
+	}
+	return connKey{server: name, principal: p}, nil
+}
+
+// checkPrincipal fails a call of tool mcpName when c is a per-principal
+// connection and ctx acts for another principal. (The error's Op is built
+// only on failure: a Sprintf per call shows in the benchmarks.)
+func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
+	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
+		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
+	}
+	return nil
+}
+
+// A usage tracks the requests in flight on a per-principal connection and
+// when it was last used, so that only idle connections are evicted.
+type usage struct {
+	mu      sync.Mutex
+	busy    int       // requests in flight
+	last    time.Time // when the last request started or ended, or the conn was handed out
+	evicted bool      // no request may start any more
+}
+
+// acquire registers a request, unless the connection was evicted.
+func (u *usage) acquire() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.evicted {
+		return false
+	}
+	u.busy++
+	u.last = time.Now()
+	return true
+}
+
+// release ends a request that acquire registered.
+func (u *usage) release() {
+	u.mu.Lock()
+	u.busy--
+	u.last = time.Now()
+	u.mu.Unlock()
+}
+
+// touch records a use without a request (a connection handed out).
+func (u *usage) touch() {
+	u.mu.Lock()
+	u.last = time.Now()
+	u.mu.Unlock()
+}
+
+// idleSince returns when the connection became idle, and whether it is.
+func (u *usage) idleSince() (time.Time, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.last, u.busy == 0
+}
+
+// wasEvicted reports whether evict took the connection.
+func (u *usage) wasEvicted() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.evicted
+}
+
+// evict marks an idle connection evicted and reports whether it did; a
+// busy one is left alone.
+func (u *usage) evict() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.busy > 0 {
+		return false
+	}
+	u.evicted = true
+	return true
+}
+
+func (a *Adapter) principalIdleTimeout() time.Duration {
+	if a.cfg.PrincipalIdleTimeout > 0 {
+		return a.cfg.PrincipalIdleTimeout
+	}
+	return DefaultPrincipalIdleTimeout
+}
+
+func (a *Adapter) maxPrincipalConns() int {
+	if a.cfg.MaxPrincipalConns > 0 {
+		return a.cfg.MaxPrincipalConns
+	}
+	return DefaultMaxPrincipalConns
+}
+
+// admitLocked counts the new per-principal connection c of g (unless it
+// replaced a dead one of its key), evicting the
+// least recently used idle ones past [Config.MaxPrincipalConns], and starts
+// g's reaper of idle connections if none runs. Adapter.mu must be held.
+func (a *Adapter) admitLocked(g *generation, c *conn, replaced bool) {
+	if !replaced {
+		g.principals++
+	}
+	a.trimLocked(g, c)
+	if !g.reaping {
+		g.reaping = true
+		g.wg.Add(1)
+		go a.reap(g)
+	}
+}
+
+// trimLocked evicts the least recently used idle per-principal connections
+// of g, other than keep, while g has more than [Config.MaxPrincipalConns].
+// Adapter.mu must be held.
+func (a *Adapter) trimLocked(g *generation, keep *conn) {
+	for g.principals > a.maxPrincipalConns() {
+		var lru *conn
+		var lruAt time.Time
+		for k, other := range g.conns {
+			if k.principal == "" || other == keep {
+				continue
+			}
+			if at, idle := other.use.idleSince(); idle && (lru == nil || at.Before(lruAt)) {
+				lru, lruAt = other, at
+			}
+		}
+		if lru == nil || !a.evictLocked(g, lru, "over Config.MaxPrincipalConns") {
+			break // every other one is busy: over the cap for now
+		}
+	}
+}
+
+// evictLocked drops the idle per-principal connection c from g and closes
+// it in the background, reporting whether it did (not when c is busy).
+// Adapter.mu must be held.
+func (a *Adapter) evictLocked(g *generation, c *conn, why string) bool {
+	if !c.use.evict() {
+		return false
+	}
+	c.closing.Store(true)
+	delete(g.conns, c.key)
+	if cat := g.catalogs[c.key]; cat != nil && cat.conn == c {
+		delete(g.catalogs, c.key)
+	}
+	g.principals--
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		c.close()
+	}()
+	a.logger.Debug("mcpadapter: per-principal connection evicted", "server", c.server, "reason", why)
+	return true
+}
+
+// reap closes g's per-principal connections idle for longer than
+// [Config.PrincipalIdleTimeout], until g has none or is closed.
+func (a *Adapter) reap(g *generation) {
+	defer g.wg.Done()
+	idle := a.principalIdleTimeout()
+	for {
+		a.mu.Lock()
+		if g.closed || g.principals == 0 {
+			g.reaping = false
+			a.mu.Unlock()
+			return
+		}
+		a.trimLocked(g, nil)
+		now := time.Now()
+		next := now.Add(idle)
+		for k, c := range g.conns {
+			if k.principal == "" {
+				continue
+			}
+			at, quiet := c.use.idleSince()
+			switch {
+			case !quiet: // busy: its release touches it
+			case !now.Before(at.Add(idle)):
+				a.evictLocked(g, c, "idle past Config.PrincipalIdleTimeout")
+			case at.Add(idle).Before(next):
+				next = at.Add(idle)
+			}
+		}
+		a.mu.Unlock()
+		if err := sleep(g.ctx, next.Sub(now)); err != nil {
+			a.mu.Lock()
+			g.reaping = false
+			a.mu.Unlock()
+			return
+		}
+	}
+}
