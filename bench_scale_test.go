@@ -1,0 +1,225 @@
+//go:build unix
+
+package mcpadapter
+
+// Benchmarks of how cost grows with the work (issue 18), against the JS
+// adapter (@langchain/mcp-adapters, driven by testdata/jsadapter/driver.mjs)
+// where there is one to compare with. BENCHMARKS.md ("Scale") says how to
+// run them and what they gave.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// processCPU returns the user and system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err) // cannot fail for RUSAGE_SELF
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A jsDriver is a Node.js process running testdata/jsadapter/driver.mjs: a
+// MultiServerMCPClient of the JS adapter on the npm server-everything.
+type jsDriver struct {
+	in  io.Writer
+	out *bufio.Scanner
+}
+
+// startJS starts the JS driver, or skips b when Node.js, the pinned JS
+// adapter or server-everything is missing (see internal/extserver).
+func startJS(b *testing.B) *jsDriver {
+	b.Helper()
+	node, script := extserver.Everything(b)
+	_, adapterScript := extserver.NPM(b, extserver.JSAdapter)
+	driver, err := filepath.Abs(filepath.Join("testdata", "jsadapter", "driver.mjs"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(node, driver, filepath.Dir(filepath.Dir(adapterScript)), node, script)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	return &jsDriver{in: in, out: bufio.NewScanner(out)}
+}
+
+// do runs one driver command and returns the CPU time its process spent
+// on it and its wall time.
+func (d *jsDriver) do(b *testing.B, command string) (cpu, wall time.Duration) {
+	if _, err := fmt.Fprintln(d.in, command); err != nil {
+		b.Fatalf("js driver: %v", err)
+	}
+	if !d.out.Scan() {
+		b.Fatalf("js driver: no answer to %q: %v", command, d.out.Err())
+	}
+	var m struct{ CPUUs, WallNs int64 }
+	if err := json.Unmarshal(d.out.Bytes(), &m); err != nil {
+		b.Fatalf("js driver: %q: %v", d.out.Bytes(), err)
+	}
+	return time.Duration(m.CPUUs) * time.Microsecond, time.Duration(m.WallNs)
+}
+
+// A costSide is one side of a benchSides comparison: run does one block of
+// work and returns the CPU time and the wall time it took.
+type costSide struct {
+	name string
+	run  func() (cpu, wall time.Duration)
+}
+
+// goBlock returns a side that calls call n times in this process; its CPU
+// is getrusage's delta, with a garbage collection at the end of the block
+// so that the block pays for the garbage it made (and not the next side).
+func goBlock(name string, n int, call func()) costSide {
+	return costSide{name, func() (time.Duration, time.Duration) {
+		cpu, start := processCPU(), time.Now()
+		for range n {
+			call()
+		}
+		runtime.GC()
+		return processCPU() - cpu, time.Since(start)
+	}}
+}
+
+// benchSides runs one block of every side per op, in random order, and
+// reports per unit of work (a block is units units) the median CPU and
+// wall time of each side ("<side>-cpu-ns/op", "<side>-ns/op") and the
+// ratios of the medians of CPU and wall time of each pair in ratios
+// ({side, base}) as "<side>/<base>-cpu" and "<side>/<base>".
+func benchSides(b *testing.B, units int, sides []costSide, ratios [][2]string) {
+	cpus := make(map[string][]float64)
+	walls := make(map[string][]float64)
+	order := make([]int, len(sides))
+	for i := range order {
+		order[i] = i
+	}
+	for b.Loop() {
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			cpu, wall := sides[i].run()
+			cpus[sides[i].name] = append(cpus[sides[i].name], float64(cpu)/float64(units))
+			walls[sides[i].name] = append(walls[sides[i].name], float64(wall)/float64(units))
+		}
+	}
+	mc, mw := make(map[string]float64), make(map[string]float64)
+	for _, s := range sides {
+		mc[s.name], mw[s.name] = median(cpus[s.name]), median(walls[s.name])
+		if mc[s.name] > 0 {
+			b.ReportMetric(mc[s.name], s.name+"-cpu-ns/op")
+		}
+		b.ReportMetric(mw[s.name], s.name+"-ns/op")
+	}
+	for _, r := range ratios {
+		if mc[r[1]] > 0 {
+			b.ReportMetric(mc[r[0]]/mc[r[1]], r[0]+"/"+r[1]+"-cpu")
+		}
+		b.ReportMetric(mw[r[0]]/mw[r[1]], r[0]+"/"+r[1])
+	}
+	b.ReportMetric(0, "ns/op") // the op is a round of blocks: meaningless
+}
+
+// cpuBlock is the number of calls per block of BenchmarkCPUPerCall.
+const cpuBlock = 500
+
+// BenchmarkCPUPerCall measures the client's CPU (user+system, getrusage
+// deltas; Node's process.cpuUsage) per call of server-everything's echo
+// tool over stdio: Tool.Invoke, the raw ClientSession.CallTool and the JS
+// adapter's tool.invoke, each with its own server process, in blocks of
+// cpuBlock calls run in random order, after a warm-up of 5 blocks each
+// (Node's JIT). Each op is one block of each side.
+func BenchmarkCPUPerCall(b *testing.B) {
+	srv := npmEverything(b)
+	js := startJS(b)
+	sides := []costSide{
+		goBlock("raw", cpuBlock, rawCall(b, rawCommand(b, srv), "echo", npmEchoArgs, npmEchoWant)),
+		goBlock("adapter", cpuBlock, invokeCall(b, adapterTool(b, srv, "echo"), npmEchoArgs, npmEchoWant)),
+		{"js", func() (time.Duration, time.Duration) { return js.do(b, fmt.Sprint("calls ", cpuBlock)) }},
+	}
+	for range 5 {
+		for _, s := range sides {
+			s.run()
+		}
+	}
+	benchSides(b, cpuBlock, sides, [][2]string{{"adapter", "raw"}, {"adapter", "js"}, {"raw", "js"}})
+}
+
+// BenchmarkColdStart measures a cold start on server-everything over stdio:
+// the time from nothing to the tool list (a new Adapter and ListTools; a
+// go-sdk client's Connect and ListTools; the JS adapter's new
+// MultiServerMCPClient and getTools), the process start included, the
+// close not. Each op is one cold start of each side, in random order:
+// adapter and raw in auto mode (the server/discover probe first) and with
+// the legacy era asked for (initialize only), and js.
+func BenchmarkColdStart(b *testing.B) {
+	srv := npmEverything(b)
+	js := startJS(b)
+	adapter := func(name string, mode Mode) costSide {
+		s := srv
+		s.Mode = mode
+		return costSide{name, func() (time.Duration, time.Duration) {
+			start := time.Now()
+			a, err := New(Config{Servers: map[string]Server{"s": s}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ts, err := a.ListTools(b.Context()); err != nil || len(ts) == 0 {
+				b.Fatalf("ListTools = %v, %v", ts, err)
+			}
+			wall := time.Since(start)
+			a.Close()
+			return 0, wall
+		}}
+	}
+	raw := func(name string, opts *mcp.ClientSessionOptions) costSide {
+		return costSide{name, func() (time.Duration, time.Duration) {
+			start := time.Now()
+			cs, err := rawClient().Connect(b.Context(), &mcp.CommandTransport{Command: command(srv)}, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := cs.ListTools(b.Context(), nil); err != nil {
+				b.Fatal(err)
+			}
+			wall := time.Since(start)
+			cs.Close()
+			return 0, wall
+		}}
+	}
+	sides := []costSide{
+		adapter("adapter-auto", ModeAuto), adapter("adapter-legacy", ModeLegacy),
+		raw("raw-auto", nil), raw("raw-legacy", &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}),
+		{"js", func() (time.Duration, time.Duration) {
+			_, wall := js.do(b, "cold")
+			return 0, wall
+		}},
+	}
+	benchSides(b, 1, sides, [][2]string{
+		{"adapter-auto", "js"}, {"adapter-legacy", "js"}, {"raw-auto", "js"}, {"raw-legacy", "js"},
+		{"adapter-auto", "raw-auto"}, {"adapter-auto", "adapter-legacy"},
+	})
+}
