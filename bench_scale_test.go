@@ -9,6 +9,7 @@ package mcpadapter
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -221,5 +223,103 @@ func BenchmarkColdStart(b *testing.B) {
 	benchSides(b, 1, sides, [][2]string{
 		{"adapter-auto", "js"}, {"adapter-legacy", "js"}, {"raw-auto", "js"}, {"raw-legacy", "js"},
 		{"adapter-auto", "raw-auto"}, {"adapter-auto", "adapter-legacy"},
+	})
+}
+
+// catalogTools is the size of the catalog of BenchmarkCatalog.
+const catalogTools = 10000
+
+// catalogServer returns an in-memory server with n tools, each with the
+// schema of a small real tool (two properties, an enum, a required one),
+// whose list results carry ttlMs 60000.
+func catalogServer(n int) *testserver.Server {
+	s := testserver.New(testserver.Options{TTLMs: 60000})
+	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"the city"},` +
+		`"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`)
+	handler := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	for i := range n {
+		s.Server.AddTool(&mcp.Tool{Name: fmt.Sprintf("weather_%05d", i), Description: "Get the weather.", InputSchema: schema}, handler)
+	}
+	return s
+}
+
+// heapInUse returns the bytes of live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkCatalog measures one server of catalogTools tools (in memory,
+// modern era, ttlMs 60000): op=cold is a new Adapter's first ListTools
+// (dial, every page, a Tool per descriptor; the server's allocations count
+// too), op=cached a ListTools served by the cache, op=llmtools and
+// op=llmtools-gemini the conversion of the Toolset for a model without and
+// with a provider pass. Each reports per tool ("ns/tool", "allocs/tool");
+// op=cold reports the heap the Adapter holds per tool once listed
+// ("held-B/tool": live heap after ListTools minus before New).
+func BenchmarkCatalog(b *testing.B) {
+	s := catalogServer(catalogTools)
+	perTool := func(b *testing.B, op func()) {
+		b.ReportAllocs()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for b.Loop() {
+			op()
+		}
+		runtime.ReadMemStats(&after)
+		n := float64(b.N) * catalogTools
+		b.ReportMetric(float64(b.Elapsed())/n, "ns/tool")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/tool")
+	}
+	list := func(b *testing.B, a *Adapter, opts ...ListOption) Toolset {
+		ts, err := a.ListTools(b.Context(), opts...)
+		if err != nil || len(ts) != catalogTools {
+			b.Fatalf("ListTools = %d tools, %v", len(ts), err)
+		}
+		return ts
+	}
+	b.Run("op=cold", func(b *testing.B) {
+		var held float64
+		perTool(b, func() {
+			base := heapInUse()
+			a, err := New(Config{Servers: map[string]Server{"big": memServer(s, ModeAuto)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := list(b, a)
+			b.StopTimer()
+			held = float64(heapInUse()) - float64(base)
+			runtime.KeepAlive(ts)
+			a.Close()
+			b.StartTimer()
+		})
+		b.ReportMetric(held/catalogTools, "held-B/tool")
+	})
+	a := newAdapter(b, Config{Servers: map[string]Server{"big": memServer(s, ModeAuto)}})
+	ts := list(b, a)
+	b.Run("op=cached", func(b *testing.B) {
+		lists := s.Count("tools/list")
+		perTool(b, func() { list(b, a) })
+		if got := s.Count("tools/list") - lists; got != 0 {
+			b.Fatalf("cached ListTools sent %d tools/list requests, want 0", got)
+		}
+	})
+	b.Run("op=llmtools", func(b *testing.B) {
+		perTool(b, func() {
+			if got := ts.LLMTools(); len(got) != catalogTools {
+				b.Fatalf("LLMTools = %d tools", len(got))
+			}
+		})
+	})
+	b.Run("op=llmtools-gemini", func(b *testing.B) {
+		perTool(b, func() {
+			if got, err := ts.LLMToolsFor(ForGemini()); err != nil || len(got) != catalogTools {
+				b.Fatalf("LLMToolsFor(ForGemini()) = %d tools, %v", len(got), err)
+			}
+		})
 	})
 }

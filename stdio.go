@@ -190,8 +190,8 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, c.in.proc.exitError(err)
 		}
 	}
-	// The decoder copies what it keeps: line may be reused.
-	return jsonrpc.DecodeMessage(line)
+	// decodeMessage copies what it keeps: line may be reused.
+	return decodeMessage(line)
 }
 
 // Write implements [mcp.Connection].
