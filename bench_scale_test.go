@@ -17,12 +17,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -322,4 +324,124 @@ func BenchmarkCatalog(b *testing.B) {
 			}
 		})
 	})
+}
+
+// A phaseTransport times the phases of a cold start on the connection its
+// base makes: the process start (base.Connect), then each request from
+// sending to its answer, by method. Notifications are not timed.
+type phaseTransport struct {
+	base   mcp.Transport
+	phases map[string]time.Duration // "start", a method, or "total"
+	start  time.Time
+}
+
+// Connect implements [mcp.Transport].
+func (t *phaseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	t.start = time.Now()
+	conn, err := t.base.Connect(ctx)
+	t.phases["start"] = time.Since(t.start)
+	return &phaseConn{Connection: conn, t: t, sent: make(map[jsonrpc.ID]sentRequest)}, err
+}
+
+// A sentRequest is a request a phaseConn has sent and not seen answered.
+type sentRequest struct {
+	method string
+	at     time.Time
+}
+
+// A phaseConn is the connection of a phaseTransport.
+type phaseConn struct {
+	mcp.Connection
+	t    *phaseTransport
+	mu   sync.Mutex
+	sent map[jsonrpc.ID]sentRequest
+}
+
+// Write implements [mcp.Connection].
+func (c *phaseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.mu.Lock()
+		c.sent[req.ID] = sentRequest{req.Method, time.Now()}
+		c.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// Read implements [mcp.Connection].
+func (c *phaseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		if req, ok := c.sent[resp.ID]; ok {
+			delete(c.sent, resp.ID)
+			c.t.phases[req.method] += time.Since(req.at)
+		}
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+// BenchmarkColdStartPhases splits a cold start on server-everything over
+// stdio into its phases (see phaseTransport), reported as medians in
+// "<phase>-ns": the process start, then the round trip of each request
+// (server/discover, which in auto mode also waits for Node.js to load the
+// server; initialize; subscriptions/listen; tools/list). The raw sides are
+// a default go-sdk client in auto mode and with the legacy era asked for;
+// the adapter sides are an Adapter whose Server.Transport is the same
+// timed CommandTransport (the adapter's own stdio connection cannot be
+// timed from outside, so this measures its protocol work, not its
+// connection).
+func BenchmarkColdStartPhases(b *testing.B) {
+	srv := npmEverything(b)
+	type side struct {
+		name string
+		run  func(t mcp.Transport)
+	}
+	raw := func(opts *mcp.ClientSessionOptions) func(mcp.Transport) {
+		return func(t mcp.Transport) {
+			cs, err := rawClient().Connect(b.Context(), t, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := cs.ListTools(b.Context(), nil); err != nil {
+				b.Fatal(err)
+			}
+			cs.Close()
+		}
+	}
+	adapter := func(mode Mode) func(mcp.Transport) {
+		return func(t mcp.Transport) {
+			a, err := New(Config{Servers: map[string]Server{"s": {Mode: mode, Transport: func(context.Context) (mcp.Transport, error) { return t, nil }}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := a.ListTools(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			a.Close()
+		}
+	}
+	sides := []side{
+		{"raw-auto", raw(nil)}, {"raw-legacy", raw(&mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})},
+		{"adapter-auto", adapter(ModeAuto)}, {"adapter-legacy", adapter(ModeLegacy)},
+	}
+	phases := make(map[string]map[string][]float64) // side, phase
+	for _, s := range sides {
+		phases[s.name] = make(map[string][]float64)
+	}
+	for b.Loop() {
+		for _, i := range rand.Perm(len(sides)) {
+			t := &phaseTransport{base: &mcp.CommandTransport{Command: command(srv)}, phases: make(map[string]time.Duration)}
+			sides[i].run(t)
+			for phase, d := range t.phases {
+				phases[sides[i].name][phase] = append(phases[sides[i].name][phase], float64(d))
+			}
+		}
+	}
+	for side, ps := range phases {
+		for phase, ds := range ps {
+			b.ReportMetric(median(ds), side+":"+phase+"-ns")
+		}
+	}
+	b.ReportMetric(0, "ns/op")
 }
