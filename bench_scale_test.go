@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -444,4 +445,196 @@ func BenchmarkColdStartPhases(b *testing.B) {
 		}
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// processRSS returns the resident set size of this process, or 0 where
+// /proc/self/statm is not there.
+func processRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, resident uint64
+	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
+		return 0
+	}
+	return resident * uint64(os.Getpagesize())
+}
+
+// An idleCost is what n idle connections cost this process, each: live
+// heap, resident memory and goroutines.
+type idleCost struct {
+	heap, rss, goroutines float64
+}
+
+// measureIdle opens n connections with open (which dials and lists the
+// tools, and returns a call of the echo tool and what closes them), and
+// returns their cost per connection once idle, then the growth of live
+// heap and goroutines over calls calls spread across them.
+func measureIdle(tb testing.TB, n, calls int, open func(tb testing.TB, n int) (call func(i int), close func())) (idle idleCost, growth idleCost) {
+	heap0, rss0, g0 := heapInUse(), processRSS(), runtime.NumGoroutine()
+	call, closeAll := open(tb, n)
+	defer closeAll()
+	heap1, rss1, g1 := heapInUse(), processRSS(), runtime.NumGoroutine()
+	idle = idleCost{
+		heap:       (float64(heap1) - float64(heap0)) / float64(n),
+		rss:        (float64(rss1) - float64(rss0)) / float64(n),
+		goroutines: float64(g1-g0) / float64(n),
+	}
+	for i := range calls {
+		call(i % n)
+	}
+	heap2, g2 := heapInUse(), runtime.NumGoroutine()
+	growth = idleCost{heap: float64(heap2) - float64(heap1), goroutines: float64(g2 - g1)}
+	return idle, growth
+}
+
+// openAdapter returns an opener of one Adapter over the n servers server(i)
+// gives, named s0, s1, ...: ListTools dials them all. It takes the Config
+// to fill, so that other shapes of connections (per-principal ones, say)
+// are measured by the same code.
+func openAdapter(cfg Config, server func(tb testing.TB, i int) Server) func(tb testing.TB, n int) (func(int), func()) {
+	return func(tb testing.TB, n int) (func(int), func()) {
+		cfg.Servers = make(map[string]Server, n)
+		for i := range n {
+			cfg.Servers[fmt.Sprintf("s%d", i)] = server(tb, i)
+		}
+		a, err := New(cfg)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ts, err := a.ListTools(tb.Context())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tools := make([]*Tool, n)
+		for i := range n {
+			tools[i] = ts.Lookup(fmt.Sprintf("s%d__echo", i))
+		}
+		return func(i int) {
+			if res, err := tools[i].Invoke(tb.Context(), echoArgs); err != nil || res.Text() != echoText {
+				tb.Fatalf("Invoke = %v, %v", res, err)
+			}
+		}, func() { a.Close() }
+	}
+}
+
+// openRaw returns an opener of n go-sdk sessions (default client options)
+// over the transports transport(i) gives, each with its tools listed.
+func openRaw(transport func(tb testing.TB, i int) mcp.Transport) func(tb testing.TB, n int) (func(int), func()) {
+	return func(tb testing.TB, n int) (func(int), func()) {
+		sessions := make([]*mcp.ClientSession, n)
+		for i := range n {
+			cs, err := rawClient().Connect(tb.Context(), transport(tb, i), nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if _, err := cs.ListTools(tb.Context(), nil); err != nil {
+				tb.Fatal(err)
+			}
+			sessions[i] = cs
+		}
+		return func(i int) {
+				res, err := sessions[i].CallTool(tb.Context(), &mcp.CallToolParams{Name: "echo", Arguments: echoArgs})
+				if err != nil || firstText(res) != echoText {
+					tb.Fatalf("CallTool = %v, %v", res, err)
+				}
+			}, func() {
+				for _, cs := range sessions {
+					cs.Close()
+				}
+			}
+	}
+}
+
+// idleTransports are the transports BenchmarkIdleConnection measures, with
+// how many connections each opens, and the adapter's server and the raw
+// transport of connection i.
+func idleTransports(tb testing.TB) []struct {
+	name    string
+	n       int
+	adapter func(tb testing.TB, i int) Server
+	raw     func(tb testing.TB, i int) mcp.Transport
+} {
+	memory := func(tb testing.TB, i int) *testserver.Server { return testserver.Lean(testserver.Options{}) }
+	http := func(stateless bool) (func(testing.TB, int) Server, func(testing.TB, int) mcp.Transport) {
+		return func(tb testing.TB, i int) Server {
+				return Server{URL: memory(tb, i).StreamableHTTP(tb, stateless).URL}
+			}, func(tb testing.TB, i int) mcp.Transport {
+				return &mcp.StreamableClientTransport{Endpoint: memory(tb, i).StreamableHTTP(tb, stateless).URL}
+			}
+	}
+	statelessServer, statelessRaw := http(true)
+	statefulServer, statefulRaw := http(false)
+	return []struct {
+		name    string
+		n       int
+		adapter func(tb testing.TB, i int) Server
+		raw     func(tb testing.TB, i int) mcp.Transport
+	}{
+		{"memory", 200,
+			func(tb testing.TB, i int) Server { return memServer(memory(tb, i), ModeAuto) },
+			func(tb testing.TB, i int) mcp.Transport {
+				t, err := memory(tb, i).Transport()(tb.Context())
+				if err != nil {
+					tb.Fatal(err)
+				}
+				return t
+			}},
+		{"stdio", 20,
+			func(tb testing.TB, i int) Server { return stdioServer(tb, "modern:lean") },
+			func(tb testing.TB, i int) mcp.Transport {
+				return &mcp.CommandTransport{Command: command(stdioServer(tb, "modern:lean"))}
+			}},
+		{"http-stateless", 100, statelessServer, statelessRaw},
+		{"http-stateful", 100, statefulServer, statefulRaw},
+	}
+}
+
+// BenchmarkIdleConnection measures what an idle connection costs the
+// client process (see measureIdle), for the adapter (one Adapter of n
+// servers) and raw go-sdk sessions, in memory (the server's share counts
+// too, the same on both sides), over stdio (the server is a child
+// process), and over Streamable HTTP (the httptest server is in the
+// process: its share counts too), stateless and stateful; then the growth
+// of live heap and goroutines over 10,000 calls ("growth-B",
+// "growth-goroutines"). Each op measures afresh; the figures are the last
+// op's.
+func BenchmarkIdleConnection(b *testing.B) {
+	for _, tr := range idleTransports(b) {
+		for _, impl := range []string{"raw", "adapter"} {
+			b.Run("transport="+tr.name+"/impl="+impl, func(b *testing.B) {
+				open := openRaw(tr.raw)
+				if impl == "adapter" {
+					open = openAdapter(Config{}, tr.adapter)
+				}
+				var idle, growth idleCost
+				for b.Loop() {
+					idle, growth = measureIdle(b, tr.n, 10000, open)
+				}
+				b.ReportMetric(idle.heap, "heap-B/conn")
+				if idle.rss != 0 {
+					b.ReportMetric(idle.rss, "rss-B/conn")
+				}
+				b.ReportMetric(idle.goroutines, "goroutines/conn")
+				b.ReportMetric(growth.heap, "growth-B")
+				b.ReportMetric(growth.goroutines, "growth-goroutines")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// TestIdleGoroutines counts the goroutines an idle stdio connection of the
+// legacy era keeps in the client process (exact, unlike the times): the
+// SDK's reader, the adapter's watch (one: it was two), os/exec's copier of
+// the server's stderr (kept for error messages) and the process's waiter
+// (which holds the OS thread its server's death signal is tied to). A
+// modern session adds the SDK's subscriptions/listen goroutine.
+func TestIdleGoroutines(t *testing.T) {
+	const n = 3
+	idle, _ := measureIdle(t, n, 0, openAdapter(Config{}, func(tb testing.TB, i int) Server { return stdioServer(tb, "legacy:lean") }))
+	if idle.goroutines != 4 {
+		t.Errorf("an idle legacy stdio connection keeps %v goroutines, want 4", idle.goroutines)
+	}
 }
