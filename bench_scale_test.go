@@ -638,3 +638,43 @@ func TestIdleGoroutines(t *testing.T) {
 		t.Errorf("an idle legacy stdio connection keeps %v goroutines, want 4", idle.goroutines)
 	}
 }
+
+// fleetDelay is the handshake delay of each in-memory server of
+// BenchmarkFleet.
+const fleetDelay = 10 * time.Millisecond
+
+// BenchmarkFleet measures cold discovery of a fleet (see coldDiscovery),
+// as ratios of two sides run in alternation (benchPair): in memory, 100
+// servers that each answer the handshake fleetDelay late against one such
+// server ("100/1"), for the adapter and for go-sdk clients connected in
+// parallel (rawFleet); over stdio, 100 servers (the test binary) discovered
+// by one Adapter against the same 100 discovered one after another, an
+// Adapter each ("parallel/sequential").
+func BenchmarkFleet(b *testing.B) {
+	memory := func(n int) func() {
+		cfg := Config{Servers: map[string]Server{}}
+		for i, s := range delayedFleet(n, fleetDelay) {
+			cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+		}
+		return coldDiscovery(b, cfg)
+	}
+	b.Run("transport=memory/impl=adapter", func(b *testing.B) { benchPair(b, "1", memory(1), "100", memory(100)) })
+	b.Run("transport=memory/impl=raw", func(b *testing.B) {
+		benchPair(b, "1", rawFleet(b, delayedFleet(1, fleetDelay)), "100", rawFleet(b, delayedFleet(100, fleetDelay)))
+	})
+	b.Run("transport=stdio", func(b *testing.B) {
+		const n = 100
+		all := Config{Servers: map[string]Server{}}
+		sequential := make([]func(), n)
+		for i := range n {
+			srv := stdioServer(b, "legacy:lean")
+			all.Servers[fmt.Sprintf("s%d", i)] = srv
+			sequential[i] = coldDiscovery(b, Config{Servers: map[string]Server{"s": srv}})
+		}
+		benchPair(b, "sequential", func() {
+			for _, discover := range sequential {
+				discover()
+			}
+		}, "parallel", coldDiscovery(b, all))
+	})
+}
