@@ -625,17 +625,23 @@ func BenchmarkIdleConnection(b *testing.B) {
 	}
 }
 
-// TestIdleGoroutines counts the goroutines an idle stdio connection of the
-// legacy era keeps in the client process (exact, unlike the times): the
-// SDK's reader, the adapter's watch (one: it was two), os/exec's copier of
-// the server's stderr (kept for error messages) and the process's waiter
-// (which holds the OS thread its server's death signal is tied to). A
-// modern session adds the SDK's subscriptions/listen goroutine.
-func TestIdleGoroutines(t *testing.T) {
-	const n = 3
+// TestIdleStdioConnection counts the goroutines an idle stdio connection
+// of the legacy era keeps in the client process (exact, unlike the times):
+// the SDK's reader, the adapter's watch (one: it was two), os/exec's copier
+// of the server's stderr (kept for error messages) and the process's
+// waiter (which holds the OS thread its server's death signal is tied to).
+// A modern session adds the SDK's subscriptions/listen goroutine. It also
+// bounds the live heap of one: the line reader's buffer starts small and
+// the stderr copier reads through a small buffer (they held 64 and 32
+// KiB each, 125 KiB in all, where the raw go-sdk holds about 16).
+func TestIdleStdioConnection(t *testing.T) {
+	const n = 5
 	idle, _ := measureIdle(t, n, 0, openAdapter(Config{}, func(tb testing.TB, i int) Server { return stdioServer(tb, "legacy:lean") }))
 	if idle.goroutines != 4 {
 		t.Errorf("an idle legacy stdio connection keeps %v goroutines, want 4", idle.goroutines)
+	}
+	if idle.heap > 64<<10 {
+		t.Errorf("an idle legacy stdio connection holds %.0f bytes of heap, want under 64 KiB", idle.heap)
 	}
 }
 
