@@ -533,10 +533,13 @@ func BenchmarkDiscovery(b *testing.B) {
 
 // delayedServers returns n servers that take discoveryDelay to answer the
 // handshake.
-func delayedServers(n int) []*testserver.Server {
+func delayedServers(n int) []*testserver.Server { return delayedFleet(n, discoveryDelay) }
+
+// delayedFleet returns n servers that take delay to answer the handshake.
+func delayedFleet(n int, delay time.Duration) []*testserver.Server {
 	servers := make([]*testserver.Server, n)
 	for i := range servers {
-		servers[i] = testserver.New(testserver.Options{ConnectDelay: discoveryDelay}).AddWeather()
+		servers[i] = testserver.New(testserver.Options{ConnectDelay: delay}).AddWeather()
 	}
 	return servers
 }
@@ -544,8 +547,12 @@ func delayedServers(n int) []*testserver.Server {
 // rawDiscovery returns one cold discovery of n delayed servers by go-sdk
 // clients: each connects in its own goroutine and lists the tools, then
 // every session is closed.
-func rawDiscovery(b *testing.B, n int) func() {
-	servers := delayedServers(n)
+func rawDiscovery(b *testing.B, n int) func() { return rawFleet(b, delayedServers(n)) }
+
+// rawFleet returns one cold discovery of servers by go-sdk clients, as
+// rawDiscovery.
+func rawFleet(b *testing.B, servers []*testserver.Server) func() {
+	n := len(servers)
 	return func() {
 		var wg sync.WaitGroup
 		sessions := make([]*mcp.ClientSession, n)
@@ -582,6 +589,13 @@ func adapterDiscovery(b *testing.B, n int) func() {
 	for i, s := range delayedServers(n) {
 		cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
 	}
+	return coldDiscovery(b, cfg)
+}
+
+// coldDiscovery returns one cold discovery of the servers of cfg by an
+// Adapter: ListTools, then Close, so that the next one dials again.
+func coldDiscovery(b *testing.B, cfg Config) func() {
+	n := len(cfg.Servers)
 	a := newAdapter(b, cfg)
 	return func() {
 		ts, err := a.ListTools(b.Context())

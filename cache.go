@@ -131,6 +131,32 @@ type catalog struct {
 	// x-mcp-header bindings of calls from. list_changed clears it (the SDK
 	// forgets its record too).
 	recorded bool
+
+	// distinct is the last tool set of this server found free of duplicate
+	// names (discover), kept so that the same set served again from the
+	// cache is not checked again: a map of 10,000 names was half the time
+	// of a cached ListTools.
+	distinct []*Tool
+}
+
+// checkDistinct is checkDuplicates for the tool set of c, done once per
+// set: the wrappers and their names never change, so a set equal to the
+// last one found distinct is distinct.
+func (a *Adapter) checkDistinct(c *conn, set Toolset) error {
+	a.mu.Lock()
+	cat := a.catalogLocked(c)
+	known := slices.Equal(cat.distinct, set)
+	a.mu.Unlock()
+	if known {
+		return nil
+	}
+	if err := checkDuplicates(set); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	cat.distinct = slices.Clone(set) // the caller's set is theirs to change
+	a.mu.Unlock()
+	return nil
 }
 
 // catalogLocked returns the catalog of conn c, starting an empty one if its

@@ -93,12 +93,34 @@ func (c *conn) refuseInputRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// markDead records that the session ended, and why. The first cause wins.
-func (c *conn) markDead(err error) {
+// markDead records that the session ended, and why. The first cause wins:
+// it reports whether err was it.
+func (c *conn) markDead(err error) (first bool) {
 	c.dead.Do(func() {
 		c.err, c.diedAt = err, time.Now()
 		close(c.done)
+		first = true
 	})
+	return first
+}
+
+// giveUp marks the session dead while it may still be open (a response the
+// SDK could not use, a request torn mid-write, a session the HTTP server
+// forgot) and closes it, so that watch, waiting on the session, finishes:
+// the next discovery dials a new one, and nothing else would end this one.
+// It closes in a goroutine of its own: the caller may be a call that the
+// SDK's Close would wait for.
+func (c *conn) giveUp(err error) {
+	if !c.markDead(err) {
+		return
+	}
+	go func() {
+		if c.wire != nil {
+			c.wire.Close() // ends the requests in flight and the session
+		} else {
+			c.session.Close()
+		}
+	}()
 }
 
 func (c *conn) modern() bool { return c.info.Era == ModeModern }
@@ -123,25 +145,11 @@ func (c *conn) cause() error {
 }
 
 // watch waits for the session to end and records why. The generation owns
-// it; it returns when the peer goes away or the session is closed. A
-// session the adapter gave up on while it was still open (markDead, from
-// callError: a response the SDK could not use, a request torn mid-write) is
-// closed here, whatever made the adapter give up: the next discovery dials
-// a new one, and nothing else would end this one.
+// it; it returns when the peer goes away or the session is closed (by
+// close, or by giveUp). It is the one goroutine the adapter keeps per
+// connection.
 func (c *conn) watch() {
-	ended := make(chan error, 1)
-	go func() { ended <- c.session.Wait() }()
-	var err error
-	select {
-	case err = <-ended:
-	case <-c.done:
-		if c.wire != nil {
-			c.wire.Close() // ends the requests in flight and the session
-		} else {
-			c.session.Close()
-		}
-		err = <-ended
-	}
+	err := c.session.Wait()
 	if err == nil {
 		err = mcp.ErrConnectionClosed
 	}
@@ -333,12 +341,12 @@ func (c *conn) callError(op string, err error) error {
 	switch {
 	case errors.Is(err, mcp.ErrSessionMissing):
 		// The HTTP server forgot the session: this conn is dead for good.
-		c.markDead(err)
+		c.giveUp(err)
 		c.session.Close()
 	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF) && !rejected(err):
 		// The peer is gone. Say so now rather than when watch notices,
 		// so that the next discovery re-dials instead of reusing c.
-		c.markDead(err)
+		c.giveUp(err)
 	}
 	return serverError(c.server, op, hideURLs(classifyFault(err), c.cfg.URL)) // redact.go
 }

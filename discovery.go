@@ -39,6 +39,12 @@ func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, e
 	if err != nil {
 		return nil, err
 	}
+	if len(names) == 1 {
+		// discover checked this server's tools already. The set may be
+		// the cache's own list (a CacheRefresh fetch): the caller gets a
+		// copy.
+		return slices.Clone(forModel(sets[names[0]])), nil
+	}
 	var all Toolset
 	for _, name := range names {
 		all = append(all, forModel(sets[name])...)
@@ -128,7 +134,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			if err == nil {
 				// A server listing two names that differ only in case
 				// fails alone, as any other listing failure.
-				if err = checkDuplicates(tools); err != nil {
+				if err = a.checkDistinct(c, tools); err != nil {
 					tools, err = nil, serverError(name, "list tools", err)
 				}
 			}

@@ -190,8 +190,8 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, c.in.proc.exitError(err)
 		}
 	}
-	// The decoder copies what it keeps: line may be reused.
-	return jsonrpc.DecodeMessage(line)
+	// decodeMessage copies what it keeps: line may be reused.
+	return decodeMessage(line)
 }
 
 // Write implements [mcp.Connection].
@@ -335,6 +335,30 @@ func (w *stderrLogger) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ReadFrom implements io.ReaderFrom, which os/exec's copy of the server's
+// stderr uses, reading through a buffer of stderrReadBytes rather than the
+// 32 KiB of io.Copy, kept for the connection's life.
+func (w *stderrLogger) ReadFrom(r io.Reader) (int64, error) {
+	buf := make([]byte, stderrReadBytes)
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+			total += int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// stderrReadBytes is the size of a stderrLogger's read buffer.
+const stderrReadBytes = 2 << 10
 
 // flush logs an incomplete last line, once the process is gone.
 func (w *stderrLogger) flush() {

@@ -51,6 +51,13 @@ type NPMServer struct {
 //go:embed npm-servers.txt
 var npmServers string
 
+// npmClients pins the npm clients the benchmarks compare with, in the
+// format of npm-servers.txt. .ci/run does not install them (benchmarks do
+// not run in CI): [NPM] installs one on first use.
+//
+//go:embed npm-clients.txt
+var npmClients string
+
 // The pinned servers, from npm-servers.txt (one "name version env" a line),
 // which .ci/run reads too.
 var (
@@ -58,17 +65,25 @@ var (
 	ServerFilesystem    = npmServer("@modelcontextprotocol/server-filesystem")
 	ServerMemory        = npmServer("@modelcontextprotocol/server-memory")
 	ServerSystemMonitor = npmServer("@modelcontextprotocol/server-system-monitor")
+
+	// JSAdapter is the JS adapter of langchain.js (it brings
+	// @langchain/core with it, a peer dependency npm installs).
+	JSAdapter = npmPin(npmClients, "@langchain/mcp-adapters")
 )
 
-// npmServer returns the pinned entry of the package name.
-func npmServer(name string) NPMServer {
-	for line := range strings.Lines(npmServers) {
+// npmServer returns the pinned entry of the server package name.
+func npmServer(name string) NPMServer { return npmPin(npmServers, name) }
+
+// npmPin returns the entry of the package name in pins, the text of a pin
+// file ("name version env" a line).
+func npmPin(pins, name string) NPMServer {
+	for line := range strings.Lines(pins) {
 		f := strings.Fields(line)
 		if len(f) == 3 && f[0] == name {
 			return NPMServer{Name: f[0], Version: f[1], Env: f[2]}
 		}
 	}
-	panic("extserver: " + name + " is not in npm-servers.txt")
+	panic("extserver: " + name + " is not pinned")
 }
 
 // Required reports whether missing prerequisites fail tests (RequireEnv).

@@ -57,8 +57,10 @@ type LineReader struct {
 	buf     []byte // storage of the lines the screen changed or split
 }
 
-// readChunk is the least a LineReader asks of its source at once.
-const readChunk = 64 << 10
+// readChunk is the least a LineReader asks of its source at once. Its
+// buffer starts at that and doubles while a line fills it: an idle
+// connection keeps 4 KiB, not the 64 KiB a pipe can deliver at once.
+const readChunk = 4 << 10
 
 // pending is the read side of the screen's readers: screened bytes ready
 // to be read, then the error that ended the stream (the source's, or the

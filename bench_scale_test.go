@@ -1,0 +1,686 @@
+//go:build unix
+
+package mcpadapter
+
+// Benchmarks of how cost grows with the work (issue 18), against the JS
+// adapter (@langchain/mcp-adapters, driven by testdata/jsadapter/driver.mjs)
+// where there is one to compare with. BENCHMARKS.md ("Scale") says how to
+// run them and what they gave.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// processCPU returns the user and system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err) // cannot fail for RUSAGE_SELF
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A jsDriver is a Node.js process running testdata/jsadapter/driver.mjs: a
+// MultiServerMCPClient of the JS adapter on the npm server-everything.
+type jsDriver struct {
+	in  io.Writer
+	out *bufio.Scanner
+}
+
+// startJS starts the JS driver, or skips b when Node.js, the pinned JS
+// adapter or server-everything is missing (see internal/extserver).
+func startJS(b *testing.B) *jsDriver {
+	b.Helper()
+	node, script := extserver.Everything(b)
+	_, adapterScript := extserver.NPM(b, extserver.JSAdapter)
+	driver, err := filepath.Abs(filepath.Join("testdata", "jsadapter", "driver.mjs"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(node, driver, filepath.Dir(filepath.Dir(adapterScript)), node, script)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	return &jsDriver{in: in, out: bufio.NewScanner(out)}
+}
+
+// do runs one driver command and returns the CPU time its process spent
+// on it and its wall time.
+func (d *jsDriver) do(b *testing.B, command string) (cpu, wall time.Duration) {
+	if _, err := fmt.Fprintln(d.in, command); err != nil {
+		b.Fatalf("js driver: %v", err)
+	}
+	if !d.out.Scan() {
+		b.Fatalf("js driver: no answer to %q: %v", command, d.out.Err())
+	}
+	var m struct{ CPUUs, WallNs int64 }
+	if err := json.Unmarshal(d.out.Bytes(), &m); err != nil {
+		b.Fatalf("js driver: %q: %v", d.out.Bytes(), err)
+	}
+	return time.Duration(m.CPUUs) * time.Microsecond, time.Duration(m.WallNs)
+}
+
+// A costSide is one side of a benchSides comparison: run does one block of
+// work and returns the CPU time and the wall time it took.
+type costSide struct {
+	name string
+	run  func() (cpu, wall time.Duration)
+}
+
+// goBlock returns a side that calls call n times in this process; its CPU
+// is getrusage's delta, with a garbage collection at the end of the block
+// so that the block pays for the garbage it made (and not the next side).
+func goBlock(name string, n int, call func()) costSide {
+	return costSide{name, func() (time.Duration, time.Duration) {
+		cpu, start := processCPU(), time.Now()
+		for range n {
+			call()
+		}
+		runtime.GC()
+		return processCPU() - cpu, time.Since(start)
+	}}
+}
+
+// benchSides runs one block of every side per op, in random order, and
+// reports per unit of work (a block is units units) the median CPU and
+// wall time of each side ("<side>-cpu-ns/op", "<side>-ns/op") and the
+// ratios of the medians of CPU and wall time of each pair in ratios
+// ({side, base}) as "<side>/<base>-cpu" and "<side>/<base>".
+func benchSides(b *testing.B, units int, sides []costSide, ratios [][2]string) {
+	cpus := make(map[string][]float64)
+	walls := make(map[string][]float64)
+	order := make([]int, len(sides))
+	for i := range order {
+		order[i] = i
+	}
+	for b.Loop() {
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			cpu, wall := sides[i].run()
+			cpus[sides[i].name] = append(cpus[sides[i].name], float64(cpu)/float64(units))
+			walls[sides[i].name] = append(walls[sides[i].name], float64(wall)/float64(units))
+		}
+	}
+	mc, mw := make(map[string]float64), make(map[string]float64)
+	for _, s := range sides {
+		mc[s.name], mw[s.name] = median(cpus[s.name]), median(walls[s.name])
+		if mc[s.name] > 0 {
+			b.ReportMetric(mc[s.name], s.name+"-cpu-ns/op")
+		}
+		b.ReportMetric(mw[s.name], s.name+"-ns/op")
+	}
+	for _, r := range ratios {
+		if mc[r[1]] > 0 {
+			b.ReportMetric(mc[r[0]]/mc[r[1]], r[0]+"/"+r[1]+"-cpu")
+		}
+		b.ReportMetric(mw[r[0]]/mw[r[1]], r[0]+"/"+r[1])
+	}
+	b.ReportMetric(0, "ns/op") // the op is a round of blocks: meaningless
+}
+
+// cpuBlock is the number of calls per block of BenchmarkCPUPerCall.
+const cpuBlock = 500
+
+// BenchmarkCPUPerCall measures the client's CPU (user+system, getrusage
+// deltas; Node's process.cpuUsage) per call of server-everything's echo
+// tool over stdio: Tool.Invoke, the raw ClientSession.CallTool and the JS
+// adapter's tool.invoke, each with its own server process, in blocks of
+// cpuBlock calls run in random order, after a warm-up of 5 blocks each
+// (Node's JIT). Each op is one block of each side.
+func BenchmarkCPUPerCall(b *testing.B) {
+	srv := npmEverything(b)
+	js := startJS(b)
+	sides := []costSide{
+		goBlock("raw", cpuBlock, rawCall(b, rawCommand(b, srv), "echo", npmEchoArgs, npmEchoWant)),
+		goBlock("adapter", cpuBlock, invokeCall(b, adapterTool(b, srv, "echo"), npmEchoArgs, npmEchoWant)),
+		{"js", func() (time.Duration, time.Duration) { return js.do(b, fmt.Sprint("calls ", cpuBlock)) }},
+	}
+	for range 5 {
+		for _, s := range sides {
+			s.run()
+		}
+	}
+	benchSides(b, cpuBlock, sides, [][2]string{{"adapter", "raw"}, {"adapter", "js"}, {"raw", "js"}})
+}
+
+// BenchmarkColdStart measures a cold start on server-everything over stdio:
+// the time from nothing to the tool list (a new Adapter and ListTools; a
+// go-sdk client's Connect and ListTools; the JS adapter's new
+// MultiServerMCPClient and getTools), the process start included, the
+// close not. Each op is one cold start of each side, in random order:
+// adapter and raw in auto mode (the server/discover probe first) and with
+// the legacy era asked for (initialize only), and js.
+func BenchmarkColdStart(b *testing.B) {
+	srv := npmEverything(b)
+	js := startJS(b)
+	adapter := func(name string, mode Mode) costSide {
+		s := srv
+		s.Mode = mode
+		return costSide{name, func() (time.Duration, time.Duration) {
+			start := time.Now()
+			a, err := New(Config{Servers: map[string]Server{"s": s}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ts, err := a.ListTools(b.Context()); err != nil || len(ts) == 0 {
+				b.Fatalf("ListTools = %v, %v", ts, err)
+			}
+			wall := time.Since(start)
+			a.Close()
+			return 0, wall
+		}}
+	}
+	raw := func(name string, opts *mcp.ClientSessionOptions) costSide {
+		return costSide{name, func() (time.Duration, time.Duration) {
+			start := time.Now()
+			cs, err := rawClient().Connect(b.Context(), &mcp.CommandTransport{Command: command(srv)}, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := cs.ListTools(b.Context(), nil); err != nil {
+				b.Fatal(err)
+			}
+			wall := time.Since(start)
+			cs.Close()
+			return 0, wall
+		}}
+	}
+	sides := []costSide{
+		adapter("adapter-auto", ModeAuto), adapter("adapter-legacy", ModeLegacy),
+		raw("raw-auto", nil), raw("raw-legacy", &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}),
+		{"js", func() (time.Duration, time.Duration) {
+			_, wall := js.do(b, "cold")
+			return 0, wall
+		}},
+	}
+	benchSides(b, 1, sides, [][2]string{
+		{"adapter-auto", "js"}, {"adapter-legacy", "js"}, {"raw-auto", "js"}, {"raw-legacy", "js"},
+		{"adapter-auto", "raw-auto"}, {"adapter-auto", "adapter-legacy"},
+	})
+}
+
+// catalogTools is the size of the catalog of BenchmarkCatalog.
+const catalogTools = 10000
+
+// catalogServer returns an in-memory server with n tools, each with the
+// schema of a small real tool (two properties, an enum, a required one),
+// whose list results carry ttlMs 60000.
+func catalogServer(n int) *testserver.Server {
+	s := testserver.New(testserver.Options{TTLMs: 60000})
+	schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"the city"},` +
+		`"unit":{"type":"string","enum":["c","f"]}},"required":["city"]}`)
+	handler := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	for i := range n {
+		s.Server.AddTool(&mcp.Tool{Name: fmt.Sprintf("weather_%05d", i), Description: "Get the weather.", InputSchema: schema}, handler)
+	}
+	return s
+}
+
+// heapInUse returns the bytes of live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkCatalog measures one server of catalogTools tools (in memory,
+// modern era, ttlMs 60000): op=cold is a new Adapter's first ListTools
+// (dial, every page, a Tool per descriptor; the server's allocations count
+// too), op=cached a ListTools served by the cache, op=llmtools and
+// op=llmtools-gemini the conversion of the Toolset for a model without and
+// with a provider pass. Each reports per tool ("ns/tool", "allocs/tool");
+// op=cold reports the heap the Adapter holds per tool once listed
+// ("held-B/tool": live heap after ListTools minus before New).
+func BenchmarkCatalog(b *testing.B) {
+	s := catalogServer(catalogTools)
+	perTool := func(b *testing.B, op func()) {
+		b.ReportAllocs()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for b.Loop() {
+			op()
+		}
+		runtime.ReadMemStats(&after)
+		n := float64(b.N) * catalogTools
+		b.ReportMetric(float64(b.Elapsed())/n, "ns/tool")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/tool")
+	}
+	list := func(b *testing.B, a *Adapter, opts ...ListOption) Toolset {
+		ts, err := a.ListTools(b.Context(), opts...)
+		if err != nil || len(ts) != catalogTools {
+			b.Fatalf("ListTools = %d tools, %v", len(ts), err)
+		}
+		return ts
+	}
+	b.Run("op=cold", func(b *testing.B) {
+		var held float64
+		perTool(b, func() {
+			base := heapInUse()
+			a, err := New(Config{Servers: map[string]Server{"big": memServer(s, ModeAuto)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := list(b, a)
+			b.StopTimer()
+			held = float64(heapInUse()) - float64(base)
+			runtime.KeepAlive(ts)
+			a.Close()
+			b.StartTimer()
+		})
+		b.ReportMetric(held/catalogTools, "held-B/tool")
+	})
+	a := newAdapter(b, Config{Servers: map[string]Server{"big": memServer(s, ModeAuto)}})
+	ts := list(b, a)
+	b.Run("op=cached", func(b *testing.B) {
+		lists := s.Count("tools/list")
+		perTool(b, func() { list(b, a) })
+		if got := s.Count("tools/list") - lists; got != 0 {
+			b.Fatalf("cached ListTools sent %d tools/list requests, want 0", got)
+		}
+	})
+	b.Run("op=llmtools", func(b *testing.B) {
+		perTool(b, func() {
+			if got := ts.LLMTools(); len(got) != catalogTools {
+				b.Fatalf("LLMTools = %d tools", len(got))
+			}
+		})
+	})
+	b.Run("op=llmtools-gemini", func(b *testing.B) {
+		perTool(b, func() {
+			if got, err := ts.LLMToolsFor(ForGemini()); err != nil || len(got) != catalogTools {
+				b.Fatalf("LLMToolsFor(ForGemini()) = %d tools, %v", len(got), err)
+			}
+		})
+	})
+}
+
+// A phaseTransport times the phases of a cold start on the connection its
+// base makes: the process start (base.Connect), then each request from
+// sending to its answer, by method. Notifications are not timed.
+type phaseTransport struct {
+	base   mcp.Transport
+	phases map[string]time.Duration // "start", a method, or "total"
+	start  time.Time
+}
+
+// Connect implements [mcp.Transport].
+func (t *phaseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	t.start = time.Now()
+	conn, err := t.base.Connect(ctx)
+	t.phases["start"] = time.Since(t.start)
+	return &phaseConn{Connection: conn, t: t, sent: make(map[jsonrpc.ID]sentRequest)}, err
+}
+
+// A sentRequest is a request a phaseConn has sent and not seen answered.
+type sentRequest struct {
+	method string
+	at     time.Time
+}
+
+// A phaseConn is the connection of a phaseTransport.
+type phaseConn struct {
+	mcp.Connection
+	t    *phaseTransport
+	mu   sync.Mutex
+	sent map[jsonrpc.ID]sentRequest
+}
+
+// Write implements [mcp.Connection].
+func (c *phaseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.mu.Lock()
+		c.sent[req.ID] = sentRequest{req.Method, time.Now()}
+		c.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// Read implements [mcp.Connection].
+func (c *phaseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		if req, ok := c.sent[resp.ID]; ok {
+			delete(c.sent, resp.ID)
+			c.t.phases[req.method] += time.Since(req.at)
+		}
+		c.mu.Unlock()
+	}
+	return msg, err
+}
+
+// BenchmarkColdStartPhases splits a cold start on server-everything over
+// stdio into its phases (see phaseTransport), reported as medians in
+// "<phase>-ns": the process start, then the round trip of each request
+// (server/discover, which in auto mode also waits for Node.js to load the
+// server; initialize; subscriptions/listen; tools/list). The raw sides are
+// a default go-sdk client in auto mode and with the legacy era asked for;
+// the adapter sides are an Adapter whose Server.Transport is the same
+// timed CommandTransport (the adapter's own stdio connection cannot be
+// timed from outside, so this measures its protocol work, not its
+// connection).
+func BenchmarkColdStartPhases(b *testing.B) {
+	srv := npmEverything(b)
+	type side struct {
+		name string
+		run  func(t mcp.Transport)
+	}
+	raw := func(opts *mcp.ClientSessionOptions) func(mcp.Transport) {
+		return func(t mcp.Transport) {
+			cs, err := rawClient().Connect(b.Context(), t, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := cs.ListTools(b.Context(), nil); err != nil {
+				b.Fatal(err)
+			}
+			cs.Close()
+		}
+	}
+	adapter := func(mode Mode) func(mcp.Transport) {
+		return func(t mcp.Transport) {
+			a, err := New(Config{Servers: map[string]Server{"s": {Mode: mode, Transport: func(context.Context) (mcp.Transport, error) { return t, nil }}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := a.ListTools(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			a.Close()
+		}
+	}
+	sides := []side{
+		{"raw-auto", raw(nil)}, {"raw-legacy", raw(&mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})},
+		{"adapter-auto", adapter(ModeAuto)}, {"adapter-legacy", adapter(ModeLegacy)},
+	}
+	phases := make(map[string]map[string][]float64) // side, phase
+	for _, s := range sides {
+		phases[s.name] = make(map[string][]float64)
+	}
+	for b.Loop() {
+		for _, i := range rand.Perm(len(sides)) {
+			t := &phaseTransport{base: &mcp.CommandTransport{Command: command(srv)}, phases: make(map[string]time.Duration)}
+			sides[i].run(t)
+			for phase, d := range t.phases {
+				phases[sides[i].name][phase] = append(phases[sides[i].name][phase], float64(d))
+			}
+		}
+	}
+	for side, ps := range phases {
+		for phase, ds := range ps {
+			b.ReportMetric(median(ds), side+":"+phase+"-ns")
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// processRSS returns the resident set size of this process, or 0 where
+// /proc/self/statm is not there.
+func processRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, resident uint64
+	if _, err := fmt.Sscan(string(b), &size, &resident); err != nil {
+		return 0
+	}
+	return resident * uint64(os.Getpagesize())
+}
+
+// An idleCost is what n idle connections cost this process, each: live
+// heap, resident memory and goroutines.
+type idleCost struct {
+	heap, rss, goroutines float64
+}
+
+// measureIdle opens n connections with open (which dials and lists the
+// tools, and returns a call of the echo tool and what closes them), and
+// returns their cost per connection once idle, then the growth of live
+// heap and goroutines over calls calls spread across them.
+func measureIdle(tb testing.TB, n, calls int, open func(tb testing.TB, n int) (call func(i int), close func())) (idle idleCost, growth idleCost) {
+	heap0, rss0, g0 := heapInUse(), processRSS(), runtime.NumGoroutine()
+	call, closeAll := open(tb, n)
+	defer closeAll()
+	heap1, rss1, g1 := heapInUse(), processRSS(), runtime.NumGoroutine()
+	idle = idleCost{
+		heap:       (float64(heap1) - float64(heap0)) / float64(n),
+		rss:        (float64(rss1) - float64(rss0)) / float64(n),
+		goroutines: float64(g1-g0) / float64(n),
+	}
+	for i := range calls {
+		call(i % n)
+	}
+	heap2, g2 := heapInUse(), runtime.NumGoroutine()
+	growth = idleCost{heap: float64(heap2) - float64(heap1), goroutines: float64(g2 - g1)}
+	return idle, growth
+}
+
+// openAdapter returns an opener of one Adapter over the n servers server(i)
+// gives, named s0, s1, ...: ListTools dials them all. It takes the Config
+// to fill, so that other shapes of connections (per-principal ones, say)
+// are measured by the same code.
+func openAdapter(cfg Config, server func(tb testing.TB, i int) Server) func(tb testing.TB, n int) (func(int), func()) {
+	return func(tb testing.TB, n int) (func(int), func()) {
+		cfg.Servers = make(map[string]Server, n)
+		for i := range n {
+			cfg.Servers[fmt.Sprintf("s%d", i)] = server(tb, i)
+		}
+		a, err := New(cfg)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ts, err := a.ListTools(tb.Context())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tools := make([]*Tool, n)
+		for i := range n {
+			tools[i] = ts.Lookup(fmt.Sprintf("s%d__echo", i))
+		}
+		return func(i int) {
+			if res, err := tools[i].Invoke(tb.Context(), echoArgs); err != nil || res.Text() != echoText {
+				tb.Fatalf("Invoke = %v, %v", res, err)
+			}
+		}, func() { a.Close() }
+	}
+}
+
+// openRaw returns an opener of n go-sdk sessions (default client options)
+// over the transports transport(i) gives, each with its tools listed.
+func openRaw(transport func(tb testing.TB, i int) mcp.Transport) func(tb testing.TB, n int) (func(int), func()) {
+	return func(tb testing.TB, n int) (func(int), func()) {
+		sessions := make([]*mcp.ClientSession, n)
+		for i := range n {
+			cs, err := rawClient().Connect(tb.Context(), transport(tb, i), nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if _, err := cs.ListTools(tb.Context(), nil); err != nil {
+				tb.Fatal(err)
+			}
+			sessions[i] = cs
+		}
+		return func(i int) {
+				res, err := sessions[i].CallTool(tb.Context(), &mcp.CallToolParams{Name: "echo", Arguments: echoArgs})
+				if err != nil || firstText(res) != echoText {
+					tb.Fatalf("CallTool = %v, %v", res, err)
+				}
+			}, func() {
+				for _, cs := range sessions {
+					cs.Close()
+				}
+			}
+	}
+}
+
+// idleTransports are the transports BenchmarkIdleConnection measures, with
+// how many connections each opens, and the adapter's server and the raw
+// transport of connection i.
+func idleTransports(tb testing.TB) []struct {
+	name    string
+	n       int
+	adapter func(tb testing.TB, i int) Server
+	raw     func(tb testing.TB, i int) mcp.Transport
+} {
+	memory := func(tb testing.TB, i int) *testserver.Server { return testserver.Lean(testserver.Options{}) }
+	http := func(stateless bool) (func(testing.TB, int) Server, func(testing.TB, int) mcp.Transport) {
+		return func(tb testing.TB, i int) Server {
+				return Server{URL: memory(tb, i).StreamableHTTP(tb, stateless).URL}
+			}, func(tb testing.TB, i int) mcp.Transport {
+				return &mcp.StreamableClientTransport{Endpoint: memory(tb, i).StreamableHTTP(tb, stateless).URL}
+			}
+	}
+	statelessServer, statelessRaw := http(true)
+	statefulServer, statefulRaw := http(false)
+	return []struct {
+		name    string
+		n       int
+		adapter func(tb testing.TB, i int) Server
+		raw     func(tb testing.TB, i int) mcp.Transport
+	}{
+		{"memory", 200,
+			func(tb testing.TB, i int) Server { return memServer(memory(tb, i), ModeAuto) },
+			func(tb testing.TB, i int) mcp.Transport {
+				t, err := memory(tb, i).Transport()(tb.Context())
+				if err != nil {
+					tb.Fatal(err)
+				}
+				return t
+			}},
+		{"stdio", 20,
+			func(tb testing.TB, i int) Server { return stdioServer(tb, "modern:lean") },
+			func(tb testing.TB, i int) mcp.Transport {
+				return &mcp.CommandTransport{Command: command(stdioServer(tb, "modern:lean"))}
+			}},
+		{"http-stateless", 100, statelessServer, statelessRaw},
+		{"http-stateful", 100, statefulServer, statefulRaw},
+	}
+}
+
+// BenchmarkIdleConnection measures what an idle connection costs the
+// client process (see measureIdle), for the adapter (one Adapter of n
+// servers) and raw go-sdk sessions, in memory (the server's share counts
+// too, the same on both sides), over stdio (the server is a child
+// process), and over Streamable HTTP (the httptest server is in the
+// process: its share counts too), stateless and stateful; then the growth
+// of live heap and goroutines over 10,000 calls ("growth-B",
+// "growth-goroutines"). Each op measures afresh; the figures are the last
+// op's.
+func BenchmarkIdleConnection(b *testing.B) {
+	for _, tr := range idleTransports(b) {
+		for _, impl := range []string{"raw", "adapter"} {
+			b.Run("transport="+tr.name+"/impl="+impl, func(b *testing.B) {
+				open := openRaw(tr.raw)
+				if impl == "adapter" {
+					open = openAdapter(Config{}, tr.adapter)
+				}
+				var idle, growth idleCost
+				for b.Loop() {
+					idle, growth = measureIdle(b, tr.n, 10000, open)
+				}
+				b.ReportMetric(idle.heap, "heap-B/conn")
+				if idle.rss != 0 {
+					b.ReportMetric(idle.rss, "rss-B/conn")
+				}
+				b.ReportMetric(idle.goroutines, "goroutines/conn")
+				b.ReportMetric(growth.heap, "growth-B")
+				b.ReportMetric(growth.goroutines, "growth-goroutines")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// TestIdleStdioConnection counts the goroutines an idle stdio connection
+// of the legacy era keeps in the client process (exact, unlike the times):
+// the SDK's reader, the adapter's watch (one: it was two), os/exec's copier
+// of the server's stderr (kept for error messages) and the process's
+// waiter (which holds the OS thread its server's death signal is tied to).
+// A modern session adds the SDK's subscriptions/listen goroutine. It also
+// bounds the live heap of one: the line reader's buffer starts small and
+// the stderr copier reads through a small buffer (they held 64 and 32
+// KiB each, 125 KiB in all, where the raw go-sdk holds about 16).
+func TestIdleStdioConnection(t *testing.T) {
+	const n = 5
+	idle, _ := measureIdle(t, n, 0, openAdapter(Config{}, func(tb testing.TB, i int) Server { return stdioServer(tb, "legacy:lean") }))
+	if idle.goroutines != 4 {
+		t.Errorf("an idle legacy stdio connection keeps %v goroutines, want 4", idle.goroutines)
+	}
+	if idle.heap > 64<<10 {
+		t.Errorf("an idle legacy stdio connection holds %.0f bytes of heap, want under 64 KiB", idle.heap)
+	}
+}
+
+// fleetDelay is the handshake delay of each in-memory server of
+// BenchmarkFleet.
+const fleetDelay = 10 * time.Millisecond
+
+// BenchmarkFleet measures cold discovery of a fleet (see coldDiscovery),
+// as ratios of two sides run in alternation (benchPair): in memory, 100
+// servers that each answer the handshake fleetDelay late against one such
+// server ("100/1"), for the adapter and for go-sdk clients connected in
+// parallel (rawFleet); over stdio, 100 servers (the test binary) discovered
+// by one Adapter against the same 100 discovered one after another, an
+// Adapter each ("parallel/sequential").
+func BenchmarkFleet(b *testing.B) {
+	memory := func(n int) func() {
+		cfg := Config{Servers: map[string]Server{}}
+		for i, s := range delayedFleet(n, fleetDelay) {
+			cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+		}
+		return coldDiscovery(b, cfg)
+	}
+	b.Run("transport=memory/impl=adapter", func(b *testing.B) { benchPair(b, "1", memory(1), "100", memory(100)) })
+	b.Run("transport=memory/impl=raw", func(b *testing.B) {
+		benchPair(b, "1", rawFleet(b, delayedFleet(1, fleetDelay)), "100", rawFleet(b, delayedFleet(100, fleetDelay)))
+	})
+	b.Run("transport=stdio", func(b *testing.B) {
+		const n = 100
+		all := Config{Servers: map[string]Server{}}
+		sequential := make([]func(), n)
+		for i := range n {
+			srv := stdioServer(b, "legacy:lean")
+			all.Servers[fmt.Sprintf("s%d", i)] = srv
+			sequential[i] = coldDiscovery(b, Config{Servers: map[string]Server{"s": srv}})
+		}
+		benchPair(b, "sequential", func() {
+			for _, discover := range sequential {
+				discover()
+			}
+		}, "parallel", coldDiscovery(b, all))
+	})
+}
