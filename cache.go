@@ -579,10 +579,7 @@ const defaultMaxCatalogBytes = 16 << 20
 type catalogBudget struct{ max, left int64 }
 
 func (a *Adapter) catalogBudget() *catalogBudget {
-	max := a.cfg.MaxCatalogBytes
-	if max <= 0 {
-		max = defaultMaxCatalogBytes
-	}
+	max := orDefault(a.cfg.MaxCatalogBytes, defaultMaxCatalogBytes)
 	return &catalogBudget{max: max, left: max}
 }
 

@@ -424,18 +424,19 @@ func sseEndpoints(rawURL string) []string {
 }
 
 // dialTimeout returns Config.DialTimeout, or its default.
-func (a *Adapter) dialTimeout() time.Duration {
-	if a.cfg.DialTimeout > 0 {
-		return a.cfg.DialTimeout
-	}
-	return dialTimeout
+func (a *Adapter) dialTimeout() time.Duration { return orDefault(a.cfg.DialTimeout, dialTimeout) }
+
+// maxMessageBytes returns Config.MaxMessageBytes, or its default.
+func (a *Adapter) maxMessageBytes() int {
+	return int(orDefault(a.cfg.MaxMessageBytes, defaultMaxMessageBytes))
 }
 
-func (a *Adapter) maxMessageBytes() int {
-	if a.cfg.MaxMessageBytes > 0 {
-		return int(a.cfg.MaxMessageBytes)
+// orDefault returns v when it is positive (set), else def.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return defaultMaxMessageBytes
+	return def
 }
 
 // A serverTransport is the http.RoundTripper of one server's dial: it adds

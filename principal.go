@@ -156,18 +156,14 @@ func (u *usage) evict() bool {
 	return true
 }
 
+// principalIdleTimeout returns Config.PrincipalIdleTimeout, or its default.
 func (a *Adapter) principalIdleTimeout() time.Duration {
-	if a.cfg.PrincipalIdleTimeout > 0 {
-		return a.cfg.PrincipalIdleTimeout
-	}
-	return DefaultPrincipalIdleTimeout
+	return orDefault(a.cfg.PrincipalIdleTimeout, DefaultPrincipalIdleTimeout)
 }
 
+// maxPrincipalConns returns Config.MaxPrincipalConns, or its default.
 func (a *Adapter) maxPrincipalConns() int {
-	if a.cfg.MaxPrincipalConns > 0 {
-		return a.cfg.MaxPrincipalConns
-	}
-	return DefaultMaxPrincipalConns
+	return orDefault(a.cfg.MaxPrincipalConns, DefaultMaxPrincipalConns)
 }
 
 // admitLocked counts the new per-principal connection c of g (unless it
