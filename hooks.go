@@ -75,9 +75,9 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any) (*Result, error)
 		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: callIDOf(ctx), Principal: t.conn.key.principal,
 		Args: deepCopy(args),
 	}
-	original := deepCopy(args)
 	h := chain(mws, func(ctx context.Context, req *CallRequest) (*Result, error) {
-		if !reflect.DeepEqual(req.Args, original) {
+		// req.Args is a copy: args itself is what the caller asked for.
+		if !reflect.DeepEqual(req.Args, args) {
 			if err := t.checkArgs(req.Args); err != nil {
 				return textResult(true, fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
 			}
