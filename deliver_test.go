@@ -2,9 +2,12 @@ package mcpadapter
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"math/bits"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,4 +111,43 @@ func floodLogs(t *testing.T, legacy bool, n int, data func(int) any) (*Adapter, 
 	receive(t, first, "the Logger to get a server log")
 	must(t).result(receive(t, done, "the call to end").unpack())
 	return a, other
+}
+
+// TestChangeDropsLogged: change callbacks dropped behind a stuck callback
+// are counted and reported in a few log lines (at the 1st, 2nd, 4th...
+// drop), not in one line each. The URIs are distinct, so none is
+// redundant, and more than the 1024 that used to wait.
+func TestChangeDropsLogged(t *testing.T) {
+	const n = 1400
+	synctest.Test(t, func(t *testing.T) {
+		s := testserver.New(testserver.Options{Legacy: true, Subscriptions: true}).AddResources()
+		release := make(chan struct{})
+		var other syncBuffer
+		a := newAdapter(t, Config{
+			Servers:           map[string]Server{"srv": memServer(s, ModeAuto)},
+			Logger:            slog.New(&stuckHandler{release: release, first: make(chan struct{}, 1), other: &other}),
+			OnResourceUpdated: func(string, string) { <-release },
+		})
+		defer close(release) // before the adapter's Close, which waits for the callback
+		uris := make([]string, n)
+		for i := range uris {
+			uris[i] = fmt.Sprintf("mem://flood/%d", i)
+			if err := a.SubscribeResource(t.Context(), "srv", uris[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, uri := range uris {
+			if err := s.Server.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // every notification handled: the callback holds one, the queue the next
+		dropped := a.droppedChanges.Load()
+		if dropped < n-notifyQueueSize-2 {
+			t.Errorf("%d of %d change callbacks dropped, want all but the queue (%d) and the one running", dropped, n, notifyQueueSize)
+		}
+		if lines, want := strings.Count(other.String(), "dropped change notifications"), bits.Len64(uint64(dropped)); lines != want {
+			t.Errorf("%d log lines for %d drops, want %d", lines, dropped, want)
+		}
+	})
 }
