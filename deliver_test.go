@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/bits"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -150,4 +151,55 @@ func TestChangeDropsLogged(t *testing.T) {
 			t.Errorf("%d log lines for %d drops, want %d", lines, dropped, want)
 		}
 	})
+}
+
+// TestDeliveryKeepsNoIdleGoroutine: once a server's log message has been
+// delivered, no goroutine waits for the next one. The test's goroutines
+// carry a pprof label (inherited by every goroutine they start), so that
+// the count is of this test's alone, taken when the bubble is idle.
+func TestDeliveryKeepsNoIdleGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pprof.SetGoroutineLabels(pprof.WithLabels(t.Context(), pprof.Labels("deliver", "idle")))
+		s := testserver.New(testserver.Options{Legacy: true})
+		addRawTool(s, "log", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult1("logged"), req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "hello"})
+		})
+		released, logged := make(chan struct{}), make(chan struct{}, 1)
+		close(released)
+		a := newAdapter(t, Config{
+			Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
+			Logger:  slog.New(&stuckHandler{release: released, first: logged, other: new(syncBuffer)}),
+		})
+		tool := lookupTool(t, a, "srv__log")
+		if err := a.SetLoggingLevel(t.Context(), "srv", "debug"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		idle := labelledGoroutines(t)
+		if idle == 0 {
+			t.Fatal("no goroutine carries the label: the count sees nothing")
+		}
+		must(t).result(tool.Invoke(t.Context(), nil))
+		<-logged
+		synctest.Wait()
+		if n := labelledGoroutines(t); n != idle {
+			t.Errorf("%d goroutines once the log message was delivered, want %d as before it", n, idle)
+		}
+	})
+}
+
+// labelledGoroutines counts the goroutines labelled deliver=idle.
+func labelledGoroutines(t *testing.T) int {
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, group := range strings.Split(b.String(), "\n\n") {
+		var k int
+		if _, err := fmt.Sscanf(group, "%d @", &k); err == nil && strings.Contains(group, `"deliver":"idle"`) {
+			n += k
+		}
+	}
+	return n
 }
