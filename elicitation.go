@@ -64,10 +64,11 @@ const (
 // An Interrupt is durable: json.Marshal stores everything needed to resume
 // it (sealed with [Config.StateKey] when set), and [Adapter.Resume] resumes
 // a decoded one on any Adapter (in any process) that has a server of the
-// same name listing the tool under the same name, after checking it. The
-// call's arguments and the server's opaque request state travel in the
-// JSON, but never appear in Requests or in Error. Do not show the JSON to
-// the model.
+// same name listing the tool under the same name, after checking it, and
+// only under the principal the call acted for ([WithPrincipal]). The
+// call's arguments, the server's opaque request state and that principal
+// travel in the JSON, but never appear in Requests or in Error. Do not
+// show the JSON to the model.
 //
 // Resuming does not change the Interrupt: it can be resumed again (the
 // server decides whether a repeated answer is valid). An Interrupt is safe
@@ -190,13 +191,13 @@ func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Res
 // set, a decoded interrupt must be sealed with it ([ErrTamperedState]);
 // ctx must act for the principal the call acted for ([WithPrincipal]),
 // which the interrupt records ([ErrWrongPrincipal]; for a per-principal
-// server an interrupt or ctx without a principal fails with
+// server, an interrupt or ctx without a principal fails with
 // [ErrNoPrincipal]). On a shared server the binding holds too when the
 // call had a principal, so that an application's identity binding holds;
 // an interrupt made without one resumes under any. in.Server must be one
-// of this Adapter's servers, in.Tool the name this
-// Adapter gives that server's tool in.MCPName, and the server must list the
-// tool ([ErrInvalidState]). The answers are validated too, and nothing is
+// of this Adapter's servers, in.Tool the name this Adapter gives that
+// server's tool in.MCPName, and the server must list the tool
+// ([ErrInvalidState]). The answers are validated too, and nothing is
 // sent when they are invalid: every request answered and no other key, a
 // known action, form content that matches the requested schema (its
 // defaults applied), no content for URL requests or with Decline and
