@@ -214,7 +214,8 @@ func toolsByName(ts []tools.Tool) map[string]tools.Tool {
 // It survives json.Marshal and Unmarshal (sealed with [Config.StateKey]
 // when set): the run's inputs, the completed steps with their
 // observations, the paused action and those planned after it, and the
-// pause. Resume it with [Executor.Resume].
+// pause, which records the principal of its call. Resume it with
+// [Executor.Resume], under that principal.
 type PausedRun struct {
 	Inputs     map[string]string    // the run's inputs, memory variables included
 	Steps      []schema.AgentStep   // completed, with their observations

@@ -281,7 +281,8 @@ func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption
 // approval. [errors.As] finds the [*Interrupt] or [*ApprovalRequired]
 // through it. It survives json.Marshal and Unmarshal (sealed with
 // [Config.StateKey] when set): the batch's calls, the messages of the calls
-// answered so far, and the pause. Resume it with [Toolset.ResumeToolCalls].
+// answered so far, and the pause, which records the principal of its call.
+// Resume it with [Toolset.ResumeToolCalls], under that principal.
 type PausedCalls struct {
 	Calls []llms.ToolCall // the batch, as the model made it
 	Next  int             // the paused call: Calls[Next]
