@@ -189,7 +189,7 @@ type Config struct {
 	// notifications arrived, on a goroutine of the adapter's, so a slow
 	// callback delays later callbacks but no connection. Equal
 	// notifications waiting for a slow callback are delivered once; past
-	// 256 waiting ones (or 1 MiB of URIs) later ones are dropped, counted
+	// 256 waiting ones (or 1 MiB of URIs), later ones are dropped, counted
 	// and logged. Close drops those not yet delivered and waits for a
 	// callback in progress, so a callback must not call Close, and none
 	// runs after Close returns.
