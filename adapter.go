@@ -188,10 +188,11 @@ type Config struct {
 	// connection's reader: they run one at a time, in the order the
 	// notifications arrived, on a goroutine of the adapter's, so a slow
 	// callback delays later callbacks but no connection. Equal
-	// notifications waiting for a slow callback are delivered once, and
-	// past 1024 waiting ones are dropped (and logged). Close drops those
-	// not yet delivered and waits for a callback in progress, so a
-	// callback must not call Close, and none runs after Close returns.
+	// notifications waiting for a slow callback are delivered once; past
+	// 256 waiting ones (or 1 MiB of URIs), later ones are dropped, counted
+	// and logged. Close drops those not yet delivered and waits for a
+	// callback in progress, so a callback must not call Close, and none
+	// runs after Close returns.
 	// Servers built with a prebuilt [Server.Client] keep that client's own
 	// handlers: they get no callbacks.
 	OnListChanged func(server string, kind ListKind)
@@ -234,9 +235,11 @@ type Config struct {
 
 	// OnProgress, when set, receives every progress notification of every
 	// tool call (a progress token is then sent with each call). It is called
-	// on a goroutine of the adapter's, one server's notifications in order;
-	// while it blocks, up to 256 of them wait, and later ones are dropped
-	// (and logged). See also [WithProgress] for one call's progress.
+	// on a goroutine of the adapter's, one server's notifications in order
+	// (behind its log messages, which the Logger gets the same way); while
+	// it blocks, up to 256 of them (or 1 MiB of messages and log data)
+	// wait, and later ones are dropped, counted and logged. See also
+	// [WithProgress] for one call's progress.
 	OnProgress func(ctx context.Context, p Progress)
 
 	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or
@@ -437,8 +440,9 @@ type Adapter struct {
 	gen *generation // guarded by mu; nil until first use and after Close
 
 	dials           map[string]*atomic.Int64 // dial attempts per server, for Status
-	droppedLogs     map[string]*atomic.Int64 // server log messages dropped (logqueue.go)
+	droppedLogs     map[string]*atomic.Int64 // server log messages dropped (deliver.go)
 	droppedProgress atomic.Int64             // progress notifications dropped (progress.go)
+	droppedChanges  atomic.Int64             // change callbacks dropped (deliver.go)
 }
 
 // A generation is everything one [Adapter.Close] discards: connections,
@@ -457,9 +461,8 @@ type generation struct {
 	reaping    bool               // the reaper of idle per-principal conns runs
 	failures   map[string]failure // last failed dial per server, for Status
 	retries    map[string]*skipRetry
-	deliveries map[string]notifyQueue // of server log and progress notifications (logqueue.go)
-
-	notices noticeQueue // change notices waiting for their callback (notify.go)
+	deliveries map[string]*deliveryQueue // of server log and progress notifications (deliver.go)
+	changes    deliveryQueue             // of change callbacks, every server's (deliver.go)
 
 	wg sync.WaitGroup // goroutines the generation owns
 }
@@ -522,7 +525,7 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider), dials: counters(servers), droppedLogs: counters(servers)}, nil
+	return &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider), dials: perServer[atomic.Int64](servers), droppedLogs: perServer[atomic.Int64](servers)}, nil
 }
 
 func validateServer(name string, s Server) error {
@@ -614,7 +617,7 @@ func (a *Adapter) generation() *generation {
 			catalogs:   map[connKey]*catalog{},
 			failures:   map[string]failure{},
 			retries:    map[string]*skipRetry{},
-			deliveries: map[string]notifyQueue{},
+			deliveries: perServer[deliveryQueue](a.cfg.Servers),
 		}
 	}
 	return a.gen

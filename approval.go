@@ -24,10 +24,11 @@ import (
 // edit them first.
 //
 // An ApprovalRequired is durable: json.Marshal stores the call (server,
-// tool, arguments, ID; sealed with [Config.StateKey] when set), and
-// [Adapter.Approve] or [Adapter.Reject] decides a decoded one on any
-// Adapter, in any process, that has the same server. A decoded one has no
-// Metadata until then.
+// tool, arguments, ID, and the principal it acts for; sealed with
+// [Config.StateKey] when set), and [Adapter.Approve] or [Adapter.Reject]
+// decides a decoded one on any Adapter, in any process, that has the same
+// server. A decoded one has no Metadata until then. It is decided under
+// the principal it was made for, as [Adapter.Resume] resumes an interrupt.
 //
 // A decision is applied once per value: the first Approve or Reject wins,
 // later ones fail. Decoding the same JSON twice gives two values, so across
@@ -40,10 +41,11 @@ type ApprovalRequired struct {
 	// record of decisions.
 	ID string
 
-	tool    *Tool       // nil after JSON decoding
-	resume  *resumeCall // set when the call is the resume of an interrupt
-	seal    stateSeal
-	decided atomic.Bool // set by the first Approve or Reject
+	tool      *Tool       // nil after JSON decoding
+	resume    *resumeCall // set when the call is the resume of an interrupt
+	principal string      // whom the call acts for ([WithPrincipal]); stored
+	seal      stateSeal
+	decided   atomic.Bool // set by the first Approve or Reject
 }
 
 // A resumeCall is the resume that an approval of a resumed interrupt sends
@@ -107,7 +109,9 @@ func (p *ApprovalRequired) Reject(ctx context.Context, reason string) (*Result, 
 // [Tool.Invoke] would have, as [ApprovalRequired.Approve] does; p may come
 // from another Adapter or process through JSON. The call is checked first,
 // as [Adapter.Resume] checks an interrupt: the seal ([ErrTamperedState]),
-// then the server, the tool's name and the server's catalog
+// the principal of ctx against the one the call was made for
+// ([ErrWrongPrincipal], [ErrNoPrincipal]; a refusal decides nothing), then
+// the server, the tool's name and the server's catalog
 // ([ErrInvalidState]). The tool runs as the catalog describes it now, with
 // p.Call.Args; an interrupt it returns is marked approved, so that resuming
 // it does not ask again (across processes, only when it is sealed with
@@ -151,14 +155,17 @@ func (a *Adapter) approvalTool(ctx context.Context, p *ApprovalRequired, verb st
 	if p == nil || (p.tool == nil && !p.seal.decoded) {
 		return nil, fmt.Errorf("mcpadapter: %s: not an approval request returned by a tool call", verb)
 	}
-	if p.tool != nil && p.tool.a == a {
-		return p.tool, nil
-	}
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: %s: %w", p.Call.Server, p.Call.Tool, verb, err)
 	}
 	if err := a.checkSeal(stateApproval, p.seal); err != nil {
 		return nil, fail(err)
+	}
+	if err := a.checkOwner(ctx, p.Call.Server, p.principal); err != nil {
+		return nil, fail(err)
+	}
+	if p.tool != nil && p.tool.a == a {
+		return p.tool, nil
 	}
 	t, err := a.storedTool(ctx, p.Call.Server, p.Call.Tool, p.Call.MCPName)
 	if err != nil {
@@ -177,6 +184,7 @@ type approvalJSON struct {
 	Tool      string          `json:"tool"`
 	MCPName   string          `json:"mcpName"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Principal string          `json:"principal,omitempty"` // absent in state stored before it was recorded
 }
 
 const (
@@ -185,7 +193,7 @@ const (
 )
 
 // MarshalJSON implements [json.Marshaler]: the call held for approval
-// (server, tool, MCP name, Call.Args as they are now, ID), sealed with
+// (server, tool, MCP name, Call.Args as they are now, ID, principal), sealed with
 // [Config.StateKey] when the adapter that made it has one. A decoded sealed
 // request is written as it was read: edits to its Call are not stored
 // (they would break the seal), though [Adapter.Approve] sends them. The approval of
@@ -200,7 +208,7 @@ func (p *ApprovalRequired) MarshalJSON() ([]byte, error) {
 		a = p.tool.a
 	}
 	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
-		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.ID, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName}
+		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.ID, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
 		if p.Call.Args != nil {
 			b, err := json.Marshal(p.Call.Args)
 			if err != nil {
@@ -244,7 +252,7 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 		}
 	}
 	p.Call = ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}
-	p.ID, p.tool, p.resume, p.seal = w.ID, nil, nil, seal
+	p.ID, p.tool, p.resume, p.principal, p.seal = w.ID, nil, nil, w.Principal, seal
 	p.decided.Store(false)
 	return nil
 }

@@ -147,7 +147,7 @@ func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) 
 	}
 	if approve := t.a.cfg.Approval; approve != nil {
 		if call := t.call(args); approve(call) {
-			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t}
+			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, principal: PrincipalFrom(ctx)}
 		}
 	}
 	return t.run(ctx, args)
@@ -305,7 +305,7 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 			return nil, serverError(c.server, callToolOp(mcpName), err)
 		}
 		if a.cfg.ElicitationHandler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
-			return nil, newInterrupt(a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
+			return nil, newInterrupt(ctx, a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
 		}
 		asking, release := c.untilClose(ctx)
 		answered, err := a.answerInline(asking, c.server, tool, reqs)
@@ -410,13 +410,13 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 }
 
 // newInterrupt returns the interrupt of a round of c's server that asked
-// for reqs (asked verbatim).
-func newInterrupt(a *Adapter, c *conn, tool, mcpName string, args map[string]any, asked mcp.InputRequestMap, reqs []ElicitationRequest, round int, state string, retry bool, responses mcp.InputResponseMap) *Interrupt {
+// for reqs (asked verbatim), in a call under ctx.
+func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string, args map[string]any, asked mcp.InputRequestMap, reqs []ElicitationRequest, round int, state string, retry bool, responses mcp.InputResponseMap) *Interrupt {
 	i := &Interrupt{
 		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
 		a: a, gen: c.gen,
 		args: snapshot(args), state: state, round: round, requests: asked,
-		retry: retry,
+		retry: retry, principal: PrincipalFrom(ctx),
 	}
 	if retry {
 		i.responses = responses

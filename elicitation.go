@@ -64,10 +64,11 @@ const (
 // An Interrupt is durable: json.Marshal stores everything needed to resume
 // it (sealed with [Config.StateKey] when set), and [Adapter.Resume] resumes
 // a decoded one on any Adapter (in any process) that has a server of the
-// same name listing the tool under the same name, after checking it. The
-// call's arguments and the server's opaque request state travel in the
-// JSON, but never appear in Requests or in Error. Do not show the JSON to
-// the model.
+// same name listing the tool under the same name, after checking it, and
+// only under the principal the call acted for ([WithPrincipal]). The
+// call's arguments, the server's opaque request state and that principal
+// travel in the JSON, but never appear in Requests or in Error. Do not
+// show the JSON to the model.
 //
 // Resuming does not change the Interrupt: it can be resumed again (the
 // server decides whether a repeated answer is valid). An Interrupt is safe
@@ -93,9 +94,10 @@ type Interrupt struct {
 	retry     bool
 	responses mcp.InputResponseMap
 
-	approved bool      // the call was approved: the Approval gate passes it
-	tool     *Tool     // the tool that made it; nil after JSON decoding
-	seal     stateSeal // decoded from JSON, and how it was sealed
+	approved  bool      // the call was approved: the Approval gate passes it
+	principal string    // whom the call acted for ([WithPrincipal]); stored
+	tool      *Tool     // the tool that made it; nil after JSON decoding
+	seal      stateSeal // decoded from JSON, and how it was sealed
 }
 
 // ElicitationRequest is one request for user input. Form requests (Mode
@@ -187,9 +189,15 @@ func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Res
 //
 // Stored state is checked before anything is sent: with [Config.StateKey]
 // set, a decoded interrupt must be sealed with it ([ErrTamperedState]);
-// in.Server must be one of this Adapter's servers, in.Tool the name this
-// Adapter gives that server's tool in.MCPName, and the server must list the
-// tool ([ErrInvalidState]). The answers are validated too, and nothing is
+// ctx must act for the principal the call acted for ([WithPrincipal]),
+// which the interrupt records ([ErrWrongPrincipal]; for a per-principal
+// server, an interrupt or ctx without a principal fails with
+// [ErrNoPrincipal]). On a shared server the binding holds too when the
+// call had a principal, so that an application's identity binding holds;
+// an interrupt made without one resumes under any. in.Server must be one
+// of this Adapter's servers, in.Tool the name this Adapter gives that
+// server's tool in.MCPName, and the server must list the tool
+// ([ErrInvalidState]). The answers are validated too, and nothing is
 // sent when they are invalid: every request answered and no other key, a
 // known action, form content that matches the requested schema (its
 // defaults applied), no content for URL requests or with Decline and
@@ -220,6 +228,9 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if err := a.checkSeal(stateInterrupt, in.seal); err != nil {
 		return nil, fail(err)
 	}
+	if err := a.checkOwner(ctx, in.Server, in.principal); err != nil {
+		return nil, fail(err)
+	}
 	// Validate against the server's requests, not the exported copy.
 	reqs, err := elicitationRequests(in.requests)
 	if err != nil {
@@ -241,7 +252,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	}
 	if approve := a.cfg.Approval; approve != nil && !(in.approved && a.trusted(in.seal)) {
 		if call := t.call(in.args); approve(call) {
-			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, resume: &resumeCall{in: in, reqs: reqs, responses: responses}}
+			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, principal: PrincipalFrom(ctx), resume: &resumeCall{in: in, reqs: reqs, responses: responses}}
 		}
 	}
 	return t.resume(ctx, in, reqs, responses, in.approved && a.trusted(in.seal))

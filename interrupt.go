@@ -20,6 +20,9 @@ type interruptJSON struct {
 	// Approved: the call was approved ([ApprovalRequired]); believed only
 	// from a live interrupt or sealed state.
 	Approved bool `json:"approved,omitempty"`
+	// Principal: whom the call acted for ([WithPrincipal]); absent in
+	// state stored before it was recorded, which then records none.
+	Principal string `json:"principal,omitempty"`
 
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
 	RequestState  string          `json:"requestState,omitempty"`
@@ -38,8 +41,8 @@ const (
 )
 
 // MarshalJSON implements [json.Marshaler]: the interrupt with everything
-// needed to resume it in another process, including the call's arguments
-// and the server's request state, sealed with [Config.StateKey] when the
+// needed to resume it in another process, including the call's arguments,
+// the server's request state and the principal the call acted for, sealed with [Config.StateKey] when the
 // adapter that made it has one. Never the answers of earlier rounds: a
 // resume sends only the answers given to it. Store it where the arguments
 // may be stored; do not show it to the model. (A value receiver: an
@@ -52,7 +55,7 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 		}
 		w := interruptJSON{
 			Version: interruptVersion, Kind: kindInputRequired,
-			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved,
+			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
 			RequestState: i.state, InputRequests: reqs,
 		}
 		if i.args != nil {
@@ -118,7 +121,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
-		retry: w.Kind == kindURLRequired, approved: w.Approved, seal: seal,
+		retry: w.Kind == kindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal,
 	}
 	return nil
 }

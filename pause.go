@@ -75,6 +75,22 @@ func (p pause) check(tool string) error {
 	return nil
 }
 
+// open checks stored state of kind (sealed with seal) that p is the pause
+// of, before p is settled on a under ctx: the seal, then the principal, as
+// [Adapter.Resume] does. The stored state is the principal's of its pause.
+func (p pause) open(ctx context.Context, a *Adapter, kind string, seal stateSeal) error {
+	if err := a.checkSeal(kind, seal); err != nil {
+		return err
+	}
+	switch {
+	case p.Interrupt != nil:
+		return a.checkOwner(ctx, p.Interrupt.Server, p.Interrupt.principal)
+	case p.Approval != nil:
+		return a.checkOwner(ctx, p.Approval.Call.Server, p.Approval.principal)
+	}
+	return nil
+}
+
 // settle resolves the paused call with r on the adapter of t, the tool
 // that the paused call names, and returns the call's result; the error may
 // be a new pause.

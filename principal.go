@@ -23,14 +23,18 @@ var (
 	// per-principal server ([Server.HeadersFor] or [Server.OAuthFor]) is
 	// discovered or used under a context without a principal
 	// ([WithPrincipal]). Discovery reports it like any other failure of
-	// that server (see [Config.OnConnectionError]).
+	// that server (see [Config.OnConnectionError]). Resuming or deciding
+	// stored state of such a server fails with it too when the state
+	// records no principal (see [Adapter.Resume]).
 	ErrNoPrincipal = errors.New("mcpadapter: per-principal server used without a principal (see WithPrincipal)")
 
 	// ErrWrongPrincipal is returned, wrapped in a [*ServerError], when a
 	// tool of a per-principal server is called under the context of
 	// another principal than the one it was discovered for: a principal's
 	// tools never use another's connection or credentials. Discover the
-	// tools under the caller's own principal.
+	// tools under the caller's own principal. Resuming or deciding stored
+	// state made for another principal fails with it too, on any server
+	// (see [Adapter.Resume]).
 	ErrWrongPrincipal = errors.New("mcpadapter: tool called for another principal than it was discovered for")
 )
 
@@ -90,6 +94,27 @@ func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
 func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
 	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
 		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
+	}
+	return nil
+}
+
+// checkOwner refuses to resume or decide stored state of server made for
+// principal owner (an interrupt or an approval request: their
+// [WithPrincipal] when they were made) under ctx, before anything is sent:
+// ctx must act for owner when owner is set, whatever the server; and for
+// a per-principal server, the state and ctx must both name one. Errors
+// never name a principal.
+func (a *Adapter) checkOwner(ctx context.Context, server, owner string) error {
+	p := PrincipalFrom(ctx)
+	s, ok := a.cfg.Servers[server]
+	perPrincipal := ok && s.perPrincipal()
+	switch {
+	case perPrincipal && owner == "":
+		return fmt.Errorf("%w: the stored state records none", ErrNoPrincipal)
+	case perPrincipal && p == "":
+		return ErrNoPrincipal
+	case owner != "" && owner != p:
+		return fmt.Errorf("%w: the stored state belongs to another principal", ErrWrongPrincipal)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ package mcpadapter
 
 import (
 	"context"
-	"math/bits"
 	"strconv"
 	"sync"
 	"time"
@@ -108,7 +107,7 @@ func (r *progressRegistry) lookup(server string, token any) (*progressSink, func
 }
 
 // progressed delivers a progress notification of server in g: it resets
-// the request's idle timeout at once, and queues the callbacks (logqueue.go),
+// the request's idle timeout at once, and queues the callbacks (deliver.go),
 // which may be slow, behind the server's other notifications.
 func (a *Adapter) progressed(g *generation, server string, p *mcp.ProgressNotificationParams) {
 	if p == nil {
@@ -127,17 +126,15 @@ func (a *Adapter) progressed(g *generation, server string, p *mcp.ProgressNotifi
 	if f == nil && s.f == nil {
 		return
 	}
-	if !a.enqueue(g, server, func() {
+	if !a.deliver(g, g.deliveries[server], delivery{size: len(ev.Message), run: func() {
 		if f != nil {
 			f(s.ctx, ev)
 		}
 		if s.f != nil {
 			s.f(ev)
 		}
-	}) {
-		if n := a.droppedProgress.Add(1); bits.OnesCount64(uint64(n)) == 1 {
-			a.logger.Warn("mcpadapter: dropped progress notifications (OnProgress is slower than the server)", "server", server, "dropped", n)
-		}
+	}}) {
+		a.dropped(&a.droppedProgress, "mcpadapter: dropped progress notifications (OnProgress is slower than the server)", server)
 	}
 }
 

@@ -70,8 +70,9 @@ func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options
 // saved with the run's inputs).
 //
 // The paused call runs on the adapter of the agent's tool it names, after
-// the checks of [Adapter.Resume] or [Adapter.Approve]; with
-// [Config.StateKey] the run's state must be sealed with the key. That tool
+// the checks of [Adapter.Resume] or [Adapter.Approve] (so a run resumes
+// under the principal of its paused call only); with [Config.StateKey] the
+// run's state must be sealed with the key. That tool
 // must be an mcpadapter [*Tool].
 func (e *Executor) Resume(ctx context.Context, p *PausedRun, r Resolution, options ...chains.ChainCallOption) (map[string]any, error) {
 	if p == nil || len(p.Actions) == 0 {
@@ -110,7 +111,7 @@ func (e *Executor) resume(ctx context.Context, p *PausedRun, r Resolution, optio
 	if !ok {
 		return nil, fmt.Errorf("mcpadapter: resume run: %w: the paused call's tool %q is not an mcpadapter tool of the agent", ErrInvalidState, action.Tool)
 	}
-	if err := t.a.checkSeal(stateRun, p.seal); err != nil {
+	if err := p.pause.open(ctx, t.a, stateRun, p.seal); err != nil {
 		return nil, fmt.Errorf("mcpadapter: resume run: %w", err)
 	}
 	next := &PausedRun{Inputs: p.Inputs, Steps: slices.Clone(p.Steps), Actions: slices.Clone(p.Actions), Iterations: p.Iterations}
@@ -213,7 +214,8 @@ func toolsByName(ts []tools.Tool) map[string]tools.Tool {
 // It survives json.Marshal and Unmarshal (sealed with [Config.StateKey]
 // when set): the run's inputs, the completed steps with their
 // observations, the paused action and those planned after it, and the
-// pause. Resume it with [Executor.Resume].
+// pause, which records the principal of its call. Resume it with
+// [Executor.Resume], under that principal.
 type PausedRun struct {
 	Inputs     map[string]string    // the run's inputs, memory variables included
 	Steps      []schema.AgentStep   // completed, with their observations

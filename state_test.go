@@ -28,11 +28,17 @@ func editJSON(t *testing.T, b []byte, edit func(map[string]any)) []byte {
 // decodeInterrupt decodes b, failing the test on error.
 func decodeInterrupt(t *testing.T, b []byte) *Interrupt {
 	t.Helper()
-	var in Interrupt
-	if err := json.Unmarshal(b, &in); err != nil {
+	return decodeStored[Interrupt](t, b)
+}
+
+// decodeStored decodes stored state b, failing the test on error.
+func decodeStored[T any](t *testing.T, b []byte) *T {
+	t.Helper()
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("json.Unmarshal(%s): %v", b, err)
 	}
-	return &in
+	return v
 }
 
 // TestForgedInterrupt: a stored interrupt edited to name another tool, a

@@ -228,8 +228,9 @@ func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice
 // the calls after it, as [Toolset.HandleToolCalls] does. p may come from
 // another process through JSON; the paused call runs on the adapter of the
 // tool of s it names, after the checks of [Adapter.Resume] or
-// [Adapter.Approve]. The calls answered before the pause are not run
-// again.
+// [Adapter.Approve]: under the principal of the paused call only (a
+// refusal returns no messages). The calls answered before the pause are
+// not run again.
 //
 // It returns the messages of the whole batch, those returned with the pause
 // included: exactly what HandleToolCalls would have returned without the
@@ -249,7 +250,7 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 	if t == nil {
 		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: the paused call's tool is not in the toolset", ErrInvalidState)
 	}
-	if err := t.a.checkSeal(stateCalls, p.seal); err != nil {
+	if err := p.pause.open(ctx, t.a, stateCalls, p.seal); err != nil {
 		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w", err)
 	}
 	next := &PausedCalls{Calls: p.Calls, Next: p.Next, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
@@ -280,7 +281,8 @@ func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption
 // approval. [errors.As] finds the [*Interrupt] or [*ApprovalRequired]
 // through it. It survives json.Marshal and Unmarshal (sealed with
 // [Config.StateKey] when set): the batch's calls, the messages of the calls
-// answered so far, and the pause. Resume it with [Toolset.ResumeToolCalls].
+// answered so far, and the pause, which records the principal of its call.
+// Resume it with [Toolset.ResumeToolCalls], under that principal.
 type PausedCalls struct {
 	Calls []llms.ToolCall // the batch, as the model made it
 	Next  int             // the paused call: Calls[Next]

@@ -1,0 +1,208 @@
+package mcpadapter
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// refusedFor checks that err wraps want and names no principal of the
+// tests (principal ids may be personal data).
+func refusedFor(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Errorf("%s: error = %v, want %v", what, err, want)
+		return
+	}
+	for _, p := range []string{"alice", "bob", "mallory"} {
+		if strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %q names principal %q", what, err, p)
+		}
+	}
+}
+
+// TestStoredStatePrincipal: the interrupts, approval requests, paused
+// batches and paused runs of a per-principal server resume, or are
+// decided, only under the principal they were made for, live or stored, on
+// the Adapter that made them or another; state without a principal, and a
+// context without one, fail with ErrNoPrincipal. Nothing is sent, and a
+// refused approval stays undecided. Both eras: approvals in both, input
+// interrupts in the modern one (legacy servers ask live).
+func TestStoredStatePrincipal(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(eraName(legacy), func(t *testing.T) {
+			s := testserver.Full(testserver.Options{Legacy: legacy, StateKey: stateKey})
+			web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, &mcp.StreamableHTTPOptions{Stateless: !legacy}))
+			t.Cleanup(web.Close) // after the adapters' Close
+			cfg := Config{Servers: map[string]Server{"s": {URL: web.URL, HeadersFor: bearer}}, Approval: destructiveCall}
+			a, a2 := newAdapter(t, cfg), newAdapter(t, cfg) // a2: another replica
+			alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
+			ts, err := a.ListTools(alice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edit := func(b []byte, principal string) []byte {
+				return editJSON(t, b, func(w map[string]any) {
+					if principal == "" {
+						delete(w, "principal")
+					} else {
+						w["principal"] = principal
+					}
+				})
+			}
+
+			p := must(t).approval(ts.Lookup("s__destroy").Invoke(alice, map[string]any{"target": "db"}))
+			stored, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+				scripted.Call("call_1", "s__echo", `{"text":"a"}`),
+				scripted.Call("call_2", "s__destroy", `{"target":"db"}`),
+			}}
+			_, err = ts.HandleToolCalls(alice, choice)
+			batch := storeCalls(t, err)
+			calls := s.Count("tools/call")
+			for _, tt := range []struct {
+				name string
+				do   func() error
+				want error
+			}{
+				{"live approval, another principal", func() error { _, err := p.Approve(bob); return err }, ErrWrongPrincipal},
+				{"live rejection, another principal", func() error { _, err := a.Reject(bob, p, "no"); return err }, ErrWrongPrincipal},
+				{"live approval, no principal", func() error { _, err := a.Approve(t.Context(), p); return err }, ErrNoPrincipal},
+				{"stored approval, another principal", func() error { _, err := a2.Approve(bob, decodeStored[ApprovalRequired](t, stored)); return err }, ErrWrongPrincipal},
+				{"stored rejection, another principal", func() error { _, err := a2.Reject(bob, decodeStored[ApprovalRequired](t, stored), "no"); return err }, ErrWrongPrincipal},
+				{"stored approval, principal edited", func() error {
+					_, err := a2.Approve(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")))
+					return err
+				}, ErrWrongPrincipal},
+				{"stored approval, principal removed", func() error {
+					_, err := a2.Approve(alice, decodeStored[ApprovalRequired](t, edit(stored, "")))
+					return err
+				}, ErrNoPrincipal},
+				{"paused batch, another principal", func() error {
+					msgs, err := ts.ResumeToolCalls(bob, batch, Approved())
+					if msgs != nil {
+						t.Errorf("a refused batch returned %d messages, want none", len(msgs))
+					}
+					return err
+				}, ErrWrongPrincipal},
+			} {
+				refusedFor(t, tt.name, tt.do(), tt.want)
+			}
+			if got := s.Count("tools/call"); got != calls || s.Runs("destroy") != 0 {
+				t.Fatalf("tools/call %d, destroy runs %d after the refusals; want %d, 0 (nothing sent)", got, s.Runs("destroy"), calls)
+			}
+			if res := must(t).result(a2.Approve(alice, decodeStored[ApprovalRequired](t, stored))); res.Text() != "destroyed db" {
+				t.Errorf("Approve(stored, alice) = %s, want destroyed db", resultText(res))
+			}
+			if res := must(t).result(p.Approve(alice)); res.Text() != "destroyed db" {
+				t.Errorf("Approve(live, alice) after the refusals = %s, want destroyed db (undecided)", resultText(res))
+			}
+
+			if legacy {
+				return
+			}
+			in := must(t).interrupt(ts.Lookup("s__book_table").Invoke(alice, map[string]any{"party": 4}))
+			b, err := json.Marshal(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex := NewExecutor(agentKinds["openai-functions"]([][2]string{{"s__book_table", `{"party":4}`}}, ts.Tools()))
+			_, err = chains.Call(alice, ex, map[string]any{"input": "q"})
+			var run PausedRun
+			if rb, err := json.Marshal(err); err != nil || json.Unmarshal(rb, &run) != nil {
+				t.Fatalf("run error = %v, want a storable *PausedRun", err)
+			}
+			ans := answer("date", Accept, date("2026-09-18"))
+			runs := s.Runs("book_table")
+			for _, tt := range []struct {
+				name string
+				do   func() error
+				want error
+			}{
+				{"live interrupt, another principal", func() error { _, err := a.Resume(bob, in, ans); return err }, ErrWrongPrincipal},
+				{"stored interrupt, another principal", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, b), ans); return err }, ErrWrongPrincipal},
+				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), ans); return err }, ErrNoPrincipal},
+				{"stored interrupt, principal edited", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, edit(b, "mallory")), ans); return err }, ErrWrongPrincipal},
+				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), ans); return err }, ErrNoPrincipal},
+				{"paused run, another principal", func() error { _, err := ex.Resume(bob, &run, Answered(ans)); return err }, ErrWrongPrincipal},
+			} {
+				refusedFor(t, tt.name, tt.do(), tt.want)
+			}
+			if got := s.Runs("book_table"); got != runs {
+				t.Fatalf("book_table runs %d after the refusals, want %d (nothing sent)", got, runs)
+			}
+			if res := must(t).result(a2.Resume(alice, decodeInterrupt(t, b), ans)); res.Text() != "Booked a table for 4 on 2026-09-18" {
+				t.Errorf("Resume(stored, alice) = %s", resultText(res))
+			}
+		})
+	}
+}
+
+// TestStoredStatePrincipalShared: on a shared server, an interrupt made
+// under a principal resumes under that principal only, one made without a
+// principal (the wire form of state stored before principals were
+// recorded) under any; with a StateKey, an edited principal breaks the
+// seal.
+func TestStoredStatePrincipalShared(t *testing.T) {
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}}
+	a := newAdapter(t, cfg)
+	alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
+	book := lookupTool(t, a, "s__book_table")
+	ans := answer("date", Accept, date("2026-09-18"))
+	const want = "Booked a table for 4 on 2026-09-18"
+
+	b, err := json.Marshal(must(t).interrupt(book.Invoke(alice, map[string]any{"party": 4})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs("book_table")
+	_, err = a.Resume(bob, decodeInterrupt(t, b), ans)
+	refusedFor(t, "another principal", err, ErrWrongPrincipal)
+	_, err = a.Resume(t.Context(), decodeInterrupt(t, b), ans)
+	refusedFor(t, "no principal", err, ErrWrongPrincipal)
+	if got := s.Runs("book_table"); got != runs {
+		t.Fatalf("book_table runs %d after the refusals, want %d", got, runs)
+	}
+	if res := must(t).result(a.Resume(alice, decodeInterrupt(t, b), ans)); res.Text() != want {
+		t.Errorf("Resume(alice) = %s, want %q", resultText(res), want)
+	}
+
+	old, err := json.Marshal(must(t).interrupt(book.Invoke(t.Context(), map[string]any{"party": 4})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(old), "principal") {
+		t.Fatalf("an interrupt made without a principal stores one: %s", old)
+	}
+	if res := must(t).result(a.Resume(bob, decodeInterrupt(t, old), ans)); res.Text() != want {
+		t.Errorf("Resume(state without a principal, bob) = %s, want %q", resultText(res), want)
+	}
+
+	cfg.StateKey = []byte("0123456789abcdef0123456789abcdef")
+	sealedBy := newAdapter(t, cfg)
+	sealed, err := json.Marshal(must(t).interrupt(lookupTool(t, sealedBy, "s__book_table").Invoke(alice, map[string]any{"party": 4})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := editJSON(t, sealed, func(w map[string]any) {
+		w["sealed"] = strings.Replace(w["sealed"].(string), `"principal":"alice"`, `"principal":"bob"`, 1)
+	})
+	if string(forged) == string(sealed) {
+		t.Fatalf("the sealed interrupt records no principal: %s", sealed)
+	}
+	_, err = newAdapter(t, cfg).Resume(bob, decodeInterrupt(t, forged), ans)
+	refusedFor(t, "sealed, principal edited", err, ErrTamperedState)
+}
