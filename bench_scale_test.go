@@ -637,8 +637,8 @@ func BenchmarkIdleConnection(b *testing.B) {
 func TestIdleStdioConnection(t *testing.T) {
 	const n = 5
 	idle, _ := measureIdle(t, n, 0, openAdapter(Config{}, func(tb testing.TB, i int) Server { return stdioServer(tb, "legacy:lean") }))
-	if idle.goroutines != 4 {
-		t.Errorf("an idle legacy stdio connection keeps %v goroutines, want 4", idle.goroutines)
+	if idle.goroutines != 3 {
+		t.Errorf("an idle legacy stdio connection keeps %v goroutines, want 3", idle.goroutines)
 	}
 	if idle.heap > 64<<10 {
 		t.Errorf("an idle legacy stdio connection holds %.0f bytes of heap, want under 64 KiB", idle.heap)
