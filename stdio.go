@@ -64,9 +64,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	p := t.proc
 	p.cmd.Stdin, p.cmd.Stdout, p.stdout = stdinR, stdoutW, stdout
-	started := make(chan error, 1)
-	go p.run(started)
-	err = <-started
+	err = p.start()
 	stdinR.Close() // the server's ends
 	stdoutW.Close()
 	if err != nil {
@@ -98,6 +96,19 @@ type stdioProcess struct {
 	err    error         // cmd.Wait's, written before exited is closed
 }
 
+// start starts the process. Where the system allows (procwatch_linux.go)
+// one goroutine of the adapter's process starts every server and one
+// watches them all; elsewhere each server gets a goroutine of its own
+// (run), and os/exec's copier of its stderr.
+func (p *stdioProcess) start() error {
+	if watched, err := startWatched(p); watched {
+		return err
+	}
+	started := make(chan error, 1)
+	go p.run(started)
+	return <-started
+}
+
 // run starts the process, reporting how on started, then waits for the
 // leader to exit (by itself or by Close), ends its group, reaps it and
 // records how it ended, so that no exited server is left a zombie. It
@@ -120,9 +131,15 @@ func (p *stdioProcess) run(started chan<- error) {
 	}
 	started <- nil
 	p.err = p.group.wait()
+	p.exit()
+}
+
+// exit records that the reaped server's stderr is read to its end (or
+// given up on), and lets the last lines buffered on its stdout be read,
+// not more. p.err is written.
+func (p *stdioProcess) exit() {
 	p.stderr.flush()
 	close(p.exited)
-	// Let the last lines buffered on stdout be read, not more.
 	p.stdout.SetReadDeadline(time.Now().Add(terminateDuration))
 }
 
