@@ -25,7 +25,7 @@ type procWatcher struct {
 
 	mu      sync.Mutex
 	next    uint64            // the last registration's id
-	handles map[uint64]func() // what an event of each registration runs
+	handles map[uint64]func(id uint64) // what an event of each registration runs
 }
 
 // A spawn asks the spawner to start cmd, which answers on done.
@@ -53,7 +53,7 @@ func theWatcher() *procWatcher {
 		if err != nil {
 			return
 		}
-		watcher = &procWatcher{spawns: make(chan spawn), epfd: epfd, handles: map[uint64]func(){}}
+		watcher = &procWatcher{spawns: make(chan spawn), epfd: epfd, handles: map[uint64]func(uint64){}}
 		go watcher.spawner()
 		go watcher.poll()
 	})
@@ -84,19 +84,20 @@ func (w *procWatcher) poll() {
 		}
 		for _, ev := range events[:n] {
 			w.mu.Lock()
-			handle := w.handles[uint64(uint32(ev.Fd))|uint64(uint32(ev.Pad))<<32]
+			id := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			handle := w.handles[id]
 			w.mu.Unlock()
 			if handle != nil {
-				go handle()
+				go handle(id)
 			}
 		}
 	}
 }
 
 // add registers fd for one event (it is readable, or hung up), on which
-// handle runs; rearm asks for the next one. It returns the registration's
-// id.
-func (w *procWatcher) add(fd int, handle func()) (uint64, error) {
+// handle runs, given the registration's id; rearm asks for the next one.
+// It returns the id.
+func (w *procWatcher) add(fd int, handle func(id uint64)) (uint64, error) {
 	w.mu.Lock()
 	w.next++
 	id := w.next
@@ -148,7 +149,7 @@ type watchedProc struct {
 	w *procWatcher
 	p *stdioProcess
 
-	mu         sync.Mutex    // guards stderr against its close
+	mu         sync.Mutex    // guards stderr and stderrID
 	stderr     int           // the read end of the server's stderr; -1 once closed
 	stderrID   uint64        // its registration
 	stderrDone chan struct{} // closed with stderr
@@ -178,7 +179,10 @@ func (wp *watchedProc) start() error {
 		unix.Close(wp.stderr)
 		return err
 	}
-	if wp.stderrID, err = wp.w.add(wp.stderr, wp.drain); err == nil {
+	wp.mu.Lock() // a drain may start before add returns
+	wp.stderrID, err = wp.w.add(wp.stderr, wp.drain)
+	wp.mu.Unlock()
+	if err == nil {
 		err = wp.watchExit()
 	}
 	if err != nil {
@@ -197,8 +201,7 @@ func (wp *watchedProc) watchExit() error {
 	if err != nil {
 		return err
 	}
-	var id uint64
-	id, err = wp.w.add(pidfd, func() {
+	_, err = wp.w.add(pidfd, func(id uint64) {
 		wp.w.forget(id)
 		unix.Close(pidfd)
 		wp.exited()
@@ -232,7 +235,7 @@ var stderrBufs = sync.Pool{New: func() any { return new([stderrReadBytes]byte) }
 
 // drain reads what the server's stderr holds into its stderrLogger, then
 // waits for more (or closes it at its end).
-func (wp *watchedProc) drain() {
+func (wp *watchedProc) drain(uint64) {
 	buf := stderrBufs.Get().(*[stderrReadBytes]byte)
 	defer stderrBufs.Put(buf)
 	for {
