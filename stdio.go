@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -101,13 +102,19 @@ type stdioProcess struct {
 // watches them all; elsewhere each server gets a goroutine of its own
 // (run), and os/exec's copier of its stderr.
 func (p *stdioProcess) start() error {
-	if watched, err := startWatched(p); watched {
-		return err
+	if !unwatched.Load() {
+		if watched, err := startWatched(p); watched {
+			return err
+		}
 	}
 	started := make(chan error, 1)
 	go p.run(started)
 	return <-started
 }
+
+// unwatched, set by tests, makes the servers started meanwhile go without
+// the watcher, as on a system that has none.
+var unwatched atomic.Bool
 
 // run starts the process, reporting how on started, then waits for the
 // leader to exit (by itself or by Close), ends its group, reaps it and
