@@ -24,7 +24,7 @@ type procWatcher struct {
 	epfd   int
 
 	mu      sync.Mutex
-	next    uint64            // the last registration's id
+	next    uint64                     // the last registration's id
 	handles map[uint64]func(id uint64) // what an event of each registration runs
 }
 
