@@ -3,10 +3,11 @@
 package mcpadapter
 
 // The process-wide watcher of stdio servers on Linux: one goroutine starts
-// every server, one polls them all, so that an idle stdio connection costs
-// no goroutine of its own (the SDK's reader aside).
+// every server and watches them all, so that an idle stdio connection
+// costs no goroutine of its own (the SDK's reader aside).
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"runtime"
@@ -18,20 +19,22 @@ import (
 
 // A procWatcher starts stdio servers and watches them: their exits, through
 // a pidfd each (readable once the process has exited), and their stderr,
-// through its non-blocking read end, all in one epoll set.
+// through its non-blocking read end, all in one epoll set, with an eventfd
+// that says servers are waiting to be started.
 type procWatcher struct {
-	spawns chan spawn // to the spawner
-	epfd   int
+	epfd int
+	wake int // the eventfd: spawns are waiting
 
 	mu      sync.Mutex
-	next    uint64                     // the last registration's id
+	spawns  []spawn                    // waiting to be started
+	next    uint64                     // the last registration's id (0 is wake's)
 	handles map[uint64]func(id uint64) // what an event of each registration runs
 }
 
-// A spawn asks the spawner to start cmd, which answers on done.
+// A spawn asks the watcher to start p's command, which answers on done.
 type spawn struct {
 	p    *stdioProcess
-	done chan error
+	done chan error // buffered
 }
 
 var (
@@ -53,29 +56,47 @@ func theWatcher() *procWatcher {
 		if err != nil {
 			return
 		}
-		watcher = &procWatcher{spawns: make(chan spawn), epfd: epfd, handles: map[uint64]func(uint64){}}
-		go watcher.spawner()
-		go watcher.poll()
+		wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+		if err != nil {
+			unix.Close(epfd)
+			return
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN} // id 0, level-triggered
+		if unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wake, &ev) != nil {
+			unix.Close(epfd)
+			unix.Close(wake)
+			return
+		}
+		watcher = &procWatcher{epfd: epfd, wake: wake, handles: map[uint64]func(uint64){}}
+		go watcher.run()
 	})
 	return watcher
 }
 
-// spawner starts every server, on an OS thread locked to it for the life
-// of the process: on Linux a server gets its death signal when the thread
-// that started it ends (startInGroup), meant for the end of the adapter's
-// process, and any other thread could be ended by the Go runtime while the
-// server runs. fork/exec is serialised process-wide anyway (ForkLock).
-func (w *procWatcher) spawner() {
-	runtime.LockOSThread()
-	for s := range w.spawns {
-		s.done <- s.p.cmd.Start()
+// start starts p's command on the watcher's thread.
+func (w *procWatcher) start(p *stdioProcess) error {
+	done := make(chan error, 1)
+	w.mu.Lock()
+	w.spawns = append(w.spawns, spawn{p: p, done: done})
+	w.mu.Unlock()
+	var one [8]byte // an eventfd adds what is written to its counter
+	binary.NativeEndian.PutUint64(one[:], 1)
+	if _, err := unix.Write(w.wake, one[:]); err != nil {
+		return err // cannot happen: the counter would have to reach 2⁶⁴-1
 	}
+	return <-done
 }
 
-// poll waits for events of the registrations and runs each one's handler
-// on a goroutine of its own: a handler (a stderr line to log, a reap) never
-// holds up the other servers.
-func (w *procWatcher) poll() {
+// run waits for events and runs each registration's handler on a goroutine
+// of its own, so that a handler (a stderr line to log, a reap) never holds
+// up the other servers; it starts the servers waiting, on its own OS
+// thread, locked to it for the life of the process: on Linux a server gets
+// its death signal when the thread that started it ends (startInGroup),
+// meant for the end of the adapter's process, and any other thread could
+// be ended by the Go runtime while the server runs. (fork/exec is
+// serialised process-wide anyway: syscall.ForkLock.)
+func (w *procWatcher) run() {
+	runtime.LockOSThread()
 	events := make([]unix.EpollEvent, 32)
 	for {
 		n, err := unix.EpollWait(w.epfd, events, -1)
@@ -83,14 +104,32 @@ func (w *procWatcher) poll() {
 			continue
 		}
 		for _, ev := range events[:n] {
-			w.mu.Lock()
 			id := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+			if id == 0 {
+				w.startWaiting()
+				continue
+			}
+			w.mu.Lock()
 			handle := w.handles[id]
 			w.mu.Unlock()
 			if handle != nil {
 				go handle(id)
 			}
 		}
+	}
+}
+
+// startWaiting starts the servers waiting to be started. It reads the
+// eventfd before it takes them: a spawn queued later wakes run again.
+func (w *procWatcher) startWaiting() {
+	var count [8]byte
+	unix.Read(w.wake, count[:])
+	w.mu.Lock()
+	spawns := w.spawns
+	w.spawns = nil
+	w.mu.Unlock()
+	for _, s := range spawns {
+		s.done <- s.p.cmd.Start()
 	}
 }
 
@@ -171,9 +210,7 @@ func (wp *watchedProc) start() error {
 	}
 	p := wp.p
 	p.cmd.Stderr = stderrW
-	done := make(chan error, 1)
-	wp.w.spawns <- spawn{p: p, done: done}
-	err := <-done
+	err := wp.w.start(p)
 	stderrW.Close() // the server's end
 	if err != nil {
 		unix.Close(wp.stderr)
