@@ -52,7 +52,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// Pipes of our own, not cmd.StdinPipe and StdoutPipe: their writer
 	// hides the *os.File, whose write deadline bounds a write to a server
 	// that stopped reading, and Wait closes their reader, which must
-	// outlive the process until its last line is read (stdioProcess.run).
+	// outlive the process until its last line is read (stdioProcess.exit).
 	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -84,8 +84,8 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // A stdioProcess is a started stdio server. Its exit ends its session at
-// once, whatever else holds its stdout: run ends the rest of its process
-// group, and a grandchild that escaped the group (by setsid) holds the
+// once, whatever else holds its stdout: its reaper (run, or the watcher's
+// watchedProc.exited) ends the rest of its process group, and a grandchild that escaped the group (by setsid) holds the
 // session open for terminateDuration at most.
 type stdioProcess struct {
 	cmd    *exec.Cmd
@@ -297,7 +297,7 @@ func (w *stdioInput) write(ctx context.Context, p []byte) (int, error) {
 }
 
 // Close implements [io.Closer]: it closes stdin and waits for the process
-// to be reaped (stdioProcess.run), signalling it when it does not exit
+// to be reaped (stdioProcess.exit), signalling it when it does not exit
 // within terminateDuration.
 func (w *stdioInput) Close() error {
 	err := w.stdin.Close()
