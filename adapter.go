@@ -734,11 +734,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			c.close() // lost the race with Close
 			return nil, serverError(name, "dial", ErrClosed)
 		}
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			c.watch()
-		}()
+		c.attach()
 		c.since = time.Now()
 		_, replaced := g.conns[key]
 		g.conns[key] = c

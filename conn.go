@@ -47,8 +47,9 @@ type conn struct {
 
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
-	// (the SDK's ClientSession.Close waits for them).
-	wire mcp.Connection
+	// (the SDK's ClientSession.Close waits for them), and it tells when the
+	// session ends (ownedConn).
+	wire *ownedConn
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
 	// which the end of the generation cancels (cancelCalls, registered
@@ -106,8 +107,8 @@ func (c *conn) markDead(err error) (first bool) {
 
 // giveUp marks the session dead while it may still be open (a response the
 // SDK could not use, a request torn mid-write, a session the HTTP server
-// forgot) and closes it, so that watch, waiting on the session, finishes:
-// the next discovery dials a new one, and nothing else would end this one.
+// forgot) and closes it, so that watch releases it: the next discovery
+// dials a new one, and nothing else would end this one.
 // It closes in a goroutine of its own: the caller may be a call that the
 // SDK's Close would wait for.
 func (c *conn) giveUp(err error) {
@@ -144,11 +145,33 @@ func (c *conn) cause() error {
 	return c.err
 }
 
-// watch waits for the session to end and records why. The generation owns
-// it; it returns when the peer goes away or the session is closed (by
-// close, or by giveUp). It is the one goroutine the adapter keeps per
-// connection.
+// attach makes c's generation wait for the release of c's session
+// (watch), which runs once the session has ended: at once for a session
+// that ended already. Adapter.mu must be held, with the generation open.
+//
+// No goroutine waits for the end of a session on a connection of the
+// adapter's own (ownedConn): the SDK's reader learns of it first, and
+// starts watch. A Streamable HTTP session (c.wire == nil), which the
+// adapter cannot wrap (see own), keeps a watch goroutine from the start.
+func (c *conn) attach() {
+	c.gen.wg.Add(1)
+	if c.wire == nil {
+		go c.watch()
+		return
+	}
+	c.wire.meet()
+}
+
+// watch waits for the ended session to finish, records why it ended and
+// releases it. The generation owns it (attach); it returns when the peer
+// goes away or the session is closed (by close, or by giveUp).
 func (c *conn) watch() {
+	defer c.gen.wg.Done()
+	if w := c.wire; w != nil && !errors.Is(w.readErr, io.EOF) {
+		// What Wait returns when the read failed for a reason: say so
+		// now, not once the calls in flight have returned.
+		c.markDead(w.readErr)
+	}
 	err := c.session.Wait()
 	if err == nil {
 		err = mcp.ErrConnectionClosed
@@ -383,13 +406,48 @@ func (c *conn) usable(op string) error {
 
 // own returns t, recording the connection it makes as c.wire. (Streamable
 // HTTP is not wrapped: the SDK looks for its own connection type behind a
-// session, and its calls are ended through their contexts instead.)
+// session, through an interface of unexported methods that no wrapper can
+// have, and its calls are ended through their contexts instead.)
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	if _, ok := t.(*mcp.StreamableClientTransport); ok {
 		return t
 	}
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
-		c.wire = conn
-		return conn
+		c.wire = &ownedConn{Connection: conn, c: c}
+		return c.wire
 	})
+}
+
+// An ownedConn is the transport connection of c's session as the SDK sees
+// it. The SDK's reader, its one goroutine that reads, is the first to
+// learn that the session ended, whoever ended it (the peer, Close, the
+// SDK itself after a failed write): its Read fails, and the session's
+// jsonrpc2 connection is done soon after. So the end starts watch from
+// there, and no goroutine waits for it while the session lives.
+type ownedConn struct {
+	mcp.Connection
+	c *conn
+
+	failed  atomic.Bool  // a Read failed
+	readErr error        // the first failed Read's error, written before meet
+	meets   atomic.Int32 // of the failed read and attach: the second starts watch
+}
+
+// Read implements [mcp.Connection].
+func (w *ownedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := w.Connection.Read(ctx)
+	if err != nil && w.failed.CompareAndSwap(false, true) {
+		w.readErr = err
+		w.meet()
+	}
+	return msg, err
+}
+
+// meet counts one of the two events watch needs, the session's end and
+// its attach, and starts watch on the second. A connection of an attempt
+// that did not become c's session is never attached.
+func (w *ownedConn) meet() {
+	if w.meets.Add(1) == 2 {
+		go w.c.watch()
+	}
 }

@@ -25,7 +25,8 @@ func awaitExit(pid int) bool {
 
 // setDeathSignal makes the process started with attr get SIGKILL when the
 // thread that started it ends: the adapter's process dying, since that
-// thread is locked to the goroutine that waits for the process
+// thread is locked to the watcher's goroutine, which lives as long as the
+// process (procWatcher.run), or to the goroutine that waits for the process
 // (stdioProcess.run). SIGKILL, not SIGTERM: a server must not outlive a
 // host that died without Close, whatever signals it handles.
 func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,7 +52,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// Pipes of our own, not cmd.StdinPipe and StdoutPipe: their writer
 	// hides the *os.File, whose write deadline bounds a write to a server
 	// that stopped reading, and Wait closes their reader, which must
-	// outlive the process until its last line is read (stdioProcess.run).
+	// outlive the process until its last line is read (stdioProcess.exit).
 	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -64,9 +65,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	p := t.proc
 	p.cmd.Stdin, p.cmd.Stdout, p.stdout = stdinR, stdoutW, stdout
-	started := make(chan error, 1)
-	go p.run(started)
-	err = <-started
+	err = p.start()
 	stdinR.Close() // the server's ends
 	stdoutW.Close()
 	if err != nil {
@@ -85,8 +84,8 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // A stdioProcess is a started stdio server. Its exit ends its session at
-// once, whatever else holds its stdout: run ends the rest of its process
-// group, and a grandchild that escaped the group (by setsid) holds the
+// once, whatever else holds its stdout: its reaper (run, or the watcher's
+// watchedProc.exited) ends the rest of its process group, and a grandchild that escaped the group (by setsid) holds the
 // session open for terminateDuration at most.
 type stdioProcess struct {
 	cmd    *exec.Cmd
@@ -97,6 +96,25 @@ type stdioProcess struct {
 	exited chan struct{} // closed once the leader is reaped
 	err    error         // cmd.Wait's, written before exited is closed
 }
+
+// start starts the process. Where the system allows (procwatch_linux.go)
+// one goroutine of the adapter's process starts every server and one
+// watches them all; elsewhere each server gets a goroutine of its own
+// (run), and os/exec's copier of its stderr.
+func (p *stdioProcess) start() error {
+	if !unwatched.Load() {
+		if watched, err := startWatched(p); watched {
+			return err
+		}
+	}
+	started := make(chan error, 1)
+	go p.run(started)
+	return <-started
+}
+
+// unwatched, set by tests, makes the servers started meanwhile go without
+// the watcher, as on a system that has none.
+var unwatched atomic.Bool
 
 // run starts the process, reporting how on started, then waits for the
 // leader to exit (by itself or by Close), ends its group, reaps it and
@@ -120,9 +138,15 @@ func (p *stdioProcess) run(started chan<- error) {
 	}
 	started <- nil
 	p.err = p.group.wait()
+	p.exit()
+}
+
+// exit records that the reaped server's stderr is read to its end (or
+// given up on), and lets the last lines buffered on its stdout be read,
+// not more. p.err is written.
+func (p *stdioProcess) exit() {
 	p.stderr.flush()
 	close(p.exited)
-	// Let the last lines buffered on stdout be read, not more.
 	p.stdout.SetReadDeadline(time.Now().Add(terminateDuration))
 }
 
@@ -273,7 +297,7 @@ func (w *stdioInput) write(ctx context.Context, p []byte) (int, error) {
 }
 
 // Close implements [io.Closer]: it closes stdin and waits for the process
-// to be reaped (stdioProcess.run), signalling it when it does not exit
+// to be reaped (stdioProcess.exit), signalling it when it does not exit
 // within terminateDuration.
 func (w *stdioInput) Close() error {
 	err := w.stdin.Close()
