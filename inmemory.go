@@ -2,8 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net"
 	"sync"
 
@@ -77,32 +75,16 @@ func (c *memoryConn) SessionID() string { return "" }
 // Read implements [mcp.Connection]. It returns io.EOF once the connection
 // is closed, at either end.
 func (c *memoryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	line, err := c.lines.Next()
-	if err != nil {
-		select {
-		case <-c.closed:
-			return nil, io.EOF
-		default:
-			return nil, err
-		}
-	}
-	// decodeMessage copies what it keeps: line may be reused.
-	return decodeMessage(line)
+	return readLine(ctx, c.lines, c.closed, nil)
 }
 
 // Write implements [mcp.Connection].
 func (c *memoryConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil {
+	line, err := encodeLine(ctx, msg)
+	if err != nil {
 		return err
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("marshaling message: %w", err)
-	}
-	_, err = c.pipe.Write(append(data, '\n'))
+	_, err = c.pipe.Write(line)
 	return err
 }
 
