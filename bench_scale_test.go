@@ -652,15 +652,16 @@ const fleetDelay = 10 * time.Millisecond
 // BenchmarkFleet measures cold discovery of a fleet (see coldDiscovery),
 // as ratios of two sides run in alternation (benchPair): in memory, 100
 // servers that each answer the handshake fleetDelay late against one such
-// server ("100/1"), for the adapter and for go-sdk clients connected in
-// parallel (rawFleet); over stdio, 100 servers (the test binary) discovered
+// server ("100/1"), for the adapter (the servers as InMemory, as a user
+// would run them) and for go-sdk clients connected in parallel over
+// go-sdk's in-memory transports (rawFleet); over stdio, 100 servers (the test binary) discovered
 // by one Adapter against the same 100 discovered one after another, an
 // Adapter each ("parallel/sequential").
 func BenchmarkFleet(b *testing.B) {
 	memory := func(n int) func() {
 		cfg := Config{Servers: map[string]Server{}}
 		for i, s := range delayedFleet(n, fleetDelay) {
-			cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+			cfg.Servers[fmt.Sprintf("s%d", i)] = InMemory(s.Server)
 		}
 		return coldDiscovery(b, cfg)
 	}

@@ -1,8 +1,11 @@
 package mcpadapter
 
 import (
+	"encoding/json"
 	"runtime"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestCachedListToolsBytes checks what a cached ListTools of a big catalog
@@ -34,5 +37,25 @@ func TestCachedListToolsBytes(t *testing.T) {
 	// classes; the name map alone took 30 bytes a tool and more.
 	if limit := uint64(3 * 8 * tools); perList > limit {
 		t.Errorf("cached ListTools of %d tools allocated %d bytes, want at most %d", tools, perList, limit)
+	}
+}
+
+// TestWrapperKey: a descriptor's wrapper key is its name and the JSON
+// encoding/json gives it, byte for byte, built in a few allocations
+// whatever its schemas hold (encoding/json took 38 for this one).
+func TestWrapperKey(t *testing.T) {
+	var d mcp.Tool
+	if err := json.Unmarshal([]byte(`{"name":"get_weather","description":"Weather <now> & later.","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["c","f"]},"days":{"type":"integer","minimum":1.5e3}},"required":["city"]},"annotations":{"readOnlyHint":true,"idempotentHint":false},"_meta":{"z":1,"a":[null,"\u2028"]}}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(&d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wrapperKey(&d); got != d.Name+"\x00"+string(want) {
+		t.Errorf("wrapperKey = %q, want the name and %s", got, want)
+	}
+	if n := testing.AllocsPerRun(20, func() { wrapperKey(&d) }); n > 4 {
+		t.Errorf("wrapperKey: %.0f allocations, want at most 4", n)
 	}
 }
