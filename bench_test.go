@@ -341,8 +341,7 @@ func benchBare(b *testing.B, srv Server, era string) {
 	}
 	meta := ""
 	if era == "modern" {
-		meta = `,"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + modernVersion + `","` +
-			mcp.MetaKeyClientInfo + `":{"name":"bare","version":"1"},"` + mcp.MetaKeyClientCapabilities + `":{}}`
+		meta = "," + bareMeta
 	} else {
 		roundTrip([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyVersion+
 			`","capabilities":{},"clientInfo":{"name":"bare","version":"1"}}}`+"\n"), 1)
@@ -360,6 +359,11 @@ func benchBare(b *testing.B, srv Server, era string) {
 		}
 	}
 }
+
+// bareMeta is the _meta member of a bare client's modern request: the
+// protocol version, client info and capabilities the era asks for.
+const bareMeta = `"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + modernVersion + `","` +
+	mcp.MetaKeyClientInfo + `":{"name":"bare","version":"1"},"` + mcp.MetaKeyClientCapabilities + `":{}}`
 
 // BenchmarkCall compares the text API (argument decoding and text output)
 // with Invoke, in memory, modern era.
