@@ -42,7 +42,8 @@ func TestCachedListToolsBytes(t *testing.T) {
 
 // TestWrapperKey: a descriptor's wrapper key is its name and the JSON
 // encoding/json gives it, byte for byte, built in a few allocations
-// whatever its schemas hold (encoding/json took 38 for this one).
+// whatever its schemas hold: 4 for this one, where encoding/json takes 38
+// (more of each under -race).
 func TestWrapperKey(t *testing.T) {
 	var d mcp.Tool
 	if err := json.Unmarshal([]byte(`{"name":"get_weather","description":"Weather <now> & later.","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"City name"},"units":{"type":"string","enum":["c","f"]},"days":{"type":"integer","minimum":1.5e3}},"required":["city"]},"annotations":{"readOnlyHint":true,"idempotentHint":false},"_meta":{"z":1,"a":[null,"\u2028"]}}`), &d); err != nil {
@@ -55,7 +56,12 @@ func TestWrapperKey(t *testing.T) {
 	if got := wrapperKey(&d); got != d.Name+"\x00"+string(want) {
 		t.Errorf("wrapperKey = %q, want the name and %s", got, want)
 	}
-	if n := testing.AllocsPerRun(20, func() { wrapperKey(&d) }); n > 4 {
-		t.Errorf("wrapperKey: %.0f allocations, want at most 4", n)
+	key := testing.AllocsPerRun(20, func() { wrapperKey(&d) })
+	std := testing.AllocsPerRun(20, func() {
+		b, _ := json.Marshal(&d)
+		_ = d.Name + "\x00" + string(b)
+	})
+	if key > std/4 {
+		t.Errorf("wrapperKey: %.0f allocations, want at most a quarter of encoding/json's %.0f", key, std)
 	}
 }
