@@ -15,12 +15,13 @@ import (
 // a restart after [Adapter.Close] gets a fresh session. Set other fields
 // (Mode, DefaultToolTimeout, ...) on the result as for any Server.
 //
-// The server's end of the pipe is go-sdk's [mcp.IOTransport], as in
-// [mcp.NewInMemoryTransports]; the adapter's end is its own line
-// connection, the one it reads stdio servers with: every message is
-// screened as a stdio server's is (Config.MaxMessageBytes among the rest),
-// and decoded without the SDK's per-message read buffers. The transport
-// works with a plain go-sdk client too, under the default message bound.
+// The server's end of the pipe is go-sdk's [mcp.IOTransport], the
+// connection [mcp.NewInMemoryTransports] gives both ends; the adapter's end
+// is its own line connection, the one it reads stdio servers with: every
+// message is screened as a stdio server's is (Config.MaxMessageBytes among
+// the rest), and decoded without the SDK transport's per-message read
+// buffers. The transport works with a plain go-sdk client too, under the
+// default message bound.
 //
 // The server's session is connected under a context detached from the
 // dial's cancellation (context.WithoutCancel): it belongs to the
