@@ -11,9 +11,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -720,21 +722,33 @@ const fleetDelay = 10 * time.Millisecond
 // BenchmarkFleet measures cold discovery of a fleet (see coldDiscovery),
 // as ratios of two sides run in alternation (benchPair): in memory, 100
 // servers that each answer the handshake fleetDelay late against one such
-// server ("100/1"), for the adapter and for go-sdk clients connected in
-// parallel (rawFleet); over stdio, 100 servers (the test binary) discovered
+// server ("100/1"), for the adapter (the servers as InMemory, as a user
+// would run them) and for go-sdk clients connected in parallel over
+// go-sdk's in-memory transports (rawFleet); over stdio, 100 servers (the test binary) discovered
 // by one Adapter against the same 100 discovered one after another, an
-// Adapter each ("parallel/sequential").
+// Adapter each ("parallel/sequential"). transport=memory/cost is the CPU
+// (getrusage, a garbage collection included: goBlock) per server of one
+// cold discovery of 100 such servers: by the adapter, by go-sdk clients,
+// and by bare clients (bareFleet), whose cost is the servers' share.
 func BenchmarkFleet(b *testing.B) {
 	memory := func(n int) func() {
 		cfg := Config{Servers: map[string]Server{}}
 		for i, s := range delayedFleet(n, fleetDelay) {
-			cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+			cfg.Servers[fmt.Sprintf("s%d", i)] = InMemory(s.Server)
 		}
 		return coldDiscovery(b, cfg)
 	}
 	b.Run("transport=memory/impl=adapter", func(b *testing.B) { benchPair(b, "1", memory(1), "100", memory(100)) })
 	b.Run("transport=memory/impl=raw", func(b *testing.B) {
 		benchPair(b, "1", rawFleet(b, delayedFleet(1, fleetDelay)), "100", rawFleet(b, delayedFleet(100, fleetDelay)))
+	})
+	b.Run("transport=memory/cost", func(b *testing.B) {
+		const n = 100
+		benchSides(b, n, []costSide{
+			goBlock("adapter", 1, memory(n)),
+			goBlock("raw", 1, rawFleet(b, delayedFleet(n, fleetDelay))),
+			goBlock("bare", 1, bareFleet(b, delayedFleet(n, fleetDelay))),
+		}, [][2]string{{"adapter", "raw"}, {"adapter", "bare"}, {"raw", "bare"}})
 	})
 	b.Run("transport=stdio", func(b *testing.B) {
 		const n = 100
@@ -751,4 +765,62 @@ func BenchmarkFleet(b *testing.B) {
 			}
 		}, "parallel", coldDiscovery(b, all))
 	})
+}
+
+// bareFleet returns one cold discovery of servers by bare clients, one per
+// server in its own goroutine (see bareDiscovery).
+func bareFleet(b *testing.B, servers []*testserver.Server) func() {
+	return func() {
+		var wg sync.WaitGroup
+		errs := make([]error, len(servers))
+		for i, s := range servers {
+			wg.Go(func() { errs[i] = bareDiscovery(s.Server) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// bareDiscovery connects a session of srv over a pipe, as InMemory does,
+// and discovers its tools as a go-sdk client would in the modern era
+// (server/discover, then tools/list), each request a line written and its
+// answer a line read, without decoding more than the answer's id and
+// error; then it closes the pipe and waits for the session to end. The
+// client costs next to nothing: what it measures is the server's share.
+func bareDiscovery(srv *mcp.Server) error {
+	serverEnd, clientEnd := net.Pipe()
+	ss, err := srv.Connect(context.Background(), &mcp.IOTransport{Reader: serverEnd, Writer: serverEnd}, nil)
+	if err != nil {
+		return err
+	}
+	defer ss.Wait()
+	defer clientEnd.Close()
+	r := bufio.NewReader(clientEnd)
+	for id, method := range []string{"server/discover", "tools/list"} {
+		if _, err := fmt.Fprintf(clientEnd, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`+"\n", id+1, method, bareMeta); err != nil {
+			return err
+		}
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return fmt.Errorf("%s: %w", method, err)
+			}
+			var resp struct {
+				ID    int             `json:"id"`
+				Error json.RawMessage `json:"error"`
+			}
+			if err := json.Unmarshal(line, &resp); err != nil {
+				return fmt.Errorf("%s: %w", method, err)
+			}
+			if resp.ID == id+1 {
+				if resp.Error != nil {
+					return fmt.Errorf("%s: %s", method, resp.Error)
+				}
+				break
+			}
+		}
+	}
+	return nil
 }

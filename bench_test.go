@@ -221,7 +221,9 @@ func median(xs []float64) float64 {
 
 // BenchmarkInvoke compares Tool.Invoke of an echo tool with the raw
 // ClientSession.CallTool, in memory and over stdio, in both eras, against
-// the same bare echo server. Over stdio, impl=bare is the floor: a minimal
+// the same bare echo server. In memory each side connects as its users
+// would: the adapter through InMemory, the raw session over go-sdk's
+// in-memory transports. Over stdio, impl=bare is the floor: a minimal
 // JSON-RPC loop (one line written, one line read and decoded) against the
 // same server process, without any MCP client.
 func BenchmarkInvoke(b *testing.B) {
@@ -231,7 +233,7 @@ func BenchmarkInvoke(b *testing.B) {
 			benchRaw(b, rawMemory(b, testserver.Lean(opts)), "echo", echoArgs, echoText)
 		})
 		b.Run("transport=memory/era="+era+"/impl=adapter", func(b *testing.B) {
-			benchInvoke(b, adapterTool(b, memServer(testserver.Lean(opts), ModeAuto), "echo"), echoArgs, echoText)
+			benchInvoke(b, adapterTool(b, InMemory(testserver.Lean(opts).Server), "echo"), echoArgs, echoText)
 		})
 	}
 	for _, era := range benchEras {
@@ -341,8 +343,7 @@ func benchBare(b *testing.B, srv Server, era string) {
 	}
 	meta := ""
 	if era == "modern" {
-		meta = `,"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + modernVersion + `","` +
-			mcp.MetaKeyClientInfo + `":{"name":"bare","version":"1"},"` + mcp.MetaKeyClientCapabilities + `":{}}`
+		meta = "," + bareMeta
 	} else {
 		roundTrip([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+legacyVersion+
 			`","capabilities":{},"clientInfo":{"name":"bare","version":"1"}}}`+"\n"), 1)
@@ -360,6 +361,11 @@ func benchBare(b *testing.B, srv Server, era string) {
 		}
 	}
 }
+
+// bareMeta is the _meta member of a bare client's modern request: the
+// protocol version, client info and capabilities the era asks for.
+const bareMeta = `"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + modernVersion + `","` +
+	mcp.MetaKeyClientInfo + `":{"name":"bare","version":"1"},"` + mcp.MetaKeyClientCapabilities + `":{}}`
 
 // BenchmarkCall compares the text API (argument decoding and text output)
 // with Invoke, in memory, modern era.
@@ -388,13 +394,14 @@ func BenchmarkInvokeNPM(b *testing.B) {
 // raw CallTool on the bare echo server (in memory and over stdio, both
 // eras), Invoke over the raw CallTool on the npm server-everything over
 // stdio, Call over Invoke, and cold discovery of 8 servers over one (100 ms
-// handshake delay each), for the adapter and for raw go-sdk clients.
+// handshake delay each), for the adapter and for raw go-sdk clients. In
+// memory each side connects as in BenchmarkInvoke.
 func BenchmarkRatio(b *testing.B) {
 	for _, era := range benchEras {
 		opts := testserver.Options{Legacy: era == "legacy"}
 		b.Run("invoke/transport=memory/era="+era, func(b *testing.B) {
 			raw := rawCall(b, rawMemory(b, testserver.Lean(opts)), "echo", echoArgs, echoText)
-			tool := adapterTool(b, memServer(testserver.Lean(opts), ModeAuto), "echo")
+			tool := adapterTool(b, InMemory(testserver.Lean(opts).Server), "echo")
 			benchPair(b, "raw", raw, "adapter", invokeCall(b, tool, echoArgs, echoText))
 		})
 	}
@@ -582,12 +589,13 @@ func rawFleet(b *testing.B, servers []*testserver.Server) func() {
 	}
 }
 
-// adapterDiscovery returns one cold discovery of n delayed servers by an
-// Adapter: ListTools, then Close, so that the next one dials again.
+// adapterDiscovery returns one cold discovery of n delayed servers (as
+// InMemory) by an Adapter: ListTools, then Close, so that the next one
+// dials again.
 func adapterDiscovery(b *testing.B, n int) func() {
 	cfg := Config{Servers: map[string]Server{}}
 	for i, s := range delayedServers(n) {
-		cfg.Servers[fmt.Sprintf("s%d", i)] = memServer(s, ModeAuto)
+		cfg.Servers[fmt.Sprintf("s%d", i)] = InMemory(s.Server)
 	}
 	return coldDiscovery(b, cfg)
 }

@@ -40,6 +40,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -369,9 +370,12 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 	return tools, nil
 }
 
-// wrapperKey identifies a descriptor: its name and its whole JSON.
+// wrapperKey identifies a descriptor: its name and its whole JSON, encoded
+// as encoding/json would (sorted keys, HTML escaped) by segmentio/encoding,
+// the go-sdk's decoder library, in a few allocations where encoding/json
+// takes a few per schema keyword.
 func wrapperKey(d *mcp.Tool) string {
-	b, err := json.Marshal(d)
+	b, err := segjson.Marshal(d)
 	if err != nil {
 		return d.Name // cannot happen for decoded JSON; never reuse across changes
 	}

@@ -1,10 +1,14 @@
 package mcpadapter
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 
 	segjson "github.com/segmentio/encoding/json"
 
+	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -50,4 +54,41 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		resp.Error = msg.Error
 	}
 	return resp, nil
+}
+
+// readLine reads and decodes the next message of a line connection
+// (stdioConn, memoryConn) for its Read within ctx. Once closed is closed a
+// failed read is the connection's own close, io.EOF; before, it is
+// fail(err) (err itself when fail is nil).
+func readLine(ctx context.Context, lines *wire.LineReader, closed <-chan struct{}, fail func(error) error) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	line, err := lines.Next()
+	if err != nil {
+		select {
+		case <-closed:
+			return nil, io.EOF
+		default:
+		}
+		if fail != nil {
+			err = fail(err)
+		}
+		return nil, err
+	}
+	// decodeMessage copies what it keeps: line may be reused.
+	return decodeMessage(line)
+}
+
+// encodeLine encodes msg as one line, newline included, for the Write of a
+// line connection within ctx.
+func encodeLine(ctx context.Context, msg jsonrpc.Message) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, fmt.Errorf("marshaling message: %w", err)
+	}
+	return append(data, '\n'), nil
 }

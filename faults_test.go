@@ -514,10 +514,10 @@ func TestFaultOversizeSDK(t *testing.T) {
 }
 
 // TestMaxMessageBytes: the option bounds results both ways: a small bound
-// fails calls over it on every transport (in memory after decoding) and
-// only those; a
-// bound over 16 MiB lets a larger result through on stdio, where the SDK's
-// command transport would have refused it.
+// fails calls over it on every transport (on the SDK's in-memory transport
+// after decoding) and only those; a bound over 16 MiB lets a larger result
+// through on stdio and from InMemory, where the SDK's command and
+// in-memory transports would have refused it.
 func TestMaxMessageBytes(t *testing.T) {
 	t.Run("small", func(t *testing.T) {
 		const limit = 64 << 10
@@ -525,6 +525,7 @@ func TestMaxMessageBytes(t *testing.T) {
 		p := faultserver.NewPeer(faultserver.PeerOptions{Tools: []string{faultserver.Descriptor(faultserver.ToolBig)}})
 		a := newAdapter(t, Config{MaxMessageBytes: limit, Servers: map[string]Server{
 			"mem":   {Transport: s.Transport()},
+			"inmem": InMemory(s.Server.Server),
 			"pipe":  {Transport: p.Transport()},
 			"stdio": stdioServer(t, "modern"),
 			"http":  {URL: s.StatelessHTTP(t, false).URL},
@@ -533,7 +534,7 @@ func TestMaxMessageBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"mem__big", "pipe__big", "stdio__big", "http__big"} {
+		for _, name := range []string{"mem__big", "inmem__big", "pipe__big", "stdio__big", "http__big"} {
 			server, _, _ := strings.Cut(name, "__")
 			_, err := lookup(t, ts, name).Invoke(faultCtx(t), map[string]any{"size": limit + 1})
 			checkServerErr(t, err, server)
@@ -554,6 +555,18 @@ func TestMaxMessageBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := lookup(t, ts, "f__"+faultserver.ToolBig).Invoke(faultCtx(t), map[string]any{"size": size})
+		if err != nil || len(res.Text()) != size {
+			t.Fatalf("Invoke(%d bytes) = %d bytes, %v; want it whole", size, len(res.Text()), err)
+		}
+	})
+	t.Run("large in memory", func(t *testing.T) {
+		const size = defaultMaxMessageBytes + 1<<20
+		a := newAdapter(t, Config{MaxMessageBytes: 2 * defaultMaxMessageBytes, Servers: map[string]Server{"f": InMemory(testserver.Full(testserver.Options{}).Server)}})
+		ts, err := a.ListTools(faultCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := lookup(t, ts, "f__big").Invoke(faultCtx(t), map[string]any{"size": size})
 		if err != nil || len(res.Text()) != size {
 			t.Fatalf("Invoke(%d bytes) = %d bytes, %v; want it whole", size, len(res.Text()), err)
 		}

@@ -2,6 +2,9 @@ package mcpadapter
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
@@ -56,5 +59,73 @@ func TestInMemoryOutlivesDialContext(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_weather", Arguments: map[string]any{"city": "Oslo"}})
 	if err != nil || res.IsError {
 		t.Fatalf("CallTool = %v, %v", res, err)
+	}
+}
+
+// TestInMemoryConnection: an InMemory server is read through the adapter's
+// own line connection, in both eras: the adapter's end is a memoryConn,
+// and the only go-sdk ioConn (with its reader goroutine and per-message
+// decoders) is the server's. Closing the adapter ends the server's
+// session and leaves no goroutine behind.
+func TestInMemoryConnection(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%t", legacy), func(t *testing.T) {
+			before := goroutines()
+			srv := testserver.New(testserver.Options{Legacy: legacy}).AddWeather()
+			a, err := New(Config{Servers: map[string]Server{"w": InMemory(srv.Server)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := a.connect(t.Context(), "w")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := c.wire.Connection.(*memoryConn); !ok {
+				t.Errorf("the connection is a %T, want *memoryConn", c.wire.Connection)
+			}
+			readers := 0
+			for id, stack := range goroutines() {
+				if _, old := before[id]; !old && strings.Contains(stack, "mcp.newIOConnLimited") {
+					readers++
+				}
+			}
+			if readers != 1 {
+				t.Errorf("%d go-sdk ioConn readers, want 1 (the server's)", readers)
+			}
+			sessions := slices.Collect(srv.Server.Sessions())
+			if len(sessions) != 1 {
+				t.Fatalf("%d server sessions, want 1", len(sessions))
+			}
+			a.Close()
+			sessions[0].Wait()
+			checkNoLeaks(t, before)
+		})
+	}
+}
+
+// TestInMemoryServerEnds: when the server ends its session, the adapter's
+// end reads the end of the pipe, and the next discovery dials a new session.
+func TestInMemoryServerEnds(t *testing.T) {
+	srv := testserver.New(testserver.Options{}).AddWeather()
+	s := InMemory(srv.Server)
+	s.Restart = &RetryPolicy{MaxAttempts: 1}
+	a := newAdapter(t, Config{Servers: map[string]Server{"w": s}})
+	session, err := a.Session(t.Context(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.KillSessions()
+	if err := session.Wait(); err != nil {
+		t.Errorf("session.Wait() = %v, want nil (the pipe's end)", err)
+	}
+	ts, err := a.ListTools(t.Context(), WithCacheMode(CacheRefresh))
+	if err != nil {
+		t.Fatalf("ListTools() after the server ended its session: %v", err)
+	}
+	if res, err := ts.Lookup("w__get_weather").Invoke(t.Context(), map[string]any{"city": "Oslo"}); err != nil || res.Text() != "Sunny, 21°C in Oslo" {
+		t.Fatalf("Invoke() on the new session = %v, %v", res, err)
+	}
+	if n := srv.Count("server/discover"); n != 2 {
+		t.Fatalf("%d server/discover requests, want 2", n)
 	}
 }

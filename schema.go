@@ -3,7 +3,6 @@ package mcpadapter
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -118,11 +117,13 @@ func describe(text string, params map[string]any) string {
 	}
 	b.WriteString("Input: JSON object {")
 	start := b.Len()
-	names := slices.Sorted(maps.Keys(props))
+	names := sortedKeys(props)
+	var entry []byte // one property's, reused
 	for i, name := range names {
-		entry := jsonString(name) + ": " + typeHint(props[name])
+		entry = append(appendJSONString(entry[:0], name), ": "...)
+		entry = append(entry, typeHint(props[name])...)
 		if slices.Contains(required, any(name)) {
-			entry += " (required)"
+			entry = append(entry, " (required)"...)
 		}
 		if i > 0 {
 			b.WriteString(", ")
@@ -131,23 +132,51 @@ func describe(text string, params map[string]any) string {
 			fmt.Fprintf(&b, "…and %d more properties", len(names)-i)
 			break
 		}
-		b.WriteString(entry)
+		b.Write(entry)
 	}
 	b.WriteByte('}')
 	return b.String()
 }
 
+// sortedKeys returns the keys of m in order, in one allocation
+// (slices.Sorted(maps.Keys(m)) takes several: the iterator's and the
+// slice's growth).
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // jsonString returns s as a JSON string, as json.Marshal writes it; plain
-// names (printable ASCII that JSON does not escape) without allocating
-// twice.
+// names without allocating twice.
 func jsonString(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s) // a string always marshals
-			return string(b)
-		}
+	if !plainJSON(s) {
+		b, _ := json.Marshal(s) // a string always marshals
+		return string(b)
 	}
 	return `"` + s + `"`
+}
+
+// appendJSONString appends s to dst as jsonString writes it.
+func appendJSONString(dst []byte, s string) []byte {
+	if !plainJSON(s) {
+		b, _ := json.Marshal(s)
+		return append(dst, b...)
+	}
+	return append(append(append(dst, '"'), s...), '"')
+}
+
+// plainJSON reports whether s is printable ASCII that JSON does not escape.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // typeHint summarizes a property schema for [describe]: its enum values,

@@ -24,8 +24,8 @@ func (a *Adapter) newScreen(server string) *wire.Screen {
 }
 
 // screenTransport screens the messages of a custom transport t: the lines
-// of an *mcp.IOTransport (a copy of it: the caller's value is not changed),
-// the decoded messages of any other transport but Streamable HTTP, whose
+// of an *mcp.IOTransport (a copy of it: the caller's value is not changed)
+// and of an InMemory server's pipe, the decoded messages of any other transport but Streamable HTTP, whose
 // connection must not be wrapped (the SDK calls an unexported method on it
 // after the handshake). It returns nil for nil.
 func screenTransport(sc *wire.Screen, t mcp.Transport) mcp.Transport {
@@ -34,6 +34,8 @@ func screenTransport(sc *wire.Screen, t mcp.Transport) mcp.Transport {
 		return nil
 	case *mcp.StreamableClientTransport:
 		return t
+	case *memoryTransport:
+		return &memoryTransport{pipe: t.pipe, screen: sc}
 	case *mcp.IOTransport:
 		if t == nil || t.Reader == nil {
 			return t

@@ -202,30 +202,14 @@ func (c *stdioConn) SessionID() string { return "" }
 // Read implements [mcp.Connection]. It returns io.EOF once the connection
 // is closed.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	line, err := c.lines.Next()
-	if err != nil {
-		select {
-		case <-c.closed:
-			return nil, io.EOF
-		default:
-			return nil, c.in.proc.exitError(err)
-		}
-	}
-	// decodeMessage copies what it keeps: line may be reused.
-	return decodeMessage(line)
+	return readLine(ctx, c.lines, c.closed, c.in.proc.exitError)
 }
 
 // Write implements [mcp.Connection].
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	line, err := encodeLine(ctx, msg)
 	if err != nil {
-		return fmt.Errorf("marshaling message: %w", err)
+		return err
 	}
 	select {
 	case c.writer <- struct{}{}:
@@ -236,7 +220,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if c.broken {
 		return fmt.Errorf("%w: an earlier write stopped mid-message", mcp.ErrConnectionClosed)
 	}
-	n, err := c.in.write(ctx, append(data, '\n'))
+	n, err := c.in.write(ctx, line)
 	if err != nil && ctx.Err() == nil {
 		err = c.in.proc.exitError(err) // the server closed stdin: it is exiting
 	}
