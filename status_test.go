@@ -53,8 +53,12 @@ func TestStatus(t *testing.T) {
 			done := asyncInvoke(t.Context(), tool, nil)
 			receive(t, s.SlowStarted(), "the call to start")
 			want("ok", StateConnected, 1, 1)
+			c := liveConn(t, a, "ok")
 			s.KillSessions()
 			receive(t, done, "the call to fail")
+			// The call can fail with the server's error answer before the
+			// adapter reads the end of the session: wait for that end.
+			receive(t, c.done, "the session to end")
 			want("ok", StateFailed, 0, 1)
 			a.Close()
 			want("ok", StateNotDialed, 0, 1)
@@ -151,4 +155,16 @@ func TestSkippedServerComesBack(t *testing.T) {
 		}
 		a.Close()
 	})
+}
+
+// liveConn returns a's live connection to server, with no principal.
+func liveConn(t *testing.T, a *Adapter, server string) *conn {
+	t.Helper()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.gen.conns[connKey{server: server}]
+	if c == nil {
+		t.Fatalf("no connection to %q", server)
+	}
+	return c
 }
