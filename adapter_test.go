@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -493,12 +492,6 @@ func TestNames(t *testing.T) {
 			t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName", err)
 		}
 	})
-}
-
-// processGone reports whether no process with pid exists any more.
-func processGone(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return errors.Is(err, syscall.ESRCH)
 }
 
 func serverPID(t *testing.T, ts Toolset, name string) int {

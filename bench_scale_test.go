@@ -641,7 +641,7 @@ func BenchmarkIdleConnection(b *testing.B) {
 // the raw go-sdk holds about 16).
 func TestIdleStdioConnection(t *testing.T) {
 	perProcess := 0.0
-	if theWatcher() == nil {
+	if !sharedWatcher() {
 		perProcess = 2
 	}
 	for _, tt := range []struct {

@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -764,23 +763,6 @@ func eraLabel(legacy bool) string {
 		return "legacy"
 	}
 	return "modern"
-}
-
-// processEnded reports whether the process pid is gone or a zombie (dead,
-// waiting for a parent that may not reap it in a container).
-func processEnded(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	// The state follows the command name, which is in parentheses.
-	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] == 'Z' || stat[i+2] == 'X'
-	}
-	return false
 }
 
 // waitEnded polls (bounded) until the process pid has ended.

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -111,7 +110,7 @@ func TestLoadWithServerRestart(t *testing.T) {
 	restartErr := make(chan error, 1)
 	go func() {
 		<-killAt
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := killProcess(pid); err != nil {
 			restartErr <- err
 			return
 		}
