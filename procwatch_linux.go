@@ -223,18 +223,22 @@ func (wp *watchedProc) start() error {
 		err = wp.watchExit()
 	}
 	if err != nil {
-		p.group.kill()
+		// Reaped through the group, which then takes no more signals: the
+		// dial's cleanup (conn.stop) must not signal a reused group id.
 		p.cmd.Process.Kill()
-		p.cmd.Wait()
+		p.group.wait()
 		wp.closeStderr()
 		return err
 	}
 	return nil
 }
 
+// pidfdOpen is unix.PidfdOpen, which tests replace to fail.
+var pidfdOpen = unix.PidfdOpen
+
 // watchExit registers the server's pidfd, whose event is its exit.
 func (wp *watchedProc) watchExit() error {
-	pidfd, err := unix.PidfdOpen(wp.p.cmd.Process.Pid, 0)
+	pidfd, err := pidfdOpen(wp.p.cmd.Process.Pid, 0)
 	if err != nil {
 		return err
 	}
