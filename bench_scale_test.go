@@ -522,10 +522,28 @@ func openAdapter(cfg Config, server func(tb testing.TB, i int) Server) func(tb t
 // openRaw returns an opener of n go-sdk sessions (default client options)
 // over the transports transport(i) gives, each with its tools listed.
 func openRaw(transport func(tb testing.TB, i int) mcp.Transport) func(tb testing.TB, n int) (func(int), func()) {
+	return openRawClient(rawClient, transport)
+}
+
+// rawListChangedClient returns a go-sdk client with list_changed handlers
+// (that do nothing) for tools, prompts and resources, as the adapter
+// registers them: on a modern session the SDK then opens
+// subscriptions/listen, as it does for the adapter.
+func rawListChangedClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) {},
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
+	})
+}
+
+// openRawClient is openRaw with the clients newClient returns, one per
+// session.
+func openRawClient(newClient func() *mcp.Client, transport func(tb testing.TB, i int) mcp.Transport) func(tb testing.TB, n int) (func(int), func()) {
 	return func(tb testing.TB, n int) (func(int), func()) {
 		sessions := make([]*mcp.ClientSession, n)
 		for i := range n {
-			cs, err := rawClient().Connect(tb.Context(), transport(tb, i), nil)
+			cs, err := newClient().Connect(tb.Context(), transport(tb, i), nil)
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -602,10 +620,13 @@ func idleTransports(tb testing.TB) []struct {
 // op's.
 func BenchmarkIdleConnection(b *testing.B) {
 	for _, tr := range idleTransports(b) {
-		for _, impl := range []string{"raw", "adapter"} {
+		for _, impl := range []string{"raw", "raw+listchanged", "adapter"} {
 			b.Run("transport="+tr.name+"/impl="+impl, func(b *testing.B) {
 				open := openRaw(tr.raw)
-				if impl == "adapter" {
+				switch impl {
+				case "raw+listchanged":
+					open = openRawClient(rawListChangedClient, tr.raw)
+				case "adapter":
 					open = openAdapter(Config{}, tr.adapter)
 				}
 				var idle, growth idleCost

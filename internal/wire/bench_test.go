@@ -50,7 +50,7 @@ func (r *replay) Read(p []byte) (int, error) {
 func reader(s *Screen, transport string, stream []byte) func() ([]byte, error) {
 	src := &replay{stream: stream}
 	if transport == "sse" {
-		r := s.newEventReader(io.NopCloser(nil), bufio.NewReaderSize(src, 64<<10), func() []byte { return nil })
+		r := s.newEventReader(io.NopCloser(nil), bufio.NewReaderSize(src, eventBuffer), func() []byte { return nil })
 		return func() ([]byte, error) {
 			for len(r.out) == 0 && r.err == nil {
 				r.fill()

@@ -27,7 +27,7 @@ func (s *Screen) Response(req *http.Request, resp *http.Response) {
 	case ok && mt == "application/json":
 		s.jsonBody(resp, reqID)
 	case mt == "text/event-stream":
-		resp.Body = s.newEventReader(resp.Body, bufio.NewReaderSize(resp.Body, 64<<10), reqID)
+		resp.Body = s.newEventReader(resp.Body, bufio.NewReaderSize(resp.Body, eventBuffer), reqID)
 	default:
 		resp.Body = &boundedBody{src: resp.Body, left: int64(s.opts.MaxMessageBytes) + 1, s: s}
 		return

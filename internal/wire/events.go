@@ -6,6 +6,13 @@ import (
 	"io"
 )
 
+// eventBuffer is the size of an event stream's read buffer. Lines longer
+// than it are read in fragments, so it bounds no message; it is small
+// because a stream may stay open and idle for a connection's whole life
+// (subscriptions/listen, the standalone GET): 4 KiB, as net/http reads,
+// not the 64 KiB each stream held.
+const eventBuffer = 4 << 10
+
 // maxFieldBytes bounds an event's fields other than data (event, id,
 // retry), which are kept; a longer one is dropped.
 const maxFieldBytes = 4 << 10
