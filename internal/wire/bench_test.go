@@ -114,7 +114,7 @@ func BenchmarkScreenMessage(b *testing.B) {
 	s := New(Options{MaxMessageBytes: 16 << 20})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, changed, err := s.message(msg, nil); changed || err != nil {
+		if _, changed, err := s.message(msg, nil, new(record)); changed || err != nil {
 			b.Fatal(changed, err)
 		}
 	}

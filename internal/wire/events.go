@@ -33,6 +33,8 @@ type eventReader struct {
 	br    *bufio.Reader
 	reqID func() []byte
 
+	answered func() // called at the first response passed on (Screen.ResponseAnswered)
+
 	pending        // events ready to be read, in buf
 	buf     []byte // storage of out
 
@@ -193,8 +195,9 @@ func (r *eventReader) endEvent() {
 			r.err = err
 			return
 		}
-		if out != nil {
+		if out != nil { // an error response
 			r.write(fields, out)
+			r.answer()
 		}
 	case !isMessage || len(data) == 0:
 		// Not a message (an SSE endpoint, say), or no data (a priming
@@ -207,9 +210,23 @@ func (r *eventReader) endEvent() {
 		}
 		r.out = append(r.out, '\n')
 	default:
-		if err := r.s.each(data, r.reqID, func(msg []byte, _ bool) { r.write(fields, msg) }); err != nil {
+		err := r.s.each(data, r.reqID, func(msg []byte, _, response bool) {
+			r.write(fields, msg)
+			if response {
+				r.answer()
+			}
+		})
+		if err != nil {
 			r.err = err
 		}
+	}
+}
+
+// answer calls answered, once: a response is being passed on.
+func (r *eventReader) answer() {
+	if f := r.answered; f != nil {
+		r.answered = nil
+		f()
 	}
 }
 
