@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -511,12 +512,77 @@ func openAdapter(cfg Config, server func(tb testing.TB, i int) Server) func(tb t
 		for i := range n {
 			tools[i] = ts.Lookup(fmt.Sprintf("s%d__echo", i))
 		}
-		return func(i int) {
-			if res, err := tools[i].Invoke(tb.Context(), echoArgs); err != nil || res.Text() != echoText {
-				tb.Fatalf("Invoke = %v, %v", res, err)
-			}
-		}, func() { a.Close() }
+		return func(i int) { invokeEcho(tb, tb.Context(), tools[i]) }, func() { a.Close() }
 	}
+}
+
+// invokeEcho calls the echo tool under ctx and checks its answer.
+func invokeEcho(tb testing.TB, ctx context.Context, tool *Tool) {
+	if res, err := tool.Invoke(ctx, echoArgs); err != nil || res.Text() != echoText {
+		tb.Fatalf("Invoke = %v, %v", res, err)
+	}
+}
+
+// principalHeaders is the Server.HeadersFor of the per-principal
+// benchmarks: a bearer token per principal.
+func principalHeaders(_ context.Context, principal string) (map[string]string, error) {
+	return map[string]string{"Authorization": "Bearer " + principal}, nil
+}
+
+// openPrincipals returns an opener of one Adapter of one Streamable HTTP
+// server (a new one per open, stateless or not) with a HeadersFor, and of
+// n connections to it, one per principal p0, p1, ..., each dialled by
+// ListTools under its principal's context.
+func openPrincipals(stateless bool) func(tb testing.TB, n int) (func(int), func()) {
+	return func(tb testing.TB, n int) (func(int), func()) {
+		url := testserver.Lean(testserver.Options{}).StreamableHTTP(tb, stateless).URL
+		a, err := New(Config{Servers: map[string]Server{"s": {URL: url, HeadersFor: principalHeaders}}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ctxs, tools := make([]context.Context, n), make([]*Tool, n)
+		for i := range n {
+			ctxs[i] = WithPrincipal(tb.Context(), fmt.Sprintf("p%d", i))
+			ts, err := a.ListTools(ctxs[i])
+			if err != nil {
+				tb.Fatal(err)
+			}
+			tools[i] = ts.Lookup("s__echo")
+		}
+		return func(i int) { invokeEcho(tb, ctxs[i], tools[i]) }, func() { a.Close() }
+	}
+}
+
+// rawPrincipals returns the transports of the raw side of openPrincipals:
+// connection i to one Streamable HTTP server (a new one for i == 0), with
+// principal i's header added by its own http.Client, as a go-sdk user
+// would.
+func rawPrincipals(stateless bool) func(tb testing.TB, i int) mcp.Transport {
+	var url string
+	return func(tb testing.TB, i int) mcp.Transport {
+		if i == 0 {
+			url = testserver.Lean(testserver.Options{}).StreamableHTTP(tb, stateless).URL
+		}
+		header := headerTransport{base: http.DefaultTransport, principal: fmt.Sprintf("p%d", i)}
+		return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: header}}
+	}
+}
+
+// A headerTransport adds its principal's header (principalHeaders) to
+// each request.
+type headerTransport struct {
+	base      http.RoundTripper
+	principal string
+}
+
+// RoundTrip implements [http.RoundTripper].
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	headers, _ := principalHeaders(req.Context(), t.principal)
+	req = req.Clone(req.Context())
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(req)
 }
 
 // openRaw returns an opener of n go-sdk sessions (default client options)
@@ -619,19 +685,20 @@ func idleTransports(tb testing.TB) []struct {
 // "growth-goroutines"). Each op measures afresh; the figures are the last
 // op's.
 func BenchmarkIdleConnection(b *testing.B) {
-	for _, tr := range idleTransports(b) {
+	type opener = func(tb testing.TB, n int) (func(int), func())
+	rows := func(name string, n int, adapter opener, raw func(tb testing.TB, i int) mcp.Transport) {
 		for _, impl := range []string{"raw", "raw+listchanged", "adapter"} {
-			b.Run("transport="+tr.name+"/impl="+impl, func(b *testing.B) {
-				open := openRaw(tr.raw)
+			b.Run("transport="+name+"/impl="+impl, func(b *testing.B) {
+				open := openRaw(raw)
 				switch impl {
 				case "raw+listchanged":
-					open = openRawClient(rawListChangedClient, tr.raw)
+					open = openRawClient(rawListChangedClient, raw)
 				case "adapter":
-					open = openAdapter(Config{}, tr.adapter)
+					open = adapter
 				}
 				var idle, growth idleCost
 				for b.Loop() {
-					idle, growth = measureIdle(b, tr.n, 10000, open)
+					idle, growth = measureIdle(b, n, 10000, open)
 				}
 				b.ReportMetric(idle.heap, "heap-B/conn")
 				if idle.rss != 0 {
@@ -643,6 +710,16 @@ func BenchmarkIdleConnection(b *testing.B) {
 				b.ReportMetric(0, "ns/op")
 			})
 		}
+	}
+	for _, tr := range idleTransports(b) {
+		rows(tr.name, tr.n, openAdapter(Config{}, tr.adapter), tr.raw)
+	}
+	for _, stateless := range []bool{true, false} {
+		name := "http-stateful-principals"
+		if stateless {
+			name = "http-stateless-principals"
+		}
+		rows(name, 1000, openPrincipals(stateless), rawPrincipals(stateless))
 	}
 }
 
