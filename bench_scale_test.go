@@ -473,6 +473,14 @@ type idleCost struct {
 // returns their cost per connection once idle, then the growth of live
 // heap and goroutines over calls calls spread across them.
 func measureIdle(tb testing.TB, n, calls int, open func(tb testing.TB, n int) (call func(i int), close func())) (idle idleCost, growth idleCost) {
+	idle, growths := measureGrowth(tb, n, calls, 1, open)
+	return idle, growths[0]
+}
+
+// measureGrowth is measureIdle with rounds rounds of calls calls: the
+// growth after each round, from the idle connections (a growth that stays
+// the same from round to round is a bound reached, not a leak).
+func measureGrowth(tb testing.TB, n, calls, rounds int, open func(tb testing.TB, n int) (call func(i int), close func())) (idle idleCost, growth []idleCost) {
 	heap0, rss0, g0 := heapInUse(), processRSS(), runtime.NumGoroutine()
 	call, closeAll := open(tb, n)
 	defer closeAll()
@@ -482,11 +490,13 @@ func measureIdle(tb testing.TB, n, calls int, open func(tb testing.TB, n int) (c
 		rss:        (float64(rss1) - float64(rss0)) / float64(n),
 		goroutines: float64(g1-g0) / float64(n),
 	}
-	for i := range calls {
-		call(i % n)
+	for range rounds {
+		for i := range calls {
+			call(i % n)
+		}
+		heap2, g2 := heapInUse(), runtime.NumGoroutine()
+		growth = append(growth, idleCost{heap: float64(heap2) - float64(heap1), goroutines: float64(g2 - g1)})
 	}
-	heap2, g2 := heapInUse(), runtime.NumGoroutine()
-	growth = idleCost{heap: float64(heap2) - float64(heap1), goroutines: float64(g2 - g1)}
 	return idle, growth
 }
 
@@ -676,14 +686,17 @@ func idleTransports(tb testing.TB) []struct {
 }
 
 // BenchmarkIdleConnection measures what an idle connection costs the
-// client process (see measureIdle), for the adapter (one Adapter of n
-// servers) and raw go-sdk sessions, in memory (the server's share counts
-// too, the same on both sides), over stdio (the server is a child
+// client process (see measureGrowth), for the adapter (one Adapter of n
+// servers) and raw go-sdk sessions, without and with list_changed
+// handlers (raw+listchanged: the SDK then opens subscriptions/listen on
+// modern sessions, as for the adapter), in memory (the server's share
+// counts too, the same on both sides), over stdio (the server is a child
 // process), and over Streamable HTTP (the httptest server is in the
-// process: its share counts too), stateless and stateful; then the growth
-// of live heap and goroutines over 10,000 calls ("growth-B",
-// "growth-goroutines"). Each op measures afresh; the figures are the last
-// op's.
+// process: its share counts too), stateless and stateful, with a server
+// each or with 1,000 per-principal connections to one server; then the
+// growth of live heap and goroutines over 10,000 calls ("growth-B",
+// "growth-goroutines") and over 20,000 ("growth20k-..."). Each op
+// measures afresh; the figures are the last op's.
 func BenchmarkIdleConnection(b *testing.B) {
 	type opener = func(tb testing.TB, n int) (func(int), func())
 	rows := func(name string, n int, adapter opener, raw func(tb testing.TB, i int) mcp.Transport) {
@@ -696,17 +709,22 @@ func BenchmarkIdleConnection(b *testing.B) {
 				case "adapter":
 					open = adapter
 				}
-				var idle, growth idleCost
+				var (
+					idle   idleCost
+					growth []idleCost
+				)
 				for b.Loop() {
-					idle, growth = measureIdle(b, n, 10000, open)
+					idle, growth = measureGrowth(b, n, 10000, 2, open)
 				}
 				b.ReportMetric(idle.heap, "heap-B/conn")
 				if idle.rss != 0 {
 					b.ReportMetric(idle.rss, "rss-B/conn")
 				}
 				b.ReportMetric(idle.goroutines, "goroutines/conn")
-				b.ReportMetric(growth.heap, "growth-B")
-				b.ReportMetric(growth.goroutines, "growth-goroutines")
+				b.ReportMetric(growth[0].heap, "growth-B")
+				b.ReportMetric(growth[0].goroutines, "growth-goroutines")
+				b.ReportMetric(growth[1].heap, "growth20k-B")
+				b.ReportMetric(growth[1].goroutines, "growth20k-goroutines")
 				b.ReportMetric(0, "ns/op")
 			})
 		}
