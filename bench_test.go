@@ -220,8 +220,9 @@ func median(xs []float64) float64 {
 }
 
 // BenchmarkInvoke compares Tool.Invoke of an echo tool with the raw
-// ClientSession.CallTool, in memory and over stdio, in both eras, against
-// the same bare echo server. Over stdio, impl=bare is the floor: a minimal
+// ClientSession.CallTool, in memory, over stdio and over Streamable HTTP
+// (modern: a stateless server; legacy: a stateful one), in both eras,
+// against the same bare echo server. Over stdio, impl=bare is the floor: a minimal
 // JSON-RPC loop (one line written, one line read and decoded) against the
 // same server process, without any MCP client.
 func BenchmarkInvoke(b *testing.B) {
@@ -244,6 +245,17 @@ func BenchmarkInvoke(b *testing.B) {
 		})
 		b.Run("transport=stdio/era="+era+"/impl=adapter", func(b *testing.B) {
 			benchInvoke(b, adapterTool(b, stdioServer(b, kind), "echo"), echoArgs, echoText)
+		})
+	}
+	for _, era := range benchEras {
+		stateless := era == "modern"
+		b.Run("transport=http/era="+era+"/impl=raw", func(b *testing.B) {
+			url := testserver.Lean(testserver.Options{}).StreamableHTTP(b, stateless).URL
+			benchRaw(b, rawConnect(b, &mcp.StreamableClientTransport{Endpoint: url}), "echo", echoArgs, echoText)
+		})
+		b.Run("transport=http/era="+era+"/impl=adapter", func(b *testing.B) {
+			url := testserver.Lean(testserver.Options{}).StreamableHTTP(b, stateless).URL
+			benchInvoke(b, adapterTool(b, Server{URL: url}, "echo"), echoArgs, echoText)
 		})
 	}
 }
