@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -474,6 +475,14 @@ type idleCost struct {
 // returns their cost per connection once idle, then the growth of live
 // heap and goroutines over calls calls spread across them.
 func measureIdle(tb testing.TB, n, calls int, open func(tb testing.TB, n int) (call func(i int), close func())) (idle idleCost, growth idleCost) {
+	idle, growths := measureGrowth(tb, n, calls, 1, open)
+	return idle, growths[0]
+}
+
+// measureGrowth is measureIdle with rounds rounds of calls calls: the
+// growth after each round, from the idle connections (a growth that stays
+// the same from round to round is a bound reached, not a leak).
+func measureGrowth(tb testing.TB, n, calls, rounds int, open func(tb testing.TB, n int) (call func(i int), close func())) (idle idleCost, growth []idleCost) {
 	heap0, rss0, g0 := heapInUse(), processRSS(), runtime.NumGoroutine()
 	call, closeAll := open(tb, n)
 	defer closeAll()
@@ -483,11 +492,13 @@ func measureIdle(tb testing.TB, n, calls int, open func(tb testing.TB, n int) (c
 		rss:        (float64(rss1) - float64(rss0)) / float64(n),
 		goroutines: float64(g1-g0) / float64(n),
 	}
-	for i := range calls {
-		call(i % n)
+	for range rounds {
+		for i := range calls {
+			call(i % n)
+		}
+		heap2, g2 := heapInUse(), runtime.NumGoroutine()
+		growth = append(growth, idleCost{heap: float64(heap2) - float64(heap1), goroutines: float64(g2 - g1)})
 	}
-	heap2, g2 := heapInUse(), runtime.NumGoroutine()
-	growth = idleCost{heap: float64(heap2) - float64(heap1), goroutines: float64(g2 - g1)}
 	return idle, growth
 }
 
@@ -513,21 +524,104 @@ func openAdapter(cfg Config, server func(tb testing.TB, i int) Server) func(tb t
 		for i := range n {
 			tools[i] = ts.Lookup(fmt.Sprintf("s%d__echo", i))
 		}
-		return func(i int) {
-			if res, err := tools[i].Invoke(tb.Context(), echoArgs); err != nil || res.Text() != echoText {
-				tb.Fatalf("Invoke = %v, %v", res, err)
-			}
-		}, func() { a.Close() }
+		return func(i int) { invokeEcho(tb, tb.Context(), tools[i]) }, func() { a.Close() }
 	}
+}
+
+// invokeEcho calls the echo tool under ctx and checks its answer.
+func invokeEcho(tb testing.TB, ctx context.Context, tool *Tool) {
+	if res, err := tool.Invoke(ctx, echoArgs); err != nil || res.Text() != echoText {
+		tb.Fatalf("Invoke = %v, %v", res, err)
+	}
+}
+
+// principalHeaders is the Server.HeadersFor of the per-principal
+// benchmarks: a bearer token per principal.
+func principalHeaders(_ context.Context, principal string) (map[string]string, error) {
+	return map[string]string{"Authorization": "Bearer " + principal}, nil
+}
+
+// openPrincipals returns an opener of one Adapter of one Streamable HTTP
+// server (a new one per open, stateless or not) with a HeadersFor, and of
+// n connections to it, one per principal p0, p1, ..., each dialled by
+// ListTools under its principal's context.
+func openPrincipals(stateless bool) func(tb testing.TB, n int) (func(int), func()) {
+	return func(tb testing.TB, n int) (func(int), func()) {
+		url := testserver.Lean(testserver.Options{}).StreamableHTTP(tb, stateless).URL
+		a, err := New(Config{Servers: map[string]Server{"s": {URL: url, HeadersFor: principalHeaders}}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ctxs, tools := make([]context.Context, n), make([]*Tool, n)
+		for i := range n {
+			ctxs[i] = WithPrincipal(tb.Context(), fmt.Sprintf("p%d", i))
+			ts, err := a.ListTools(ctxs[i])
+			if err != nil {
+				tb.Fatal(err)
+			}
+			tools[i] = ts.Lookup("s__echo")
+		}
+		return func(i int) { invokeEcho(tb, ctxs[i], tools[i]) }, func() { a.Close() }
+	}
+}
+
+// rawPrincipals returns the transports of the raw side of openPrincipals:
+// connection i to one Streamable HTTP server (a new one for i == 0), with
+// principal i's header added by its own http.Client, as a go-sdk user
+// would.
+func rawPrincipals(stateless bool) func(tb testing.TB, i int) mcp.Transport {
+	var url string
+	return func(tb testing.TB, i int) mcp.Transport {
+		if i == 0 {
+			url = testserver.Lean(testserver.Options{}).StreamableHTTP(tb, stateless).URL
+		}
+		header := headerTransport{base: http.DefaultTransport, principal: fmt.Sprintf("p%d", i)}
+		return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: header}}
+	}
+}
+
+// A headerTransport adds its principal's header (principalHeaders) to
+// each request.
+type headerTransport struct {
+	base      http.RoundTripper
+	principal string
+}
+
+// RoundTrip implements [http.RoundTripper].
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	headers, _ := principalHeaders(req.Context(), t.principal)
+	req = req.Clone(req.Context())
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(req)
 }
 
 // openRaw returns an opener of n go-sdk sessions (default client options)
 // over the transports transport(i) gives, each with its tools listed.
 func openRaw(transport func(tb testing.TB, i int) mcp.Transport) func(tb testing.TB, n int) (func(int), func()) {
+	return openRawClient(rawClient, transport)
+}
+
+// rawListChangedClient returns a go-sdk client with list_changed handlers
+// (that do nothing) for tools, prompts and resources, as the adapter
+// registers them: on a modern session the SDK then opens
+// subscriptions/listen, as it does for the adapter.
+func rawListChangedClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) {},
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
+	})
+}
+
+// openRawClient is openRaw with the clients newClient returns, one per
+// session.
+func openRawClient(newClient func() *mcp.Client, transport func(tb testing.TB, i int) mcp.Transport) func(tb testing.TB, n int) (func(int), func()) {
 	return func(tb testing.TB, n int) (func(int), func()) {
 		sessions := make([]*mcp.ClientSession, n)
 		for i := range n {
-			cs, err := rawClient().Connect(tb.Context(), transport(tb, i), nil)
+			cs, err := newClient().Connect(tb.Context(), transport(tb, i), nil)
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -594,36 +688,58 @@ func idleTransports(tb testing.TB) []struct {
 }
 
 // BenchmarkIdleConnection measures what an idle connection costs the
-// client process (see measureIdle), for the adapter (one Adapter of n
-// servers) and raw go-sdk sessions, in memory (the server's share counts
-// too, the same on both sides), over stdio (the server is a child
+// client process (see measureGrowth), for the adapter (one Adapter of n
+// servers) and raw go-sdk sessions, without and with list_changed
+// handlers (raw+listchanged: the SDK then opens subscriptions/listen on
+// modern sessions, as for the adapter), in memory (the server's share
+// counts too, the same on both sides), over stdio (the server is a child
 // process), and over Streamable HTTP (the httptest server is in the
-// process: its share counts too), stateless and stateful; then the growth
-// of live heap and goroutines over 10,000 calls ("growth-B",
-// "growth-goroutines"). Each op measures afresh; the figures are the last
-// op's.
+// process: its share counts too), stateless and stateful, with a server
+// each or with 1,000 per-principal connections to one server; then the
+// growth of live heap and goroutines over 10,000 calls ("growth-B",
+// "growth-goroutines") and over 20,000 ("growth20k-..."). Each op
+// measures afresh; the figures are the last op's.
 func BenchmarkIdleConnection(b *testing.B) {
-	for _, tr := range idleTransports(b) {
-		for _, impl := range []string{"raw", "adapter"} {
-			b.Run("transport="+tr.name+"/impl="+impl, func(b *testing.B) {
-				open := openRaw(tr.raw)
-				if impl == "adapter" {
-					open = openAdapter(Config{}, tr.adapter)
+	type opener = func(tb testing.TB, n int) (func(int), func())
+	rows := func(name string, n int, adapter opener, raw func(tb testing.TB, i int) mcp.Transport) {
+		for _, impl := range []string{"raw", "raw+listchanged", "adapter"} {
+			b.Run("transport="+name+"/impl="+impl, func(b *testing.B) {
+				open := openRaw(raw)
+				switch impl {
+				case "raw+listchanged":
+					open = openRawClient(rawListChangedClient, raw)
+				case "adapter":
+					open = adapter
 				}
-				var idle, growth idleCost
+				var (
+					idle   idleCost
+					growth []idleCost
+				)
 				for b.Loop() {
-					idle, growth = measureIdle(b, tr.n, 10000, open)
+					idle, growth = measureGrowth(b, n, 10000, 2, open)
 				}
 				b.ReportMetric(idle.heap, "heap-B/conn")
 				if idle.rss != 0 {
 					b.ReportMetric(idle.rss, "rss-B/conn")
 				}
 				b.ReportMetric(idle.goroutines, "goroutines/conn")
-				b.ReportMetric(growth.heap, "growth-B")
-				b.ReportMetric(growth.goroutines, "growth-goroutines")
+				b.ReportMetric(growth[0].heap, "growth-B")
+				b.ReportMetric(growth[0].goroutines, "growth-goroutines")
+				b.ReportMetric(growth[1].heap, "growth20k-B")
+				b.ReportMetric(growth[1].goroutines, "growth20k-goroutines")
 				b.ReportMetric(0, "ns/op")
 			})
 		}
+	}
+	for _, tr := range idleTransports(b) {
+		rows(tr.name, tr.n, openAdapter(Config{}, tr.adapter), tr.raw)
+	}
+	for _, stateless := range []bool{true, false} {
+		name := "http-stateful-principals"
+		if stateless {
+			name = "http-stateless-principals"
+		}
+		rows(name, 1000, openPrincipals(stateless), rawPrincipals(stateless))
 	}
 }
 

@@ -220,9 +220,10 @@ func median(xs []float64) float64 {
 }
 
 // BenchmarkInvoke compares Tool.Invoke of an echo tool with the raw
-// ClientSession.CallTool, in memory and over stdio, in both eras, against
-// the same bare echo server. In memory each side connects as its users
-// would: the adapter through InMemory, the raw session over go-sdk's
+// ClientSession.CallTool, in memory, over stdio and over Streamable HTTP
+// (modern: a stateless server; legacy: a stateful one), in both eras,
+// against the same bare echo server. In memory each side connects as its
+// users would: the adapter through InMemory, the raw session over go-sdk's
 // in-memory transports. Over stdio, impl=bare is the floor: a minimal
 // JSON-RPC loop (one line written, one line read and decoded) against the
 // same server process, without any MCP client.
@@ -246,6 +247,17 @@ func BenchmarkInvoke(b *testing.B) {
 		})
 		b.Run("transport=stdio/era="+era+"/impl=adapter", func(b *testing.B) {
 			benchInvoke(b, adapterTool(b, stdioServer(b, kind), "echo"), echoArgs, echoText)
+		})
+	}
+	for _, era := range benchEras {
+		stateless := era == "modern"
+		b.Run("transport=http/era="+era+"/impl=raw", func(b *testing.B) {
+			url := testserver.Lean(testserver.Options{}).StreamableHTTP(b, stateless).URL
+			benchRaw(b, rawConnect(b, &mcp.StreamableClientTransport{Endpoint: url}), "echo", echoArgs, echoText)
+		})
+		b.Run("transport=http/era="+era+"/impl=adapter", func(b *testing.B) {
+			url := testserver.Lean(testserver.Options{}).StreamableHTTP(b, stateless).URL
+			benchInvoke(b, adapterTool(b, Server{URL: url}, "echo"), echoArgs, echoText)
 		})
 	}
 }

@@ -565,16 +565,31 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}()
 	}
+	var life *postLife
+	if req.Method == http.MethodPost {
+		life = newPostLife(req.Context())
+		req = req.WithContext(life.ctx)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
+		if life != nil {
+			life.end()
+		}
 		return nil, err
 	}
 	if resp.StatusCode >= 400 {
 		t.failure.CompareAndSwap(0, int32(resp.StatusCode))
 	}
-	if t.screen != nil {
-		t.screen.Response(req, resp)
+	if life == nil {
+		if t.screen != nil {
+			t.screen.Response(req, resp)
+		}
+		return resp, nil
 	}
+	if t.screen != nil {
+		t.screen.ResponseAnswered(req, resp, life.answered)
+	}
+	resp.Body = &postBody{ReadCloser: resp.Body, life: life}
 	return resp, nil
 }
 

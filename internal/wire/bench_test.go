@@ -50,7 +50,7 @@ func (r *replay) Read(p []byte) (int, error) {
 func reader(s *Screen, transport string, stream []byte) func() ([]byte, error) {
 	src := &replay{stream: stream}
 	if transport == "sse" {
-		r := s.newEventReader(io.NopCloser(nil), bufio.NewReaderSize(src, 64<<10), func() []byte { return nil })
+		r := s.newEventReader(io.NopCloser(nil), bufio.NewReaderSize(src, eventBuffer), func() []byte { return nil })
 		return func() ([]byte, error) {
 			for len(r.out) == 0 && r.err == nil {
 				r.fill()
@@ -114,7 +114,7 @@ func BenchmarkScreenMessage(b *testing.B) {
 	s := New(Options{MaxMessageBytes: 16 << 20})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, changed, err := s.message(msg, nil); changed || err != nil {
+		if _, changed, err := s.message(msg, nil, new(record)); changed || err != nil {
 			b.Fatal(changed, err)
 		}
 	}

@@ -17,6 +17,14 @@ import (
 // event; any other body fails a read past the bound (the SDK reads error
 // bodies whole). A screened body loses its Content-Length.
 func (s *Screen) Response(req *http.Request, resp *http.Response) {
+	s.ResponseAnswered(req, resp, nil)
+}
+
+// ResponseAnswered is Response, and calls answered (when not nil) once
+// an event stream has passed on a response, before the SDK can read it:
+// on a POST's stream, the answer to the request (one a POST), after which
+// the SDK reads the rest of the stream only to reuse the connection.
+func (s *Screen) ResponseAnswered(req *http.Request, resp *http.Response, answered func()) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
@@ -27,7 +35,9 @@ func (s *Screen) Response(req *http.Request, resp *http.Response) {
 	case ok && mt == "application/json":
 		s.jsonBody(resp, reqID)
 	case mt == "text/event-stream":
-		resp.Body = s.newEventReader(resp.Body, bufio.NewReaderSize(resp.Body, 64<<10), reqID)
+		r := s.newEventReader(resp.Body, bufio.NewReaderSize(resp.Body, eventBuffer), reqID)
+		r.answered = answered
+		resp.Body = r
 	default:
 		resp.Body = &boundedBody{src: resp.Body, left: int64(s.opts.MaxMessageBytes) + 1, s: s}
 		return
@@ -57,7 +67,7 @@ func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte) {
 		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
 		out = f.response(id)
 	default:
-		err = s.each(data, reqID, func(msg []byte, _ bool) { msgs = append(msgs, msg) })
+		err = s.each(data, reqID, func(msg []byte, _, _ bool) { msgs = append(msgs, msg) })
 		if i := skipSpace(data); i < len(data) && data[i] == '[' && err == nil {
 			// A batch: the same messages as an event stream, one event each.
 			var events bytes.Buffer

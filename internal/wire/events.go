@@ -6,6 +6,14 @@ import (
 	"io"
 )
 
+// eventBuffer is the size of an event stream's read buffer. Lines longer
+// than it are read in fragments, so it bounds no message, and screening
+// reads as fast through it as through 64 KiB (BenchmarkScreen); it is
+// small because a stream may stay open and idle for a connection's whole
+// life (subscriptions/listen, the standalone GET), behind the SDK's own
+// 4 KiB buffer: each such stream held 64 KiB.
+const eventBuffer = 512
+
 // maxFieldBytes bounds an event's fields other than data (event, id,
 // retry), which are kept; a longer one is dropped.
 const maxFieldBytes = 4 << 10
@@ -25,6 +33,8 @@ type eventReader struct {
 	src   io.ReadCloser
 	br    *bufio.Reader
 	reqID func() []byte
+
+	answered func() // called at the first response passed on (Screen.ResponseAnswered)
 
 	pending        // events ready to be read, in buf
 	buf     []byte // storage of out
@@ -186,8 +196,9 @@ func (r *eventReader) endEvent() {
 			r.err = err
 			return
 		}
-		if out != nil {
+		if out != nil { // an error response
 			r.write(fields, out)
+			r.answer()
 		}
 	case !isMessage || len(data) == 0:
 		// Not a message (an SSE endpoint, say), or no data (a priming
@@ -200,9 +211,23 @@ func (r *eventReader) endEvent() {
 		}
 		r.out = append(r.out, '\n')
 	default:
-		if err := r.s.each(data, r.reqID, func(msg []byte, _ bool) { r.write(fields, msg) }); err != nil {
+		err := r.s.each(data, r.reqID, func(msg []byte, _, response bool) {
+			r.write(fields, msg)
+			if response {
+				r.answer()
+			}
+		})
+		if err != nil {
 			r.err = err
 		}
+	}
+}
+
+// answer calls answered, once: a response is being passed on.
+func (r *eventReader) answer() {
+	if f := r.answered; f != nil {
+		r.answered = nil
+		f()
 	}
 }
 

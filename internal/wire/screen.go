@@ -103,11 +103,12 @@ func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
 }
 
 // each screens data, one message or a batch, and calls emit with each
-// message to pass on, and whether the screen changed it. fallbackID, when
-// not nil, supplies the id of the request the data answers (an HTTP
-// POST's). It fails only when a message can neither be passed on nor
-// attributed to a call.
-func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byte, changed bool)) error {
+// message to pass on, whether the screen changed it, and whether it is a
+// response (a message without a method, or the error response the screen
+// put in its place). fallbackID, when not nil, supplies the id of the
+// request the data answers (an HTTP POST's). It fails only when a message
+// can neither be passed on nor attributed to a call.
+func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byte, changed, response bool)) error {
 	if i := skipSpace(data); i < len(data) && data[i] == '[' {
 		rec := record{topOnly: true}
 		var sc scanner
@@ -119,33 +120,35 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byt
 				s.log.Warn("mcpadapter: dropped an empty JSON-RPC batch")
 			}
 			for _, m := range rec.batch {
-				out, _, err := s.message(m.raw(data), fallbackID)
+				var member record
+				out, _, err := s.message(m.raw(data), fallbackID, &member)
 				if err != nil {
 					return err
 				}
 				if out != nil {
-					emit(out, true) // a member alone is not what came
+					emit(out, true, !member.method.ok) // a member alone is not what came
 				}
 			}
 			return nil
 		}
 	}
-	out, changed, err := s.message(data, fallbackID)
+	var rec record
+	out, changed, err := s.message(data, fallbackID, &rec)
 	if err != nil {
 		return err
 	}
 	if out != nil {
-		emit(out, changed)
+		emit(out, changed, !rec.method.ok)
 	}
 	return nil
 }
 
 // message screens one complete message of at most MaxMessageBytes and
-// returns what to pass on (nil: nothing), and whether it differs from msg.
-func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, changed bool, err error) {
-	var rec record
+// returns what to pass on (nil: nothing), and whether it differs from msg;
+// rec, zero, receives what the scan found.
+func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out []byte, changed bool, err error) {
 	var sc scanner
-	sc.init(&rec, 0)
+	sc.init(rec, 0)
 	sc.feed(msg)
 	sc.finish()
 	if sc.failed() || rec.top != '{' {
@@ -153,14 +156,14 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, chan
 		if sc.failed() {
 			reason = sc.syntaxError()
 		}
-		return s.replace(&rec, fallbackID, &Fault{Kind: Malformed, Text: fmt.Sprintf("malformed message from server (%s): %s", reason, preview(msg))})
+		return s.replace(rec, fallbackID, &Fault{Kind: Malformed, Text: fmt.Sprintf("malformed message from server (%s): %s", reason, preview(msg))})
 	}
 	if !stringIs(rec.version, "2.0") || rec.method.ok && rec.method.kind != '"' {
-		return s.replace(&rec, fallbackID, invalidMessage(msg))
+		return s.replace(rec, fallbackID, invalidMessage(msg))
 	}
 	if !rec.method.ok {
-		if f := s.checkResponse(msg, &rec); f != nil {
-			return s.replace(&rec, fallbackID, f)
+		if f := s.checkResponse(msg, rec); f != nil {
+			return s.replace(rec, fallbackID, f)
 		}
 	}
 	if rec.idKind == '0' && !decodableNumber(rec.id) {
@@ -169,7 +172,7 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, chan
 		// an HTTP POST.
 		f := &Fault{Kind: Malformed, Text: "server message's id " + preview(rec.id) + " is not a number the SDK decodes"}
 		if !rec.method.ok && fallbackID != nil {
-			return s.replace(&rec, fallbackID, f)
+			return s.replace(rec, fallbackID, f)
 		}
 		s.log.Warn("mcpadapter: dropped a server message", "reason", f.Text)
 		return nil, true, nil
@@ -181,15 +184,15 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte) (out []byte, chan
 			edits []edit
 			f     *Fault
 		)
-		if edits, deepest, f = s.screenResult(msg, &rec, deepest); f != nil {
-			return s.replace(&rec, fallbackID, f)
+		if edits, deepest, f = s.screenResult(msg, rec, deepest); f != nil {
+			return s.replace(rec, fallbackID, f)
 		}
 		if len(edits) > 0 {
 			out, changed = apply(msg, edits), true
 		}
 	}
 	if deepest > SDKMaxDepth {
-		return s.replace(&rec, fallbackID, &Fault{Kind: TooDeep, Text: fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", SDKMaxDepth)})
+		return s.replace(rec, fallbackID, &Fault{Kind: TooDeep, Text: fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", SDKMaxDepth)})
 	}
 	return out, changed, nil
 }
