@@ -669,7 +669,7 @@ func idleTransports(tb testing.TB) []struct {
 		raw     func(tb testing.TB, i int) mcp.Transport
 	}{
 		{"memory", 200,
-			func(tb testing.TB, i int) Server { return memServer(memory(tb, i), ModeAuto) },
+			func(tb testing.TB, i int) Server { return InMemory(memory(tb, i).Server) },
 			func(tb testing.TB, i int) mcp.Transport {
 				t, err := memory(tb, i).Transport()(tb.Context())
 				if err != nil {
