@@ -20,7 +20,7 @@ func TestToolListAllocs(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":7,"result":{"tools":[` + strings.Join(descs, ",") + `]}}`)
 	s := New(Options{MaxMessageBytes: 16 << 20})
 	allocs := testing.AllocsPerRun(20, func() {
-		if _, changed, err := s.message(msg, nil); changed || err != nil {
+		if _, changed, err := s.message(msg, nil, new(record)); changed || err != nil {
 			t.Fatal(changed, err)
 		}
 	})
