@@ -181,9 +181,13 @@ type record struct {
 	resultType    member
 }
 
-// scalar returns the bytes of a top-level scalar, or nil when it is
-// longer than maxCapture.
-func (r *record) scalar(s *scanner, start, end int) []byte {
+// scalar returns the bytes of a top-level scalar of kind, or nil when it
+// is longer than maxCapture or not a scalar (in pieces, only keys and
+// scalars are captured: an object's or array's bytes are gone).
+func (r *record) scalar(s *scanner, kind byte, start, end int) []byte {
+	if kind == '{' || kind == '[' {
+		return nil
+	}
 	raw, long := s.raw(start, end)
 	switch {
 	case long:
@@ -364,9 +368,9 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 			r.batch = append(r.batch, v.span)
 		}
 	case pID:
-		r.id, r.idKind = r.scalar(s, start, end), kind
+		r.id, r.idKind = r.scalar(s, kind, start, end), kind
 	case pVersion:
-		r.version = r.scalar(s, start, end)
+		r.version = r.scalar(s, kind, start, end)
 	case pTool:
 		t := &r.descriptors[len(r.descriptors)-1]
 		t.span, t.deepest = v.span, s.deepest
