@@ -58,22 +58,7 @@ func startJS(b *testing.B) *jsDriver {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(node, driver, filepath.Dir(filepath.Dir(adapterScript)), node, script)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		in.Close()
-		cmd.Wait()
-	})
+	in, out := startPiped(b, exec.Command(node, driver, filepath.Dir(filepath.Dir(adapterScript)), node, script))
 	return &jsDriver{in: in, out: bufio.NewScanner(out)}
 }
 

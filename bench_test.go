@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -294,17 +295,15 @@ func BenchmarkInvokeParallel(b *testing.B) {
 	})
 }
 
-// benchBare runs the bare JSON-RPC loop of BenchmarkInvoke against the stdio
-// server srv: the handshake (legacy) or none (modern: each request carries
-// the _meta the protocol asks for), then one tools/call line per op, its
-// answer read as one line and decoded with encoding/json.
-func benchBare(b *testing.B, srv Server, era string) {
-	cmd := command(srv)
-	stdin, err := cmd.StdinPipe()
+// startPiped starts cmd with pipes to its stdin and from its stdout; the
+// cleanup of b closes its stdin and waits for it.
+func startPiped(b *testing.B, cmd *exec.Cmd) (io.WriteCloser, io.Reader) {
+	b.Helper()
+	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -312,9 +311,18 @@ func benchBare(b *testing.B, srv Server, era string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
-		stdin.Close()
+		in.Close()
 		cmd.Wait()
 	})
+	return in, out
+}
+
+// benchBare runs the bare JSON-RPC loop of BenchmarkInvoke against the stdio
+// server srv: the handshake (legacy) or none (modern: each request carries
+// the _meta the protocol asks for), then one tools/call line per op, its
+// answer read as one line and decoded with encoding/json.
+func benchBare(b *testing.B, srv Server, era string) {
+	stdin, stdout := startPiped(b, command(srv))
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	var resp struct {
 		ID     int64 `json:"id"`
