@@ -123,16 +123,7 @@ func (r *LineReader) next() {
 		if i := bytes.IndexByte(r.in[scanned:], '\n'); i >= 0 {
 			line := r.in[r.start : scanned+i]
 			r.start = scanned + i + 1
-			if over == nil && len(bytes.TrimRight(line, "\r")) <= r.s.opts.MaxMessageBytes {
-				r.line(line)
-				return
-			}
-			if over == nil {
-				over = newOverflow(nil)
-			}
-			over.feed(line)
-			out, err := r.s.oversized(over, over.size, nil)
-			r.emit(out, err)
+			r.end(line, over)
 			return
 		}
 		rest := r.in[r.start:]
@@ -148,11 +139,8 @@ func (r *LineReader) next() {
 			switch {
 			case r.srcErr != io.EOF:
 				// A broken stream: its last line is lost with it.
-			case over != nil:
-				out, err := r.s.oversized(over, over.size, nil)
-				r.emit(out, err)
-			case len(rest) > 0:
-				r.line(rest)
+			case over != nil || len(rest) > 0:
+				r.end(rest, over)
 			}
 			return
 		}
@@ -165,6 +153,22 @@ func (r *LineReader) next() {
 		m, err := r.src.Read(r.in[n:cap(r.in)])
 		r.in, r.srcErr = r.in[:n+m], err
 	}
+}
+
+// end screens the last bytes of a line, which over follows when the line
+// went over the bound before them. A line ending at the end of the stream,
+// without a newline, is held to the same bound as any other.
+func (r *LineReader) end(last []byte, over *overflow) {
+	if over == nil && len(bytes.TrimRight(last, "\r")) <= r.s.opts.MaxMessageBytes {
+		r.line(last)
+		return
+	}
+	if over == nil {
+		over = newOverflow(nil)
+	}
+	over.feed(last)
+	out, err := r.s.oversized(over, over.size, nil)
+	r.emit(out, err)
 }
 
 // line screens one line within the bound into out.
