@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -812,6 +813,33 @@ func TestIdleMemoryConnection(t *testing.T) {
 				t.Errorf("an idle %s in-memory connection keeps %v goroutines (raw go-sdk: %v), want %v (raw: 4)",
 					tt.name, adapter.goroutines, raw.goroutines, 4+tt.extra)
 			}
+		})
+	}
+}
+
+// TestIdleHTTPConnection counts the goroutines an idle Streamable HTTP
+// connection keeps, the in-process server's included, against raw go-sdk
+// sessions doing the same work (with list_changed handlers, as the
+// adapter has): no more, stateless (modern) and stateful (legacy). No
+// goroutine waits for the session's end (serverTransport.end); it kept
+// one more than raw.
+func TestIdleHTTPConnection(t *testing.T) {
+	for _, tr := range idleTransports(t) {
+		if !strings.HasPrefix(tr.name, "http") {
+			continue
+		}
+		t.Run(tr.name, func(t *testing.T) {
+			var raw, adapter idleCost
+			for range 3 {
+				raw, _ = measureIdle(t, 10, 0, openRawClient(rawListChangedClient, tr.raw))
+				adapter, _ = measureIdle(t, 10, 0, openAdapter(Config{}, tr.adapter))
+				if adapter.goroutines <= raw.goroutines {
+					t.Logf("%v goroutines per connection, raw go-sdk %v", adapter.goroutines, raw.goroutines)
+					return
+				}
+				t.Logf("%v goroutines per connection, raw go-sdk %v: measuring again", adapter.goroutines, raw.goroutines)
+			}
+			t.Errorf("an idle %s connection keeps %v goroutines, raw go-sdk %v", tr.name, adapter.goroutines, raw.goroutines)
 		})
 	}
 }

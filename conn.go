@@ -115,6 +115,9 @@ func (c *conn) giveUp(err error) {
 	if !c.markDead(err) {
 		return
 	}
+	if c.http != nil {
+		c.http.end.sign() // the SDK's Close may send nothing the transport sees
+	}
 	go func() {
 		if c.wire != nil {
 			c.wire.Close() // ends the requests in flight and the session
@@ -149,17 +152,49 @@ func (c *conn) cause() error {
 // (watch), which runs once the session has ended: at once for a session
 // that ended already. Adapter.mu must be held, with the generation open.
 //
-// No goroutine waits for the end of a session on a connection of the
-// adapter's own (ownedConn): the SDK's reader learns of it first, and
-// starts watch. A Streamable HTTP session (c.wire == nil), which the
-// adapter cannot wrap (see own), keeps a watch goroutine from the start.
+// No goroutine waits for the end of a session while it lives (endSignal).
+// On a connection of the adapter's own (ownedConn) the SDK's reader
+// learns of the end first: its Read fails. Streamable HTTP, which the
+// adapter cannot wrap (see own), shows it in the session's HTTP exchanges
+// (serverTransport.end), and close and giveUp sign it themselves.
+// A Streamable HTTP transport of the user's (Server.Transport) shows
+// nothing to the adapter: its session keeps a watch goroutine.
 func (c *conn) attach() {
 	c.gen.wg.Add(1)
-	if c.wire == nil {
+	switch {
+	case c.wire != nil:
+		c.wire.end.meet()
+	case c.http != nil:
+		c.http.end.meet()
+	default:
 		go c.watch()
-		return
 	}
-	c.wire.meet()
+}
+
+// An endSignal starts the watch of a conn's session on the second of two
+// events: the conn's attach, and the first sign, from the session's
+// transport connection, that the session ended or may have (a sign that
+// was not one costs a goroutine until the session ends). Each connection
+// attempt has its own: the signs of an attempt that did not become the
+// conn's session are never met by an attach.
+type endSignal struct {
+	c      *conn
+	signed atomic.Bool
+	meets  atomic.Int32
+}
+
+// sign records the first sign of the session's end.
+func (e *endSignal) sign() {
+	if e.signed.CompareAndSwap(false, true) {
+		e.meet()
+	}
+}
+
+// meet counts one of the two events: the sign, or the attach.
+func (e *endSignal) meet() {
+	if e.meets.Add(1) == 2 {
+		go e.c.watch()
+	}
 }
 
 // watch waits for the ended session to finish, records why it ended and
@@ -202,6 +237,7 @@ func (c *conn) close() error {
 	c.closing.Store(true)
 	if c.http != nil {
 		c.endCalls()
+		c.http.end.sign() // the SDK's Close may send nothing the transport sees
 	}
 	if c.wire != nil {
 		// Ends the requests in flight: the SDK retires them when its
@@ -413,7 +449,7 @@ func (c *conn) own(t mcp.Transport) mcp.Transport {
 		return t
 	}
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
-		c.wire = &ownedConn{Connection: conn, c: c}
+		c.wire = &ownedConn{Connection: conn, end: endSignal{c: c}}
 		return c.wire
 	})
 }
@@ -426,11 +462,10 @@ func (c *conn) own(t mcp.Transport) mcp.Transport {
 // there, and no goroutine waits for it while the session lives.
 type ownedConn struct {
 	mcp.Connection
-	c *conn
+	end endSignal
 
-	failed  atomic.Bool  // a Read failed
-	readErr error        // the first failed Read's error, written before meet
-	meets   atomic.Int32 // of the failed read and attach: the second starts watch
+	failed  atomic.Bool // a Read failed
+	readErr error       // the first failed Read's error, written before the sign
 }
 
 // Read implements [mcp.Connection].
@@ -438,16 +473,7 @@ func (w *ownedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := w.Connection.Read(ctx)
 	if err != nil && w.failed.CompareAndSwap(false, true) {
 		w.readErr = err
-		w.meet()
+		w.end.sign()
 	}
 	return msg, err
-}
-
-// meet counts one of the two events watch needs, the session's end and
-// its attach, and starts watch on the second. A connection of an attempt
-// that did not become c's session is never attached.
-func (w *ownedConn) meet() {
-	if w.meets.Add(1) == 2 {
-		go w.c.watch()
-	}
 }

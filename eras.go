@@ -351,7 +351,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	// stays as a backstop, with room for the unknown-content placeholders
 	// the screen may add to a message within the bound.
 	maxBytes := 2*a.maxMessageBytes() + 64<<10
-	rt := newServerTransport(s, c.key.principal, sc)
+	rt := newServerTransport(c, sc)
 	oauth := s.OAuth
 	if s.OAuthFor != nil {
 		oauth = s.OAuthFor(c.key.principal)
@@ -380,7 +380,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	}
 	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}
 	for _, endpoint := range sseEndpoints(s.URL) {
-		rt := newServerTransport(s, c.key.principal, sc)
+		rt := newServerTransport(c, sc)
 		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: rt.client(s.HTTPClient), MaxEventSize: maxBytes}
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
@@ -457,11 +457,23 @@ type serverTransport struct {
 	watching   atomic.Bool
 	cancels    atomic.Int64
 	cancelSent chan struct{}
+
+	// end learns that a Streamable HTTP session ended. Whatever ends it,
+	// the SDK closes its connection, which ends the standalone event
+	// stream (answerBody), or sends a DELETE (a session with an ID); a
+	// session of neither, stateless, ends on a failed read of an answer
+	// (answerBody again: a decoding failure is the screen's to prevent),
+	// or by the adapter's close and giveUp, which sign it themselves.
+	end endSignal
 }
 
-func newServerTransport(s *Server, principal string, sc *wire.Screen) *serverTransport {
+// newServerTransport returns the transport of a dial of c, over which
+// screen reads.
+func newServerTransport(c *conn, screen *wire.Screen) *serverTransport {
+	s := c.cfg
 	origin, _ := url.Parse(s.URL) // validated by New
-	return &serverTransport{origin: origin, headers: s.Headers, principal: principal, more: s.HeadersFor, screen: sc, cancelSent: make(chan struct{}, 1)}
+	return &serverTransport{origin: origin, headers: s.Headers, principal: c.key.principal, more: s.HeadersFor, screen: screen,
+		cancelSent: make(chan struct{}, 1), end: endSignal{c: c}}
 }
 
 // watchCancels starts counting the cancellation notices sent.
@@ -570,6 +582,9 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		life = newPostLife(req.Context())
 		req = req.WithContext(life.ctx)
 	}
+	if req.Method == http.MethodDelete {
+		t.end.sign()
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		if life != nil {
@@ -580,16 +595,14 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 400 {
 		t.failure.CompareAndSwap(0, int32(resp.StatusCode))
 	}
-	if life == nil {
-		if t.screen != nil {
-			t.screen.Response(req, resp)
-		}
-		return resp, nil
+	var answered func()
+	if life != nil {
+		answered = life.answered
 	}
 	if t.screen != nil {
-		t.screen.ResponseAnswered(req, resp, life.answered)
+		t.screen.ResponseAnswered(req, resp, answered)
 	}
-	resp.Body = &postBody{ReadCloser: resp.Body, life: life}
+	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, end: &t.end}
 	return resp, nil
 }
 

@@ -66,16 +66,30 @@ func (l *postLife) end() {
 	l.cancel(context.Canceled)
 }
 
-// A postBody is the body of a POST's answer, which ends its life when
-// closed.
-type postBody struct {
+// An answerBody is the body of an answer to a request of the session. A
+// POST's ends the POST's life when closed. The end of any other (the
+// standalone event stream, a resumed one), or an error reading a POST's,
+// signs the end of the session (see serverTransport.end).
+type answerBody struct {
 	io.ReadCloser
-	life *postLife
+	life *postLife // of a POST
+	end  *endSignal
+}
+
+// Read implements [io.Reader].
+func (b *answerBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && (b.life == nil || err != io.EOF) {
+		b.end.sign()
+	}
+	return n, err
 }
 
 // Close implements [io.Closer].
-func (b *postBody) Close() error {
+func (b *answerBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.life.end()
+	if b.life != nil {
+		b.life.end()
+	}
 	return err
 }
