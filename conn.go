@@ -158,14 +158,16 @@ func (c *conn) cause() error {
 // adapter cannot wrap (see own), shows it in the session's HTTP exchanges
 // (serverTransport.end), and close and giveUp sign it themselves.
 // A Streamable HTTP transport of the user's (Server.Transport) shows
-// nothing to the adapter: its session keeps a watch goroutine.
+// nothing to the adapter, and a client of the user's (Server.Client) may
+// end a session unseen (its KeepAlive closes one whose pings fail): their
+// sessions keep a watch goroutine.
 func (c *conn) attach() {
 	c.gen.wg.Add(1)
 	switch {
 	case c.wire != nil:
-		c.wire.end.meet()
-	case c.http != nil:
-		c.http.end.meet()
+		c.wire.end.attach()
+	case c.http != nil && c.cfg.Client == nil:
+		c.http.end.attach()
 	default:
 		go c.watch()
 	}
@@ -178,15 +180,31 @@ func (c *conn) attach() {
 // attempt has its own: the signs of an attempt that did not become the
 // conn's session are never met by an attach.
 type endSignal struct {
-	c      *conn
-	signed atomic.Bool
-	meets  atomic.Int32
+	c        *conn
+	attached atomic.Bool
+	signed   atomic.Bool
+	meets    atomic.Int32
+}
+
+// attach records the conn's attach.
+func (e *endSignal) attach() {
+	e.attached.Store(true)
+	e.meet()
 }
 
 // sign records the first sign of the session's end.
 func (e *endSignal) sign() {
 	if e.signed.CompareAndSwap(false, true) {
 		e.meet()
+	}
+}
+
+// signAttached is sign, once the conn is attached: before, the exchanges
+// of the handshake fail without ending the session (a legacy server's
+// answer to the modern probe), and one that ends it fails the handshake.
+func (e *endSignal) signAttached() {
+	if e.attached.Load() {
+		e.sign()
 	}
 }
 

@@ -460,10 +460,11 @@ type serverTransport struct {
 
 	// end learns that a Streamable HTTP session ended. Whatever ends it,
 	// the SDK closes its connection, which ends the standalone event
-	// stream (answerBody), or sends a DELETE (a session with an ID); a
-	// session of neither, stateless, ends on a failed read of an answer
-	// (answerBody again: a decoding failure is the screen's to prevent),
-	// or by the adapter's close and giveUp, which sign it themselves.
+	// stream (answerBody), or sends a DELETE (a session with an ID). A
+	// session of neither, stateless, ends on an answer the SDK fails it
+	// for (answered), on a failed read of one (answerBody again: a
+	// decoding failure is the screen's to prevent), or by the adapter's
+	// close and giveUp, which sign it themselves.
 	end endSignal
 }
 
@@ -592,9 +593,7 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if resp.StatusCode >= 400 {
-		t.failure.CompareAndSwap(0, int32(resp.StatusCode))
-	}
+	t.answered(req, resp)
 	var answered func()
 	if life != nil {
 		answered = life.answered

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -64,6 +65,23 @@ func (l *postLife) end() {
 	}
 	l.mu.Unlock()
 	l.cancel(context.Canceled)
+}
+
+// answered records the status of resp, the answer to req: the first
+// failing one (firstFailure), and a sign of the session's end for any
+// failing status but a 4xx to the first GET of a standalone stream, which
+// says only that there is none. The SDK fails a session on a 4xx it
+// cannot read as a JSON-RPC error, and on a 404 for its session; it fails
+// that request alone on most others, but for the sign a status it
+// survives costs only a goroutine until the session ends.
+func (t *serverTransport) answered(req *http.Request, resp *http.Response) {
+	if resp.StatusCode < 400 {
+		return
+	}
+	t.failure.CompareAndSwap(0, int32(resp.StatusCode))
+	if req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "" {
+		t.end.signAttached()
+	}
 }
 
 // An answerBody is the body of an answer to a request of the session. A
