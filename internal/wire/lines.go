@@ -59,7 +59,7 @@ type LineReader struct {
 	buf     []byte  // storage of the lines the screen changed or split
 	own     []byte  // in's storage between lines: readChunk bytes
 	long    *[]byte // in's storage while a longer line is read, borrowed
-	hint    int     // the bytes read into the last borrowed storage
+	hint    int     // the bytes read into the last borrowed storage, up to maxHint
 }
 
 // readChunk is the least a LineReader asks of its source at once, and the
@@ -69,6 +69,13 @@ type LineReader struct {
 // longBuffers, which doubles while the line fills it, and goes back once
 // the line has been handed out and every byte read is used.
 const readChunk = 512
+
+// maxHint bounds the storage a LineReader first borrows for a longer line
+// (what the last one took): past it, the storage doubles as the line
+// comes. A line of 16 MiB, once, does not make the next line of a few KiB
+// take as much, which the pool may no longer hold when the reader was
+// idle meanwhile.
+const maxHint = 1 << 20
 
 // longBuffers hold the storage of lines longer than readChunk, by size
 // (pool i: 1<<i bytes), shared by every LineReader: a stream of long lines
@@ -186,7 +193,7 @@ func (r *LineReader) next() {
 // used: the storage of a longer line goes back.
 func (r *LineReader) settle() {
 	if r.long != nil {
-		r.hint = len(r.in)
+		r.hint = min(len(r.in), maxHint)
 		giveBack(r.long)
 		r.long = nil
 	}

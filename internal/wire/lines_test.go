@@ -92,6 +92,22 @@ func TestLineStorageIdle(t *testing.T) {
 	}
 }
 
+// TestLineStorageAfterHuge: a line of a few KiB after one of 4 MiB is read
+// into storage of at most 2 MiB (maxHint, rounded up), not of the 8 MiB
+// the long line took: the size of the last long line is a hint, bounded.
+func TestLineStorageAfterHuge(t *testing.T) {
+	src := chunks{answerOf(1, 4<<20) + "\n", answerOf(2, 4<<10) + "\n"}
+	r := testScreen(16<<20, nil).Lines(&src)
+	for _, want := range []int{8 << 20, 2 << 20} {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if held := cap(r.in); held != want {
+			t.Errorf("the line was read into %d bytes of storage, want %d", held, want)
+		}
+	}
+}
+
 // TestLineStorageReused: a stream of long lines, each read on its own
 // (the storage goes back after each), reuses the same storage: a long line
 // takes no more allocations than a short one (the screen's), as when the
