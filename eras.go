@@ -239,8 +239,8 @@ func (m *modernOnly) classify(err error) error {
 const codeUnsupportedVersion = -32022
 
 // middleware enforces the era policy, restores uncached keys (and keeps
-// the SDK's cache in slots, sdkcache.go) and attaches the modern
-// per-request log level.
+// the SDK's cache in slots, and its _meta maps small, sdkcache.go) and
+// attaches the modern per-request log level.
 func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly); ok {
@@ -271,6 +271,9 @@ func middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			params.SetMeta(m)
 		}
 		res, err := next(ctx, method, req)
+		if err == nil {
+			compactMeta(res) // sdkcache.go
+		}
 		if uncached && err == nil {
 			slot.stored()
 		}

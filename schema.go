@@ -30,6 +30,19 @@ func normalizeSchema(schema any) map[string]any {
 	return m
 }
 
+// sharedSchema is normalizeSchema for a schema that is only read: the
+// descriptor's own schema when it needs no addition, so that a tool holds
+// its schema once (in its descriptor, which the SDK's cache shares), not a
+// second time in the catalog.
+func sharedSchema(schema any) map[string]any {
+	if m, ok := schema.(map[string]any); ok {
+		if _, typed := m["type"]; typed && m["properties"] != nil {
+			return m
+		}
+	}
+	return normalizeSchema(schema)
+}
+
 // schemaMap returns a deep copy of a JSON schema as a map, or nil when it is
 // not a JSON object.
 func schemaMap(schema any) map[string]any {

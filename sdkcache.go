@@ -22,6 +22,7 @@ package mcpadapter
 // under uncachedPrefix and the slot number alone.
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -128,4 +129,58 @@ type pageSlots struct{ n atomic.Int64 }
 // to purge.
 func (p *pageSlots) listed(n int) (from, to int) {
 	return n, int(p.n.Swap(int64(n)))
+}
+
+// compactMeta replaces the _meta maps of an answer the SDK's cache or the
+// catalog keeps (a page of a listing and its items, a resource read) with
+// copies of their own size. The SDK's decoder (segmentio/encoding) makes
+// every map field it decodes, as _meta is, with room for 64 entries:
+// 4.75 KiB, whatever it holds. On a modern session every answer has one
+// (the server's serverInfo), and the SDK keeps its last page of each list.
+func compactMeta(res mcp.Result) {
+	switch r := res.(type) {
+	case *mcp.ListToolsResult:
+		for _, t := range r.Tools {
+			if t != nil {
+				t.Meta = compacted(t.Meta)
+			}
+		}
+	case *mcp.ListResourcesResult:
+		for _, x := range r.Resources {
+			if x != nil {
+				x.Meta = compacted(x.Meta)
+			}
+		}
+	case *mcp.ListResourceTemplatesResult:
+		for _, x := range r.ResourceTemplates {
+			if x != nil {
+				x.Meta = compacted(x.Meta)
+			}
+		}
+	case *mcp.ListPromptsResult:
+		for _, x := range r.Prompts {
+			if x != nil {
+				x.Meta = compacted(x.Meta)
+			}
+		}
+	case *mcp.ReadResourceResult:
+		for _, x := range r.Contents {
+			if x != nil {
+				x.Meta = compacted(x.Meta)
+			}
+		}
+	default:
+		return
+	}
+	res.SetMeta(compacted(res.GetMeta()))
+}
+
+// compacted returns a copy of m of its own size (nil for nil).
+func compacted(m mcp.Meta) mcp.Meta {
+	if m == nil {
+		return nil
+	}
+	c := make(mcp.Meta, len(m))
+	maps.Copy(c, m)
+	return c
 }

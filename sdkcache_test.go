@@ -103,3 +103,44 @@ func TestSDKCacheBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestListingMetaSize: a tool's _meta costs what it holds in the catalog
+// and the SDK's cache, not the 4.75 KiB map the SDK's decoder makes for
+// every _meta (room for 64 entries), nor does the _meta of each page the
+// SDK keeps on a modern session: a tool with a one-entry _meta holds under
+// 1 KiB more than one without, in either era (compactMeta).
+func TestListingMetaSize(t *testing.T) {
+	const tools = 200
+	held := func(legacy, meta bool) float64 {
+		s := testserver.Lean(testserver.Options{Legacy: legacy})
+		for i := range tools {
+			d := &mcp.Tool{Name: fmt.Sprintf("tool_%03d", i), InputSchema: map[string]any{"type": "object"}}
+			if meta {
+				d.Meta = mcp.Meta{"acme/owner": "team"}
+			}
+			s.Server.AddTool(d, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+		}
+		before := heapInUse()
+		a, err := New(Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		ts, err := a.ListTools(t.Context())
+		if err != nil || len(ts) != tools+1 {
+			t.Fatalf("ListTools = %d tools, %v; want %d", len(ts), err, tools+1)
+		}
+		if got := ts.Lookup("s__tool_000").Descriptor().Meta; meta && !reflect.DeepEqual(got, mcp.Meta{"acme/owner": "team"}) {
+			t.Fatalf("the descriptor's _meta is %v", got)
+		}
+		return float64(heapInUse()-before) / tools
+	}
+	held(false, true) // the decoders' type caches, made once
+	for _, legacy := range []bool{false, true} {
+		if extra := held(legacy, true) - held(legacy, false); extra > 1<<10 {
+			t.Errorf("legacy %v: a tool's one-entry _meta holds %.0f bytes, want under 1 KiB", legacy, extra)
+		}
+	}
+}

@@ -49,7 +49,7 @@ type Tool struct {
 	appOnly bool
 	output  outputSchema // the resolved outputSchema, made on first use (output.go)
 
-	params      map[string]any // normalized input schema, built once; never handed out
+	params      map[string]any // normalized input schema (sharedSchema), read-only; never handed out
 	schemaOnce  sync.Once      // resolves schema, for arguments rewritten by Middleware
 	schema      *jsonschema.Resolved
 	schemaErr   error
@@ -82,7 +82,7 @@ func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
 	t.taskRequired = c.screen != nil && c.screen.TaskRequired(d.Name)
 	t.meta = newMetadata(d, c.info)
 	t.appOnly = appOnly(d)
-	t.params = normalizeSchema(d.InputSchema)
+	t.params = sharedSchema(d.InputSchema)
 	t.summary = summary(d)
 	t.description = describe(t.summary, t.params)
 	return t

@@ -196,15 +196,50 @@ func TestNormalizeSchema(t *testing.T) {
 			if got := normalizeSchema(tt.schema); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("normalizeSchema() = %#v\nwant %#v", got, tt.want)
 			}
+			// sharedSchema: the same, and the input itself when it needs
+			// no addition (as refs does).
+			got := sharedSchema(tt.schema)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("sharedSchema() = %#v\nwant %#v", got, tt.want)
+			}
+			if m, ok := tt.schema.(map[string]any); ok && sameMap(got, m) != (tt.name == "kept as is") {
+				t.Errorf("sharedSchema() is its input: %v, want %v", sameMap(got, m), tt.name == "kept as is")
+			}
 		})
 	}
 	t.Run("input not modified", func(t *testing.T) {
-		in := map[string]any{"type": "object"}
-		normalizeSchema(in)
-		if _, ok := in["properties"]; ok {
-			t.Error("normalizeSchema added properties to its input")
+		for _, f := range []func(any) map[string]any{normalizeSchema, sharedSchema} {
+			in := map[string]any{"type": "object"}
+			f(in)
+			if _, ok := in["properties"]; ok {
+				t.Error("normalizeSchema added properties to its input")
+			}
 		}
 	})
+}
+
+// sameMap reports whether a and b are the same map, not copies.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// TestToolSchemaShared: a listed tool whose schema needs no addition holds
+// it once, in its descriptor (which the SDK's cache shares), not again as
+// a copy for Parameters and calls; Parameters still hands out a copy.
+func TestToolSchemaShared(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(testserver.Lean(testserver.Options{}), ModeAuto)}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := ts.Lookup("s__echo")
+	schema, _ := tool.Descriptor().InputSchema.(map[string]any)
+	if !sameMap(tool.params, schema) {
+		t.Error("the tool holds a copy of its descriptor's schema")
+	}
+	if params := tool.Parameters(); sameMap(params, schema) || !reflect.DeepEqual(params, schema) {
+		t.Errorf("Parameters() = %v, want a copy of the descriptor's schema %v", params, schema)
+	}
 }
 
 // TestParameters checks Parameters and LLMTool on tools discovered from a

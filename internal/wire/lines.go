@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"io"
+	"math/bits"
+	"sync"
 )
 
 // An overflow follows a message over the size bound as its bytes stream
@@ -53,14 +55,45 @@ type LineReader struct {
 	pending        // screened lines, in in or in buf
 	in      []byte // what was read of src; in[start:] is not split into lines yet
 	start   int
-	srcErr  error  // why src ended
-	buf     []byte // storage of the lines the screen changed or split
+	srcErr  error   // why src ended
+	buf     []byte  // storage of the lines the screen changed or split
+	own     []byte  // in's storage between lines: readChunk bytes
+	long    *[]byte // in's storage while a longer line is read, borrowed
+	hint    int     // the bytes read into the last borrowed storage, up to maxHint
 }
 
-// readChunk is the least a LineReader asks of its source at once. Its
-// buffer starts at that and doubles while a line fills it: an idle
-// connection keeps 4 KiB, not the 64 KiB a pipe can deliver at once.
-const readChunk = 4 << 10
+// readChunk is the least a LineReader asks of its source at once, and the
+// size of the storage it keeps of its own: an idle connection holds 512
+// bytes, not the 64 KiB a pipe can deliver at once, nor the longest line
+// it ever read. A longer line is read into storage borrowed from
+// longBuffers, which doubles while the line fills it, and goes back once
+// the line has been handed out and every byte read is used.
+const readChunk = 512
+
+// maxHint bounds the storage a LineReader first borrows for a longer line
+// (what the last one took): past it, the storage doubles as the line
+// comes. A line of 16 MiB, once, does not make the next line of a few KiB
+// take as much, which the pool may no longer hold when the reader was
+// idle meanwhile.
+const maxHint = 1 << 20
+
+// longBuffers hold the storage of lines longer than readChunk, by size
+// (pool i: 1<<i bytes), shared by every LineReader: a stream of long lines
+// reuses the same storage, and an idle one holds none.
+var longBuffers [bits.UintSize]sync.Pool
+
+// borrow returns storage of at least n bytes (a power of two).
+func borrow(n int) *[]byte {
+	i := bits.Len(uint(n - 1))
+	if p, _ := longBuffers[i].Get().(*[]byte); p != nil {
+		return p
+	}
+	b := make([]byte, 1<<i)
+	return &b
+}
+
+// giveBack returns storage from borrow.
+func giveBack(p *[]byte) { longBuffers[bits.Len(uint(cap(*p)))-1].Put(p) }
 
 // pending is the read side of the screen's readers: screened bytes ready
 // to be read, then the error that ended the stream (the source's, or the
@@ -117,6 +150,9 @@ func (r *LineReader) Next() ([]byte, error) {
 // longer one is fed to an overflow as it comes, and never held.
 func (r *LineReader) next() {
 	r.out, r.buf = nil, r.buf[:0]
+	if r.start == len(r.in) {
+		r.settle()
+	}
 	var over *overflow // set once the line is over the bound
 	scanned := r.start // in[start:scanned] holds no newline
 	for {
@@ -145,14 +181,43 @@ func (r *LineReader) next() {
 			return
 		}
 		// Keep what is left of the line at the start, and read more.
-		n := copy(r.in, rest)
-		r.in, r.start, scanned = r.in[:n], 0, n
-		if cap(r.in)-n < readChunk {
-			r.in = append(r.in, make([]byte, max(cap(r.in), readChunk))...)[:n]
-		}
+		r.room(rest)
+		n := len(r.in)
+		r.start, scanned = 0, n
 		m, err := r.src.Read(r.in[n:cap(r.in)])
 		r.in, r.srcErr = r.in[:n+m], err
 	}
+}
+
+// settle makes the reader's own storage in's again, every byte read being
+// used: the storage of a longer line goes back.
+func (r *LineReader) settle() {
+	if r.long != nil {
+		r.hint = min(len(r.in), maxHint)
+		giveBack(r.long)
+		r.long = nil
+	}
+	if r.own == nil {
+		r.own = make([]byte, readChunk)
+	}
+	r.in, r.start = r.own[:0], 0
+}
+
+// room makes rest, the start of a line, in, with readChunk bytes or more
+// free after it: in its storage, or in storage borrowed twice as long, or
+// as long as the last longer line took (hint), so that a stream of lines
+// of one size does not copy each line as its storage doubles.
+func (r *LineReader) room(rest []byte) {
+	if cap(r.in)-len(rest) >= readChunk {
+		r.in = r.in[:copy(r.in[:cap(r.in)], rest)]
+		return
+	}
+	p := borrow(max(2*cap(r.in), len(rest)+readChunk, r.hint+readChunk))
+	r.in = append((*p)[:0], rest...)
+	if r.long != nil {
+		giveBack(r.long)
+	}
+	r.long = p
 }
 
 // end screens the last bytes of a line, which over follows when the line
