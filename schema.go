@@ -163,20 +163,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// jsonString returns s as a JSON string, as json.Marshal writes it; plain
-// names without allocating twice.
-func jsonString(s string) string {
-	if !plainJSON(s) {
-		b, _ := json.Marshal(s) // a string always marshals
-		return string(b)
-	}
-	return `"` + s + `"`
-}
-
-// appendJSONString appends s to dst as jsonString writes it.
+// appendJSONString appends s to dst as a JSON string, as json.Marshal
+// writes it; plain names without allocating.
 func appendJSONString(dst []byte, s string) []byte {
 	if !plainJSON(s) {
-		b, _ := json.Marshal(s)
+		b, _ := json.Marshal(s) // a string always marshals
 		return append(dst, b...)
 	}
 	return append(append(append(dst, '"'), s...), '"')
@@ -200,22 +191,25 @@ func typeHint(prop any) string {
 		return "any"
 	}
 	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
-		var vals []string
-		for _, v := range enum[:min(len(enum), maxEnumHint)] {
+		var hint []byte
+		for i, v := range enum[:min(len(enum), maxEnumHint)] {
+			if i > 0 {
+				hint = append(hint, '|')
+			}
 			if str, ok := v.(string); ok {
-				vals = append(vals, jsonString(str))
+				hint = appendJSONString(hint, str)
 				continue
 			}
 			b, err := json.Marshal(v)
 			if err != nil {
 				return "any"
 			}
-			vals = append(vals, string(b))
+			hint = append(hint, b...)
 		}
 		if len(enum) > maxEnumHint {
-			vals = append(vals, "…")
+			hint = append(hint, "|…"...)
 		}
-		return strings.Join(vals, "|")
+		return string(hint)
 	}
 	switch typ := p["type"].(type) {
 	case string:

@@ -1223,8 +1223,8 @@ func TestLookup(t *testing.T) {
 func TestJSONString(t *testing.T) {
 	for _, s := range []string{"", "city", "a b", `q"uote`, `back\slash`, "<tag>&", "tab\t", "é", "\x7f", "日本", "\xff"} {
 		want, _ := json.Marshal(s)
-		if got := jsonString(s); got != string(want) {
-			t.Errorf("jsonString(%q) = %s, want %s", s, got, want)
+		if got := string(appendJSONString(nil, s)); got != string(want) {
+			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }
