@@ -140,39 +140,30 @@ func (p *pageSlots) listed(n int) (from, to int) {
 func compactMeta(res mcp.Result) {
 	switch r := res.(type) {
 	case *mcp.ListToolsResult:
-		for _, t := range r.Tools {
-			if t != nil {
-				t.Meta = compacted(t.Meta)
-			}
-		}
+		compactEach(r.Tools, func(x *mcp.Tool) *mcp.Meta { return &x.Meta })
 	case *mcp.ListResourcesResult:
-		for _, x := range r.Resources {
-			if x != nil {
-				x.Meta = compacted(x.Meta)
-			}
-		}
+		compactEach(r.Resources, func(x *mcp.Resource) *mcp.Meta { return &x.Meta })
 	case *mcp.ListResourceTemplatesResult:
-		for _, x := range r.ResourceTemplates {
-			if x != nil {
-				x.Meta = compacted(x.Meta)
-			}
-		}
+		compactEach(r.ResourceTemplates, func(x *mcp.ResourceTemplate) *mcp.Meta { return &x.Meta })
 	case *mcp.ListPromptsResult:
-		for _, x := range r.Prompts {
-			if x != nil {
-				x.Meta = compacted(x.Meta)
-			}
-		}
+		compactEach(r.Prompts, func(x *mcp.Prompt) *mcp.Meta { return &x.Meta })
 	case *mcp.ReadResourceResult:
-		for _, x := range r.Contents {
-			if x != nil {
-				x.Meta = compacted(x.Meta)
-			}
-		}
+		compactEach(r.Contents, func(x *mcp.ResourceContents) *mcp.Meta { return &x.Meta })
 	default:
 		return
 	}
 	res.SetMeta(compacted(res.GetMeta()))
+}
+
+// compactEach compacts the _meta map of each item (meta returns where it
+// is) of a listing.
+func compactEach[T any](items []*T, meta func(*T) *mcp.Meta) {
+	for _, x := range items {
+		if x != nil {
+			m := meta(x)
+			*m = compacted(*m)
+		}
+	}
 }
 
 // compacted returns a copy of m of its own size (nil for nil).
