@@ -146,7 +146,7 @@ func (a *Adapter) Reject(ctx context.Context, p *ApprovalRequired, reason string
 	if reason != "" {
 		text += " Reason: " + reason
 	}
-	return textResult(true, text), nil
+	return errorResult(text), nil
 }
 
 // approvalTool returns the tool p's call runs on this adapter: p's own when

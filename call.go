@@ -234,7 +234,7 @@ func callIDOf(ctx context.Context) string {
 // the problem and the schema, for the model to try again.
 func (t *Tool) invalidInput(err error) *Result {
 	schema, _ := json.Marshal(t.params)
-	return textResult(true, fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
+	return errorResult(fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
 }
 
 // timeout returns the bound of one call to a tool of c's server:
@@ -402,7 +402,7 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 		}
 		var we *jsonrpc.Error
 		if errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams {
-			return nil, textResult(true, we.Message), nil
+			return nil, errorResult(we.Message), nil
 		}
 		return nil, nil, c.callError(callToolOp(mcpName), err)
 	}
@@ -477,7 +477,7 @@ func refused(reqs []ElicitationRequest, responses mcp.InputResponseMap) *Result 
 		if r.Message != "" {
 			text = fmt.Sprintf("The user %s a step the server requires (%s: %s), so the tool was not run.", verb, r.Key, r.Message)
 		}
-		return textResult(true, text)
+		return errorResult(text)
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any) (*Result, error)
 		// req.Args is a copy: args itself is what the caller asked for.
 		if !reflect.DeepEqual(req.Args, args) {
 			if err := t.checkArgs(req.Args); err != nil {
-				return textResult(true, fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
+				return errorResult(fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
 			}
 		}
 		return t.rounds(ctx, req.Args, maps.Clone(req.Meta))

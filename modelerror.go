@@ -49,7 +49,7 @@ func (t *Tool) answered(res *Result, err error) (*Result, error) {
 	if msg == "" {
 		msg = fmt.Sprintf("the server failed the call (JSON-RPC error %d)", we.Code)
 	}
-	return textResult(true, msg), nil
+	return errorResult(msg), nil
 }
 
 // serverSent reports whether we came from the server: not one of the SDK's

@@ -54,12 +54,15 @@ func pauseOf(err error) (pause, bool) {
 	return pause{}, false
 }
 
-// err returns the pause as an error.
+// err returns the pause as an error, or nil when it holds neither.
 func (p pause) err() error {
-	if p.Interrupt != nil {
+	switch {
+	case p.Interrupt != nil:
 		return p.Interrupt
+	case p.Approval != nil:
+		return p.Approval
 	}
-	return p.Approval
+	return nil // an untyped nil: a zero pause is no error
 }
 
 // check refuses a decoded pause that is not exactly one thing, or

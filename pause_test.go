@@ -206,3 +206,24 @@ func destructiveCall(call ToolCall) bool {
 	ann := call.Metadata.Annotations()
 	return ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
 }
+
+// TestZeroPauseIsNoError: a zero PausedRun or PausedCalls (or a nil one)
+// wraps no error: Unwrap returns an untyped nil, not a nil *ApprovalRequired
+// in an error, and Error says that nothing is paused.
+func TestZeroPauseIsNoError(t *testing.T) {
+	for _, p := range []interface {
+		error
+		Unwrap() error
+	}{&PausedRun{}, &PausedCalls{}, (*PausedRun)(nil), (*PausedCalls)(nil)} {
+		if err := p.Unwrap(); err != nil {
+			t.Errorf("%T.Unwrap() = %#v, want nil", p, err)
+		}
+		var ar *ApprovalRequired
+		if errors.As(p, &ar) {
+			t.Errorf("errors.As(%T, *ApprovalRequired) found %v in a zero pause", p, ar)
+		}
+		if msg := p.Error(); msg == "" || msg == "<nil approval request>" {
+			t.Errorf("%T.Error() = %q", p, msg)
+		}
+	}
+}

@@ -176,14 +176,14 @@ func TestMiddleware(t *testing.T) {
 					case "invalid":
 						req.Args = map[string]any{"text": 42} // the schema wants a string
 					case "short":
-						return textResult(false, "answered by the hook"), nil
+						return &Result{Content: []Block{{Type: BlockText, Text: "answered by the hook"}}}, nil
 					case "replace":
 						req.Args = map[string]any{"text": "x"}
 						res, err := next(ctx, req)
 						if err != nil {
 							return nil, err
 						}
-						return textResult(false, "replaced: "+res.Text()), nil
+						return &Result{Content: []Block{{Type: BlockText, Text: "replaced: " + res.Text()}}}, nil
 					}
 					res, err := next(ctx, req)
 					observed = err

@@ -246,7 +246,12 @@ func (p *PausedRun) Error() string {
 }
 
 // Unwrap returns the [*Interrupt] or [*ApprovalRequired] the run waits for.
-func (p *PausedRun) Unwrap() error { return p.pause.err() }
+func (p *PausedRun) Unwrap() error {
+	if p == nil {
+		return nil
+	}
+	return p.pause.err()
+}
 
 // pausedRunJSON is the wire form of a PausedRun.
 type pausedRunJSON struct {

@@ -326,7 +326,12 @@ func (p *PausedCalls) Error() string {
 
 // Unwrap returns the [*Interrupt] or [*ApprovalRequired] the batch waits
 // for.
-func (p *PausedCalls) Unwrap() error { return p.pause.err() }
+func (p *PausedCalls) Unwrap() error {
+	if p == nil {
+		return nil
+	}
+	return p.pause.err()
+}
 
 // pausedCallsJSON is the wire form of a PausedCalls.
 type pausedCallsJSON struct {
@@ -408,11 +413,11 @@ type storedCall struct {
 // results.
 func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, error) {
 	if tc.FunctionCall == nil {
-		return textResult(true, "Error: tool call without a function"), nil
+		return errorResult("Error: tool call without a function"), nil
 	}
 	t := s.Lookup(tc.FunctionCall.Name)
 	if t == nil || t.appOnly {
-		return textResult(true, fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
+		return errorResult(fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
 	}
 	if tc.ID != "" {
 		ctx = context.WithValue(ctx, modelCallIDKey{}, tc.ID)
@@ -421,7 +426,8 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args)) })
 }
 
-// textResult is a result holding one text block.
-func textResult(isError bool, text string) *Result {
-	return &Result{IsError: isError, Content: []Block{{Type: BlockText, Text: text}}}
+// errorResult is an isError result holding one text block: what the model
+// reads when a call failed in a way it can correct.
+func errorResult(text string) *Result {
+	return &Result{IsError: true, Content: []Block{{Type: BlockText, Text: text}}}
 }

@@ -818,7 +818,7 @@ func TestCancellation(t *testing.T) {
 				{"Call", func(ctx context.Context) (*Result, error) {
 					out, err := slow.Call(ctx, "{}")
 					if out != "" {
-						return textResult(false, out), err
+						return &Result{Content: []Block{{Type: BlockText, Text: out}}}, err
 					}
 					return nil, err
 				}},
