@@ -16,8 +16,7 @@ import (
 // When subscribed is not nil, it is called once the server has registered
 // a subscription.
 func docsPromptServer(subscribed func(s *mcp.Server, uri string)) func(context.Context) (mcp.Transport, error) {
-	var s *mcp.Server
-	s = mcp.NewServer(&mcp.Implementation{Name: "review-service", Version: "1.0.0"}, &mcp.ServerOptions{
+	s := mcp.NewServer(&mcp.Implementation{Name: "review-service", Version: "1.0.0"}, &mcp.ServerOptions{
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})

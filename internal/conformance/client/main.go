@@ -537,7 +537,7 @@ func standardHeaders(ctx context.Context, r *run) error {
 	// escape hatch, the adapter's own session, sends them.
 	session, err := a.Session(ctx, serverName)
 	if err != nil {
-		return fmt.Errorf("Session: %w", err)
+		return fmt.Errorf("adapter session: %w", err)
 	}
 	prompts, err := session.ListPrompts(ctx, nil)
 	if err != nil {
