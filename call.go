@@ -2,7 +2,7 @@ package mcpadapter
 
 // One call, top-down: Tool.Call, Tool.InvokeJSON and Tool.Invoke → the
 // callbacks (observe) → the approval gate (gated) → the input rounds
-// (callRounds) → one tools/call (callOnce) → a Result (content.go) or an
+// (callRounds) → one tools/call (callOnce) → a Result (result.go) or an
 // *Interrupt (elicitation.go).
 
 import (

@@ -2,11 +2,9 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"sync"
 
@@ -223,46 +221,6 @@ func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice
 	return s.runCalls(ctx, &PausedCalls{Calls: choice.ToolCalls}, opts)
 }
 
-// ResumeToolCalls settles the paused call of a batch with r (the user's
-// answers for an interrupt, a decision for an approval request), then runs
-// the calls after it, as [Toolset.HandleToolCalls] does. p may come from
-// another process through JSON; the paused call runs on the adapter of the
-// tool of s it names, after the checks of [Adapter.Resume] or
-// [Adapter.Approve]: under the principal of the paused call only (a
-// refusal returns no messages). The calls answered before the pause are
-// not run again.
-//
-// It returns the messages of the whole batch, those returned with the pause
-// included: exactly what HandleToolCalls would have returned without the
-// pause. Append them instead of the pause's. When another call of the batch
-// pauses (parallel tool calls that both need input), or the resumed call
-// asks again, the error is a new *PausedCalls: the calls run one after the
-// other, and each pause is settled in turn.
-func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resolution, opts ...PartOption) ([]llms.MessageContent, error) {
-	if p == nil || p.Next < 0 || p.Next >= len(p.Calls) {
-		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
-	}
-	tc := p.Calls[p.Next]
-	var t *Tool
-	if tc.FunctionCall != nil {
-		t = s.Lookup(tc.FunctionCall.Name)
-	}
-	if t == nil {
-		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: the paused call's tool is not in the toolset", ErrInvalidState)
-	}
-	if err := p.pause.open(ctx, t.a, stateCalls, p.seal); err != nil {
-		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w", err)
-	}
-	next := &PausedCalls{Calls: p.Calls, Next: p.Next, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
-	res, err := p.pause.settle(ctx, t, r)
-	if err != nil {
-		return next.stop(err)
-	}
-	next.add(tc, res, s.partOptions(tc, opts))
-	next.Next++
-	return s.runCalls(ctx, next, opts)
-}
-
 // runCalls runs the calls of p from p.Next on.
 func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption) ([]llms.MessageContent, error) {
 	for ; p.Next < len(p.Calls); p.Next++ {
@@ -274,139 +232,6 @@ func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption
 		p.add(tc, res, s.partOptions(tc, opts))
 	}
 	return append(p.messages, p.media...), nil // p is done with: no copy
-}
-
-// A PausedCalls is returned (as an error) by [Toolset.HandleToolCalls] and
-// [Toolset.ResumeToolCalls] when a call of the batch needs user input or
-// approval. [errors.As] finds the [*Interrupt] or [*ApprovalRequired]
-// through it. It survives json.Marshal and Unmarshal (sealed with
-// [Config.StateKey] when set): the batch's calls, the messages of the calls
-// answered so far, and the pause, which records the principal of its call.
-// Resume it with [Toolset.ResumeToolCalls], under that principal.
-type PausedCalls struct {
-	Calls []llms.ToolCall // the batch, as the model made it
-	Next  int             // the paused call: Calls[Next]
-
-	messages, media []llms.MessageContent // of Calls[:Next]
-	pause           pause
-	seal            stateSeal
-}
-
-// add appends the messages of call tc and its result.
-func (p *PausedCalls) add(tc llms.ToolCall, res *Result, opts []PartOption) {
-	out := res.Messages(tc, opts...)
-	p.messages = append(p.messages, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}}, out[0])
-	p.media = append(p.media, out[1:]...)
-}
-
-// all returns a copy of the messages so far: the pairs, then the media.
-func (p *PausedCalls) all() []llms.MessageContent {
-	return append(slices.Clone(p.messages), p.media...)
-}
-
-// stop returns the messages so far with err, as a pause of p when err is
-// an interrupt or an approval request.
-func (p *PausedCalls) stop(err error) ([]llms.MessageContent, error) {
-	pend, ok := pauseOf(err)
-	if !ok {
-		return p.all(), err
-	}
-	p.Calls = slices.Clone(p.Calls) // the caller's choice may change
-	p.pause, p.seal = pend, stateSeal{}
-	return p.all(), p
-}
-
-// Error implements error: the pause's message.
-func (p *PausedCalls) Error() string {
-	if p == nil || p.pause.err() == nil {
-		return "mcpadapter: <no paused call>"
-	}
-	return p.pause.err().Error()
-}
-
-// Unwrap returns the [*Interrupt] or [*ApprovalRequired] the batch waits
-// for.
-func (p *PausedCalls) Unwrap() error {
-	if p == nil {
-		return nil
-	}
-	return p.pause.err()
-}
-
-// pausedCallsJSON is the wire form of a PausedCalls.
-type pausedCallsJSON struct {
-	Version  int                   `json:"version"`
-	Calls    []storedCall          `json:"calls"`
-	Next     int                   `json:"next"`
-	Messages []llms.MessageContent `json:"messages,omitempty"`
-	Media    []llms.MessageContent `json:"media,omitempty"`
-	pause
-}
-
-// maxPausedCalls bounds the calls of a stored batch.
-const maxPausedCalls = 1024
-
-// MarshalJSON implements [json.Marshaler]. The JSON holds the tool
-// results the model has not seen yet and the pause (with the call's
-// arguments): store it where those may be stored.
-func (p *PausedCalls) MarshalJSON() ([]byte, error) {
-	return marshalState(p.pause.adapter(), stateCalls, p.seal, func() ([]byte, error) {
-		calls := make([]storedCall, len(p.Calls))
-		for i, tc := range p.Calls {
-			calls[i] = storedCall{ID: tc.ID, Type: tc.Type, Function: tc.FunctionCall}
-		}
-		return json.Marshal(pausedCallsJSON{Version: 1, Calls: calls, Next: p.Next, Messages: p.messages, Media: p.media, pause: p.pause})
-	})
-}
-
-// UnmarshalJSON implements [json.Unmarshaler]. Malformed or oversized JSON
-// is an error wrapping [ErrInvalidState], never a panic.
-func (p *PausedCalls) UnmarshalJSON(b []byte) error {
-	var w pausedCallsJSON
-	seal, err := decodeState("paused tool calls", b, &w)
-	if err != nil {
-		return err
-	}
-	switch {
-	case w.Version != 1:
-		err = fmt.Errorf("unsupported version %d", w.Version)
-	case len(w.Calls) > maxPausedCalls:
-		err = fmt.Errorf("%d calls, more than %d", len(w.Calls), maxPausedCalls)
-	case w.Next < 0 || w.Next >= len(w.Calls):
-		err = fmt.Errorf("paused call %d of %d", w.Next, len(w.Calls))
-	case w.Calls[w.Next].Function == nil:
-		err = errors.New("the paused call has no function")
-	case slices.ContainsFunc(append(w.Messages, w.Media...), malformed):
-		err = errors.New("a message holds a tool call without a function")
-	default:
-		err = w.pause.check(w.Calls[w.Next].Function.Name)
-	}
-	if err != nil {
-		return fmt.Errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
-	}
-	calls := make([]llms.ToolCall, len(w.Calls))
-	for i, c := range w.Calls {
-		calls[i] = llms.ToolCall{ID: c.ID, Type: c.Type, FunctionCall: c.Function}
-	}
-	*p = PausedCalls{Calls: calls, Next: w.Next, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
-	return nil
-}
-
-// malformed reports whether m holds a tool call without a function, which
-// providers dereference.
-func malformed(m llms.MessageContent) bool {
-	return slices.ContainsFunc(m.Parts, func(p llms.ContentPart) bool {
-		tc, ok := p.(llms.ToolCall)
-		return ok && tc.FunctionCall == nil
-	})
-}
-
-// storedCall is the wire form of an llms.ToolCall (whose own decoder loses
-// the function in langchaingo v0.1.14).
-type storedCall struct {
-	ID       string             `json:"id"`
-	Type     string             `json:"type"`
-	Function *llms.FunctionCall `json:"function"`
 }
 
 // runToolCall runs one native tool call; problems the model can fix are
