@@ -13,12 +13,8 @@ package mcpadapter
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"net/url"
-	"slices"
-	"strconv"
-	"strings"
 
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -26,7 +22,7 @@ import (
 // place in its schema, when a [SchemaPass] cannot convert a tool's schema
 // for its provider: a recursive $ref for Google AI, a free-form object for
 // OpenAI's strict mode.
-var ErrUnsupportedSchema = errors.New("mcpadapter: schema not supported by the provider")
+var ErrUnsupportedSchema = schemapass.ErrUnsupported
 
 // A SchemaPass rewrites one tool definition for a provider. It gets a
 // definition of its own: Parameters is a map[string]any deep copy of
@@ -70,7 +66,7 @@ func (s Toolset) LLMToolsFor(passes ...SchemaPass) ([]llms.Tool, error) {
 	return out, errors.Join(errs...)
 }
 
-// schemaPass adapts a function of the parameters to a SchemaPass.
+// schemaPass adapts a pass of internal/schemapass to a SchemaPass.
 func schemaPass(f func(params map[string]any) (map[string]any, error)) SchemaPass {
 	return func(fn *llms.FunctionDefinition) error {
 		params, ok := fn.Parameters.(map[string]any)
@@ -86,73 +82,14 @@ func schemaPass(f func(params map[string]any) (map[string]any, error)) SchemaPas
 	}
 }
 
-// unsupported is an ErrUnsupportedSchema at path (a JSON pointer).
-func unsupported(path, format string, args ...any) error {
-	if path == "" {
-		path = "/"
+// openAIPass is schemaPass for OpenAI: it also sets the definition's Strict.
+func openAIPass(strict bool, f func(params map[string]any) (map[string]any, error)) SchemaPass {
+	pass := schemaPass(f)
+	return func(fn *llms.FunctionDefinition) error {
+		fn.Strict = strict
+		return pass(fn)
 	}
-	return fmt.Errorf("%w: at %s: %s", ErrUnsupportedSchema, path, fmt.Sprintf(format, args...))
 }
-
-// The keywords whose values are subschemas.
-var (
-	schemaValued = []string{"items", "additionalProperties", "not", "if", "then", "else", "contains",
-		"propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"}
-	schemaListValued = []string{"anyOf", "oneOf", "allOf", "prefixItems"}                                      // and "items" in tuple form
-	schemaMapValued  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"} // name → schema
-)
-
-// rewriteSubschemas replaces every direct subschema of m, in a fixed order,
-// with what f returns for it. path is m's JSON pointer.
-func rewriteSubschemas(m map[string]any, path string, f func(v any, path string) (any, error)) error {
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		at := path + "/" + escapePointer(k)
-		var err error
-		switch v := m[k].(type) {
-		case map[string]any:
-			switch {
-			case slices.Contains(schemaValued, k):
-				m[k], err = f(v, at)
-			case slices.Contains(schemaMapValued, k):
-				out := make(map[string]any, len(v))
-				for _, name := range slices.Sorted(maps.Keys(v)) {
-					if out[name], err = f(v[name], at+"/"+escapePointer(name)); err != nil {
-						return err
-					}
-				}
-				m[k] = out
-			}
-		case []any:
-			if slices.Contains(schemaListValued, k) || k == "items" {
-				out := make([]any, len(v))
-				for i, e := range v {
-					if out[i], err = f(e, at+"/"+strconv.Itoa(i)); err != nil {
-						return err
-					}
-				}
-				m[k] = out
-			}
-		case bool:
-			if slices.Contains(schemaValued, k) {
-				m[k], err = f(v, at)
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// escapePointer escapes one JSON pointer token.
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// maxInlined bounds the subschemas of a schema once its $ref are inlined:
-// references used many times can multiply a small schema (a chain of
-// definitions each using the next twice doubles it at every step).
-const maxInlined = 10_000
 
 // InlineRefs returns a [SchemaPass] that replaces every local $ref ("#",
 // "#/$defs/name", "#/definitions/name" or any JSON pointer into the schema)
@@ -161,107 +98,69 @@ const maxInlined = 10_000
 // list type: they cannot be written without $ref), references to other
 // documents or to anchors, and schemas that would grow past 10,000
 // subschemas.
-func InlineRefs() SchemaPass { return schemaPass(inlineRefs) }
+func InlineRefs() SchemaPass { return schemaPass(schemapass.InlineRefs) }
 
-func inlineRefs(params map[string]any) (map[string]any, error) {
-	in := &inliner{root: params}
-	out, err := in.schema(params, "")
-	if err != nil {
-		return nil, err
-	}
-	// Inlined copies share the values that are not subschemas (enum
-	// lists, defaults): copy once, so that later passes own every value.
-	m, _ := copyJSON(out).(map[string]any)
-	return m, nil
-}
+// ForOpenAI returns the [SchemaPass] for OpenAI's function calling without
+// strict mode (langchaingo's openai provider, and providers that speak its
+// API): the schema is kept, and each free-form object property (an object
+// schema with no properties and no additionalProperties) gets
+// "additionalProperties": true, which is what it means in JSON Schema, so
+// that a conversion that closes objects without the keyword (OpenAI's
+// Responses API, which is strict unless told otherwise; LangChain Python
+// before langchain-core 1.4.1) keeps accepting any keys. Strict is set to
+// false.
+func ForOpenAI() SchemaPass { return openAIPass(false, schemapass.OpenAI) }
 
-// An inliner inlines the $ref of one schema.
-type inliner struct {
-	root  map[string]any
-	stack []string // the references being inlined, outermost first
-	nodes int
-}
+// ForOpenAIStrict returns the [SchemaPass] for OpenAI's strict mode
+// (Structured Outputs for function calls): it sets Strict and makes the
+// schema one that strict mode accepts and that means the same thing:
+//
+//   - every object lists all its properties in required, and a property
+//     that was optional becomes nullable (its type gains "null", an enum
+//     gains null, other schemas become anyOf the schema and
+//     {"type": "null"}): the model sends null where it would have left
+//     the property out;
+//   - every object gets "additionalProperties": false;
+//   - oneOf becomes anyOf; $ref and $defs are kept (strict mode takes
+//     them); formats strict mode does not know, $schema, $id and
+//     min/maxProperties are dropped.
+//
+// It refuses, naming the tool and the place, what strict mode cannot
+// express: an object that takes other keys (a free-form object, a map with
+// additionalProperties), a schema without a type (any value), a tuple, and
+// allOf, not, if/then/else, patternProperties and the other keywords strict
+// mode rejects. Send such tools without strict mode ([ForOpenAI]).
+//
+// Arguments that arrive with null for an optional property reach the
+// server as null: most servers treat it as absent, and a server that does
+// not answers with an error result the model can read.
+func ForOpenAIStrict() SchemaPass { return openAIPass(true, schemapass.OpenAIStrict) }
 
-func (in *inliner) schema(v any, path string) (any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return v, nil
-	}
-	if in.nodes++; in.nodes > maxInlined {
-		return nil, unsupported(path, "more than %d subschemas once $ref are inlined", maxInlined)
-	}
-	out := make(map[string]any, len(m))
-	for k, e := range m {
-		if k != "$ref" && k != "$defs" && k != "definitions" {
-			out[k] = e
-		}
-	}
-	if err := rewriteSubschemas(out, path, in.schema); err != nil {
-		return nil, err
-	}
-	ref, ok := m["$ref"]
-	if !ok {
-		return out, nil
-	}
-	s, ok := ref.(string)
-	if !ok {
-		return nil, unsupported(path, "$ref is a %T, not a string", ref)
-	}
-	if slices.Contains(in.stack, s) {
-		return nil, unsupported(path, "recursive $ref %q cannot be inlined (the type refers to itself through %s)", s, strings.Join(in.stack, " → "))
-	}
-	target, err := resolveRef(in.root, s)
-	if err != nil {
-		return nil, unsupported(path, "%v", err)
-	}
-	in.stack = append(in.stack, s)
-	resolved, err := in.schema(target, path)
-	in.stack = in.stack[:len(in.stack)-1]
-	if err != nil {
-		return nil, err
-	}
-	merged, ok := resolved.(map[string]any)
-	switch {
-	case resolved == true:
-		merged = map[string]any{}
-	case !ok:
-		return nil, unsupported(path, "$ref %q points to %v, not a schema object", s, resolved)
-	}
-	merged = maps.Clone(merged)
-	maps.Copy(merged, out) // keywords beside $ref apply too; they win
-	return merged, nil
-}
-
-// resolveRef returns what the local reference ref points to in root.
-func resolveRef(root map[string]any, ref string) (any, error) {
-	if ref == "#" {
-		return root, nil
-	}
-	if !strings.HasPrefix(ref, "#/") {
-		return nil, fmt.Errorf("$ref %q is not a local JSON pointer (#/...); only those can be inlined", ref)
-	}
-	var cur any = root
-	for _, tok := range strings.Split(ref[2:], "/") {
-		if t, err := url.PathUnescape(tok); err == nil {
-			tok = t
-		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			next, ok := c[tok]
-			if !ok {
-				return nil, fmt.Errorf("$ref %q points to nothing", ref)
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, fmt.Errorf("$ref %q points to nothing", ref)
-			}
-			cur = c[i]
-		default:
-			return nil, fmt.Errorf("$ref %q points to nothing", ref)
-		}
-	}
-	return cur, nil
-}
+// ForGemini returns the [SchemaPass] for Google AI (Gemini), as reached
+// through langchaingo's googleai provider or the REST API:
+//
+//   - local $ref are inlined and $defs dropped ([InlineRefs]); a recursive
+//     type is refused;
+//   - a list of types becomes one type with "nullable": true ("null" was
+//     one of two), or anyOf the types; anyOf with a {"type": "null"}
+//     branch becomes the other branch, nullable; oneOf becomes anyOf, and
+//     allOf is merged into its schema (properties and required joined);
+//   - const becomes a one-value enum; an enum of other than strings (Google
+//     AI takes string enums only) is dropped and its values are written
+//     into the description, so the model still sees them;
+//   - format values Google AI does not know for the type (email, uri, uuid
+//     …) are dropped; a missing type is inferred from properties (object)
+//     or items (array); required names only declared properties;
+//   - every other keyword (additionalProperties, $schema, $id, const,
+//     examples, exclusiveMinimum, patternProperties, …) is dropped;
+//   - a property that is a free-form object (no properties), or an array of
+//     them, is left out when optional (Google AI refuses an OBJECT without
+//     properties, and cannot say "any keys"); a required one refuses the
+//     tool. The top level keeps "properties": {}, which langchaingo's
+//     googleai provider requires.
+//
+// langchaingo's googleai provider reads only type, description,
+// properties, items and required of what remains: it fails on a type that
+// is not a string and on required that is not a list of strings, which the
+// pass rules out.
+func ForGemini() SchemaPass { return schemaPass(schemapass.Gemini) }

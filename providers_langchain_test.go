@@ -81,11 +81,6 @@ func TestOpenAIRequestCarriesConvertedTools(t *testing.T) {
 					t.Errorf("tool %d in the request = %s %s strict=%t, want %s %s strict=%t", i,
 						got.Function.Name, got.Function.Parameters, got.Function.Strict, want.Name, wantParams, want.Strict)
 				}
-				var params map[string]any
-				if err := json.Unmarshal(got.Function.Parameters, &params); err != nil {
-					t.Fatal(err)
-				}
-				checkProviderRules(t, pass.name, got.Function.Name, params)
 			}
 		})
 	}

@@ -5,27 +5,31 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// providerPasses are the goldens' providers: testdata/providers/<name>/.
+// providerPasses are the passes beside the internal/schemapass function
+// each wraps (whose goldens are internal/schemapass/testdata/<name>/).
 var providerPasses = []struct {
-	name   string
-	passes []SchemaPass
+	name string
+	pass SchemaPass
+	pure func(map[string]any) (map[string]any, error)
 }{
-	{"parameters", nil}, // LLMTools as it is: the server's schemas
-	{"gemini", []SchemaPass{ForGemini()}},
-	{"openai", []SchemaPass{ForOpenAI()}},
-	{"openai-strict", []SchemaPass{ForOpenAIStrict()}},
+	{"inline-refs", InlineRefs(), schemapass.InlineRefs},
+	{"gemini", ForGemini(), schemapass.Gemini},
+	{"openai", ForOpenAI(), schemapass.OpenAI},
+	{"openai-strict", ForOpenAIStrict(), schemapass.OpenAIStrict},
 }
 
-// providerEntry is one tool of a provider golden.
+// providerEntry is one tool of a parameters golden.
 type providerEntry struct {
 	Name       string         `json:"name"`
 	Strict     bool           `json:"strict,omitempty"`
@@ -33,33 +37,44 @@ type providerEntry struct {
 	Error      string         `json:"error,omitempty"`
 }
 
-// checkProviderGoldens converts ts for every provider, checks each
-// provider's rules on the results and that the tools are unchanged, and
-// compares with testdata/providers/<provider>/<catalog>.json.
+// checkProviderGoldens compares the definitions of [Toolset.LLMTools]
+// with testdata/providers/parameters/<catalog>.json, and checks that each
+// pass gives every tool the definition its internal/schemapass function
+// gives the tool's Parameters, or an error wrapping
+// ErrUnsupportedSchema that names the server and the tool, and that no
+// pass changes the tools.
 func checkProviderGoldens(t *testing.T, ts Toolset, catalog string) {
 	t.Helper()
 	before := toolsJSON(t, ts)
-	for _, p := range providerPasses {
-		entries := make([]providerEntry, 0, len(ts))
-		for _, tool := range ts {
-			lt, err := tool.LLMToolFor(p.passes...)
-			if err != nil {
-				if !errors.Is(err, ErrUnsupportedSchema) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tool.Name())) {
-					t.Errorf("%s: %s: error %v does not wrap ErrUnsupportedSchema and name the tool", p.name, tool.Name(), err)
-				}
-				entries = append(entries, providerEntry{Name: tool.Name(), Error: err.Error()})
-				continue
-			}
-			params, _ := lt.Function.Parameters.(map[string]any)
-			checkProviderRules(t, p.name, tool.Name(), params)
-			entries = append(entries, providerEntry{Name: lt.Function.Name, Strict: lt.Function.Strict, Parameters: params})
-		}
-		b, err := json.MarshalIndent(entries, "", "  ")
+	entries := make([]providerEntry, 0, len(ts))
+	for _, tool := range ts {
+		lt, err := tool.LLMToolFor()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: LLMToolFor without passes: %v", tool.Name(), err)
 		}
-		checkGolden(t, "providers/"+p.name+"/"+catalog+".json", append(b, '\n'))
+		params, _ := lt.Function.Parameters.(map[string]any)
+		entries = append(entries, providerEntry{Name: lt.Function.Name, Strict: lt.Function.Strict, Parameters: params})
+		for _, p := range providerPasses {
+			lt, err := tool.LLMToolFor(p.pass)
+			want, wantErr := p.pure(tool.Parameters())
+			switch {
+			case wantErr != nil:
+				wantMsg := fmt.Sprintf("mcpadapter: server %q: tool %q: %v", tool.server, tool.Name(), wantErr)
+				if !errors.Is(err, ErrUnsupportedSchema) || err.Error() != wantMsg {
+					t.Errorf("%s: %s: error %v, want %s", p.name, tool.Name(), err, wantMsg)
+				}
+			case err != nil:
+				t.Errorf("%s: %s: %v; the pure pass accepts the schema", p.name, tool.Name(), err)
+			case !reflect.DeepEqual(lt.Function.Parameters, want):
+				t.Errorf("%s: %s: parameters %v, want %v", p.name, tool.Name(), lt.Function.Parameters, want)
+			}
+		}
 	}
+	b, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "providers/parameters/"+catalog+".json", append(b, '\n'))
 	if after := toolsJSON(t, ts); after != before {
 		t.Errorf("the passes changed Parameters() or Descriptor():\n%s", lineDiff(before, after))
 	}
@@ -79,70 +94,10 @@ func toolsJSON(t *testing.T, ts Toolset) string {
 	return b.String()
 }
 
-// checkProviderRules checks what provider accepts on a converted schema.
-func checkProviderRules(t testing.TB, provider, tool string, params map[string]any) {
-	t.Helper()
-	if params == nil {
-		t.Errorf("%s: %s: parameters are not a JSON object", provider, tool)
-		return
-	}
-	visitSchemas(params, "", func(m map[string]any, path string) {
-		switch provider {
-		case "gemini":
-			for k, v := range m {
-				if !slices.Contains(geminiKeywords, k) {
-					t.Errorf("%s: %s: %s: keyword %q is not Google AI's", provider, tool, path, k)
-				}
-				// langchaingo googleai convertSchemaRecursive: type must be a
-				// string and required a list of strings.
-				if _, ok := v.(string); k == "type" && !ok {
-					t.Errorf("%s: %s: %s: type %v is not a string", provider, tool, path, v)
-				}
-				if k == "required" && slices.ContainsFunc(v.([]any), func(r any) bool { _, ok := r.(string); return !ok }) {
-					t.Errorf("%s: %s: %s: required %v holds a non-string", provider, tool, path, v)
-				}
-			}
-			if e, ok := m["enum"]; ok && m["type"] != "string" {
-				t.Errorf("%s: %s: %s: enum %v on type %v", provider, tool, path, e, m["type"])
-			}
-			// Google AI: "properties: should be non-empty for OBJECT type".
-			if props, _ := m["properties"].(map[string]any); path != "" && m["type"] == "object" && len(props) == 0 {
-				t.Errorf("%s: %s: %s: an object without properties", provider, tool, path)
-			}
-		case "openai-strict":
-			if isObjectSchema(m) {
-				props, _ := m["properties"].(map[string]any)
-				req, _ := m["required"].([]any)
-				if m["additionalProperties"] != false || len(req) != len(props) {
-					t.Errorf("%s: %s: %s: object is not closed with every property required: %v", provider, tool, path, m)
-				}
-			}
-		}
-	})
-	if provider == "gemini" {
-		if _, ok := params["properties"].(map[string]any); !ok || params["type"] != "object" {
-			t.Errorf("%s: %s: top level is not an object with properties (googleai refuses it)", provider, tool)
-		}
-	}
-}
-
-// visitSchemas calls f on every schema object in v.
-func visitSchemas(v any, path string, f func(m map[string]any, path string)) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	f(m, path)
-	_ = rewriteSubschemas(deepCopy(m), path, func(sub any, at string) (any, error) {
-		visitSchemas(sub, at, f)
-		return sub, nil
-	})
-}
-
-// zooTools are the tools of testdata/providers/zoo.json: schemas that
-// providers take badly.
+// zooTools are the tools of internal/schemapass/testdata/zoo.json:
+// schemas that providers take badly.
 func zooTools(t testing.TB) Toolset {
-	b, err := os.ReadFile("testdata/providers/zoo.json")
+	b, err := os.ReadFile(filepath.Join("internal", "schemapass", "testdata", "zoo.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,22 +155,6 @@ func TestInlineRefsRefusesCycles(t *testing.T) {
 	}
 }
 
-// TestInlineRefsBounded: references that double the schema at each step
-// are refused before they exhaust memory.
-func TestInlineRefsBounded(t *testing.T) {
-	defs := map[string]any{"d0": map[string]any{"type": "string"}}
-	for i := 1; i <= 40; i++ {
-		ref := map[string]any{"$ref": fmt.Sprintf("#/$defs/d%d", i-1)}
-		defs[fmt.Sprintf("d%d", i)] = map[string]any{"type": "object", "properties": map[string]any{"a": ref, "b": ref}}
-	}
-	tool := (&Adapter{}).newTool(&conn{server: "s"}, &mcp.Tool{Name: "bomb", InputSchema: map[string]any{
-		"type": "object", "$defs": defs, "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/d40"}},
-	}})
-	if _, err := tool.LLMToolFor(InlineRefs()); !errors.Is(err, ErrUnsupportedSchema) || !strings.Contains(err.Error(), "subschemas") {
-		t.Fatalf("error = %v, want the inlining bound", err)
-	}
-}
-
 func TestLLMToolsForJoinsFailures(t *testing.T) {
 	ts := zooTools(t)
 	tools, err := ts.LLMToolsFor(ForOpenAIStrict())
@@ -235,47 +174,23 @@ func TestLLMToolsForJoinsFailures(t *testing.T) {
 	}
 }
 
-// FuzzSchemaPass: no pass panics or loops on any schema, and what a pass
-// accepts fits its provider and can be sent (marshals as JSON: no cycles).
-func FuzzSchemaPass(f *testing.F) {
-	b, err := os.ReadFile("testdata/providers/zoo.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	var zoo []struct{ InputSchema json.RawMessage }
-	if err := json.Unmarshal(b, &zoo); err != nil {
-		f.Fatal(err)
-	}
-	for _, z := range zoo {
-		f.Add([]byte(z.InputSchema))
-	}
-	f.Add([]byte(`{"properties":{"a":{"$ref":"#/properties/a"}}}`))
-	f.Add([]byte(`{"properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"#/properties/a"}}}`))
-	f.Add([]byte(`{"properties":{"a":{"allOf":[{"allOf":[{"properties":{"x":true}}]}],"type":["null"]}},"items":[1]}`))
-	f.Add([]byte(`{"$defs":{"a~/b":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a~0~1b"},"y":{"$ref":"#/$defs/a%7E0~1b"}}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var schema map[string]any
-		if json.Unmarshal(data, &schema) != nil {
-			return
+// TestSchemaPassStrict: the OpenAI passes set Strict, the others leave it
+// as the pass before them did.
+func TestSchemaPassStrict(t *testing.T) {
+	tool := zooTools(t).Lookup("zoo__refs")
+	for _, tt := range []struct {
+		passes []SchemaPass
+		want   bool
+	}{
+		{[]SchemaPass{ForOpenAIStrict()}, true},
+		{[]SchemaPass{ForOpenAIStrict(), InlineRefs()}, true},
+		{[]SchemaPass{ForOpenAIStrict(), ForGemini()}, true},
+		{[]SchemaPass{ForOpenAIStrict(), ForOpenAI()}, false},
+		{[]SchemaPass{InlineRefs(), ForGemini()}, false},
+	} {
+		lt, err := tool.LLMToolFor(tt.passes...)
+		if err != nil || lt.Function.Strict != tt.want {
+			t.Errorf("%d passes: Strict = %t, %v; want %t", len(tt.passes), lt.Function.Strict, err, tt.want)
 		}
-		tool := (&Adapter{}).newTool(&conn{server: "f"}, &mcp.Tool{Name: "t", InputSchema: schema})
-		before := toolsJSON(t, Toolset{tool})
-		for _, p := range providerPasses {
-			lt, err := tool.LLMToolFor(p.passes...)
-			if err != nil {
-				if !errors.Is(err, ErrUnsupportedSchema) {
-					t.Fatalf("%s: error %v does not wrap ErrUnsupportedSchema", p.name, err)
-				}
-				continue
-			}
-			if _, err := json.Marshal(lt); err != nil {
-				t.Fatalf("%s: result does not marshal: %v", p.name, err)
-			}
-			params, _ := lt.Function.Parameters.(map[string]any)
-			checkProviderRules(t, p.name, "t", params)
-		}
-		if after := toolsJSON(t, Toolset{tool}); after != before {
-			t.Fatalf("a pass changed the tool:\n%s", lineDiff(before, after))
-		}
-	})
+	}
 }

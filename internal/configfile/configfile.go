@@ -1,4 +1,14 @@
-package mcpadapter
+// Package configfile reads the MCP server configuration files that hosts
+// and LangChain use (mcp.json and its kin): Claude Desktop's and Claude
+// Code's, Cursor's and LangChain JS's "mcpServers", VS Code's "servers"
+// with "inputs", and LangChain Python's bare name → connection object;
+// JSON with comments and trailing commas; variables (${env:NAME},
+// ${input:id}, ${workspaceFolder}, ...) and envFile.
+//
+// [Parse] returns plain [Server] values of its own; the root package's
+// ParseConfig and LoadConfig map them onto mcpadapter.Server and document
+// the format for users.
+package configfile
 
 import (
 	"bytes"
@@ -6,35 +16,30 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// ConfigOptions controls how [ParseConfig] and [LoadConfig] expand the
-// variables of a configuration file. A nil *ConfigOptions means the zero
-// value.
-type ConfigOptions struct {
+// Options controls how [Parse] expands variables.
+type Options struct {
 	// LookupEnv resolves ${NAME} and ${env:NAME}. Nil means [os.LookupEnv].
 	LookupEnv func(name string) (value string, ok bool)
 
-	// Input answers ${input:id} (VS Code's input variables, typically
-	// secrets the user is prompted for). It is called at most once per id,
-	// in a deterministic order, and only when the file's structure is valid.
-	// Nil means that a reference to an input is an error.
-	Input func(in ConfigInput) (string, error)
+	// Input answers ${input:id}, at most once per id, in a deterministic
+	// order, and only when the file's structure is valid. Nil means that a
+	// reference to an input is an error.
+	Input func(in Input) (string, error)
 
 	// WorkspaceFolder is the value of ${workspaceFolder}. Empty means that
-	// the variable is an error; [LoadConfig] defaults it.
+	// the variable is an error.
 	WorkspaceFolder string
 }
 
-// A ConfigInput is an input variable (${input:id}) to be answered by
-// [ConfigOptions.Input], with what the file's "inputs" section declares
-// about it (VS Code's mcp.json). Only ID is set for an undeclared input.
-type ConfigInput struct {
+// An Input is an input variable (${input:id}) with what the file's
+// "inputs" section declares about it (VS Code's mcp.json). Only ID is set
+// for an undeclared input.
+type Input struct {
 	ID          string
 	Type        string // "promptString", "pickString", ...
 	Description string
@@ -42,147 +47,61 @@ type ConfigInput struct {
 	Default     string
 }
 
-// A ConfigError is a problem in a configuration file: its syntax, a field
-// that is unknown or does not apply to the server's transport, an unknown
-// transport, or a variable that cannot be expanded. It names the server
-// and the field, never their values (which may hold secrets).
-type ConfigError struct {
-	File   string // the path given to [LoadConfig]; empty for [ParseConfig]
+// A Problem is one thing wrong with a file: its syntax, a field, or a
+// variable. It names the server and the field, never their values.
+type Problem struct {
 	Server string // the server's name; empty for the file's top level
 	Field  string // e.g. "type", "args[1]", "env.API_KEY"; empty for the whole server
 	Err    error
 }
 
-// Error implements error.
-func (e *ConfigError) Error() string {
-	if e == nil {
-		return "<nil>"
-	}
-	var b strings.Builder
-	b.WriteString("mcpadapter: config")
-	if e.File != "" {
-		b.WriteString(" " + e.File)
-	}
-	if e.Server != "" {
-		fmt.Fprintf(&b, ": server %q", e.Server)
-	}
-	if e.Field != "" {
-		b.WriteString(": field " + e.Field)
-	}
-	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	return b.String()
+// A Server is one server entry of a file, its variables expanded. A stdio
+// server has Command (and maybe Args, Env, Dir, Restart); the others have
+// URL (and maybe Headers, Reconnect, DisableSSEFallback).
+type Server struct {
+	Transport          string // "stdio", "http" (Streamable HTTP) or "sse"
+	Command            string
+	Args               []string
+	Env                map[string]string // envFile's variables, then env's
+	Dir                string            // "cwd"
+	URL                string
+	Headers            map[string]string
+	Restart, Reconnect *Retry // LangChain JS's options; nil unless enabled
+	DisableSSEFallback bool   // LangChain JS's "automaticSSEFallback": false
+	DefaultToolTimeout time.Duration
 }
 
-// Unwrap returns the cause.
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// LoadConfig reads the configuration file at path with [ParseConfig]. When
-// opts.WorkspaceFolder is empty, ${workspaceFolder} is the directory holding
-// the file, or its parent when that directory is .vscode or .cursor (where
-// editors keep mcp.json).
-func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
-	var o ConfigOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.WorkspaceFolder == "" {
-		dir, err := filepath.Abs(filepath.Dir(path))
-		if err != nil {
-			return Config{}, &ConfigError{File: path, Err: err}
-		}
-		if base := filepath.Base(dir); base == ".vscode" || base == ".cursor" {
-			dir = filepath.Dir(dir)
-		}
-		o.WorkspaceFolder = dir
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = fmt.Errorf("%s: %w", pe.Op, pe.Err) // the path is in File
-		}
-		return Config{}, &ConfigError{File: path, Err: err}
-	}
-	return parseConfig(path, data, &o)
+// A Retry is LangChain JS's restart or reconnect option.
+type Retry struct {
+	MaxAttempts int
+	Delay       time.Duration
 }
 
-// ParseConfig reads the MCP server configuration files that hosts and
-// LangChain already use, and returns a [Config] whose Servers [New]
-// validates as usual. Three shapes are recognised by their top level:
-//
-//   - "mcpServers" (Claude Desktop, Claude Code's .mcp.json, Cursor's
-//     mcp.json, LangChain JS's MultiServerMCPClient): other top-level keys
-//     belong to the host application and are ignored;
-//   - "servers", with an optional "inputs" list (VS Code's mcp.json);
-//   - otherwise the object itself maps names to servers, as the
-//     connections of LangChain Python's MultiServerMCPClient do.
-//
-// Comments (// and /* */) and trailing commas are allowed, as in VS Code's
-// mcp.json.
-//
-// A server is a stdio program (command, args, env, cwd, envFile) or a URL
-// (url, headers). Its transport comes from "type" or "transport": "stdio";
-// "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
-// back to SSE); or "sse", which sets [ModeLegacy] so that any 4xx answer
-// to a Streamable HTTP POST falls back to SSE. Without either, a server with
-// a command is stdio and one with a url is http. envFile names a dotenv
-// file (NAME=value lines; a relative path is relative to the current
-// directory, as cwd is) whose variables come before env's. LangChain JS's
-// restart and reconnect ({enabled, maxAttempts, delayMs}),
-// automaticSSEFallback and defaultToolTimeout (milliseconds) set
-// [Server.Restart], [Server.Reconnect], [Server.DisableSSEFallback] and
-// [Server.DefaultToolTimeout].
-//
-// Every string value may use ${NAME} or ${env:NAME} (an environment
-// variable; ${NAME:-default} when it is unset or empty), ${input:id}
-// (answered by opts.Input), ${workspaceFolder} and ${userHome}. Everything
-// else is an error, reported as a [*ConfigError] naming the server and the
-// field: invalid JSON, an unknown field, a field that does not apply to the
-// server's transport, an unknown transport, an unset variable (never
-// replaced by an empty string), an unknown variable. All errors are
-// returned together, joined, and no input is asked for while the file has
-// an error of structure (JSON, fields, transports).
-func ParseConfig(data []byte, opts *ConfigOptions) (Config, error) {
-	return parseConfig("", data, opts)
-}
-
-func parseConfig(file string, data []byte, opts *ConfigOptions) (Config, error) {
-	if opts == nil {
-		opts = &ConfigOptions{}
-	}
-	f, errs := decodeConfigFile(data)
-	if len(errs) > 0 {
-		return Config{}, joinConfigErrors(file, errs)
+// Parse reads a configuration file and returns its servers by name, or
+// every problem it found. No input is asked for while the file has a
+// problem of structure (JSON, fields, transports).
+func Parse(data []byte, opts Options) (map[string]Server, []Problem) {
+	f, problems := decodeFile(data)
+	if len(problems) > 0 {
+		return nil, problems
 	}
 	r := &expander{opts: opts, inputs: f.inputs, answers: map[string]inputAnswer{}}
 	servers := make(map[string]Server, len(f.servers))
 	for _, name := range slices.Sorted(maps.Keys(f.servers)) {
-		s, serr := r.server(name, f.servers[name])
-		errs = append(errs, serr...)
+		s, sp := r.server(name, f.servers[name])
+		problems = append(problems, sp...)
 		servers[name] = s
 	}
-	if len(errs) > 0 {
-		return Config{}, joinConfigErrors(file, errs)
+	if len(problems) > 0 {
+		return nil, problems
 	}
-	return Config{Servers: servers}, nil
+	return servers, nil
 }
 
-// joinConfigErrors names file in each of errs and joins them.
-func joinConfigErrors(file string, errs []*ConfigError) error {
-	all := make([]error, len(errs))
-	for i, err := range errs {
-		err.File = file
-		all[i] = err
-	}
-	return errors.Join(all...)
-}
-
-// A configFile is a decoded configuration file, before expansion.
-type configFile struct {
+// A file is a decoded configuration file, before expansion.
+type file struct {
 	servers map[string]fileServer
-	inputs  map[string]ConfigInput
+	inputs  map[string]Input
 }
 
 // A fileServer is one server entry of a configuration file, its strings
@@ -198,7 +117,7 @@ type fileServer struct {
 	headers   map[string]string
 
 	// LangChain JS's options.
-	restart, reconnect *RetryPolicy
+	restart, reconnect *Retry
 	noSSEFallback      bool
 	toolTimeout        time.Duration
 }
@@ -219,50 +138,55 @@ var (
 	urlFields   = []string{"url", "headers", "reconnect", "automaticSSEFallback"}
 )
 
-// decodeConfigFile decodes the structure of a configuration file and
-// checks it, without expanding variables.
-func decodeConfigFile(data []byte) (configFile, []*ConfigError) {
-	data, err := stripJSONC(data)
+// decodeFile decodes the structure of a configuration file and checks it,
+// without expanding variables.
+func decodeFile(data []byte) (file, []Problem) {
+	stripped, err := stripJSONC(data)
 	if err != nil {
-		return configFile{}, []*ConfigError{{Err: err}}
+		return file{}, []Problem{{Err: err}}
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return configFile{}, []*ConfigError{{Err: fmt.Errorf("invalid JSON: %w", err)}}
+	if err := json.Unmarshal(stripped, &top); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			line, col := position(data, syntax.Offset-1)
+			return file{}, []Problem{{Err: fmt.Errorf("invalid JSON at line %d, column %d: %w", line, col, err)}}
+		}
+		return file{}, []Problem{{Err: fmt.Errorf("invalid JSON: %w", err)}}
 	}
 	if top == nil {
-		return configFile{}, []*ConfigError{{Err: errors.New("want a JSON object")}}
+		return file{}, []Problem{{Err: errors.New("want a JSON object")}}
 	}
-	var errs []*ConfigError
+	var errs []Problem
 	raw := top
 	_, isHost := top["mcpServers"]
 	_, isVSCode := top["servers"]
 	wrapper := ""
 	switch {
 	case isHost && isVSCode:
-		return configFile{}, []*ConfigError{{Field: "servers", Err: errors.New(`"mcpServers" and "servers" are both set`)}}
+		return file{}, []Problem{{Field: "servers", Err: errors.New(`"mcpServers" and "servers" are both set`)}}
 	case isHost:
 		wrapper = "mcpServers"
 	case isVSCode:
 		wrapper = "servers"
 		for _, key := range slices.Sorted(maps.Keys(top)) {
 			if key != "servers" && key != "inputs" {
-				errs = append(errs, &ConfigError{Field: key, Err: errors.New("unknown field")})
+				errs = append(errs, Problem{Field: key, Err: errors.New("unknown field")})
 			}
 		}
 	}
 	if wrapper != "" {
 		raw = nil
 		if err := json.Unmarshal(top[wrapper], &raw); err != nil || raw == nil {
-			return configFile{}, []*ConfigError{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
+			return file{}, []Problem{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
 		}
 	}
-	f := configFile{servers: make(map[string]fileServer, len(raw))}
+	f := file{servers: make(map[string]fileServer, len(raw))}
 	if wrapper != "" {
 		if in, ok := top["inputs"]; ok {
 			inputs, err := decodeInputs(in)
 			if err != nil {
-				errs = append(errs, &ConfigError{Field: "inputs", Err: err})
+				errs = append(errs, Problem{Field: "inputs", Err: err})
 			}
 			f.inputs = inputs
 		}
@@ -276,7 +200,7 @@ func decodeConfigFile(data []byte) (configFile, []*ConfigError) {
 }
 
 // decodeInputs decodes VS Code's "inputs" list.
-func decodeInputs(raw json.RawMessage) (map[string]ConfigInput, error) {
+func decodeInputs(raw json.RawMessage) (map[string]Input, error) {
 	var list []struct {
 		ID          string `json:"id"`
 		Type        string `json:"type"`
@@ -287,25 +211,25 @@ func decodeInputs(raw json.RawMessage) (map[string]ConfigInput, error) {
 	if err := json.Unmarshal(raw, &list); err != nil {
 		return nil, errors.New("want a list of {id, type, description, password, default} objects")
 	}
-	inputs := make(map[string]ConfigInput, len(list))
+	inputs := make(map[string]Input, len(list))
 	for _, in := range list {
-		inputs[in.ID] = ConfigInput{ID: in.ID, Type: in.Type, Description: in.Description, Password: in.Password, Default: in.Default}
+		inputs[in.ID] = Input{ID: in.ID, Type: in.Type, Description: in.Description, Password: in.Password, Default: in.Default}
 	}
 	return inputs, nil
 }
 
 // decodeServer decodes and checks one server entry.
-func decodeServer(name string, raw json.RawMessage) (fileServer, []*ConfigError) {
+func decodeServer(name string, raw json.RawMessage) (fileServer, []Problem) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return fileServer{}, []*ConfigError{{Server: name, Err: errors.New("want a JSON object")}}
+		return fileServer{}, []Problem{{Server: name, Err: errors.New("want a JSON object")}}
 	}
 	var (
 		s    fileServer
-		errs []*ConfigError
+		errs []Problem
 	)
 	fail := func(field string, err error) {
-		errs = append(errs, &ConfigError{Server: name, Field: field, Err: err})
+		errs = append(errs, Problem{Server: name, Field: field, Err: err})
 	}
 	for _, key := range slices.Sorted(maps.Keys(fields)) {
 		v := fields[key]
@@ -396,7 +320,7 @@ func decodeServer(name string, raw json.RawMessage) (fileServer, []*ConfigError)
 
 // decodeRetry decodes LangChain JS's restart and reconnect options,
 // {enabled, maxAttempts, delayMs}: nil unless enabled.
-func decodeRetry(v json.RawMessage) (*RetryPolicy, error) {
+func decodeRetry(v json.RawMessage) (*Retry, error) {
 	var r struct {
 		Enabled     bool    `json:"enabled"`
 		MaxAttempts int     `json:"maxAttempts"`
@@ -416,7 +340,7 @@ func decodeRetry(v json.RawMessage) (*RetryPolicy, error) {
 	case !r.Enabled:
 		return nil, nil
 	}
-	return &RetryPolicy{MaxAttempts: r.MaxAttempts, Delay: delay}, nil
+	return &Retry{MaxAttempts: r.MaxAttempts, Delay: delay}, nil
 }
 
 // maxMillis bounds a duration in milliseconds (about 31 years).
@@ -494,7 +418,8 @@ func stripJSONC(data []byte) ([]byte, error) {
 				}
 			}
 			if i+1 >= len(out) {
-				return nil, fmt.Errorf("unterminated /* comment at offset %d", start)
+				line, col := position(data, int64(start))
+				return nil, fmt.Errorf("unterminated /* comment at line %d, column %d", line, col)
 			}
 			out[i], out[i+1] = ' ', ' '
 			i++
@@ -507,4 +432,13 @@ func stripJSONC(data []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// position returns the line and column (both from 1, the column in
+// characters) of the byte at offset in data.
+func position(data []byte, offset int64) (line, col int) {
+	offset = max(0, min(offset, int64(len(data))))
+	before := data[:offset]
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return bytes.Count(before, []byte{'\n'}) + 1, utf8.RuneCount(before[start:]) + 1
 }

@@ -1,4 +1,4 @@
-package mcpadapter
+package configfile
 
 import (
 	"errors"
@@ -16,37 +16,33 @@ const maxEnvFileBytes = 1 << 20
 
 // An expander expands the variables of one configuration file.
 type expander struct {
-	opts    *ConfigOptions
-	inputs  map[string]ConfigInput // declared in the file
+	opts    Options
+	inputs  map[string]Input       // declared in the file
 	answers map[string]inputAnswer // by input id: each is asked once
 }
 
+// An inputAnswer is what Options.Input answered for one id.
 type inputAnswer struct {
 	value string
 	err   error
 }
 
-// server expands the strings of one server entry and returns its Server.
-func (r *expander) server(name string, fs fileServer) (Server, []*ConfigError) {
-	var errs []*ConfigError
+// server expands the strings of one server entry and reads its envFile.
+func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
+	var problems []Problem
 	expand := func(field, v string) string {
 		out, err := r.expand(v)
 		if err != nil {
-			errs = append(errs, &ConfigError{Server: name, Field: field, Err: err})
+			problems = append(problems, Problem{Server: name, Field: field, Err: err})
 		}
 		return out
 	}
-	s := Server{DefaultToolTimeout: fs.toolTimeout}
+	s := Server{Transport: fs.transport, DefaultToolTimeout: fs.toolTimeout}
 	if fs.transport != "stdio" {
 		s.URL = expand("url", fs.url)
 		s.Reconnect, s.DisableSSEFallback = fs.reconnect, fs.noSSEFallback
-		if fs.transport == "sse" {
-			// Legacy mode falls back to SSE on any 4xx to the Streamable
-			// HTTP POST, which an SSE-only endpoint answers.
-			s.Mode = ModeLegacy
-		}
 		s.Headers = expandMap(fs.headers, "headers", expand)
-		return s, errs
+		return s, problems
 	}
 	s.Command = expand("command", fs.command)
 	s.Restart = fs.restart
@@ -58,7 +54,7 @@ func (r *expander) server(name string, fs fileServer) (Server, []*ConfigError) {
 		if path := expand("envFile", fs.envFile); path != "" {
 			vars, err := readEnvFile(path)
 			if err != nil {
-				errs = append(errs, &ConfigError{Server: name, Field: "envFile", Err: err})
+				problems = append(problems, Problem{Server: name, Field: "envFile", Err: err})
 			}
 			s.Env = vars
 		}
@@ -70,7 +66,7 @@ func (r *expander) server(name string, fs fileServer) (Server, []*ConfigError) {
 			maps.Copy(s.Env, env) // env wins over envFile
 		}
 	}
-	return s, errs
+	return s, problems
 }
 
 // expandMap expands the values of m in key order, naming each field
@@ -163,7 +159,7 @@ func (r *expander) input(id string) (string, error) {
 	}
 	in, ok := r.inputs[id]
 	if !ok {
-		in = ConfigInput{ID: id}
+		in = Input{ID: id}
 	}
 	val, err := r.opts.Input(in)
 	if err != nil {

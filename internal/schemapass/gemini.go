@@ -1,4 +1,4 @@
-package mcpadapter
+package schemapass
 
 import (
 	"encoding/json"
@@ -20,50 +20,28 @@ var geminiFormats = map[string][]string{
 	"number":  {"float", "double"},
 }
 
-// ForGemini returns the [SchemaPass] for Google AI (Gemini), as reached
-// through langchaingo's googleai provider or the REST API:
-//
-//   - local $ref are inlined and $defs dropped ([InlineRefs]); a recursive
-//     type is refused;
-//   - a list of types becomes one type with "nullable": true ("null" was
-//     one of two), or anyOf the types; anyOf with a {"type": "null"}
-//     branch becomes the other branch, nullable; oneOf becomes anyOf, and
-//     allOf is merged into its schema (properties and required joined);
-//   - const becomes a one-value enum; an enum of other than strings (Google
-//     AI takes string enums only) is dropped and its values are written
-//     into the description, so the model still sees them;
-//   - format values Google AI does not know for the type (email, uri, uuid
-//     …) are dropped; a missing type is inferred from properties (object)
-//     or items (array); required names only declared properties;
-//   - every other keyword (additionalProperties, $schema, $id, const,
-//     examples, exclusiveMinimum, patternProperties, …) is dropped;
-//   - a property that is a free-form object (no properties), or an array of
-//     them, is left out when optional (Google AI refuses an OBJECT without
-//     properties, and cannot say "any keys"); a required one refuses the
-//     tool. The top level keeps "properties": {}, which langchaingo's
-//     googleai provider requires.
-//
-// langchaingo's googleai provider reads only type, description,
-// properties, items and required of what remains: it fails on a type that
-// is not a string and on required that is not a list of strings, which the
-// pass rules out.
-func ForGemini() SchemaPass {
-	return schemaPass(func(params map[string]any) (map[string]any, error) {
-		inlined, err := inlineRefs(params)
-		if err != nil {
-			return nil, err
-		}
-		out, err := geminiSchema(inlined, "")
-		if err != nil {
-			return nil, err
-		}
-		m, _ := out.(map[string]any)
-		if m["properties"] == nil {
-			m["properties"] = map[string]any{} // googleai refuses a top-level object without
-		}
-		m["type"] = "object"
-		return m, nil
-	})
+// Gemini is the pass for Google AI (Gemini), as reached through
+// langchaingo's googleai provider or the REST API: local $ref are inlined
+// ([InlineRefs]), types, enums, anyOf/oneOf/allOf and formats are brought
+// to Google AI's subset of OpenAPI 3.0, every other keyword is dropped, and
+// free-form object properties are left out when optional and refused when
+// required. The top level is an object with "properties", which the
+// googleai provider requires.
+func Gemini(schema map[string]any) (map[string]any, error) {
+	inlined, err := InlineRefs(schema)
+	if err != nil {
+		return nil, err
+	}
+	out, err := geminiSchema(inlined, "")
+	if err != nil {
+		return nil, err
+	}
+	m, _ := out.(map[string]any)
+	if m["properties"] == nil {
+		m["properties"] = map[string]any{} // googleai refuses a top-level object without
+	}
+	m["type"] = "object"
+	return m, nil
 }
 
 // geminiSchema converts one (inlined, owned) schema to Google AI's subset.

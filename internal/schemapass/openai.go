@@ -1,4 +1,4 @@
-package mcpadapter
+package schemapass
 
 import (
 	"encoding/json"
@@ -6,39 +6,28 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/tmc/langchaingo/llms"
 )
 
-// ForOpenAI returns the [SchemaPass] for OpenAI's function calling without
-// strict mode (langchaingo's openai provider, and providers that speak its
-// API): the schema is kept, and each free-form object property (an object
-// schema with no properties and no additionalProperties) gets
+// OpenAI is the pass for OpenAI's function calling without strict mode:
+// the schema is kept, and each free-form object property (an object schema
+// with no properties and no additionalProperties) gets
 // "additionalProperties": true, which is what it means in JSON Schema, so
-// that a conversion that closes objects without the keyword (OpenAI's
-// Responses API, which is strict unless told otherwise; LangChain Python
-// before langchain-core 1.4.1) keeps accepting any keys. Strict is set to
-// false.
-func ForOpenAI() SchemaPass {
-	open := schemaPass(func(params map[string]any) (map[string]any, error) {
-		var walk func(v any, path string) (any, error)
-		walk = func(v any, path string) (any, error) {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return v, nil
-			}
-			if path != "" && isFreeFormObject(m) {
-				m["additionalProperties"] = true
-			}
-			return m, rewriteSubschemas(m, path, walk)
+// that a conversion that closes objects without the keyword keeps
+// accepting any keys.
+func OpenAI(schema map[string]any) (map[string]any, error) {
+	var walk func(v any, path string) (any, error)
+	walk = func(v any, path string) (any, error) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v, nil
 		}
-		_, err := walk(params, "")
-		return params, err
-	})
-	return func(fn *llms.FunctionDefinition) error {
-		fn.Strict = false
-		return open(fn)
+		if path != "" && isFreeFormObject(m) {
+			m["additionalProperties"] = true
+		}
+		return m, rewriteSubschemas(m, path, walk)
 	}
+	_, err := walk(schema, "")
+	return schema, err
 }
 
 // isFreeFormObject reports whether m is an object schema that names no
@@ -64,42 +53,20 @@ var strictDropped = []string{"$schema", "$id", "$comment", "minProperties", "max
 // strictFormats are the formats strict mode knows; others are dropped.
 var strictFormats = []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 
-// ForOpenAIStrict returns the [SchemaPass] for OpenAI's strict mode
-// (Structured Outputs for function calls): it sets Strict and makes the
-// schema one that strict mode accepts and that means the same thing:
-//
-//   - every object lists all its properties in required, and a property
-//     that was optional becomes nullable (its type gains "null", an enum
-//     gains null, other schemas become anyOf the schema and
-//     {"type": "null"}): the model sends null where it would have left
-//     the property out;
-//   - every object gets "additionalProperties": false;
-//   - oneOf becomes anyOf; $ref and $defs are kept (strict mode takes
-//     them); formats strict mode does not know, $schema, $id and
-//     min/maxProperties are dropped.
-//
-// It refuses, naming the tool and the place, what strict mode cannot
-// express: an object that takes other keys (a free-form object, a map with
-// additionalProperties), a schema without a type (any value), a tuple, and
-// allOf, not, if/then/else, patternProperties and the other keywords strict
-// mode rejects. Send such tools without strict mode ([ForOpenAI]).
-//
-// Arguments that arrive with null for an optional property reach the
-// server as null: most servers treat it as absent, and a server that does
-// not answers with an error result the model can read.
-func ForOpenAIStrict() SchemaPass {
-	strict := schemaPass(func(params map[string]any) (map[string]any, error) {
-		out, err := strictSchema(params, "")
-		if err != nil {
-			return nil, err
-		}
-		m, _ := out.(map[string]any)
-		return m, nil
-	})
-	return func(fn *llms.FunctionDefinition) error {
-		fn.Strict = true
-		return strict(fn)
+// OpenAIStrict is the pass for OpenAI's strict mode (Structured Outputs
+// for function calls): every object lists all its properties in required
+// (optional ones become nullable) and gets "additionalProperties": false;
+// oneOf becomes anyOf; $ref and $defs are kept; keywords and formats strict
+// mode rejects are dropped when that only loosens a check, and refused
+// otherwise (free-form objects, schemas without a type, tuples, allOf, not,
+// if/then/else, patternProperties, ...).
+func OpenAIStrict(schema map[string]any) (map[string]any, error) {
+	out, err := strictSchema(schema, "")
+	if err != nil {
+		return nil, err
 	}
+	m, _ := out.(map[string]any)
+	return m, nil
 }
 
 // strictSchema converts one owned schema to strict mode.

@@ -1,0 +1,199 @@
+package mcpadapter
+
+// Configuration files: the mcp.json dialects are read by
+// internal/configfile; this file maps what it returns onto [Server].
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/configfile"
+)
+
+// ConfigOptions controls how [ParseConfig] and [LoadConfig] expand the
+// variables of a configuration file. A nil *ConfigOptions means the zero
+// value.
+type ConfigOptions struct {
+	// LookupEnv resolves ${NAME} and ${env:NAME}. Nil means [os.LookupEnv].
+	LookupEnv func(name string) (value string, ok bool)
+
+	// Input answers ${input:id} (VS Code's input variables, typically
+	// secrets the user is prompted for). It is called at most once per id,
+	// in a deterministic order, and only when the file's structure is valid.
+	// Nil means that a reference to an input is an error.
+	Input func(in ConfigInput) (string, error)
+
+	// WorkspaceFolder is the value of ${workspaceFolder}. Empty means that
+	// the variable is an error; [LoadConfig] defaults it.
+	WorkspaceFolder string
+}
+
+// A ConfigInput is an input variable (${input:id}) to be answered by
+// [ConfigOptions.Input], with what the file's "inputs" section declares
+// about it (VS Code's mcp.json). Only ID is set for an undeclared input.
+type ConfigInput struct {
+	ID          string
+	Type        string // "promptString", "pickString", ...
+	Description string
+	Password    bool // the answer is a secret: do not echo it
+	Default     string
+}
+
+// A ConfigError is a problem in a configuration file: its syntax, a field
+// that is unknown or does not apply to the server's transport, an unknown
+// transport, or a variable that cannot be expanded. It names the server
+// and the field, never their values (which may hold secrets).
+type ConfigError struct {
+	File   string // the path given to [LoadConfig]; empty for [ParseConfig]
+	Server string // the server's name; empty for the file's top level
+	Field  string // e.g. "type", "args[1]", "env.API_KEY"; empty for the whole server
+	Err    error
+}
+
+// Error implements error.
+func (e *ConfigError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	b.WriteString("mcpadapter: config")
+	if e.File != "" {
+		b.WriteString(" " + e.File)
+	}
+	if e.Server != "" {
+		fmt.Fprintf(&b, ": server %q", e.Server)
+	}
+	if e.Field != "" {
+		b.WriteString(": field " + e.Field)
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// LoadConfig reads the configuration file at path with [ParseConfig]. When
+// opts.WorkspaceFolder is empty, ${workspaceFolder} is the directory holding
+// the file, or its parent when that directory is .vscode or .cursor (where
+// editors keep mcp.json).
+func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
+	var o ConfigOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.WorkspaceFolder == "" {
+		dir, err := filepath.Abs(filepath.Dir(path))
+		if err != nil {
+			return Config{}, &ConfigError{File: path, Err: err}
+		}
+		if base := filepath.Base(dir); base == ".vscode" || base == ".cursor" {
+			dir = filepath.Dir(dir)
+		}
+		o.WorkspaceFolder = dir
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", pe.Op, pe.Err) // the path is in File
+		}
+		return Config{}, &ConfigError{File: path, Err: err}
+	}
+	return parseConfig(path, data, &o)
+}
+
+// ParseConfig reads the MCP server configuration files that hosts and
+// LangChain already use, and returns a [Config] whose Servers [New]
+// validates as usual. Three shapes are recognised by their top level:
+//
+//   - "mcpServers" (Claude Desktop, Claude Code's .mcp.json, Cursor's
+//     mcp.json, LangChain JS's MultiServerMCPClient): other top-level keys
+//     belong to the host application and are ignored;
+//   - "servers", with an optional "inputs" list (VS Code's mcp.json);
+//   - otherwise the object itself maps names to servers, as the
+//     connections of LangChain Python's MultiServerMCPClient do.
+//
+// Comments (// and /* */) and trailing commas are allowed, as in VS Code's
+// mcp.json.
+//
+// A server is a stdio program (command, args, env, cwd, envFile) or a URL
+// (url, headers). Its transport comes from "type" or "transport": "stdio";
+// "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
+// back to SSE); or "sse", which sets [ModeLegacy] so that any 4xx answer
+// to a Streamable HTTP POST falls back to SSE. Without either, a server with
+// a command is stdio and one with a url is http. envFile names a dotenv
+// file (NAME=value lines; a relative path is relative to the current
+// directory, as cwd is) whose variables come before env's. LangChain JS's
+// restart and reconnect ({enabled, maxAttempts, delayMs}),
+// automaticSSEFallback and defaultToolTimeout (milliseconds) set
+// [Server.Restart], [Server.Reconnect], [Server.DisableSSEFallback] and
+// [Server.DefaultToolTimeout].
+//
+// Every string value may use ${NAME} or ${env:NAME} (an environment
+// variable; ${NAME:-default} when it is unset or empty), ${input:id}
+// (answered by opts.Input), ${workspaceFolder} and ${userHome}. Everything
+// else is an error, reported as a [*ConfigError] naming the server and the
+// field: invalid JSON (a syntax error with its line and column), an unknown
+// field, a field that does not apply to the server's transport, an unknown
+// transport, an unset variable (never replaced by an empty string), an
+// unknown variable. All errors are returned together, joined, and no input
+// is asked for while the file has an error of structure (JSON, fields,
+// transports).
+func ParseConfig(data []byte, opts *ConfigOptions) (Config, error) {
+	return parseConfig("", data, opts)
+}
+
+// parseConfig is ParseConfig of the file at path file (empty for
+// ParseConfig): internal/configfile reads it, and its servers and problems
+// become Servers and ConfigErrors.
+func parseConfig(file string, data []byte, opts *ConfigOptions) (Config, error) {
+	var o configfile.Options
+	if opts != nil {
+		o = configfile.Options{LookupEnv: opts.LookupEnv, WorkspaceFolder: opts.WorkspaceFolder}
+		if input := opts.Input; input != nil {
+			o.Input = func(in configfile.Input) (string, error) { return input(ConfigInput(in)) }
+		}
+	}
+	parsed, problems := configfile.Parse(data, o)
+	if len(problems) > 0 {
+		errs := make([]error, len(problems))
+		for i, p := range problems {
+			errs[i] = &ConfigError{File: file, Server: p.Server, Field: p.Field, Err: p.Err}
+		}
+		return Config{}, errors.Join(errs...)
+	}
+	servers := make(map[string]Server, len(parsed))
+	for name, s := range parsed {
+		servers[name] = configServer(s)
+	}
+	return Config{Servers: servers}, nil
+}
+
+// configServer is the Server of a configuration file's entry.
+func configServer(s configfile.Server) Server {
+	out := Server{
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Restart: configRetry(s.Restart),
+		URL: s.URL, Headers: s.Headers, Reconnect: configRetry(s.Reconnect), DisableSSEFallback: s.DisableSSEFallback,
+		DefaultToolTimeout: s.DefaultToolTimeout,
+	}
+	if s.Transport == "sse" {
+		// Legacy mode falls back to SSE on any 4xx to the Streamable HTTP
+		// POST, which an SSE-only endpoint answers.
+		out.Mode = ModeLegacy
+	}
+	return out
+}
+
+// configRetry is the RetryPolicy of LangChain JS's restart or reconnect.
+func configRetry(r *configfile.Retry) *RetryPolicy {
+	if r == nil {
+		return nil
+	}
+	return &RetryPolicy{MaxAttempts: r.MaxAttempts, Delay: r.Delay}
+}
