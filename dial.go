@@ -1,46 +1,24 @@
 package mcpadapter
 
+// Dialing one server: the go-sdk client and its sending middleware, the
+// transport (stdio, a custom one, Streamable HTTP with its SSE fallback),
+// the handshake under the dial timeout, and what the session tells of the
+// server. The era each Mode asks for is in eras.go, the HTTP transport of
+// URL servers in httptransport.go.
+
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"weak"
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
-
-// Protocol versions of the two eras.
-const (
-	modernVersion = "2026-07-28" // server/discover, stateless requests
-	legacyVersion = "2025-11-25" // initialize handshake
-)
-
-const (
-	// defaultMaxMessageBytes is the default bound on one server message; the
-	// go-sdk stdio transport caps a line at this size whatever is asked.
-	defaultMaxMessageBytes = 16 << 20
-	// terminateDuration is how long a stdio server gets to exit after its
-	// stdin is closed, and then after SIGTERM, before it is killed.
-	terminateDuration = 2 * time.Second
-	// dialTimeout is the default Config.DialTimeout, the bound on one dial
-	// (a handshake, with its SSE fallbacks): callers wait on their own
-	// contexts, but a server that never answers must not hold the shared
-	// dial forever.
-	dialTimeout = time.Minute
-	// clientName identifies the adapter to servers.
-	clientName = "mcpadapter"
 )
 
 // dial opens a new session with the named server under the generation's
@@ -136,16 +114,27 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	client.AddSendingMiddleware(middleware)
+	addSendingMiddleware(client)
 	return client
+}
+
+// addSendingMiddleware adds the adapter's sending middleware to client,
+// one per concern, outermost first: the era policy (eraPolicy, eras.go:
+// it refuses initialize in a ModeModern handshake), the SDK's list cache
+// (sdkCacheSlots, sdkcache.go: it restores uncached keys and answers
+// purges, never sent) and the modern per-request log level
+// (requestLogLevel, eras.go), set last on what is sent. Each is stateless,
+// reading what a dial or a request asks of it from the context.
+func addSendingMiddleware(client *mcp.Client) {
+	client.AddSendingMiddleware(eraPolicy, sdkCacheSlots, requestLogLevel)
 }
 
 // prepared records the prebuilt clients that have the adapter's
 // middleware, whichever Adapter installed it: the middleware is stateless,
 // and a client shared by many Adapters (one per request, say) must not
 // grow a layer per Adapter, which go-sdk cannot remove again. Keys are
-// weak, and an entry goes with its client. It is the package's one piece
-// of mutable state, because the client it describes outlives any Adapter.
+// weak, and an entry goes with its client. It is package state, not an
+// Adapter's, because the client it describes outlives any Adapter.
 var (
 	preparedMu sync.Mutex
 	prepared   = map[weak.Pointer[mcp.Client]]bool{}
@@ -160,141 +149,12 @@ func prepare(client *mcp.Client) {
 		return
 	}
 	prepared[key] = true
-	client.AddSendingMiddleware(middleware)
+	addSendingMiddleware(client)
 	runtime.AddCleanup(client, func(key weak.Pointer[mcp.Client]) {
 		preparedMu.Lock()
 		delete(prepared, key)
 		preparedMu.Unlock()
 	}, key)
-}
-
-// slogLevel maps an MCP (syslog) level to a slog level.
-func slogLevel(l mcp.LoggingLevel) slog.Level {
-	switch l {
-	case "debug":
-		return slog.LevelDebug
-	case "info", "notice":
-		return slog.LevelInfo
-	case "warning":
-		return slog.LevelWarn
-	default:
-		return slog.LevelError
-	}
-}
-
-// Context keys read by the middleware. The middleware is stateless so that
-// it can serve a prebuilt client shared by several dials.
-type (
-	modernOnlyKey struct{}
-	logLevelKey   struct{}
-)
-
-// A modernOnly is the state of a ModeModern handshake, for the middleware.
-type modernOnly struct {
-	discoverErr error // why server/discover failed, if it did
-}
-
-// A fallbackError is the middleware's refusal of the SDK's fallback to
-// initialize in a ModeModern handshake. It says why server/discover failed.
-type fallbackError struct {
-	discoverErr error // nil: the server offered no modern version
-}
-
-func (e *fallbackError) Error() string {
-	if e.discoverErr == nil {
-		return "server/discover offered no modern protocol version"
-	}
-	return "server/discover: " + e.discoverErr.Error()
-}
-
-func (e *fallbackError) Unwrap() error { return e.discoverErr }
-
-// classify classifies the failure err of a ModeModern handshake: when the
-// SDK wanted to fall back to initialize because the server answered
-// server/discover as a legacy server does (method not found, unsupported
-// version, no modern version offered, or, over HTTP, 400, 404 or 405 to
-// the discover POST), err also wraps ErrLegacyOnly. Any other discover
-// failure (an auth failure, a server down) says nothing about eras, and
-// err is left to say what it is.
-func (m *modernOnly) classify(err error) error {
-	var fe *fallbackError
-	if !errors.As(err, &fe) {
-		return err
-	}
-	var (
-		rpcErr *jsonrpc.Error
-		status *httpStatusError
-	)
-	switch {
-	case fe.discoverErr == nil,
-		errors.As(fe.discoverErr, &rpcErr) && (rpcErr.Code == jsonrpc.CodeMethodNotFound || rpcErr.Code == codeUnsupportedVersion),
-		errors.As(err, &status) && (status.code == http.StatusBadRequest || status.code == http.StatusNotFound || status.code == http.StatusMethodNotAllowed):
-		return fmt.Errorf("%w: %w", ErrLegacyOnly, err)
-	}
-	return err
-}
-
-// codeUnsupportedVersion is the JSON-RPC error code of a server that does
-// not support the requested protocol version.
-const codeUnsupportedVersion = -32022
-
-// middleware enforces the era policy, restores uncached keys (and keeps
-// the SDK's cache in slots, and its _meta maps small, sdkcache.go) and
-// attaches the modern per-request log level.
-func middleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly); ok {
-			// The SDK falls back to initialize on any discover failure and
-			// has no modern-only option: refusing the fallback makes it an
-			// error (see modernOnly.classify).
-			switch method {
-			case "server/discover":
-				res, err := next(ctx, method, req)
-				m.discoverErr = err // the handshake is sequential
-				return res, err
-			case "initialize":
-				return nil, &fallbackError{discoverErr: m.discoverErr}
-			}
-		}
-		params := req.GetParams()
-		slot, uncached := sdkSlotOf(params) // sdkcache.go
-		if uncached && slot.purge {
-			slot.stored()
-			return emptyPage(method), nil
-		}
-		if level, ok := ctx.Value(logLevelKey{}).(mcp.LoggingLevel); ok && params != nil && !strings.HasPrefix(method, "notifications/") {
-			m := params.GetMeta()
-			if m == nil {
-				m = map[string]any{}
-			}
-			m[mcp.MetaKeyLogLevel] = level
-			params.SetMeta(m)
-		}
-		res, err := next(ctx, method, req)
-		if err == nil {
-			compactMeta(res) // sdkcache.go
-		}
-		if uncached && err == nil {
-			slot.stored()
-		}
-		return res, err
-	}
-}
-
-// connectEra connects client to the server of c in the era its Mode asks for.
-func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (*mcp.ClientSession, error) {
-	s := c.cfg
-	var opts *mcp.ClientSessionOptions
-	switch s.Mode {
-	case ModeLegacy:
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
-	case ModeModern:
-		m := new(modernOnly)
-		ctx = context.WithValue(ctx, modernOnlyKey{}, m)
-		cs, err := a.connectTransport(ctx, c, client, opts)
-		return cs, m.classify(err)
-	}
-	return a.connectTransport(ctx, c, client, opts)
 }
 
 // connectTransport connects client to the server of c over its transport.
@@ -311,13 +171,30 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 		if t == nil {
 			return nil, errors.New("transport: Server.Transport returned a nil transport")
 		}
-		return client.Connect(ctx, c.own(screenTransport(sc, t)), opts)
+		return a.connectCustom(ctx, client, c, sc, t, opts)
 	case s.Command != "":
 		return client.Connect(ctx, c.own(a.commandTransport(c, sc)), opts)
 	default:
 		cs, err := a.connectHTTP(ctx, client, c, sc, opts)
 		return cs, hideURLs(err, sseEndpoints(s.URL)...) // s.URL is the first
 	}
+}
+
+// connectCustom connects client over t, a transport of Server.Transport's.
+// go-sdk's HTTP client transports go through the adapter's HTTP transport
+// as a URL server's do (connectStreamable, connectSSE), with Server.Mode
+// for their era and no SSE fallback; any other transport is screened by
+// screenTransport.
+func (a *Adapter) connectCustom(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, t mcp.Transport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	switch t := t.(type) {
+	case *mcp.StreamableClientTransport:
+		cs, err := a.connectStreamable(ctx, client, c, sc, t, opts)
+		return cs, hideURLs(err, t.Endpoint)
+	case *mcp.SSEClientTransport:
+		cs, err := a.connectSSE(ctx, client, c, sc, t, opts)
+		return cs, hideURLs(err, t.Endpoint)
+	}
+	return client.Connect(ctx, c.own(screenTransport(sc, t)), opts)
 }
 
 // wrapTransport returns a transport that connects through base and hands
@@ -349,31 +226,16 @@ func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 // often a real error); in legacy mode any 4xx but 401/403 does.
 func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	// The screen in the RoundTripper bounds every message at
-	// MaxMessageBytes and fails only the call concerned; the SDK's event cap
-	// stays as a backstop, with room for the unknown-content placeholders
-	// the screen may add to a message within the bound.
-	maxBytes := 2*a.maxMessageBytes() + 64<<10
-	rt := newServerTransport(c, sc)
 	oauth := s.OAuth
 	if s.OAuthFor != nil {
 		oauth = s.OAuthFor(c.key.principal)
 	}
-	st := &mcp.StreamableClientTransport{
-		Endpoint:     s.URL,
-		HTTPClient:   rt.client(s.HTTPClient),
-		OAuthHandler: oauth,
-		MaxEventSize: maxBytes,
-	}
-	cs, err := client.Connect(ctx, st, opts)
+	st := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient, OAuthHandler: oauth}
+	cs, err := a.connectStreamable(ctx, client, c, sc, st, opts)
 	if err == nil {
-		c.http = rt
 		return cs, nil
 	}
-	code := rt.firstFailure()
-	if code != 0 {
-		err = &httpStatusError{code: code, err: err}
-	}
+	code := httpStatus(err)
 	if !shouldFallBack(s, code) {
 		if code == http.StatusBadRequest && s.Mode == ModeAuto && !s.DisableSSEFallback {
 			// What an SSE-only go-sdk server answers a Streamable POST.
@@ -383,21 +245,59 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	}
 	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}
 	for _, endpoint := range sseEndpoints(s.URL) {
-		rt := newServerTransport(c, sc)
-		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: rt.client(s.HTTPClient), MaxEventSize: maxBytes}
+		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: s.HTTPClient}
 		// SSE servers are legacy-only: skip the discover probe.
-		cs, err := client.Connect(ctx, c.own(sse), &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+		cs, err := a.connectSSE(ctx, client, c, sc, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
 			a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redactURL(endpoint))
 			return cs, nil
-		}
-		if code := rt.firstFailure(); code != 0 {
-			err = &httpStatusError{code: code, err: err}
 		}
 		errs = append(errs, fmt.Errorf("SSE %s: %w", redactURL(endpoint), err))
 	}
 	return nil, errors.Join(errs...)
 }
+
+// connectStreamable connects client over a copy of st (the caller's value
+// is not changed; the copy keeps the SDK's unexported settings) whose
+// requests go through the adapter's HTTP transport, a serverTransport at
+// st.Endpoint's origin: the server's headers and credential policy, the
+// screen with its MaxMessageBytes bound, and the signs of the session's
+// end. The Streamable HTTP connection itself is not wrapped
+// (sdkcompat.go): c.http ends its requests. A failure that got an HTTP
+// error status wraps an *httpStatusError.
+func (a *Adapter) connectStreamable(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, st *mcp.StreamableClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	rt := newServerTransport(c, sc, st.Endpoint)
+	cp := *st
+	cp.HTTPClient = rt.client(st.HTTPClient)
+	cp.MaxEventSize = a.maxEventSize()
+	cs, err := client.Connect(ctx, &cp, opts)
+	if err != nil {
+		return nil, rt.statusOf(err)
+	}
+	c.http = rt
+	return cs, nil
+}
+
+// connectSSE is connectStreamable for an HTTP+SSE transport, whose
+// connection is the adapter's own (conn.own).
+func (a *Adapter) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, sse *mcp.SSEClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	rt := newServerTransport(c, sc, sse.Endpoint)
+	cp := *sse
+	cp.HTTPClient = rt.client(sse.HTTPClient)
+	cp.MaxEventSize = a.maxEventSize()
+	cs, err := client.Connect(ctx, c.own(&cp), opts)
+	if err != nil {
+		return nil, rt.statusOf(err)
+	}
+	return cs, nil
+}
+
+// maxEventSize is the SDK's cap on one server-sent event of an HTTP
+// transport. The screen in the RoundTripper bounds every message at
+// MaxMessageBytes and fails only the call concerned; the SDK's cap stays
+// as a backstop, with room for the unknown-content placeholders the screen
+// may add to a message within the bound.
+func (a *Adapter) maxEventSize() int { return 2*a.maxMessageBytes() + 64<<10 }
 
 // shouldFallBack decides whether a failed Streamable HTTP dial that got
 // HTTP status code is retried over SSE.
@@ -441,171 +341,3 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 	}
 	return def
 }
-
-// A serverTransport is the http.RoundTripper of one server's dial: it adds
-// the server's headers, records the first failing status (to tell auth
-// failures and missing endpoints apart: the SDK's HTTP errors are strings),
-// and rewrites content the SDK cannot decode.
-type serverTransport struct {
-	base      http.RoundTripper
-	origin    *url.URL // the server's URL: its credentials go nowhere else
-	headers   map[string]string
-	principal string                                                                 // whom the connection acts for
-	more      func(ctx context.Context, principal string) (map[string]string, error) // Server.HeadersFor
-	screen    *wire.Screen
-	failure   atomic.Int32 // first HTTP status >= 400
-
-	// Once watching (conn.beginClose), POSTs of notifications/cancelled
-	// are counted as they complete, and signalled on cancelSent.
-	watching   atomic.Bool
-	cancels    atomic.Int64
-	cancelSent chan struct{}
-
-	// end learns that a Streamable HTTP session ended. Whatever ends it,
-	// the SDK closes its connection, which ends the standalone event
-	// stream (answerBody), or sends a DELETE (a session with an ID). A
-	// session of neither, stateless, ends on an answer the SDK fails it
-	// for (answered), on a failed read of one (answerBody again: a
-	// decoding failure is the screen's to prevent), or by the adapter's
-	// close and giveUp, which sign it themselves.
-	end endSignal
-}
-
-// newServerTransport returns the transport of a dial of c, over which
-// screen reads.
-func newServerTransport(c *conn, screen *wire.Screen) *serverTransport {
-	s := c.cfg
-	origin, _ := url.Parse(s.URL) // validated by New
-	return &serverTransport{origin: origin, headers: s.Headers, principal: c.key.principal, more: s.HeadersFor, screen: screen,
-		cancelSent: make(chan struct{}, 1), end: endSignal{c: c}}
-}
-
-// watchCancels starts counting the cancellation notices sent.
-func (t *serverTransport) watchCancels() { t.watching.Store(true) }
-
-// cancelsSent returns how many cancellation notices were sent since
-// watchCancels.
-func (t *serverTransport) cancelsSent() int64 { return t.cancels.Load() }
-
-// cancelNotice reports whether req, sent while watching, posts
-// notifications/cancelled. The SDK posts one small message per request,
-// with a GetBody: reading it costs nothing to the request.
-func (t *serverTransport) cancelNotice(req *http.Request) bool {
-	if !t.watching.Load() || req.Method != http.MethodPost || req.GetBody == nil {
-		return false
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return false
-	}
-	defer body.Close()
-	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
-	return bytes.Contains(b, []byte(`"notifications/cancelled"`))
-}
-
-// sameOrigin reports whether u is on the server's origin: the same host
-// and port, over the same scheme or upgraded from http to https. A redirect
-// or an SSE message endpoint elsewhere is another server.
-func (t *serverTransport) sameOrigin(u *url.URL) bool {
-	if t.origin == nil || u == nil || !strings.EqualFold(t.origin.Hostname(), u.Hostname()) {
-		return false
-	}
-	port := func(u *url.URL) string {
-		if p := u.Port(); p != "" {
-			return p
-		}
-		if strings.EqualFold(u.Scheme, "https") {
-			return "443"
-		}
-		return "80"
-	}
-	switch {
-	case strings.EqualFold(t.origin.Scheme, u.Scheme):
-		return port(t.origin) == port(u)
-	case strings.EqualFold(t.origin.Scheme, "http") && strings.EqualFold(u.Scheme, "https"):
-		return t.origin.Port() == "" && u.Port() == "" // the standard upgrade
-	}
-	return false
-}
-
-// client returns a copy of hc (a zero Client when nil) that sends through t.
-func (t *serverTransport) client(hc *http.Client) *http.Client {
-	var c http.Client
-	if hc != nil {
-		c = *hc
-	}
-	t.base = c.Transport
-	if t.base == nil {
-		t.base = http.DefaultTransport
-	}
-	c.Transport = t
-	return &c
-}
-
-// RoundTrip implements http.RoundTripper.
-func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	switch {
-	case !t.sameOrigin(req.URL):
-		// A redirect, or an SSE endpoint, pointing at another origin: it
-		// gets none of this server's credentials. net/http keeps the
-		// Authorization of a redirect to the same host name on another
-		// port (an OAuth token set by the SDK); drop it too.
-		if req.Header.Get("Authorization") != "" {
-			req = req.Clone(req.Context())
-			req.Header.Del("Authorization")
-		}
-	case len(t.headers) > 0 || t.more != nil:
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			req.Header.Set(k, v)
-		}
-		if t.more != nil {
-			more, err := t.more(req.Context(), t.principal)
-			if err != nil {
-				if req.Body != nil {
-					req.Body.Close() // a RoundTripper closes it, even on error
-				}
-				return nil, fmt.Errorf("mcpadapter: Server.HeadersFor: %w", err)
-			}
-			for k, v := range more {
-				req.Header.Set(k, v)
-			}
-		}
-	}
-	if t.cancelNotice(req) {
-		defer func() {
-			t.cancels.Add(1)
-			select {
-			case t.cancelSent <- struct{}{}:
-			default:
-			}
-		}()
-	}
-	var life *postLife
-	if req.Method == http.MethodPost {
-		life = newPostLife(req.Context())
-		req = req.WithContext(life.ctx)
-	}
-	if req.Method == http.MethodDelete {
-		t.end.sign()
-	}
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		if life != nil {
-			life.end()
-		}
-		return nil, err
-	}
-	t.answered(req, resp)
-	var answered func()
-	if life != nil {
-		answered = life.answered
-	}
-	if t.screen != nil {
-		t.screen.ResponseAnswered(req, resp, answered)
-	}
-	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, end: &t.end}
-	return resp, nil
-}
-
-func (t *serverTransport) firstFailure() int { return int(t.failure.Load()) }
