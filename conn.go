@@ -436,16 +436,6 @@ func (c *conn) closedErr() error {
 	return ErrClosed
 }
 
-// codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a
-// request that failed on its own (an HTTP request that got no answer, an
-// EOF included) while its connection lives on.
-const codeRejected = -32005
-
-// rejected reports whether err is a request the transport rejected alone.
-func rejected(err error) bool {
-	return errors.Is(err, &jsonrpc.Error{Code: codeRejected})
-}
-
 // usable returns why c can no longer serve calls, or nil.
 func (c *conn) usable(op string) error {
 	if c.closing.Load() || c.life.Err() != nil {
@@ -458,9 +448,9 @@ func (c *conn) usable(op string) error {
 }
 
 // own returns t, recording the connection it makes as c.wire. It is given
-// every transport but Streamable HTTP, whose connection no wrapper may hide
-// (sdkcompat.go: unwrappableStreamable): its requests are ended through
-// their contexts instead (c.http).
+// every transport but Streamable HTTP, whose connection no wrapper may
+// hide (sdkcompat.go, entry 5): its requests are ended through their
+// contexts instead (c.http).
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
 		c.wire = &ownedConn{Connection: conn, end: endSignal{c: c}}

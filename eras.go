@@ -109,8 +109,8 @@ func (m *modernOnly) classify(err error) error {
 // eraPolicy is the sending middleware of the era policy. In a ModeModern
 // handshake (a *modernOnly in the context) it refuses the SDK's fallback
 // to initialize: the SDK falls back on any server/discover failure and has
-// no modern-only option (sdkcompat.go), so the refusal makes the fallback
-// an error, which modernOnly.classify then reads.
+// no modern-only option (sdkcompat.go, entry 3), so the refusal makes the
+// fallback an error, which modernOnly.classify then reads.
 func eraPolicy(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly)

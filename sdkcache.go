@@ -12,11 +12,12 @@ package mcpadapter
 // middleware sdkCacheSlots restores the real key before the request is
 // sent. What the SDK then stores is keyed by a slot instead of the
 // server's cursor (it keys its store by the params object the middleware
-// changed: sdkcompat.go): page n of a listing goes to slot n, overwriting
-// the page n of the listing before, and the pages past the end of a
-// listing that shrank are overwritten with empty ones (purgePage). A server whose cursors change with every listing
-// (signed or timestamped cursors) would otherwise grow the cache by a
-// catalog per listing, and the SDK's tool lookup of every call with it.
+// changed: sdkcompat.go, entry 4): page n of a listing goes to slot n,
+// overwriting the page n of the listing before, and the pages past the end
+// of a listing that shrank are overwritten with empty ones (purgePage). A
+// server whose cursors change with every listing (signed or timestamped
+// cursors) would otherwise grow the cache by a catalog per listing, and
+// the SDK's tool lookup of every call with it.
 //
 // Keys: uncachedPrefix, the slot number, then "\x00" and the real key (a
 // lookup, always a miss), or "\x01" (a purge, never sent). The SDK stores
