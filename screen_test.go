@@ -435,3 +435,30 @@ func TestCustomHTTPTransportScreened(t *testing.T) {
 		})
 	}
 }
+
+// TestCustomStreamableCredentials: the OAuth token of a custom Streamable
+// HTTP transport reaches its endpoint's origin only, as a URL server's
+// does: not the server a redirect sends its requests to (on the same host
+// name, another port: net/http keeps the Authorization header there).
+func TestCustomStreamableCredentials(t *testing.T) {
+	plainRec := &faultserver.Recorder{Next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		return testserver.Full(testserver.Options{}).Server
+	}, &mcp.StreamableHTTPOptions{Stateless: true})}
+	plain := testserver.Serve(t, plainRec)
+	redirect := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"r": {Transport: func(context.Context) (mcp.Transport, error) {
+		return &mcp.StreamableClientTransport{Endpoint: redirect.URL, OAuthHandler: staticToken("tok-custom")}, nil
+	}}}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lookup(t, ts, "r__echo").Invoke(faultCtx(t), map[string]any{"text": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(plainRec.Requests()) == 0 || plainRec.SawHeaderValue("tok-custom") {
+		t.Fatalf("the redirect target got %d requests, the token among them: %v; want requests without it", len(plainRec.Requests()), plainRec.SawHeaderValue("tok-custom"))
+	}
+}
