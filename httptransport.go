@@ -216,7 +216,8 @@ func (t *serverTransport) cancelsSent() int64 { return t.cancels.Load() }
 
 // cancelNotice reports whether req, sent while watching, posts
 // notifications/cancelled. The SDK posts one small message per request,
-// with a GetBody: reading it costs nothing to the request.
+// with a GetBody (sdkcompat.go, entry 6): reading it costs nothing to the
+// request.
 func (t *serverTransport) cancelNotice(req *http.Request) bool {
 	if !t.watching.Load() || req.Method != http.MethodPost || req.GetBody == nil {
 		return false
