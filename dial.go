@@ -262,7 +262,7 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 // requests go through the adapter's HTTP transport, a serverTransport at
 // st.Endpoint's origin: the server's headers and credential policy, the
 // screen with its MaxMessageBytes bound, and the signs of the session's
-// end. The Streamable HTTP connection itself is not wrapped (sdkcompat.go,
+// end. The copy's event cap is the adapter's (maxEventSize). The Streamable HTTP connection itself is not wrapped (sdkcompat.go,
 // entry 5): c.http ends its requests. A failure that got an HTTP
 // error status wraps an *httpStatusError.
 func (a *Adapter) connectStreamable(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, st *mcp.StreamableClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
