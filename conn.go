@@ -157,10 +157,9 @@ func (c *conn) cause() error {
 // learns of the end first: its Read fails. Streamable HTTP, which the
 // adapter cannot wrap (see own), shows it in the session's HTTP exchanges
 // (serverTransport.end), and close and giveUp sign it themselves.
-// A Streamable HTTP transport of the user's (Server.Transport) shows
-// nothing to the adapter, and a client of the user's (Server.Client) may
-// end a session unseen (its KeepAlive closes one whose pings fail): their
-// sessions keep a watch goroutine.
+// A client of the user's (Server.Client) may end a session unseen (its
+// KeepAlive closes one whose pings fail): its sessions keep a watch
+// goroutine.
 func (c *conn) attach() {
 	c.gen.wg.Add(1)
 	switch {
@@ -437,16 +436,6 @@ func (c *conn) closedErr() error {
 	return ErrClosed
 }
 
-// codeRejected is the code of the SDK's internal jsonrpc2.ErrRejected: a
-// request that failed on its own (an HTTP request that got no answer, an
-// EOF included) while its connection lives on.
-const codeRejected = -32005
-
-// rejected reports whether err is a request the transport rejected alone.
-func rejected(err error) bool {
-	return errors.Is(err, &jsonrpc.Error{Code: codeRejected})
-}
-
 // usable returns why c can no longer serve calls, or nil.
 func (c *conn) usable(op string) error {
 	if c.closing.Load() || c.life.Err() != nil {
@@ -458,14 +447,11 @@ func (c *conn) usable(op string) error {
 	return nil
 }
 
-// own returns t, recording the connection it makes as c.wire. (Streamable
-// HTTP is not wrapped: the SDK looks for its own connection type behind a
-// session, through an interface of unexported methods that no wrapper can
-// have, and its calls are ended through their contexts instead.)
+// own returns t, recording the connection it makes as c.wire. It is given
+// every transport but Streamable HTTP, whose connection no wrapper may
+// hide (sdkcompat.go, entry 5): its requests are ended through their
+// contexts instead (c.http).
 func (c *conn) own(t mcp.Transport) mcp.Transport {
-	if _, ok := t.(*mcp.StreamableClientTransport); ok {
-		return t
-	}
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
 		c.wire = &ownedConn{Connection: conn, end: endSignal{c: c}}
 		return c.wire

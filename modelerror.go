@@ -25,13 +25,6 @@ import (
 // [Tool.Invoke] and [Tool.InvokeJSON], for programs, keep returning the
 // [*ServerError].
 
-// SDK-local JSON-RPC error codes: the SDK makes these errors itself; the
-// server said nothing.
-const (
-	codeClientClosing = -32003
-	codeServerClosing = -32004
-)
-
 // answered applies the rule above to the outcome of a model-facing call
 // of t.
 func (t *Tool) answered(res *Result, err error) (*Result, error) {

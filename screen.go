@@ -25,15 +25,14 @@ func (a *Adapter) newScreen(server string) *wire.Screen {
 
 // screenTransport screens the messages of a custom transport t: the lines
 // of an *mcp.IOTransport (a copy of it: the caller's value is not changed)
-// and of an InMemory server's pipe, the decoded messages of any other transport but Streamable HTTP, whose
-// connection must not be wrapped (the SDK calls an unexported method on it
-// after the handshake). It returns nil for nil.
+// and of an InMemory server's pipe, the decoded messages of any other. It
+// returns nil for nil. go-sdk's HTTP client transports never come here:
+// connectCustom gives them the adapter's HTTP transport, which screens
+// their answer bodies.
 func screenTransport(sc *wire.Screen, t mcp.Transport) mcp.Transport {
 	switch t := t.(type) {
 	case nil:
 		return nil
-	case *mcp.StreamableClientTransport:
-		return t
 	case *memoryTransport:
 		return &memoryTransport{pipe: t.pipe, screen: sc}
 	case *mcp.IOTransport:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -347,15 +349,14 @@ func FuzzCallResult(f *testing.F) {
 }
 
 // TestScreenTransport: a custom *mcp.IOTransport is screened line by line
-// through a copy (the caller's value is not changed); Streamable HTTP,
-// whose connection must not be wrapped, and nil pass as they are.
+// through a copy (the caller's value is not changed), and nil passes as it
+// is. A custom Streamable HTTP transport does not pass through unscreened:
+// the dial goes through a copy (the caller's value is not changed) whose
+// requests go through the adapter's HTTP transport, around the caller's
+// own RoundTripper, and the conn follows the session as a URL server's.
 func TestScreenTransport(t *testing.T) {
 	if got := screenTransport(testScreen(), nil); got != nil {
 		t.Errorf("screenTransport(nil) = %v, want nil", got)
-	}
-	st := &mcp.StreamableClientTransport{Endpoint: "http://localhost"}
-	if got := screenTransport(testScreen(), st); got != mcp.Transport(st) {
-		t.Errorf("screenTransport(streamable) = %v, want it unchanged", got)
 	}
 	r, w := net.Pipe()
 	defer r.Close()
@@ -364,5 +365,100 @@ func TestScreenTransport(t *testing.T) {
 	got, ok := screenTransport(testScreen(), io).(*mcp.IOTransport)
 	if !ok || got == io || io.Reader != r || got.Reader == io.Reader || got.MaxLineLength != -1 {
 		t.Errorf("screenTransport(io) = %#v, want a screened copy, the original unchanged", got)
+	}
+
+	base := &countingTransport{base: http.DefaultTransport}
+	hc := &http.Client{Transport: base}
+	st := &mcp.StreamableClientTransport{Endpoint: testserver.Lean(testserver.Options{}).StreamableHTTP(t, true).URL, HTTPClient: hc}
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: func(context.Context) (mcp.Transport, error) { return st, nil }}}})
+	if _, err := a.ListTools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if c := liveConn(t, a, "s"); c.http == nil || c.http.base != base || c.wire != nil {
+		t.Errorf("custom Streamable HTTP: conn.http = %v, want the adapter's HTTP transport over the caller's", c.http)
+	}
+	if st.HTTPClient != hc || hc.Transport != base || st.MaxEventSize != 0 || base.n.Load() == 0 {
+		t.Errorf("the caller's transport changed (%+v), or its RoundTripper was not used (%d requests)", st, base.n.Load())
+	}
+}
+
+// A countingTransport counts the requests it sends.
+type countingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+// RoundTrip implements [http.RoundTripper].
+func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	return t.base.RoundTrip(req)
+}
+
+// TestCustomHTTPTransportScreened: go-sdk's HTTP client transports given
+// as Server.Transport are screened as a URL server's: an answer over
+// MaxMessageBytes fails its call with ErrMessageTooLarge, and the
+// connection answers the next call.
+func TestCustomHTTPTransportScreened(t *testing.T) {
+	const limit = 64 << 10
+	s := faultserver.New(faultserver.Options{})
+	for _, tc := range []struct {
+		name      string
+		transport func(t *testing.T) mcp.Transport
+	}{
+		{"streamable stateless", func(t *testing.T) mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: s.StatelessHTTP(t, false).URL}
+		}},
+		{"streamable stateful", func(t *testing.T) mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: s.Server.StreamableHTTP(t, false).URL}
+		}},
+		{"sse", func(t *testing.T) mcp.Transport {
+			return &mcp.SSEClientTransport{Endpoint: s.Server.SSE(t).URL}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			transport := tc.transport(t)
+			a := newAdapter(t, Config{MaxMessageBytes: limit, Servers: map[string]Server{"h": {
+				Transport: func(context.Context) (mcp.Transport, error) { return transport, nil },
+			}}})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			big := lookup(t, ts, "h__"+faultserver.ToolBig)
+			if _, err := big.Invoke(faultCtx(t), map[string]any{"size": limit + 1}); !errors.Is(err, ErrMessageTooLarge) {
+				t.Fatalf("Invoke(%d bytes) error = %v, want ErrMessageTooLarge", limit+1, err)
+			}
+			res, err := big.Invoke(faultCtx(t), map[string]any{"size": 100})
+			if err != nil || len(res.Text()) != 100 {
+				t.Fatalf("the call after: %d bytes, %v; want 100 bytes", len(res.Text()), err)
+			}
+		})
+	}
+}
+
+// TestCustomStreamableCredentials: the OAuth token of a custom Streamable
+// HTTP transport reaches its endpoint's origin only, as a URL server's
+// does: not the server a redirect sends its requests to (on the same host
+// name, another port: net/http keeps the Authorization header there).
+func TestCustomStreamableCredentials(t *testing.T) {
+	plainRec := &faultserver.Recorder{Next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		return testserver.Full(testserver.Options{}).Server
+	}, &mcp.StreamableHTTPOptions{Stateless: true})}
+	plain := testserver.Serve(t, plainRec)
+	redirect := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"r": {Transport: func(context.Context) (mcp.Transport, error) {
+		return &mcp.StreamableClientTransport{Endpoint: redirect.URL, OAuthHandler: staticToken("tok-custom")}, nil
+	}}}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lookup(t, ts, "r__echo").Invoke(faultCtx(t), map[string]any{"text": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(plainRec.Requests()) == 0 || plainRec.SawHeaderValue("tok-custom") {
+		t.Fatalf("the redirect target got %d requests, the token among them: %v; want requests without it", len(plainRec.Requests()), plainRec.SawHeaderValue("tok-custom"))
 	}
 }

@@ -8,20 +8,23 @@ package mcpadapter
 // list_changed (research notes §4). The adapter asks through the SDK's own
 // methods (its x-mcp-header checks and its record of the tools, which
 // calls take their Mcp-Param headers from, must keep working) with a key
-// the cache has never seen, so that the lookup misses; the middleware
-// restores the real key before the request is sent. What the SDK then
-// stores is keyed by a slot instead of the server's cursor: page n of a
-// listing goes to slot n, overwriting the page n of the listing before,
-// and the pages past the end of a listing that shrank are overwritten with
-// empty ones (purgePage). A server whose cursors change with every listing
-// (signed or timestamped cursors) would otherwise grow the cache by a
-// catalog per listing, and the SDK's tool lookup of every call with it.
+// the cache has never seen, so that the lookup misses; the sending
+// middleware sdkCacheSlots restores the real key before the request is
+// sent. What the SDK then stores is keyed by a slot instead of the
+// server's cursor (it keys its store by the params object the middleware
+// changed: sdkcompat.go, entry 4): page n of a listing goes to slot n,
+// overwriting the page n of the listing before, and the pages past the end
+// of a listing that shrank are overwritten with empty ones (purgePage). A
+// server whose cursors change with every listing (signed or timestamped
+// cursors) would otherwise grow the cache by a catalog per listing, and
+// the SDK's tool lookup of every call with it.
 //
 // Keys: uncachedPrefix, the slot number, then "\x00" and the real key (a
 // lookup, always a miss), or "\x01" (a purge, never sent). The SDK stores
 // under uncachedPrefix and the slot number alone.
 
 import (
+	"context"
 	"maps"
 	"strconv"
 	"strings"
@@ -43,6 +46,30 @@ func uncachedPage(n int, key string) string {
 
 // purgePage is the key that makes the SDK store an empty page in slot n.
 func purgePage(n int) string { return uncachedPrefix + strconv.Itoa(n) + "\x01" }
+
+// sdkCacheSlots is the sending middleware of the SDK's list cache: it
+// restores the real key of an uncached lookup before the request is sent,
+// makes the SDK store the answer under the lookup's slot, answers a purge
+// with an empty page (never sent), and compacts the _meta maps of every
+// answer it passes on.
+func sdkCacheSlots(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		slot, uncached := sdkSlotOf(req.GetParams())
+		if uncached && slot.purge {
+			slot.stored()
+			return emptyPage(method), nil
+		}
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		compactMeta(res)
+		if uncached {
+			slot.stored()
+		}
+		return res, nil
+	}
+}
 
 // An sdkSlot is an uncached key being sent: where the request's key is,
 // and the slot the SDK is to store the answer under.

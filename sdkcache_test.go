@@ -19,13 +19,13 @@ func sdkCachedTools(t *testing.T, cs *mcp.ClientSession) int {
 	t.Helper()
 	v := reflect.ValueOf(cs).Elem().FieldByName("toolsCache").FieldByName("cachedValues")
 	if !v.IsValid() {
-		t.Fatal("go-sdk's ClientSession has no toolsCache.cachedValues any more: update sdkcache.go")
+		t.Fatal("go-sdk's ClientSession has no toolsCache.cachedValues any more: update sdkcache.go and sdkcompat.go (entry 4)")
 	}
 	n := 0
 	for it := v.MapRange(); it.Next(); {
 		tools := it.Value().Elem().FieldByName("result").Elem().FieldByName("Tools")
 		if !tools.IsValid() {
-			t.Fatal("go-sdk's cache entries changed: update sdkcache.go")
+			t.Fatal("go-sdk's cache entries changed: update sdkcache.go and sdkcompat.go (entry 4)")
 		}
 		n += tools.Len()
 	}

@@ -1,0 +1,343 @@
+package mcpadapter
+
+// Dialing one server: the go-sdk client and its sending middleware, the
+// transport (stdio, a custom one, Streamable HTTP with its SSE fallback),
+// the handshake under the dial timeout, and what the session tells of the
+// server. The era each Mode asks for is in eras.go, the HTTP transport of
+// URL servers in httptransport.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"weak"
+
+	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// dial opens a new session with the named server under the generation's
+// context (not a caller's: the SSE transport ties its stream to the context
+// of Connect, and the dial is shared by every waiting caller).
+func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
+	name := key.server
+	c := &conn{server: name, key: key, cfg: s, a: a, gen: g, life: g.ctx, done: make(chan struct{})}
+	client := s.Client
+	if client == nil {
+		client = a.newClient(g, name)
+		client.AddReceivingMiddleware(c.refuseInputRequests)
+	} else {
+		prepare(client)
+	}
+	// The session keeps the dial's context (SSE ties its stream to it), so
+	// the dial timeout cancels it only while the handshake runs.
+	ctx, cancel := context.WithCancel(g.ctx)
+	limit := a.dialTimeout()
+	timer := time.AfterFunc(limit, cancel)
+	cs, err := a.connectEra(ctx, c, client)
+	if !timer.Stop() { // timed out, maybe just after the handshake ended
+		if err == nil {
+			cs.Close()
+		}
+		err = fmt.Errorf("no handshake within %v (Config.DialTimeout): %w", limit, context.DeadlineExceeded)
+	}
+	if err != nil {
+		cancel()
+		if c.stop != nil {
+			c.stop()
+		}
+		if g.ctx.Err() != nil {
+			err = ErrClosed
+		}
+		return nil, serverError(name, "dial", err)
+	}
+	stop := c.stop
+	c.stop = func() {
+		cancel()
+		if stop != nil {
+			stop()
+		}
+	}
+	c.session = cs
+	ir := cs.InitializeResult()
+	c.info = ServerInfo{ProtocolVersion: ir.ProtocolVersion, Instructions: ir.Instructions, Capabilities: ir.Capabilities, Era: ModeLegacy}
+	if ir.ProtocolVersion >= modernVersion {
+		c.info.Era = ModeModern
+	}
+	if ir.ServerInfo != nil {
+		c.info.Name, c.info.Version, c.info.Title = ir.ServerInfo.Name, ir.ServerInfo.Version, ir.ServerInfo.Title
+	}
+	if s.Mode == ModeModern && c.info.Era != ModeModern {
+		c.close()
+		return nil, serverError(name, "dial", fmt.Errorf("%w (negotiated %s)", ErrLegacyOnly, ir.ProtocolVersion))
+	}
+	a.logger.Debug("mcpadapter: connected", "server", name, "era", c.info.Era, "protocol", ir.ProtocolVersion)
+	return c, nil
+}
+
+// newClient builds the go-sdk client of one dial: automatic multi-round-trip
+// handling off (the adapter drives input rounds itself), elicitation
+// advertised (form and URL), list_changed wired to the catalog cache and,
+// with resources/updated, to the change callbacks (deliver.go).
+func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
+	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
+		Logger: a.cfg.Logger,
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return a.answerLive(ctx, name, req)
+		},
+		// A non-nil Capabilities also drops the SDK's default roots capability.
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{},
+		}},
+		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+			a.listChanged(g, name, ToolList, req.Session)
+		},
+		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+			a.listChanged(g, name, ResourceList, req.Session)
+		},
+		PromptListChangedHandler: func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+			a.listChanged(g, name, PromptList, req.Session)
+		},
+		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			a.resourceUpdated(g, name, req)
+		},
+		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+			a.serverLog(g, name, req.Params) // bounded (deliver.go)
+		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			a.progressed(g, name, req.Params)
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	addSendingMiddleware(client)
+	return client
+}
+
+// addSendingMiddleware adds the adapter's sending middleware to client,
+// one per concern, outermost first: the era policy (eraPolicy, eras.go:
+// it refuses initialize in a ModeModern handshake), the SDK's list cache
+// (sdkCacheSlots, sdkcache.go: it restores uncached keys and answers
+// purges, never sent) and the modern per-request log level
+// (requestLogLevel, eras.go), set last on what is sent. Each is stateless,
+// reading what a dial or a request asks of it from the context.
+func addSendingMiddleware(client *mcp.Client) {
+	client.AddSendingMiddleware(eraPolicy, sdkCacheSlots, requestLogLevel)
+}
+
+// prepared records the prebuilt clients that have the adapter's
+// middleware, whichever Adapter installed it: the middleware is stateless,
+// and a client shared by many Adapters (one per request, say) must not
+// grow a layer per Adapter, which go-sdk cannot remove again. Keys are
+// weak, and an entry goes with its client. It is package state, not an
+// Adapter's, because the client it describes outlives any Adapter.
+var (
+	preparedMu sync.Mutex
+	prepared   = map[weak.Pointer[mcp.Client]]bool{}
+)
+
+// prepare installs the adapter's middleware on a prebuilt client, once.
+func prepare(client *mcp.Client) {
+	preparedMu.Lock()
+	defer preparedMu.Unlock()
+	key := weak.Make(client)
+	if prepared[key] {
+		return
+	}
+	prepared[key] = true
+	addSendingMiddleware(client)
+	runtime.AddCleanup(client, func(key weak.Pointer[mcp.Client]) {
+		preparedMu.Lock()
+		delete(prepared, key)
+		preparedMu.Unlock()
+	}, key)
+}
+
+// connectTransport connects client to the server of c over its transport.
+func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	s := c.cfg
+	sc := a.newScreen(c.server)
+	c.screen = sc
+	switch {
+	case s.Transport != nil:
+		t, err := s.Transport(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("transport: %w", err)
+		}
+		if t == nil {
+			return nil, errors.New("transport: Server.Transport returned a nil transport")
+		}
+		return a.connectCustom(ctx, client, c, sc, t, opts)
+	case s.Command != "":
+		return client.Connect(ctx, c.own(a.commandTransport(c, sc)), opts)
+	default:
+		cs, err := a.connectHTTP(ctx, client, c, sc, opts)
+		return cs, hideURLs(err, sseEndpoints(s.URL)...) // s.URL is the first
+	}
+}
+
+// connectCustom connects client over t, a transport of Server.Transport's.
+// go-sdk's HTTP client transports go through the adapter's HTTP transport
+// as a URL server's do (connectStreamable, connectSSE), with Server.Mode
+// for their era and no SSE fallback; any other transport is screened by
+// screenTransport.
+func (a *Adapter) connectCustom(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, t mcp.Transport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	switch t := t.(type) {
+	case *mcp.StreamableClientTransport:
+		cs, err := a.connectStreamable(ctx, client, c, sc, t, opts)
+		return cs, hideURLs(err, t.Endpoint)
+	case *mcp.SSEClientTransport:
+		cs, err := a.connectSSE(ctx, client, c, sc, t, opts)
+		return cs, hideURLs(err, t.Endpoint)
+	}
+	return client.Connect(ctx, c.own(screenTransport(sc, t)), opts)
+}
+
+// wrapTransport returns a transport that connects through base and hands
+// the connection it makes to wrap, for the adapter's connection wrappers
+// (conn.own, screenTransport).
+func wrapTransport(base mcp.Transport, wrap func(mcp.Connection) mcp.Connection) mcp.Transport {
+	return &wrappedTransport{base: base, wrap: wrap}
+}
+
+// A wrappedTransport is the Transport wrapTransport returns.
+type wrappedTransport struct {
+	base mcp.Transport
+	wrap func(mcp.Connection) mcp.Connection
+}
+
+// Connect implements [mcp.Transport].
+func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t.wrap(conn), nil
+}
+
+// connectHTTP dials a URL server over Streamable HTTP and falls back to SSE
+// when the endpoint is not a Streamable HTTP one. The spec's backwards
+// compatibility rule: a client that gets 4xx for its first POST may assume an
+// old HTTP+SSE server. In auto mode only 404 and 405 count (a 400 is more
+// often a real error); in legacy mode any 4xx but 401/403 does.
+func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	s := c.cfg
+	oauth := s.OAuth
+	if s.OAuthFor != nil {
+		oauth = s.OAuthFor(c.key.principal)
+	}
+	st := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient, OAuthHandler: oauth}
+	cs, err := a.connectStreamable(ctx, client, c, sc, st, opts)
+	if err == nil {
+		return cs, nil
+	}
+	code := httpStatus(err)
+	if !shouldFallBack(s, code) {
+		if code == http.StatusBadRequest && s.Mode == ModeAuto && !s.DisableSSEFallback {
+			// What an SSE-only go-sdk server answers a Streamable POST.
+			err = fmt.Errorf("%w (if this is an HTTP+SSE server, set Mode: ModeLegacy: it falls back to SSE on any 4xx)", err)
+		}
+		return nil, err
+	}
+	errs := []error{fmt.Errorf("streamable HTTP: %w", err)}
+	for _, endpoint := range sseEndpoints(s.URL) {
+		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: s.HTTPClient}
+		// SSE servers are legacy-only: skip the discover probe.
+		cs, err := a.connectSSE(ctx, client, c, sc, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+		if err == nil {
+			a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redactURL(endpoint))
+			return cs, nil
+		}
+		errs = append(errs, fmt.Errorf("SSE %s: %w", redactURL(endpoint), err))
+	}
+	return nil, errors.Join(errs...)
+}
+
+// connectStreamable connects client over a copy of st (the caller's value
+// is not changed; the copy keeps the SDK's unexported settings) whose
+// requests go through the adapter's HTTP transport, a serverTransport at
+// st.Endpoint's origin: the server's headers and credential policy, the
+// screen with its MaxMessageBytes bound, and the signs of the session's
+// end. The copy's event cap is the adapter's (maxEventSize). The Streamable HTTP connection itself is not wrapped (sdkcompat.go,
+// entry 5): c.http ends its requests. A failure that got an HTTP
+// error status wraps an *httpStatusError.
+func (a *Adapter) connectStreamable(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, st *mcp.StreamableClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	rt := newServerTransport(c, sc, st.Endpoint)
+	cp := *st
+	cp.HTTPClient = rt.client(st.HTTPClient)
+	cp.MaxEventSize = a.maxEventSize()
+	cs, err := client.Connect(ctx, &cp, opts)
+	if err != nil {
+		return nil, rt.statusOf(err)
+	}
+	c.http = rt
+	return cs, nil
+}
+
+// connectSSE is connectStreamable for an HTTP+SSE transport, whose
+// connection is the adapter's own (conn.own).
+func (a *Adapter) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, sse *mcp.SSEClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+	rt := newServerTransport(c, sc, sse.Endpoint)
+	cp := *sse
+	cp.HTTPClient = rt.client(sse.HTTPClient)
+	cp.MaxEventSize = a.maxEventSize()
+	cs, err := client.Connect(ctx, c.own(&cp), opts)
+	if err != nil {
+		return nil, rt.statusOf(err)
+	}
+	return cs, nil
+}
+
+// maxEventSize is the SDK's cap on one server-sent event of an HTTP
+// transport. The screen in the RoundTripper bounds every message at
+// MaxMessageBytes and fails only the call concerned; the SDK's cap stays
+// as a backstop, with room for the unknown-content placeholders the screen
+// may add to a message within the bound.
+func (a *Adapter) maxEventSize() int { return 2*a.maxMessageBytes() + 64<<10 }
+
+// shouldFallBack decides whether a failed Streamable HTTP dial that got
+// HTTP status code is retried over SSE.
+func shouldFallBack(s *Server, code int) bool {
+	if s.DisableSSEFallback || s.Mode == ModeModern {
+		return false
+	}
+	switch {
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+		return true
+	case s.Mode == ModeLegacy:
+		return code >= 400 && code < 500 && code != http.StatusUnauthorized && code != http.StatusForbidden
+	}
+	return false
+}
+
+// sseEndpoints lists where an SSE server may be: the same URL, then the URL
+// with a trailing /mcp replaced by /sse.
+func sseEndpoints(rawURL string) []string {
+	endpoints := []string{rawURL}
+	if base, ok := strings.CutSuffix(rawURL, "/mcp"); ok {
+		endpoints = append(endpoints, base+"/sse")
+	} else if base, ok := strings.CutSuffix(rawURL, "/mcp/"); ok {
+		endpoints = append(endpoints, base+"/sse")
+	}
+	return endpoints
+}
+
+// dialTimeout returns Config.DialTimeout, or its default.
+func (a *Adapter) dialTimeout() time.Duration { return orDefault(a.cfg.DialTimeout, dialTimeout) }
+
+// maxMessageBytes returns Config.MaxMessageBytes, or its default.
+func (a *Adapter) maxMessageBytes() int {
+	return int(orDefault(a.cfg.MaxMessageBytes, defaultMaxMessageBytes))
+}
+
+// orDefault returns v when it is positive (set), else def.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}

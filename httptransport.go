@@ -1,0 +1,318 @@
+package mcpadapter
+
+// The HTTP transport of one dial, Streamable HTTP or SSE, for a URL server
+// and for a go-sdk HTTP client transport given as Server.Transport alike:
+// a RoundTripper (serverTransport) that adds the server's headers and keeps
+// its credentials on its origin, records failing statuses, counts the
+// cancellation notices Close waits for, screens every answer body
+// (internal/wire), keeps each POST's stream alive past its caller until
+// the server has answered (postLife), and learns from the exchanges that
+// the session ended (endSignal).
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/wire"
+)
+
+// A serverTransport is the http.RoundTripper of one HTTP connection
+// attempt: it adds the server's headers (and keeps every credential on the
+// server's origin), records the first failing status (to tell auth
+// failures and missing endpoints apart: the SDK's HTTP errors are
+// strings), screens every answer, and rewrites content the SDK cannot
+// decode.
+type serverTransport struct {
+	base      http.RoundTripper
+	origin    *url.URL // the server's endpoint: its credentials go nowhere else
+	headers   map[string]string
+	principal string                                                                 // whom the connection acts for
+	more      func(ctx context.Context, principal string) (map[string]string, error) // Server.HeadersFor
+	screen    *wire.Screen
+	failure   atomic.Int32 // first HTTP status >= 400
+
+	// Once watching (conn.beginClose), POSTs of notifications/cancelled
+	// are counted as they complete, and signalled on cancelSent.
+	watching   atomic.Bool
+	cancels    atomic.Int64
+	cancelSent chan struct{}
+
+	// end learns that a Streamable HTTP session ended. Whatever ends it,
+	// the SDK closes its connection, which ends the standalone event
+	// stream (answerBody), or sends a DELETE (a session with an ID). A
+	// session of neither, stateless, ends on an answer the SDK fails it
+	// for (answered), on a failed read of one (answerBody again: a
+	// decoding failure is the screen's to prevent), or by the adapter's
+	// close and giveUp, which sign it themselves.
+	end endSignal
+}
+
+// newServerTransport returns the transport of a connection attempt of c
+// to endpoint, over which screen reads.
+func newServerTransport(c *conn, screen *wire.Screen, endpoint string) *serverTransport {
+	s := c.cfg
+	origin, _ := url.Parse(endpoint) // nil when invalid: no request is on its origin
+	return &serverTransport{origin: origin, headers: s.Headers, principal: c.key.principal, more: s.HeadersFor, screen: screen,
+		cancelSent: make(chan struct{}, 1), end: endSignal{c: c}}
+}
+
+// client returns a copy of hc (a zero Client when nil) that sends through t.
+func (t *serverTransport) client(hc *http.Client) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	t.base = c.Transport
+	if t.base == nil {
+		t.base = http.DefaultTransport
+	}
+	c.Transport = t
+	return &c
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch {
+	case !t.sameOrigin(req.URL):
+		// A redirect, or an SSE endpoint, pointing at another origin: it
+		// gets none of this server's credentials. net/http keeps the
+		// Authorization of a redirect to the same host name on another
+		// port (an OAuth token set by the SDK); drop it too.
+		if req.Header.Get("Authorization") != "" {
+			req = req.Clone(req.Context())
+			req.Header.Del("Authorization")
+		}
+	case len(t.headers) > 0 || t.more != nil:
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+		if t.more != nil {
+			more, err := t.more(req.Context(), t.principal)
+			if err != nil {
+				if req.Body != nil {
+					req.Body.Close() // a RoundTripper closes it, even on error
+				}
+				return nil, fmt.Errorf("mcpadapter: Server.HeadersFor: %w", err)
+			}
+			for k, v := range more {
+				req.Header.Set(k, v)
+			}
+		}
+	}
+	if t.cancelNotice(req) {
+		defer func() {
+			t.cancels.Add(1)
+			select {
+			case t.cancelSent <- struct{}{}:
+			default:
+			}
+		}()
+	}
+	var life *postLife
+	if req.Method == http.MethodPost {
+		life = newPostLife(req.Context())
+		req = req.WithContext(life.ctx)
+	}
+	if req.Method == http.MethodDelete {
+		t.end.sign()
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		if life != nil {
+			life.end()
+		}
+		return nil, err
+	}
+	t.answered(req, resp)
+	var answered func()
+	if life != nil {
+		answered = life.answered
+	}
+	if t.screen != nil {
+		t.screen.ResponseAnswered(req, resp, answered)
+	}
+	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, end: &t.end}
+	return resp, nil
+}
+
+// sameOrigin reports whether u is on the server's origin: the same host
+// and port, over the same scheme or upgraded from http to https. A redirect
+// or an SSE message endpoint elsewhere is another server.
+func (t *serverTransport) sameOrigin(u *url.URL) bool {
+	if t.origin == nil || u == nil || !strings.EqualFold(t.origin.Hostname(), u.Hostname()) {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	switch {
+	case strings.EqualFold(t.origin.Scheme, u.Scheme):
+		return port(t.origin) == port(u)
+	case strings.EqualFold(t.origin.Scheme, "http") && strings.EqualFold(u.Scheme, "https"):
+		return t.origin.Port() == "" && u.Port() == "" // the standard upgrade
+	}
+	return false
+}
+
+// answered records the status of resp, the answer to req: the first
+// failing one (firstFailure), and a sign of the session's end for any
+// failing status but a 4xx to the first GET of a standalone stream, which
+// says only that there is none. The SDK fails a session on a 4xx it
+// cannot read as a JSON-RPC error, and on a 404 for its session; it fails
+// that request alone on most others, but for the sign a status it
+// survives costs only a goroutine until the session ends.
+func (t *serverTransport) answered(req *http.Request, resp *http.Response) {
+	if resp.StatusCode < 400 {
+		return
+	}
+	t.failure.CompareAndSwap(0, int32(resp.StatusCode))
+	if req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "" {
+		t.end.signAttached()
+	}
+}
+
+// statusOf returns err, the failure of a connection attempt over t, as an
+// *httpStatusError when an HTTP exchange of the attempt got a failing
+// status; nil for nil.
+func (t *serverTransport) statusOf(err error) error {
+	if code := t.failure.Load(); err != nil && code != 0 {
+		return &httpStatusError{code: int(code), err: err}
+	}
+	return err
+}
+
+// httpStatus returns the HTTP status of the *httpStatusError in err's
+// chain (statusOf), or 0.
+func httpStatus(err error) int {
+	var se *httpStatusError
+	if errors.As(err, &se) {
+		return se.code
+	}
+	return 0
+}
+
+// watchCancels starts counting the cancellation notices sent.
+func (t *serverTransport) watchCancels() { t.watching.Store(true) }
+
+// cancelsSent returns how many cancellation notices were sent since
+// watchCancels.
+func (t *serverTransport) cancelsSent() int64 { return t.cancels.Load() }
+
+// cancelNotice reports whether req, sent while watching, posts
+// notifications/cancelled. The SDK posts one small message per request,
+// with a GetBody (sdkcompat.go, entry 6): reading it costs nothing to the
+// request.
+func (t *serverTransport) cancelNotice(req *http.Request) bool {
+	if !t.watching.Load() || req.Method != http.MethodPost || req.GetBody == nil {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	return bytes.Contains(b, []byte(`"notifications/cancelled"`))
+}
+
+// drainGrace bounds how long the rest of a POST's event stream may take
+// once the server has answered the request: the SDK reads it to the end
+// (to reuse the connection), whatever the caller does meanwhile.
+const drainGrace = time.Second
+
+// errDrainGrace ends a POST's stream that did not end within drainGrace
+// of its answer.
+var errDrainGrace = errors.New("mcpadapter: the server's stream went on after its answer")
+
+// A postLife is the context of one POST to a server. Until the server has
+// answered the request, it ends with the caller's context, as the
+// request's own would; from then on the caller's end no longer cuts the
+// stream, whose end (the last bytes of a chunked body) the SDK reads to
+// return the connection to the pool. A request cut there, after its
+// answer, cost a new TCP connection (and its goroutines) to the next.
+type postLife struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	detach func() bool // stops the caller's end from cancelling ctx
+
+	mu    sync.Mutex
+	grace *time.Timer // from the answer on
+	ended bool
+}
+
+// newPostLife returns the life of a POST made under caller.
+func newPostLife(caller context.Context) *postLife {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(caller))
+	l := &postLife{ctx: ctx, cancel: cancel}
+	l.detach = context.AfterFunc(caller, func() { cancel(context.Cause(caller)) })
+	return l
+}
+
+// answered records that the server has answered: the rest of the stream
+// gets drainGrace to end.
+func (l *postLife) answered() {
+	if !l.detach() {
+		return // the caller ended first: the request is being cut
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ended {
+		l.grace = time.AfterFunc(drainGrace, func() { l.cancel(errDrainGrace) })
+	}
+}
+
+// end releases the life once the body is closed.
+func (l *postLife) end() {
+	l.detach()
+	l.mu.Lock()
+	l.ended = true
+	if l.grace != nil {
+		l.grace.Stop()
+	}
+	l.mu.Unlock()
+	l.cancel(context.Canceled)
+}
+
+// An answerBody is the body of an answer to a request of the session. A
+// POST's ends the POST's life when closed. The end of any other (the
+// standalone event stream, a resumed one), or an error reading a POST's,
+// signs the end of the session (see serverTransport.end).
+type answerBody struct {
+	io.ReadCloser
+	life *postLife // of a POST
+	end  *endSignal
+}
+
+// Read implements [io.Reader].
+func (b *answerBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && (b.life == nil || err != io.EOF) {
+		b.end.sign()
+	}
+	return n, err
+}
+
+// Close implements [io.Closer].
+func (b *answerBody) Close() error {
+	err := b.ReadCloser.Close()
+	if b.life != nil {
+		b.life.end()
+	}
+	return err
+}

@@ -1,0 +1,114 @@
+package mcpadapter
+
+// What the adapter relies on in go-sdk (v1.8.0) that go-sdk does not
+// promise: internals, undocumented behaviour, and behaviour of go-sdk
+// servers the adapter works around. Each entry names where the adapter
+// depends on it and the test of sdkcompat_test.go that pins it: the test
+// fails when go-sdk changes the behaviour, so that a go-sdk upgrade starts
+// with
+//
+//	go test -run TestSDKCompat .
+//
+// and with reading this file.
+//
+//  1. The closing codes of go-sdk's internal jsonrpc2: a request or
+//     notification sent on a closing connection fails with ErrClientClosing
+//     (codeClientClosing, -32003), and the handlers of a connection whose
+//     writes broke are cancelled with ErrServerClosing (codeServerClosing,
+//     -32004). The SDK makes them itself; a call sees them behind
+//     mcp.ErrConnectionClosed, anything else as a *jsonrpc.Error. Used by
+//     serverSent (modelerror.go): these are never a server's answer.
+//     Pinned by TestSDKCompatClosingCodes.
+//
+//  2. The code of jsonrpc2.ErrRejected (codeRejected, -32005), which the
+//     Streamable HTTP transport wraps around the failure of one request
+//     that leaves the connection alive: an HTTP request that got no answer
+//     (an EOF included), a transient status. Used by conn.callError
+//     (rejected: such an EOF is not the peer gone) and serverSent. Pinned
+//     by TestSDKCompatRejected.
+//
+//  3. Era negotiation passes through the sending middleware: Client.Connect
+//     sends server/discover, and after any failure of it sends initialize,
+//     both through the client's sending middleware, and returns the
+//     middleware's error wrapped (%w). When the server's discover answer
+//     offers no modern version the SDK fails discover itself, after the
+//     middleware saw it succeed. go-sdk has no modern-only option; eraPolicy
+//     and modernOnly.classify (eras.go) make one from this. Pinned by
+//     TestSDKCompatEraFallback.
+//
+//  4. The list cache of modern sessions (SEP-2549, go-sdk mcp/cache.go,
+//     research notes §4): tools/list, resources/list,
+//     resources/templates/list and resources/read answers are cached per
+//     session, only when the negotiated version is modern, keyed by the
+//     cursor (or URI), with no bypass. The lookup happens before the sending
+//     middleware, and the answer is stored under the key the params hold
+//     when the middleware returns: the middleware gets the very params
+//     object the SDK keys by. CallTool takes a tool's definition (its
+//     x-mcp-header bindings, sent as Mcp-Param headers over HTTP) from that
+//     cache, whatever the key. sdkcache.go (sdkCacheSlots, c.sdkSlots) and
+//     recordTools (cache.go) build on this. Pinned by
+//     TestSDKCompatListCache.
+//
+//  5. Unwrappable Streamable HTTP connections: after the handshake the SDK
+//     finds its own Streamable HTTP connection behind a session through an
+//     interface of unexported methods, which no wrapper can have, to open
+//     the standalone event stream and to send the negotiated version in
+//     the Mcp-Protocol-Version header. A wrapped connection silently loses
+//     both. So Streamable HTTP is never wrapped (conn.own,
+//     connectStreamable): it is screened in its RoundTripper
+//     (httptransport.go) and its calls are ended through their contexts.
+//     Pinned by TestSDKCompatUnwrappableStreamable.
+//
+//  6. POST bodies: the Streamable HTTP transport posts one JSON-RPC message
+//     per request, with a GetBody. serverTransport.cancelNotice reads it to
+//     count the cancellation notices Close waits for (conn.endCalls); a
+//     message it cannot read there costs Close cancelNoticeTimeout. Pinned
+//     by TestSDKCompatPostBodies.
+//
+//  7. Multi-round-trip off (MultiRoundTripOptions.Disabled, newClient): the
+//     adapter drives input rounds itself. go-sdk's legacy server shim, which
+//     turns input requests into live elicitation requests, runs a handler
+//     again only once, so that the second round of a two-round tool reaches
+//     a legacy client as a result with InputRequests but NeedsInput false;
+//     the call's rounds (call.go) take InputRequests as asking too. Pinned
+//     by TestSDKCompatLegacyShimSecondRound.
+//
+// Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
+// requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
+// non-nil ClientOptions.Capabilities drops the default roots capability;
+// mcp.CodeUnsupportedProtocolVersion), and behaviour the adapter does not
+// depend on but only guards against (unknown content types failing a whole
+// result: the screen, internal/wire).
+//
+// go-sdk deprecations the adapter uses (staticcheck SA1019), all from
+// SEP-2577, which deprecates logging, sampling and roots as of protocol
+// version 2026-07-28 "for at least twelve months". They stay while legacy
+// servers use these features:
+//   - logging: mcp.LoggingLevel and mcp.MetaKeyLogLevel (Server.LogLevel,
+//     requestLogLevel, slogLevel), ClientSession.SetLoggingLevel and
+//     mcp.SetLoggingLevelParams (Adapter.SetLoggingLevel),
+//     ClientOptions.LoggingMessageHandler (newClient) and
+//     mcp.LoggingMessageParams (deliver.go);
+//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (content.go),
+//     mcp.CreateMessageParams and mcp.CreateMessageWithToolsParams
+//     (elicitation.go: refused input requests);
+//   - roots: mcp.ListRootsParams (elicitation.go: refused input requests).
+
+import (
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// JSON-RPC error codes of go-sdk's internal jsonrpc2 (entries 1 and 2).
+const (
+	codeClientClosing = -32003 // jsonrpc2.ErrClientClosing
+	codeServerClosing = -32004 // jsonrpc2.ErrServerClosing
+	codeRejected      = -32005 // jsonrpc2.ErrRejected
+)
+
+// rejected reports whether err is a request the transport rejected alone,
+// its connection left alive (entry 2).
+func rejected(err error) bool {
+	return errors.Is(err, &jsonrpc.Error{Code: codeRejected})
+}
