@@ -28,8 +28,9 @@ type ConfigOptions struct {
 	// then put any secret of the process (OPENAI_API_KEY, say) in a header
 	// or a URL of a server it chooses. An app that loads its users' config
 	// files should set it, e.g. []string{"GITHUB_TOKEN", "PROJECT_DIR"}, or
-	// []string{} to allow none. It does not bound what a file's commands
-	// can do: a stdio server runs with the app's rights.
+	// []string{} to allow none. It bounds variables only: a file's envFile
+	// can name any file the app can read, and its stdio servers run with
+	// the app's rights, so such an app checks the Servers it gets too.
 	AllowedEnv []string
 
 	// Input answers ${input:id} (VS Code's input variables, typically
@@ -65,7 +66,8 @@ type ConfigError struct {
 	Err    error
 }
 
-// Error implements error.
+// Error implements error. The text is cut to 1 KiB: the names it quotes
+// come from the file and can be of any length.
 func (e *ConfigError) Error() string {
 	if e == nil {
 		return "<nil>"

@@ -188,7 +188,7 @@ func decodeFile(data []byte) (file, []Problem) {
 	case isVSCode:
 		wrapper = "servers"
 		for _, key := range slices.Sorted(maps.Keys(top)) {
-			if key != "servers" && key != "inputs" {
+			if !slices.Contains(vsCodeKeys, key) {
 				errs = append(errs, Problem{Field: key, Err: unknownField(key, vsCodeKeys)})
 			}
 		}
@@ -198,8 +198,8 @@ func decodeFile(data []byte) (file, []Problem) {
 		}
 	}
 	if wrapper != "" {
-		raw = nil
-		if err := json.Unmarshal(top[wrapper], &raw); err != nil || raw == nil {
+		var ok bool
+		if raw, ok = jsonObject(top[wrapper]); !ok {
 			return file{}, []Problem{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
 		}
 	}
@@ -247,7 +247,7 @@ func checkBareTop(top map[string]json.RawMessage) []Problem {
 			continue
 		}
 		switch near := suggest.Nearest(key, topLevelKeys); {
-		case near == key: // "inputs"
+		case near == key: // "inputs", which belongs beside "servers"
 			problems = append(problems, Problem{Field: key, Err: errors.New(`applies only with "servers"`)})
 		case near != "":
 			problems = append(problems, Problem{Field: key, Err: fmt.Errorf("unknown top-level key (did you mean %q?)", near)})
