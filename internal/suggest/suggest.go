@@ -58,6 +58,7 @@ func distance(a, b string, limit int) int {
 	return prev[len(rb)]
 }
 
+// abs returns the absolute value of n.
 func abs(n int) int {
 	if n < 0 {
 		return -n

@@ -2,6 +2,8 @@ package suggest
 
 import "testing"
 
+// TestNearest checks the suggestions for the misspellings config files
+// hold, and that unrelated or short names get none.
 func TestNearest(t *testing.T) {
 	top := []string{"mcpServers", "servers", "inputs"}
 	tests := []struct {
