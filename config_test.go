@@ -3,13 +3,16 @@ package mcpadapter
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 )
@@ -249,6 +252,19 @@ func TestParseConfigErrors(t *testing.T) {
 		{"sse without fallback", `{"mcpServers": {"s": {"type": "sse", "url": "https://x", "automaticSSEFallback": false}}}`, "s", "automaticSSEFallback", "never reach", false},
 		{"envFile missing", `{"mcpServers": {"s": {"command": "x", "envFile": "testdata/config/no-such.env"}}}`, "s", "envFile", "no such file", false},
 		{"envFile not a file", `{"mcpServers": {"s": {"command": "x", "envFile": "testdata"}}}`, "s", "envFile", "not a regular file", false},
+		{"misspelled field", `{"mcpServers": {"s": {"command": "x", "envfile": "a.env"}}}`, "s", "envfile", `unknown field (did you mean "envFile"?)`, false},
+		{"misspelled mcpServers", `{"mcpServer": {"fs": {"command": "npx"}}}`, "", "mcpServer", `unknown top-level key (did you mean "mcpServers"?)`, false},
+		{"snake_case mcpServers", `{"globalShortcut": "", "mcp_servers": {"fs": {"command": "npx"}}}`, "", "mcp_servers", `(did you mean "mcpServers"?)`, false},
+		{"capitalised servers", `{"Servers": {"fs": {"command": "npx"}}}`, "", "Servers", `(did you mean "servers"?)`, false},
+		{"inputs without servers", `{"inputs": [], "fs": {"command": "npx"}}`, "", "inputs", `applies only with "servers"`, false},
+		{"vscode misspelled inputs", `{"servers": {}, "input": []}`, "", "input", `unknown field (did you mean "inputs"?)`, false},
+		{"no servers key", `{"globalShortcut": "Ctrl+Space"}`, "", "", `no "mcpServers" or "servers" key`, false},
+		{"empty file", `{}`, "", "", `no "mcpServers" or "servers" key`, false},
+		{"url without scheme", `{"mcpServers": {"s": {"url": "localhost:8080/mcp"}}}`, "s", "url", "not an absolute URL (missing http:// or https://?)", false},
+		{"url host only", `{"mcpServers": {"s": {"url": "localhost:8080"}}}`, "s", "url", "missing http:// or https://?", false},
+		{"url secret without scheme", `{"mcpServers": {"s": {"url": "user:sk-literal@host/mcp"}}}`, "s", "url", "missing http:// or https://?", false},
+		{"url expanded without scheme", `{"mcpServers": {"s": {"url": "${API_KEY}/mcp"}}}`, "s", "url", "missing http:// or https://?", false},
+		{"url other scheme", `{"mcpServers": {"s": {"type": "sse", "url": "ws://host/mcp"}}}`, "s", "url", `scheme "ws" is not http or https`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -462,4 +478,133 @@ func FuzzParseConfig(f *testing.F) {
 			a.Close()
 		}
 	})
+}
+
+// TestParseConfigEnvFileNotText checks that an envFile holding anything but
+// dotenv text (a binary file, /proc/self/environ) is refused by a
+// *ConfigError naming the file and the line, never showing its contents.
+func TestParseConfigEnvFileNotText(t *testing.T) {
+	const secret = "sk-not-to-be-shown"
+	t.Setenv("MCPADAPTER_TEST_SECRET", secret)
+	dir := t.TempDir()
+	files := map[string]struct {
+		data []byte
+		want string // in the error, after the path
+	}{
+		"binary.env":  {[]byte("\x7fELF\x02\x01\x01\x00\x00" + secret), ":1: not dotenv text (a control character)"},
+		"nul.env":     {[]byte("# env\nA=1\x00TOKEN=" + secret), ":2: not dotenv text (a NUL byte)"},
+		"latin1.env":  {[]byte("A=1\n# ok\nPASS=caf\xe9 " + secret + "\n"), ":3: not dotenv text (invalid UTF-8)"},
+		"escapes.env": {[]byte("A=1\nB=\x1b[31m" + secret + "\n"), ":2: not dotenv text (a control character)"},
+		"quoted.env":  {[]byte(`TOKEN="` + secret + `\x00"` + "\n"), ":1: a NUL in a double-quoted value"},
+	}
+	paths := make(map[string]string, len(files)+1)
+	for name, f := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, f.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths[path] = f.want
+	}
+	if runtime.GOOS == "linux" {
+		// One line, the whole environment, its variables ended by NULs.
+		paths["/proc/self/environ"] = ":1: not dotenv text (a NUL byte)"
+	}
+	for path, want := range paths {
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": map[string]any{"command": "x", "envFile": path}}})
+		cfg, err := ParseConfig(b, nil)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Server != "s" || ce.Field != "envFile" {
+			t.Errorf("%s: %v (%d servers), want a *ConfigError for field envFile", path, err, len(cfg.Servers))
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, path+want) || strings.Contains(msg, secret) {
+			t.Errorf("%s: error %q, want %q and no contents", path, msg, path+want)
+		}
+	}
+}
+
+// TestParseConfigAllowedEnv checks ConfigOptions.AllowedEnv: the variables
+// it names are read, any other is refused by name, its value neither
+// shown nor read, its default not taken; an empty list allows none.
+func TestParseConfigAllowedEnv(t *testing.T) {
+	var read []string
+	opts := &ConfigOptions{
+		AllowedEnv: []string{"API_KEY"},
+		LookupEnv: func(name string) (string, bool) {
+			read = append(read, name)
+			return configLookup(name)
+		},
+	}
+	if got, err := expandOne("${API_KEY}", opts); err != nil || got != "env-key" {
+		t.Errorf("allowed variable: %q, %v", got, err)
+	}
+	for _, in := range []string{"${WEATHER_TOKEN}", "${env:WEATHER_TOKEN}", "${WEATHER_TOKEN:-default}", "${API_KEY}${WEATHER_TOKEN}"} {
+		read = nil
+		_, err := expandOne(in, opts)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != "command" {
+			t.Errorf("%s: %v, want a *ConfigError for field command", in, err)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "environment variable WEATHER_TOKEN is not in ConfigOptions.AllowedEnv") || strings.Contains(msg, "weather-token") {
+			t.Errorf("%s: error %q, want the variable named and its value not shown", in, msg)
+		}
+		if slices.Contains(read, "WEATHER_TOKEN") {
+			t.Errorf("%s: the refused variable was read", in)
+		}
+	}
+	if _, err := expandOne("${API_KEY}", &ConfigOptions{AllowedEnv: []string{}, LookupEnv: configLookup}); err == nil ||
+		!strings.Contains(err.Error(), "API_KEY is not in ConfigOptions.AllowedEnv") {
+		t.Errorf("an empty AllowedEnv: %v, want API_KEY refused", err)
+	}
+}
+
+// TestParseConfigErrorsBounded checks that a file with 50,000 bad servers
+// gives an error under 64 KB that lists the first problems and counts the
+// rest, and that one huge name cannot make a problem's text huge.
+func TestParseConfigErrorsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"mcpServers": {`)
+	for i := range 50_000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"server-%05d-%s": {"command": "x", "bogus": 1}`, i, strings.Repeat("n", 40))
+	}
+	b.WriteString("}}")
+	_, err := ParseConfig([]byte(b.String()), nil)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Server, "server-00000-") {
+		t.Fatalf("error %T, first problem %v: want the first server's *ConfigError", err, ce)
+	}
+	msg := err.Error()
+	if len(msg) >= 64<<10 || !strings.Contains(msg, "server-00019-") || strings.Contains(msg, "server-00020-") ||
+		!strings.HasSuffix(msg, "mcpadapter: config: 49980 more problems not shown") {
+		t.Errorf("error of %d bytes, ending %q: want under 64 KB, 20 problems and a count", len(msg), msg[max(0, len(msg)-200):])
+	}
+
+	huge := strings.Repeat("é", 1<<20)
+	_, err = ParseConfig([]byte(`{"mcpServers": {"`+huge+`": {"command": "x", "`+huge+`": 1}}}`), nil)
+	if !errors.As(err, &ce) || ce.Server != huge {
+		t.Fatalf("huge names: %v, want a *ConfigError keeping the whole server name", err)
+	}
+	if msg := err.Error(); len(msg) > 1024 || !utf8.ValidString(msg) || !strings.HasSuffix(msg, "…") {
+		t.Errorf("huge names: error of %d bytes (valid UTF-8 %v), want at most 1 KiB, cut between characters", len(msg), utf8.ValidString(msg))
+	}
+}
+
+// TestParseConfigTopLevelNames checks that the names the top-level check
+// looks at still work as server names where they hold servers.
+func TestParseConfigTopLevelNames(t *testing.T) {
+	for _, data := range []string{
+		`{"server": {"command": "x"}, "inputs": {"url": "https://x.example/mcp"}}`, // LangChain Python
+		`{"mcpServer": {"command": "x"}}`,
+		`{"mcpServers": {"servers": {"command": "x"}}, "mcpServer": 1}`, // other keys belong to the host
+		`{"servers": {"inputs": {"command": "x"}}}`,
+	} {
+		if cfg, err := ParseConfig([]byte(data), nil); err != nil || len(cfg.Servers) == 0 {
+			t.Errorf("%s: %v, %v", data, cfg.Servers, err)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/configfile"
 )
@@ -19,6 +20,18 @@ import (
 type ConfigOptions struct {
 	// LookupEnv resolves ${NAME} and ${env:NAME}. Nil means [os.LookupEnv].
 	LookupEnv func(name string) (value string, ok bool)
+
+	// AllowedEnv, when not nil, holds the only environment variables that
+	// ${NAME} and ${env:NAME} may read; any other, defaults included
+	// (${NAME:-default}), is an error naming the variable, which is not
+	// read. Nil, the default, lets a file read every variable: a file can
+	// then put any secret of the process (OPENAI_API_KEY, say) in a header
+	// or a URL of a server it chooses. An app that loads its users' config
+	// files should set it, e.g. []string{"GITHUB_TOKEN", "PROJECT_DIR"}, or
+	// []string{} to allow none. It bounds variables only: a file's envFile
+	// can name any file the app can read, and its stdio servers run with
+	// the app's rights, so such an app checks the Servers it gets too.
+	AllowedEnv []string
 
 	// Input answers ${input:id} (VS Code's input variables, typically
 	// secrets the user is prompted for). It is called at most once per id,
@@ -53,7 +66,8 @@ type ConfigError struct {
 	Err    error
 }
 
-// Error implements error.
+// Error implements error. The text is cut to 1 KiB: the names it quotes
+// come from the file and can be of any length.
 func (e *ConfigError) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -72,7 +86,28 @@ func (e *ConfigError) Error() string {
 	if e.Err != nil {
 		b.WriteString(": " + e.Err.Error())
 	}
-	return b.String()
+	return clip(b.String(), maxConfigErrorLen)
+}
+
+// maxConfigErrorLen bounds the text of one ConfigError: a file's names
+// (of servers, fields, variables) can be of any length.
+const maxConfigErrorLen = 1024
+
+// maxConfigErrors bounds the problems a configuration error lists; the rest
+// are counted.
+const maxConfigErrors = 20
+
+// clip cuts s to at most n bytes, at a character boundary, marking the cut
+// with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Unwrap returns the cause.
@@ -117,7 +152,10 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 //     belong to the host application and are ignored;
 //   - "servers", with an optional "inputs" list (VS Code's mcp.json);
 //   - otherwise the object itself maps names to servers, as the
-//     connections of LangChain Python's MultiServerMCPClient do.
+//     connections of LangChain Python's MultiServerMCPClient do. There, a
+//     key that holds no server and is spelled like "mcpServers", "servers"
+//     or "inputs" ("mcpServer", "Servers") is an error naming the key it
+//     resembles, and so is a file without a single server object ({}).
 //
 // Comments (// and /* */) and trailing commas are allowed, as in VS Code's
 // mcp.json.
@@ -127,9 +165,11 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 // "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
 // back to SSE); or "sse", which sets [ModeLegacy] so that any 4xx answer
 // to a Streamable HTTP POST falls back to SSE. Without either, a server with
-// a command is stdio and one with a url is http. envFile names a dotenv
-// file (NAME=value lines; a relative path is relative to the current
-// directory, as cwd is) whose variables come before env's. LangChain JS's
+// a command is stdio and one with a url is http; a url must start with
+// http:// or https://. envFile names a dotenv file (UTF-8 text of
+// NAME=value lines, without NUL or other control characters; a relative
+// path is relative to the current directory, as cwd is) whose variables
+// come before env's. LangChain JS's
 // restart and reconnect ({enabled, maxAttempts, delayMs}),
 // automaticSSEFallback and defaultToolTimeout (milliseconds) set
 // [Server.Restart], [Server.Reconnect], [Server.DisableSSEFallback] and
@@ -137,14 +177,16 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 //
 // Every string value may use ${NAME} or ${env:NAME} (an environment
 // variable; ${NAME:-default} when it is unset or empty), ${input:id}
-// (answered by opts.Input), ${workspaceFolder} and ${userHome}. Everything
-// else is an error, reported as a [*ConfigError] naming the server and the
-// field: invalid JSON (a syntax error with its line and column), an unknown
-// field, a field that does not apply to the server's transport, an unknown
-// transport, an unset variable (never replaced by an empty string), an
-// unknown variable. All errors are returned together, joined, and no input
-// is asked for while the file has an error of structure (JSON, fields,
-// transports).
+// (answered by opts.Input), ${workspaceFolder} and ${userHome}; set
+// opts.AllowedEnv to bound the variables a file from a user may read.
+// Everything else is an error, reported as a [*ConfigError] naming the
+// server and the field: invalid JSON (a syntax error with its line and
+// column), an unknown field (with the nearest known one), a field that does
+// not apply to the server's transport, an unknown transport, an unset
+// variable (never replaced by an empty string), an unknown variable, a
+// variable left out of opts.AllowedEnv. All errors are returned together,
+// joined (the first 20, then a count of the rest), and no input is asked
+// for while the file has an error of structure (JSON, fields, transports).
 func ParseConfig(data []byte, opts *ConfigOptions) (Config, error) {
 	return parseConfig("", data, opts)
 }
@@ -155,24 +197,34 @@ func ParseConfig(data []byte, opts *ConfigOptions) (Config, error) {
 func parseConfig(file string, data []byte, opts *ConfigOptions) (Config, error) {
 	var o configfile.Options
 	if opts != nil {
-		o = configfile.Options{LookupEnv: opts.LookupEnv, WorkspaceFolder: opts.WorkspaceFolder}
+		o = configfile.Options{LookupEnv: opts.LookupEnv, AllowedEnv: opts.AllowedEnv, WorkspaceFolder: opts.WorkspaceFolder}
 		if input := opts.Input; input != nil {
 			o.Input = func(in configfile.Input) (string, error) { return input(ConfigInput(in)) }
 		}
 	}
 	parsed, problems := configfile.Parse(data, o)
 	if len(problems) > 0 {
-		errs := make([]error, len(problems))
-		for i, p := range problems {
-			errs[i] = &ConfigError{File: file, Server: p.Server, Field: p.Field, Err: p.Err}
-		}
-		return Config{}, errors.Join(errs...)
+		return Config{}, configErrors(file, problems)
 	}
 	servers := make(map[string]Server, len(parsed))
 	for name, s := range parsed {
 		servers[name] = configServer(s)
 	}
 	return Config{Servers: servers}, nil
+}
+
+// configErrors joins the first maxConfigErrors problems of the file at
+// path file as ConfigErrors, and counts the rest in a last one.
+func configErrors(file string, problems []configfile.Problem) error {
+	shown := problems[:min(len(problems), maxConfigErrors)]
+	errs := make([]error, len(shown), len(shown)+1)
+	for i, p := range shown {
+		errs[i] = &ConfigError{File: file, Server: p.Server, Field: p.Field, Err: p.Err}
+	}
+	if rest := len(problems) - len(shown); rest > 0 {
+		errs = append(errs, &ConfigError{File: file, Err: fmt.Errorf("%d more problems not shown", rest)})
+	}
+	return errors.Join(errs...)
 }
 
 // configServer is the Server of a configuration file's entry.

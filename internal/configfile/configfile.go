@@ -19,12 +19,18 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpadapter/mcpadapter/internal/suggest"
 )
 
 // Options controls how [Parse] expands variables.
 type Options struct {
 	// LookupEnv resolves ${NAME} and ${env:NAME}. Nil means [os.LookupEnv].
 	LookupEnv func(name string) (value string, ok bool)
+
+	// AllowedEnv, when not nil, holds the only names ${NAME} and
+	// ${env:NAME} may read; any other is an error naming the variable.
+	AllowedEnv []string
 
 	// Input answers ${input:id}, at most once per id, in a deterministic
 	// order, and only when the file's structure is valid. Nil means that a
@@ -132,11 +138,23 @@ var configTransports = map[string]string{
 }
 
 // stdioFields and urlFields are the fields that apply only to stdio servers
-// and only to URL servers.
+// and only to URL servers; serverFields are all the fields of a server.
 var (
-	stdioFields = []string{"command", "args", "env", "cwd", "envFile", "restart"}
-	urlFields   = []string{"url", "headers", "reconnect", "automaticSSEFallback"}
+	stdioFields  = []string{"command", "args", "env", "cwd", "envFile", "restart"}
+	urlFields    = []string{"url", "headers", "reconnect", "automaticSSEFallback"}
+	serverFields = slices.Concat([]string{"type", "transport"}, stdioFields, urlFields, []string{"defaultToolTimeout"})
 )
+
+// isServer reports whether fields, those of a JSON object, hold a field of
+// a server entry.
+func isServer(fields map[string]json.RawMessage) bool {
+	for key := range fields {
+		if slices.Contains(serverFields, key) {
+			return true
+		}
+	}
+	return false
+}
 
 // decodeFile decodes the structure of a configuration file and checks it,
 // without expanding variables.
@@ -170,14 +188,18 @@ func decodeFile(data []byte) (file, []Problem) {
 	case isVSCode:
 		wrapper = "servers"
 		for _, key := range slices.Sorted(maps.Keys(top)) {
-			if key != "servers" && key != "inputs" {
-				errs = append(errs, Problem{Field: key, Err: errors.New("unknown field")})
+			if !slices.Contains(vsCodeKeys, key) {
+				errs = append(errs, Problem{Field: key, Err: unknownField(key, vsCodeKeys)})
 			}
+		}
+	default:
+		if problems := checkBareTop(top); len(problems) > 0 {
+			return file{}, problems
 		}
 	}
 	if wrapper != "" {
-		raw = nil
-		if err := json.Unmarshal(top[wrapper], &raw); err != nil || raw == nil {
+		var ok bool
+		if raw, ok = jsonObject(top[wrapper]); !ok {
 			return file{}, []Problem{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
 		}
 	}
@@ -197,6 +219,61 @@ func decodeFile(data []byte) (file, []Problem) {
 		f.servers[name] = s
 	}
 	return f, errs
+}
+
+// topLevelKeys are the keys that give a file its shape: "mcpServers", or
+// "servers" with "inputs". vsCodeKeys are those of VS Code's mcp.json.
+var (
+	topLevelKeys = []string{"mcpServers", "servers", "inputs"}
+	vsCodeKeys   = []string{"servers", "inputs"}
+)
+
+// checkBareTop checks the top level of a file that has neither
+// "mcpServers" nor "servers", which [decodeFile] reads as names mapping to
+// servers (LangChain Python's connections). A key that is not a server and
+// is spelled like a top-level key ("mcpServer", "Servers") is named as a
+// misspelled top-level key, without the problems of the other keys (which
+// then belong to the host application); a file without a single server
+// object is named as missing its top-level key.
+func checkBareTop(top map[string]json.RawMessage) []Problem {
+	var problems []Problem
+	objects := 0
+	for _, key := range slices.Sorted(maps.Keys(top)) {
+		fields, isObject := jsonObject(top[key])
+		if isObject {
+			objects++
+		}
+		if isServer(fields) {
+			continue
+		}
+		switch near := suggest.Nearest(key, topLevelKeys); {
+		case near == key: // "inputs", which belongs beside "servers"
+			problems = append(problems, Problem{Field: key, Err: errors.New(`applies only with "servers"`)})
+		case near != "":
+			problems = append(problems, Problem{Field: key, Err: fmt.Errorf("unknown top-level key (did you mean %q?)", near)})
+		}
+	}
+	if len(problems) == 0 && objects == 0 {
+		problems = append(problems, Problem{Err: errors.New(`no "mcpServers" or "servers" key, and no other key holds a server object`)})
+	}
+	return problems
+}
+
+// jsonObject returns the fields of v when v is a JSON object.
+func jsonObject(v json.RawMessage) (map[string]json.RawMessage, bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(v, &fields) != nil || fields == nil {
+		return nil, false
+	}
+	return fields, true
+}
+
+// unknownField is the error of an unknown key, naming the nearest of known.
+func unknownField(key string, known []string) error {
+	if near := suggest.Nearest(key, known); near != "" {
+		return fmt.Errorf("unknown field (did you mean %q?)", near)
+	}
+	return errors.New("unknown field")
 }
 
 // decodeInputs decodes VS Code's "inputs" list.
@@ -220,8 +297,8 @@ func decodeInputs(raw json.RawMessage) (map[string]Input, error) {
 
 // decodeServer decodes and checks one server entry.
 func decodeServer(name string, raw json.RawMessage) (fileServer, []Problem) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+	fields, ok := jsonObject(raw)
+	if !ok {
 		return fileServer{}, []Problem{{Server: name, Err: errors.New("want a JSON object")}}
 	}
 	var (
@@ -283,7 +360,7 @@ func decodeServer(name string, raw json.RawMessage) (fileServer, []Problem) {
 				err = errors.New("want a positive number of milliseconds")
 			}
 		default:
-			err = errors.New("unknown field")
+			err = unknownField(key, serverFields)
 		}
 		if err != nil {
 			fail(key, err)

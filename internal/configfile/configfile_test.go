@@ -62,3 +62,47 @@ func TestParseSyntaxPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestParseEnvFileText checks what dotenv text may hold: a byte order mark
+// first, CRLF line ends, tabs and U+FFFD itself; not a NUL, another
+// control character or invalid UTF-8, named by line.
+func TestParseEnvFileText(t *testing.T) {
+	env, err := parseEnvFile("ok.env", "\uFEFFA=1\r\nB=\tx\t\nC=\uFFFD\n")
+	if err != nil || env["A"] != "1" || env["B"] != "x" || env["C"] != "\uFFFD" {
+		t.Errorf("parseEnvFile = %q, %v", env, err)
+	}
+	for text, want := range map[string]string{
+		"A=1\n\nB=\x00":       "f.env:3: not dotenv text (a NUL byte)",
+		"A=\xff":              "f.env:1: not dotenv text (invalid UTF-8)",
+		"# \x1b[0m\nA=1":      "f.env:1: not dotenv text (a control character)",
+		"A=\u0085":            "f.env:1: not dotenv text (a control character)",
+		"A=1\nB=\"x\\000\"\n": "f.env:2: a NUL in a double-quoted value",
+	} {
+		if _, err := parseEnvFile("f.env", text); err == nil || err.Error() != want {
+			t.Errorf("parseEnvFile(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+// TestCheckScheme checks that a URL needs an http or https scheme, and
+// that only a well-formed scheme is shown.
+func TestCheckScheme(t *testing.T) {
+	for _, ok := range []string{"http://x", "HTTPS://x/mcp", "https://u:p@x:1/mcp?q=1"} {
+		if err := checkScheme(ok); err != nil {
+			t.Errorf("checkScheme(%q) = %v", ok, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"localhost:8080/mcp": "missing http:// or https://?",
+		"example.com/mcp":    "missing http:// or https://?",
+		"":                   "missing http:// or https://?",
+		"pass word://x":      "missing http:// or https://?",
+		"://x":               "missing http:// or https://?",
+		"ws://x":             `scheme "ws" is not http or https`,
+		"git+ssh://x":        `scheme "git+ssh" is not http or https`,
+	} {
+		if err := checkScheme(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("checkScheme(%q) = %v, want %q", in, err, want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // maxEnvFileBytes bounds an envFile: it is read whole.
@@ -30,16 +32,26 @@ type inputAnswer struct {
 // server expands the strings of one server entry and reads its envFile.
 func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 	var problems []Problem
+	fail := func(field string, err error) {
+		problems = append(problems, Problem{Server: name, Field: field, Err: err})
+	}
 	expand := func(field, v string) string {
 		out, err := r.expand(v)
 		if err != nil {
-			problems = append(problems, Problem{Server: name, Field: field, Err: err})
+			fail(field, err)
 		}
 		return out
 	}
 	s := Server{Transport: fs.transport, DefaultToolTimeout: fs.toolTimeout}
 	if fs.transport != "stdio" {
-		s.URL = expand("url", fs.url)
+		rawURL, err := r.expand(fs.url)
+		if err == nil {
+			err = checkScheme(rawURL)
+		}
+		if err != nil {
+			fail("url", err)
+		}
+		s.URL = rawURL
 		s.Reconnect, s.DisableSSEFallback = fs.reconnect, fs.noSSEFallback
 		s.Headers = expandMap(fs.headers, "headers", expand)
 		return s, problems
@@ -54,7 +66,7 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 		if path := expand("envFile", fs.envFile); path != "" {
 			vars, err := readEnvFile(path)
 			if err != nil {
-				problems = append(problems, Problem{Server: name, Field: "envFile", Err: err})
+				fail("envFile", err)
 			}
 			s.Env = vars
 		}
@@ -67,6 +79,33 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 		}
 	}
 	return s, problems
+}
+
+// checkScheme refuses a URL without an http or https scheme, saying what
+// is missing rather than what net/url makes of it ("first path segment in
+// URL cannot contain colon" for localhost:8080/mcp); [mcpadapter.New]
+// validates the rest. The URL, which may hold a secret, is not shown.
+func checkScheme(rawURL string) error {
+	scheme, _, found := strings.Cut(rawURL, "://")
+	switch {
+	case found && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")):
+		return nil
+	case found && isScheme(scheme):
+		return fmt.Errorf("scheme %q is not http or https", scheme)
+	}
+	return errors.New("not an absolute URL (missing http:// or https://?)")
+}
+
+// isScheme reports whether s has the syntax of a URL scheme (RFC 3986,
+// section 3.1).
+func isScheme(s string) bool {
+	for i, c := range []byte(s) {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || (c < '0' || c > '9') && c != '+' && c != '-' && c != '.') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // expandMap expands the values of m in key order, naming each field
@@ -132,6 +171,9 @@ func (r *expander) variable(ref string) (string, error) {
 	if !isEnvName(name) {
 		return "", fmt.Errorf("unknown variable ${%s}", ref)
 	}
+	if r.opts.AllowedEnv != nil && !slices.Contains(r.opts.AllowedEnv, name) {
+		return "", fmt.Errorf("environment variable %s is not in ConfigOptions.AllowedEnv", name)
+	}
 	lookup := r.opts.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -183,10 +225,12 @@ func isEnvName(name string) bool {
 	return true
 }
 
-// readEnvFile reads a dotenv file: NAME=value lines, blank lines and
-// # comments, an optional "export " prefix, values optionally quoted
-// (a double-quoted value is unquoted as a Go string literal: \n, \", \\).
-// Errors name the line, never its text.
+// readEnvFile reads a dotenv file: UTF-8 text (a byte order mark is
+// skipped) of NAME=value lines, blank lines and # comments, an optional
+// "export " prefix, values optionally quoted (a double-quoted value is
+// unquoted as a Go string literal: \n, \", \\). A NUL, another control
+// character than a tab or a line end, or invalid UTF-8 (a binary file,
+// /proc/self/environ) is refused. Errors name the line, never its text.
 func readEnvFile(path string) (map[string]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -214,8 +258,11 @@ func readEnvFile(path string) (map[string]string, error) {
 func parseEnvFile(path, text string) (map[string]string, error) {
 	env := map[string]string{}
 	n := 0
-	for line := range strings.Lines(text) {
+	for line := range strings.Lines(strings.TrimPrefix(text, "\uFEFF")) {
 		n++
+		if what := notText(line); what != "" {
+			return nil, fmt.Errorf("%s:%d: not dotenv text (%s)", path, n, what)
+		}
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' {
 			continue
@@ -233,6 +280,9 @@ func parseEnvFile(path, text string) (map[string]string, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: bad double-quoted value", path, n)
 			}
+			if strings.ContainsRune(s, 0) {
+				return nil, fmt.Errorf("%s:%d: a NUL in a double-quoted value", path, n)
+			}
 			val = s
 		case len(val) >= 2 && val[0] == '\'' && val[len(val)-1] == '\'':
 			val = val[1 : len(val)-1]
@@ -244,4 +294,21 @@ func parseEnvFile(path, text string) (map[string]string, error) {
 		env[name] = val
 	}
 	return env, nil
+}
+
+// notText says what in line dotenv text cannot hold: a NUL, another control
+// character than a tab or a line end, or invalid UTF-8. It returns "" for
+// a line of text.
+func notText(line string) string {
+	for i, r := range line {
+		switch {
+		case r == 0:
+			return "a NUL byte"
+		case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\uFFFD"):
+			return "invalid UTF-8"
+		case unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r':
+			return "a control character"
+		}
+	}
+	return ""
 }
