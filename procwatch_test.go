@@ -16,8 +16,8 @@ import (
 )
 
 // withAndWithoutWatcher runs test with the servers started through the
-// process-wide watcher where the system has one (procwatch_linux.go), and
-// with a goroutine of their own each (stdioProcess.run), as elsewhere.
+// process-wide watcher where the system has one (internal/stdio), and
+// with a goroutine of their own each (stdio.Options.Unwatched), as elsewhere.
 func withAndWithoutWatcher(t *testing.T, test func(t *testing.T)) {
 	t.Run("watcher", test)
 	t.Run("unwatched", func(t *testing.T) {

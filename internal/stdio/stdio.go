@@ -205,14 +205,11 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	case <-ctx.Done():
 		return ctx.Err() // still queued behind a write to a full pipe
 	}
-	defer func() { <-c.writer }()
 	if c.broken {
+		<-c.writer
 		return fmt.Errorf("%w: an earlier write stopped mid-message", mcp.ErrConnectionClosed)
 	}
 	n, err := c.proc.write(ctx, line)
-	if err != nil && ctx.Err() == nil {
-		err = c.proc.exitError(err) // the server closed stdin: it is exiting
-	}
 	if err != nil && n > 0 {
 		// The server reads a torn message, and whatever follows it, as
 		// garbage: give up the connection. (The SDK returns a timed-out
@@ -220,6 +217,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		// ends the server, and its stdout with the session.
 		c.broken = true
 		c.Close()
+	}
+	<-c.writer
+	if err != nil && ctx.Err() == nil {
+		err = c.proc.exitError(err) // the server closed stdin: it is exiting
 	}
 	return err
 }
