@@ -55,11 +55,7 @@ func returns(t *testing.T, what string, f func()) {
 		defer close(done)
 		f()
 	}()
-	select {
-	case <-done:
-	case <-time.After(watchdog):
-		t.Fatalf("%s did not return", what)
-	}
+	receive(t, done, what)
 }
 
 // alive reports whether the process pid exists and is not a zombie: it
