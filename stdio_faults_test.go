@@ -149,7 +149,7 @@ func TestFaultStdinFull(t *testing.T) {
 
 // TestFaultStdioCallAfterTornWrite: a stdio server that stopped reading
 // tears a big request whose call times out, which costs the connection;
-// the next call returns by its own deadline, with a *ServerError, while
+// the next call returns before its own deadline, with a *ServerError, while
 // the server is still being ended (its terminate delay, a minute, is far
 // past the bound here, so a regression hangs distinctly): the
 // connection's Close, which go-sdk calls under the lock that the next
@@ -171,7 +171,8 @@ func TestFaultStdioCallAfterTornWrite(t *testing.T) {
 	}
 	ok := lookup(t, ts, "f__ok")
 	big := map[string]any{"pad": strings.Repeat("x", 1<<20)} // far more than a pipe holds
-	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	// Time enough for the request to be written in part (TestFaultStdinFull).
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	if _, err := ok.Invoke(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the call whose request the server does not read: error = %v, want a deadline error", err)
@@ -197,6 +198,9 @@ func TestFaultStdioCallAfterTornWrite(t *testing.T) {
 		}
 	}
 	checkServerErr(t, err, "f")
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the call after the torn write: error = %v, want the connection's loss, before its deadline", err)
+	}
 	if processEnded(pid) {
 		t.Fatal("the server ended before its terminate delay: the test proves nothing")
 	}

@@ -102,9 +102,10 @@ type transport struct {
 	screen    *wire.Screen
 	unwatched bool
 
-	mu      sync.Mutex // guards started and stopped
-	started bool       // Connect started proc
-	stopped bool       // stop was called
+	mu        sync.Mutex // guards connected, started and stopped
+	connected bool       // Connect was called: a transport is single-use
+	started   bool       // and it started proc
+	stopped   bool       // stop was called
 }
 
 // Connect implements [mcp.Transport]: it starts the command.
@@ -114,9 +115,10 @@ func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	switch {
 	case t.stopped:
 		return nil, errStopped
-	case t.started:
+	case t.connected:
 		return nil, errors.New("stdio transport already connected")
 	}
+	t.connected = true
 	// Pipes of our own, not cmd.StdinPipe and StdoutPipe: their writer
 	// hides the *os.File, whose write deadline bounds a write to a server
 	// that stopped reading, and Wait closes their reader, which must

@@ -131,15 +131,22 @@ func testShutdownEscalates(t *testing.T, unwatched bool) {
 // the context's error; the connection is then closed (it ends the server)
 // and refuses further writes at once, although the server has not exited.
 func TestTornWriteClosesAtOnce(t *testing.T) {
-	tr, c, _ := connectShell(t, "exec sleep 60", time.Minute, false)
+	// The server reads a little, says so, and reads no more.
+	script := `head -c 1 >/dev/null; echo '{"jsonrpc":"2.0","method":"began"}'; exec sleep 60`
+	tr, c, _ := connectShell(t, script, time.Minute, false)
 	msg := &jsonrpc.Request{Method: "x", Params: []byte(`"` + strings.Repeat("x", 1<<20) + `"`)}
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var err error
-	returns(t, "the torn write", func() { err = c.Write(ctx, msg) })
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Write() = %v, want a deadline error", err)
+	written := make(chan error, 1)
+	go func() { written <- c.Write(ctx, msg) }()
+	if m, err := c.Read(t.Context()); err != nil || m.(*jsonrpc.Request).Method != "began" {
+		t.Fatalf("Read() = %v, %v; want the server's word that it read", m, err)
 	}
+	cancel()
+	if err := receive(t, written, "the torn write"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write() = %v, want the context's error", err)
+	}
+	var err error
 	returns(t, "the write after it", func() { err = c.Write(t.Context(), &jsonrpc.Request{Method: "y"}) })
 	if !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Errorf("Write() after a torn write = %v, want %v", err, mcp.ErrConnectionClosed)
