@@ -736,8 +736,8 @@ func BenchmarkIdleConnection(b *testing.B) {
 // (its reader and the SDK's: 2). No watch goroutine (the session's end
 // starts it: ownedConn); on Linux no waiter and no stderr copier either:
 // one process-wide spawner and one poller serve every server
-// (procwatch_linux.go), started here beforehand so that they do not count.
-// Elsewhere each server keeps both (stdioProcess.run). It also bounds the
+// (internal/stdio/procwatch_linux.go), started here beforehand so that they do not count.
+// Elsewhere each server keeps both (internal/stdio: process.run). It also bounds the
 // live heap of one: the line reader's buffer starts small and no stderr
 // read buffer is kept (they held 64 and 32 KiB each, 125 KiB in all, where
 // the raw go-sdk holds about 16).

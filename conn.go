@@ -29,7 +29,7 @@ type conn struct {
 
 	session *mcp.ClientSession
 	info    ServerInfo
-	stop    func()       // ends what the transport left behind (a stdio process group)
+	stop    func()       // ends what the transport started and waits for it (a stdio server)
 	screen  *wire.Screen // screens what the session reads
 
 	since   time.Time     // when the conn became its server's current one

@@ -29,9 +29,6 @@ const (
 	// defaultMaxMessageBytes is the default bound on one server message; the
 	// go-sdk stdio transport caps a line at this size whatever is asked.
 	defaultMaxMessageBytes = 16 << 20
-	// terminateDuration is how long a stdio server gets to exit after its
-	// stdin is closed, and then after SIGTERM, before it is killed.
-	terminateDuration = 2 * time.Second
 	// dialTimeout is the default Config.DialTimeout, the bound on one dial
 	// (a handshake, with its SSE fallbacks): callers wait on their own
 	// contexts, but a server that never answers must not hold the shared

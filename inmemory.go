@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/mcpadapter/mcpadapter/internal/stdio"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,7 +59,7 @@ func (t *memoryTransport) Connect(context.Context) (mcp.Connection, error) {
 
 // A memoryConn is the [mcp.Connection] of an [InMemory] server: one
 // JSON-RPC message per line each way over the pipe, read through the
-// screen and decoded by decodeMessage, as a stdio server's (stdioConn). As
+// screen and decoded as a stdio server's (internal/stdio). As
 // with go-sdk's in-memory transport, a write is not bounded by its
 // context once begun: the server's end reads continuously, and a write
 // cut short would tear a message.
@@ -76,12 +77,12 @@ func (c *memoryConn) SessionID() string { return "" }
 // Read implements [mcp.Connection]. It returns io.EOF once the connection
 // is closed, at either end.
 func (c *memoryConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	return readLine(ctx, c.lines, c.closed, nil)
+	return stdio.ReadLine(ctx, c.lines, c.closed, nil)
 }
 
 // Write implements [mcp.Connection].
 func (c *memoryConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	line, err := encodeLine(ctx, msg)
+	line, err := stdio.EncodeLine(ctx, msg)
 	if err != nil {
 		return err
 	}

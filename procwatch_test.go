@@ -10,13 +10,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 )
 
 // withAndWithoutWatcher runs test with the servers started through the
-// process-wide watcher where the system has one (procwatch_linux.go), and
-// with a goroutine of their own each (stdioProcess.run), as elsewhere.
+// process-wide watcher where the system has one (internal/stdio), and
+// with a goroutine of their own each (stdio.Options.Unwatched), as elsewhere.
 func withAndWithoutWatcher(t *testing.T, test func(t *testing.T)) {
 	t.Run("watcher", test)
 	t.Run("unwatched", func(t *testing.T) {
@@ -57,11 +58,12 @@ func TestStdioStderrFlood(t *testing.T) {
 
 // TestStdioStderrHeldPastExit: a grandchild that left the server's process
 // group (setsid) and holds its stdout and stderr does not hold the session
-// past the server's exit for long: its stderr is given up on
-// terminateDuration after the exit (os/exec's WaitDelay), its stdout as
-// long after that, and the call in flight fails with the exit status and
-// the server's last stderr line.
+// past the server's exit for long: its stderr is given up on the terminate
+// delay after the exit (os/exec's WaitDelay), its stdout as long after
+// that, and the call in flight fails with the exit status and the server's
+// last stderr line.
 func TestStdioStderrHeldPastExit(t *testing.T) {
+	setTerminateDelay(t, 100*time.Millisecond)
 	withAndWithoutWatcher(t, func(t *testing.T) {
 		cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
 		pidFile := filepath.Join(t.TempDir(), "pid")

@@ -80,6 +80,15 @@ func TestFaultNullErrorClosesSession(t *testing.T) {
 	}
 }
 
+// setTerminateDelay makes the stdio servers started until t ends get d,
+// not internal/stdio's default, to exit after their stdin is closed (and
+// again after SIGTERM), and as long to let go of pipes held past their
+// exit. t must not run in parallel with other tests.
+func setTerminateDelay(t *testing.T, d time.Duration) {
+	old := terminateDelay.Swap(int64(d))
+	t.Cleanup(func() { terminateDelay.Store(old) })
+}
+
 // returnsWithin runs f and fails the test if it has not returned within
 // faultWait: a watchdog for calls whose own deadline is under test.
 func returnsWithin(t *testing.T, what string, f func()) {
@@ -101,6 +110,7 @@ func returnsWithin(t *testing.T, what string, f func()) {
 // pipe nor one queued behind it; the torn request costs the connection,
 // and Restart brings the server back.
 func TestFaultStdinFull(t *testing.T) {
+	setTerminateDelay(t, 100*time.Millisecond) // the server ignores its stdin's end
 	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
 	ts, err := a.ListTools(faultCtx(t))
 	if err != nil {
@@ -135,6 +145,74 @@ func TestFaultStdinFull(t *testing.T) {
 		}
 	}
 	checkUsable(t, a, ts, "f", "f__ok", nil, "ok", true)
+}
+
+// TestFaultStdioCallAfterTornWrite: a stdio server that stopped reading
+// tears a big request whose call times out, which costs the connection;
+// the next call returns before its own deadline, with a *ServerError, while
+// the server is still being ended (its terminate delay, a minute, is far
+// past the bound here, so a regression hangs distinctly): the
+// connection's Close, which go-sdk calls under the lock that the next
+// call waits for, does not wait for the server to exit. Once the server
+// exits, Close of the adapter leaves neither it nor a goroutine behind.
+func TestFaultStdioCallAfterTornWrite(t *testing.T) {
+	setTerminateDelay(t, time.Minute)
+	sharedWatcher() // started beforehand: it outlives every adapter
+	before := goroutines()
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := serverPID(t, ts, "f__"+faultserver.ToolPID)
+	t.Cleanup(func() { killProcess(pid) }) // a failed test's, before Close
+	if res, err := lookup(t, ts, "f__"+faultserver.ToolStopReading).Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+		t.Fatalf("stop_reading = %q, %v", res.Text(), err)
+	}
+	ok := lookup(t, ts, "f__ok")
+	big := map[string]any{"pad": strings.Repeat("x", 1<<20)} // far more than a pipe holds
+	// Time enough for the request to be written in part (TestFaultStdinFull).
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := ok.Invoke(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the call whose request the server does not read: error = %v, want a deadline error", err)
+	}
+
+	// The next call: it must return once its context is done at the
+	// latest, give or take the time a loaded machine takes to notice.
+	const margin = 5 * time.Second
+	ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := ok.Invoke(ctx, nil)
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(margin):
+			t.Fatalf("the call after the torn write was still blocked %v past its deadline", margin)
+		}
+	}
+	checkServerErr(t, err, "f")
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the call after the torn write: error = %v, want the connection's loss, before its deadline", err)
+	}
+	if processEnded(pid) {
+		t.Fatal("the server ended before its terminate delay: the test proves nothing")
+	}
+
+	if err := killProcess(pid); err != nil { // it would exit after SIGTERM, a minute on
+		t.Fatal(err)
+	}
+	closeWithin(t, a)
+	if !processGone(pid) {
+		t.Errorf("the server (pid %d) is not reaped after Close", pid)
+	}
+	checkNoLeaks(t, before)
 }
 
 // TestFaultStdioExitWithHeldStdout: a stdio server exits mid-call while a

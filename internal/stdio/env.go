@@ -1,4 +1,4 @@
-package mcpadapter
+package stdio
 
 import (
 	"maps"
@@ -9,7 +9,7 @@ import (
 )
 
 // inheritedEnv lists the variables a stdio server gets from the adapter's
-// environment unless Server.InheritEnv is set: the list the official
+// environment unless Options.InheritEnv is set: the list the official
 // TypeScript and Python MCP SDKs pass (getDefaultEnvironment,
 // get_default_environment), enough to find programs and a home directory,
 // and nothing that usually holds a secret.
@@ -21,14 +21,14 @@ var inheritedEnv = func() []string {
 	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 }()
 
-// serverEnv returns the environment of the stdio server s: the adapter's
-// whole environment with s.InheritEnv, else the variables of inheritedEnv
-// that are set (but none whose value starts with "()": a shell function,
-// as the SDKs skip too), then s.Env, which overrides both. It is never nil:
-// a nil exec.Cmd.Env would inherit everything.
-func serverEnv(s *Server) []string {
+// environ returns the environment of a stdio server: the adapter's whole
+// environment with inherit, else the variables of inheritedEnv that are
+// set (but none whose value starts with "()": a shell function, as the
+// SDKs skip too), then vars, which override both. It is never nil: a nil
+// exec.Cmd.Env would inherit everything.
+func environ(vars map[string]string, inherit bool) []string {
 	env := []string{}
-	if s.InheritEnv {
+	if inherit {
 		env = os.Environ()
 	} else {
 		for _, k := range inheritedEnv {
@@ -37,8 +37,8 @@ func serverEnv(s *Server) []string {
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		env = append(env, k+"="+s.Env[k]) // a later entry wins (exec.Cmd.Env)
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		env = append(env, k+"="+vars[k]) // a later entry wins (exec.Cmd.Env)
 	}
 	return env
 }

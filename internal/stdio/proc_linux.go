@@ -1,6 +1,6 @@
 //go:build linux
 
-package mcpadapter
+package stdio
 
 import (
 	"syscall"
@@ -27,6 +27,6 @@ func awaitExit(pid int) bool {
 // thread that started it ends: the adapter's process dying, since that
 // thread is locked to the watcher's goroutine, which lives as long as the
 // process (procWatcher.run), or to the goroutine that waits for the process
-// (stdioProcess.run). SIGKILL, not SIGTERM: a server must not outlive a
+// (process.run). SIGKILL, not SIGTERM: a server must not outlive a
 // host that died without Close, whatever signals it handles.
 func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }

@@ -1,18 +1,15 @@
 //go:build !unix
 
-package mcpadapter
+package stdio
 
 import "os/exec"
 
 // A processGroup is a stdio server's process: this platform has no process
-// groups to manage, and the session's Close ends the server itself.
+// groups to manage, and shutdown ends the server itself.
 type processGroup struct{ cmd *exec.Cmd }
 
 // startInGroup returns the processGroup of cmd.
 func startInGroup(cmd *exec.Cmd) *processGroup { return &processGroup{cmd: cmd} }
-
-// kill does nothing: there is no group.
-func (g *processGroup) kill() {}
 
 // wait waits for the started process to exit and reaps it.
 func (g *processGroup) wait() error { return g.cmd.Wait() }

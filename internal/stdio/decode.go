@@ -1,4 +1,4 @@
-package mcpadapter
+package stdio
 
 import (
 	"context"
@@ -56,11 +56,11 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	return resp, nil
 }
 
-// readLine reads and decodes the next message of a line connection
-// (stdioConn, memoryConn) for its Read within ctx. Once closed is closed a
-// failed read is the connection's own close, io.EOF; before, it is
-// fail(err) (err itself when fail is nil).
-func readLine(ctx context.Context, lines *wire.LineReader, closed <-chan struct{}, fail func(error) error) (jsonrpc.Message, error) {
+// ReadLine reads and decodes the next message of a line connection (a
+// stdio server's, the root package's in-memory one) for its Read within
+// ctx. Once closed is closed a failed read is the connection's own close,
+// io.EOF; before, it is fail(err) (err itself when fail is nil).
+func ReadLine(ctx context.Context, lines *wire.LineReader, closed <-chan struct{}, fail func(error) error) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -80,9 +80,9 @@ func readLine(ctx context.Context, lines *wire.LineReader, closed <-chan struct{
 	return decodeMessage(line)
 }
 
-// encodeLine encodes msg as one line, newline included, for the Write of a
+// EncodeLine encodes msg as one line, newline included, for the Write of a
 // line connection within ctx.
-func encodeLine(ctx context.Context, msg jsonrpc.Message) ([]byte, error) {
+func EncodeLine(ctx context.Context, msg jsonrpc.Message) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mcpadapter
+package stdio
 
 // The process-wide watcher of stdio servers on Linux: one goroutine starts
 // every server and watches them all, so that an idle stdio connection
@@ -33,7 +33,7 @@ type procWatcher struct {
 
 // A spawn asks the watcher to start p's command, which answers on done.
 type spawn struct {
-	p    *stdioProcess
+	p    *process
 	done chan error // buffered
 }
 
@@ -44,7 +44,7 @@ var (
 
 // theWatcher returns the process's watcher, started on first use, or nil
 // where the system cannot watch processes so (pidfd_open needs Linux 5.3):
-// each server then gets a goroutine of its own (stdioProcess.run).
+// each server then gets a goroutine of its own (process.run).
 func theWatcher() *procWatcher {
 	watcherOnce.Do(func() {
 		fd, err := unix.PidfdOpen(os.Getpid(), 0)
@@ -73,8 +73,13 @@ func theWatcher() *procWatcher {
 	return watcher
 }
 
+// Watched reports whether stdio servers are started and watched by the
+// process-wide watcher, which it starts: an idle server then costs no
+// goroutine of its own.
+func Watched() bool { return theWatcher() != nil }
+
 // start starts p's command on the watcher's thread.
-func (w *procWatcher) start(p *stdioProcess) error {
+func (w *procWatcher) start(p *process) error {
 	done := make(chan error, 1)
 	w.mu.Lock()
 	w.spawns = append(w.spawns, spawn{p: p, done: done})
@@ -169,7 +174,7 @@ func (w *procWatcher) forget(id uint64) {
 // startWatched starts p through the watcher, reporting false where there
 // is none. The server's stderr goes to a pipe of the watcher's, read as it
 // fills (watchedProc.drain); its exit is seen through a pidfd.
-func startWatched(p *stdioProcess) (bool, error) {
+func startWatched(p *process) (bool, error) {
 	w := theWatcher()
 	if w == nil {
 		return false, nil
@@ -186,7 +191,7 @@ func startWatched(p *stdioProcess) (bool, error) {
 // A watchedProc is a stdio server the watcher watches.
 type watchedProc struct {
 	w *procWatcher
-	p *stdioProcess
+	p *process
 
 	mu         sync.Mutex    // guards stderr and stderrID
 	stderr     int           // the read end of the server's stderr; -1 once closed
@@ -223,8 +228,7 @@ func (wp *watchedProc) start() error {
 		err = wp.watchExit()
 	}
 	if err != nil {
-		// Reaped through the group, which then takes no more signals: the
-		// dial's cleanup (conn.stop) must not signal a reused group id.
+		// Reaped through the group, which ends the rest of it.
 		p.cmd.Process.Kill()
 		p.group.wait()
 		wp.closeStderr()
@@ -253,14 +257,14 @@ func (wp *watchedProc) watchExit() error {
 	return err
 }
 
-// exited does what stdioProcess.run does once the leader has exited: it
+// exited does what process.run does once the leader has exited: it
 // ends the group and reaps the leader (at once: it has exited), and waits
-// for the end of stderr, at most terminateDuration when a grandchild that
+// for the end of stderr, at most p.terminate when a grandchild that
 // escaped the group holds it (os/exec's WaitDelay).
 func (wp *watchedProc) exited() {
 	p := wp.p
 	p.err = p.group.wait()
-	t := time.NewTimer(terminateDuration)
+	t := time.NewTimer(p.terminate)
 	select {
 	case <-wp.stderrDone:
 	case <-t.C:
