@@ -419,7 +419,7 @@ func goroutines() map[string]string {
 }
 
 // checkNoLeaks fails when goroutines started after before, other than the
-// HTTP client's idle connections, are still running. Goroutines end
+// HTTP client's idle connections and the process-wide stdio watcher, are still running. Goroutines end
 // asynchronously after Close returns (the SDK's readers see their pipes
 // close), so it polls for a bounded time, like goleak.
 func checkNoLeaks(t *testing.T, before map[string]string) {
@@ -430,7 +430,8 @@ func checkNoLeaks(t *testing.T, before map[string]string) {
 		for id, stack := range goroutines() {
 			if _, ok := before[id]; ok || strings.Contains(stack, "net/http.(*persistConn)") ||
 				strings.Contains(stack, "testing.(*T).Run") || strings.Contains(stack, "checkNoLeaks") ||
-				strings.Contains(stack, "net/http/httptest") || strings.Contains(stack, "net/http.(*Server)") || strings.Contains(stack, "net/http.(*conn).serve") {
+				strings.Contains(stack, "net/http/httptest") || strings.Contains(stack, "net/http.(*Server)") || strings.Contains(stack, "net/http.(*conn).serve") ||
+				strings.Contains(stack, "internal/stdio.(*procWatcher)") { // process-wide, started once
 				continue
 			}
 			leaked = append(leaked, stack)
