@@ -21,6 +21,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+const (
+	// defaultMaxMessageBytes is the default bound on one server message; the
+	// go-sdk stdio transport caps a line at this size whatever is asked.
+	defaultMaxMessageBytes = 16 << 20
+	// dialTimeout is the default Config.DialTimeout, the bound on one dial
+	// (a handshake, with its SSE fallbacks): callers wait on their own
+	// contexts, but a server that never answers must not hold the shared
+	// dial forever.
+	dialTimeout = time.Minute
+	// clientName identifies the adapter to servers.
+	clientName = "mcpadapter"
+)
+
 // dial opens a new session with the named server under the generation's
 // context (not a caller's: the SSE transport ties its stream to the context
 // of Connect, and the dial is shared by every waiting caller).

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,19 +22,6 @@ import (
 const (
 	modernVersion = "2026-07-28" // server/discover, stateless requests
 	legacyVersion = "2025-11-25" // initialize handshake
-)
-
-const (
-	// defaultMaxMessageBytes is the default bound on one server message; the
-	// go-sdk stdio transport caps a line at this size whatever is asked.
-	defaultMaxMessageBytes = 16 << 20
-	// dialTimeout is the default Config.DialTimeout, the bound on one dial
-	// (a handshake, with its SSE fallbacks): callers wait on their own
-	// contexts, but a server that never answers must not hold the shared
-	// dial forever.
-	dialTimeout = time.Minute
-	// clientName identifies the adapter to servers.
-	clientName = "mcpadapter"
 )
 
 // connectEra connects client to the server of c in the era its Mode asks for.
