@@ -243,13 +243,15 @@ func (c *conn) watch() {
 
 // release unregisters what c registered with longer-lived owners, so that
 // nothing reaches c once its session is released: the cancellation of its
-// requests at the generation's end. A request made after it is not
-// tracked; the session has ended, so it fails at once anyway.
+// requests at the generation's end, and its progress sinks. A request made
+// after it is neither tracked nor reported; the session has ended, so it
+// fails at once anyway.
 func (c *conn) release() {
 	c.callsOnce.Do(func() {}) // no registration after this one
 	if c.stopCalls != nil {
 		c.stopCalls()
 	}
+	c.a.progress.release(c)
 }
 
 // beginClose marks c as closing, before Close cancels its requests: on
