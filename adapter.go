@@ -734,6 +734,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 			c.close() // lost the race with Close
 			return nil, serverError(name, "dial", ErrClosed)
 		}
+		a.progress.attach(c)
 		c.attach()
 		c.since = time.Now()
 		_, replaced := g.conns[key]

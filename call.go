@@ -351,7 +351,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 	if a.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		f, _ := ctx.Value(progressKey{}).(func(Progress))
 		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: callIDOf(ctx)}, f: f, touch: touch}
-		token, forget := a.progress.add(sink)
+		token, forget := a.progress.add(c, sink)
 		defer forget()
 		if meta == nil {
 			meta = mcp.Meta{}

@@ -58,6 +58,7 @@ type conn struct {
 	// BenchmarkOverhead), noise next to an HTTP round trip but not next to
 	// an in-memory or stdio one: those are ended through wire instead.
 	callsOnce sync.Once
+	stopCalls func() bool // unregisters cancelCalls from life; set by callsOnce
 	callsMu   sync.Mutex
 	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
 	ended     bool                             // guarded by callsMu: life is done
@@ -236,6 +237,20 @@ func (c *conn) watch() {
 	if c.stop != nil {
 		c.stop()
 	}
+	c.release()
+}
+
+// release unregisters what c registered with longer-lived owners, so that
+// nothing reaches c once its session is released: the cancellation of its
+// requests at the generation's end, and its progress sinks. A request made
+// after it is neither tracked nor reported; the session has ended, so it
+// fails at once anyway.
+func (c *conn) release() {
+	c.callsOnce.Do(func() {}) // no registration after this one
+	if c.stopCalls != nil {
+		c.stopCalls()
+	}
+	c.a.progress.release(c)
 }
 
 // beginClose marks c as closing, before Close cancels its requests: on
@@ -334,7 +349,7 @@ func (c *conn) untilClose(ctx context.Context) (context.Context, func()) {
 // trackCall registers the cancel func of a request in flight, unless the
 // generation has ended.
 func (c *conn) trackCall(key *context.CancelFunc) bool {
-	c.callsOnce.Do(func() { context.AfterFunc(c.life, c.cancelCalls) })
+	c.callsOnce.Do(func() { c.stopCalls = context.AfterFunc(c.life, c.cancelCalls) })
 	c.callsMu.Lock()
 	defer c.callsMu.Unlock()
 	if c.ended {

@@ -123,7 +123,7 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			a.serverLog(g, name, req.Params) // bounded (deliver.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			a.progressed(g, name, req.Params)
+			a.progressed(g, name, req.Session, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})

@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -297,5 +298,120 @@ func waitURI(t *testing.T, ch <-chan string, uri string) {
 		}
 	case <-t.Context().Done():
 		t.Fatalf("the server never saw %q", uri)
+	}
+}
+
+// progressPeers serves "hold", which sends its progress token on held and
+// waits until its call is cancelled or release is closed, and "forge",
+// which reports progress under the token it receives on forged, then under
+// its own.
+func progressPeers(held, forged chan any, release chan struct{}) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "peers", Version: "1"}, nil)
+	object := map[string]any{"type": "object"}
+	s.AddTool(&mcp.Tool{Name: "hold", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		held <- req.Params.GetProgressToken()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-release:
+			return nil, errors.New("released")
+		}
+	})
+	s.AddTool(&mcp.Tool{Name: "forge", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		for _, token := range []any{<-forged, req.Params.GetProgressToken()} {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1}); err != nil {
+				return nil, err
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "forged"}}}, nil
+	})
+	return s
+}
+
+// TestProgressStaysOnItsConnection: bob's connection to a per-principal
+// server reports progress under the token of alice's call in flight on
+// hers. Neither alice's WithProgress func nor OnProgress under her context
+// sees it, and her idle timeout (ResetTimeoutOnProgress) is not reset: her
+// call times out 10s after it started. Bob's own progress reaches him.
+func TestProgressStaysOnItsConnection(t *testing.T) {
+	for _, era := range pipelineEras {
+		t.Run(era.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				held, forged, release := make(chan any, 1), make(chan any, 1), make(chan struct{})
+				h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return progressPeers(held, forged, release) },
+					&mcp.StreamableHTTPOptions{Stateless: era.mode == ModeModern, PropagateRequestCancellation: true})
+				// Progress as each listener saw it: WithProgress's by
+				// principal, OnProgress's by the principal of its context.
+				saw := map[string]chan Progress{"alice": make(chan Progress, 4), "bob": make(chan Progress, 4)}
+				onProgress := map[string]chan Progress{"alice": make(chan Progress, 4), "bob": make(chan Progress, 4)}
+				a, err := New(Config{
+					Servers: map[string]Server{"users": {URL: "http://users.test/mcp", Mode: era.mode, HeadersFor: bearer,
+						HTTPClient: &http.Client{Transport: inProcess{h}}}},
+					DefaultToolTimeout:     10 * time.Second,
+					ResetTimeoutOnProgress: true,
+					OnProgress:             func(ctx context.Context, p Progress) { onProgress[PrincipalFrom(ctx)] <- p },
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer a.Close()
+				defer close(release) // a stateful server may not see the cancellation of alice's call
+				as := func(user string) context.Context {
+					return WithProgress(WithPrincipal(t.Context(), user), func(p Progress) { saw[user] <- p })
+				}
+				alice, bob := as("alice"), as("bob")
+				aliceTools, err := a.ListTools(alice)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bobTools, err := a.ListTools(bob)
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				start := time.Now()
+				done := make(chan error, 1)
+				go func() {
+					_, err := aliceTools.Lookup("users__hold").Invoke(alice, nil)
+					done <- err
+				}()
+				token := <-held
+				if s, ok := token.(string); !ok || len(s) < 26 {
+					t.Errorf("progress token %v: want a random string of 128 bits", token)
+				}
+				time.Sleep(8 * time.Second)
+				forged <- token
+				if res, err := bobTools.Lookup("users__forge").Invoke(bob, nil); err != nil || res.Text() != "forged" {
+					t.Fatalf("bob's call: %v, %v", res, err)
+				}
+				// Bob's own progress comes after the forged one, through
+				// the same queue: once it is delivered, so is the other.
+				for _, ch := range []chan Progress{onProgress["bob"], saw["bob"]} {
+					select {
+					case p := <-ch:
+						if p.MCPName != "forge" {
+							t.Errorf("bob got progress %+v, want his own", p)
+						}
+					case <-time.After(time.Second):
+						t.Fatal("bob's own progress did not reach him")
+					}
+				}
+				if len(saw["alice"]) > 0 || len(onProgress["alice"]) > 0 || len(saw["bob"]) > 0 || len(onProgress["bob"]) > 0 {
+					t.Errorf("the forged progress reached a listener: alice's %d, OnProgress under hers %d, bob's %d, OnProgress under his %d",
+						len(saw["alice"]), len(onProgress["alice"]), len(saw["bob"]), len(onProgress["bob"]))
+				}
+				select {
+				case err := <-done:
+					if !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("alice's call: %v, want a timeout", err)
+					}
+					if d := time.Since(start); d != 10*time.Second {
+						t.Errorf("alice's call timed out after %v, want 10s", d)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("alice's call was still running 10s after its start: the forged progress reset her timer")
+				}
+			})
+		})
 	}
 }

@@ -337,8 +337,12 @@ func (p inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
 	pr, pw := io.Pipe()
 	w := &pipeResponse{header: http.Header{}, body: pw, ready: make(chan struct{})}
+	// As over a network, a request cancelled by the client ends its
+	// response's body, and the handler's writes fail.
+	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Canceled) })
 	go func() {
 		defer cancel()
+		defer stop()
 		p.h.ServeHTTP(w, req.WithContext(ctx))
 		w.WriteHeader(http.StatusOK)
 		pw.Close()

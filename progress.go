@@ -6,7 +6,7 @@ package mcpadapter
 
 import (
 	"context"
-	"strconv"
+	"crypto/rand"
 	"sync"
 	"time"
 
@@ -47,73 +47,111 @@ type progressSink struct {
 }
 
 // A progressRegistry maps the progress tokens of the requests in flight to
-// their sinks. Tokens are unique per Adapter; a notification counts only
-// when it comes from the server its request went to.
+// their sinks, per connection: a notification counts only when it comes
+// on the connection its request went out on, so that a server cannot reach
+// the calls made on another principal's connection, nor on another
+// server's, with a token it learnt. Tokens are random, 128 bits: they
+// cannot be guessed either.
+//
+// A connection's sinks are registered from its attach to its release
+// (attach, release): a released connection is unreachable from the
+// registry, whatever calls on it were still finishing.
 //
 // go-sdk hands notifications to their handler apart from responses, so the
 // progress that a server sent just before its answer can be handled just
-// after the call returned. The registry therefore keeps the sinks of the
-// last lateSinks finished requests too: memory stays bounded by the requests
-// in flight plus that many.
+// after the call returned. The registry therefore keeps the sinks of each
+// connection's last lateSinks finished requests too: memory stays bounded by
+// the requests in flight plus that many per live connection.
 type progressRegistry struct {
 	mu    sync.Mutex
-	next  uint64
-	sinks map[string]*progressSink
-	late  [lateSinks]string // tokens of finished requests, oldest first at lateAt
-	lateN int
+	conns map[*mcp.ClientSession]*progressSinks // guarded by mu, as the sinks are
 }
 
-// lateSinks is how many finished requests still get their late progress.
+// The progressSinks of one connection.
+type progressSinks struct {
+	byToken map[string]*progressSink
+	late    []string // tokens of finished requests: a ring of at most lateSinks, oldest at lateN
+	lateN   int
+}
+
+// lateSinks is how many finished requests of a connection still get their
+// late progress.
 const lateSinks = 64
 
-// add registers s under a new token and returns the token and the func that
-// marks the request finished.
-func (r *progressRegistry) add(s *progressSink) (string, func()) {
+// attach starts the registry of c's requests.
+func (r *progressRegistry) attach(c *conn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.next++
-	token := "mcpadapter-" + strconv.FormatUint(r.next, 10)
-	if r.sinks == nil {
-		r.sinks = make(map[string]*progressSink)
+	if r.conns == nil {
+		r.conns = make(map[*mcp.ClientSession]*progressSinks)
 	}
-	r.sinks[token] = s
+	r.conns[c.session] = &progressSinks{byToken: make(map[string]*progressSink)}
+}
+
+// release drops the registry of c's requests.
+func (r *progressRegistry) release(c *conn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.conns, c.session)
+}
+
+// add registers s, a sink of a request on c, under a new token and returns
+// the token and the func that marks the request finished. When c is not
+// attached, or released, no notification can reach s: it is not kept.
+func (r *progressRegistry) add(c *conn, s *progressSink) (string, func()) {
+	token := rand.Text()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sinks := r.conns[c.session]
+	if sinks == nil {
+		return token, func() {}
+	}
+	sinks.byToken[token] = s
 	return token, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		s.touch = nil // the request's timer is gone
-		i := r.lateN % lateSinks
-		if old := r.late[i]; old != "" {
-			delete(r.sinks, old)
+		if len(sinks.late) < lateSinks {
+			sinks.late = append(sinks.late, token)
+			return
 		}
-		r.late[i] = token
-		r.lateN++
+		i := sinks.lateN % lateSinks
+		delete(sinks.byToken, sinks.late[i])
+		sinks.late[i] = token
+		sinks.lateN++
 	}
 }
 
-// lookup returns the sink of token for a notification of server, or nil,
-// and the func that resets its request's idle timeout while it runs.
-func (r *progressRegistry) lookup(server string, token any) (*progressSink, func()) {
+// lookup returns the sink of token for a notification that came on
+// session, or nil, and the func that resets its request's idle timeout
+// while it runs.
+func (r *progressRegistry) lookup(session *mcp.ClientSession, token any) (*progressSink, func()) {
 	t, ok := token.(string)
 	if !ok {
 		return nil, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := r.sinks[t]
-	if s == nil || s.p.Server != server {
+	sinks := r.conns[session]
+	if sinks == nil {
+		return nil, nil
+	}
+	s := sinks.byToken[t]
+	if s == nil {
 		return nil, nil
 	}
 	return s, s.touch
 }
 
-// progressed delivers a progress notification of server in g: it resets
+// progressed delivers a progress notification that came from server on
+// session in g: it resets
 // the request's idle timeout at once, and queues the callbacks (deliver.go),
 // which may be slow, behind the server's other notifications.
-func (a *Adapter) progressed(g *generation, server string, p *mcp.ProgressNotificationParams) {
+func (a *Adapter) progressed(g *generation, server string, session *mcp.ClientSession, p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}
-	s, touch := a.progress.lookup(server, p.ProgressToken)
+	s, touch := a.progress.lookup(session, p.ProgressToken)
 	if s == nil {
 		return
 	}
