@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"strconv"
 	"strings"
@@ -34,7 +33,7 @@ import (
 // server's [Server.DefaultToolTimeout]; a deadline of ctx shortens either.
 // When ctx is done the server is told (notifications/cancelled).
 func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args) })
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args, "", false) })
 }
 
 // InvokeJSON is [Tool.Invoke] with the arguments as a JSON object, as a
@@ -43,11 +42,12 @@ func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error)
 // tells the model what the tool expects, and a nil error. An empty string
 // means no arguments.
 func (t *Tool) InvokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
-	return t.observe(ctx, textInput(argsJSON), func() (*Result, error) { return t.invokeJSON(ctx, argsJSON) })
+	return t.observe(ctx, textInput(argsJSON), func() (*Result, error) { return t.invokeJSON(ctx, argsJSON, "") })
 }
 
-// invokeJSON is InvokeJSON without callbacks.
-func (t *Tool) invokeJSON(ctx context.Context, argsJSON string) (*Result, error) {
+// invokeJSON is InvokeJSON without callbacks, for the model's tool call
+// id ("": none).
+func (t *Tool) invokeJSON(ctx context.Context, argsJSON, id string) (*Result, error) {
 	args := map[string]any{}
 	if strings.TrimSpace(argsJSON) != "" {
 		var err error
@@ -55,7 +55,7 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON string) (*Result, error)
 			return t.invalidInput(err), nil
 		}
 	}
-	return t.gated(ctx, args)
+	return t.gated(ctx, args, id, false)
 }
 
 // Call implements [tools.Tool], langchaingo's text API. input may be a JSON
@@ -81,7 +81,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 		if err != nil {
 			return t.invalidInput(err), nil
 		}
-		return t.answered(t.gated(ctx, args))
+		return t.answered(t.gated(ctx, args, "", false))
 	})
 	if err != nil {
 		return "", err
@@ -140,94 +140,75 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// gated asks [Config.Approval], before any I/O, then runs the call.
-func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
+// gated is where a fresh call and an approved one join: the call's one
+// principal check, then, unless the call was approved already, the
+// approval gate ([Config.Approval]), before any I/O. id is the model's
+// tool-call id, or "".
+func (t *Tool) gated(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
 	}
-	if approve := t.a.cfg.Approval; approve != nil {
+	if approve := t.a.cfg.Approval; approve != nil && !approved {
 		if call := t.call(args); approve(call) {
 			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, principal: PrincipalFrom(ctx)}
 		}
 	}
-	return t.run(ctx, args)
+	return t.run(ctx, args, id)
 }
 
 // invoke runs an approved call, with callbacks: [Adapter.Approve].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args) })
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args, "", true) })
 }
 
 // run calls the tool on its connection, past the approval gate and without
-// callbacks.
-func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
+// callbacks: through [Config.Middleware], watched by a tracer and the debug
+// log, when any of them is there.
+func (t *Tool) run(ctx context.Context, args map[string]any, id string) (*Result, error) {
 	if t.taskRequired {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
-	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
-		return nil, err
-	}
 	a := t.a
-	debug := a.logger.Enabled(ctx, slog.LevelDebug)
-	if len(a.cfg.Middleware) == 0 && a.tracer == nil && !debug && !a.wantsProgress(ctx) {
+	w := t.watch(ctx)
+	if len(a.cfg.Middleware) == 0 && w == nil && !a.wantsProgress(ctx) {
 		return t.rounds(ctx, args, nil) // nothing to tell: no call id, no span, no record
 	}
-	info := &callInfo{id: modelCallID(ctx)}
+	info := &callInfo{id: id, watch: w}
 	if info.id == "" {
 		info.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
 	}
-	ctx = context.WithValue(ctx, callInfoKey{}, info)
-	ctx, span := t.startToolSpan(ctx, info.id)
-	start := time.Now()
-	res, err := t.hooked(ctx, args)
-	endSpan(span, res, err)
-	if debug {
-		a.logger.DebugContext(ctx, "mcpadapter: tool call", "server", t.server, "tool", t.name, "call", info.id,
-			"duration", time.Since(start), "isError", res != nil && res.IsError, "rounds", info.requests, "error", err)
-	}
+	ctx = w.start(ctx, info.id)
+	res, err := t.hooked(ctx, args, info)
+	w.end(ctx, res, err, info)
 	return res, err
 }
 
-// rounds calls the tool with args and the request _meta meta (nil: none).
-func (t *Tool) rounds(ctx context.Context, args map[string]any, meta map[string]any) (*Result, error) {
-	if info, _ := ctx.Value(callInfoKey{}).(*callInfo); info != nil {
-		info.meta = meta
-	}
-	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, args, nil, "", 0)
+// rounds calls the tool with args, for the call described by info (nil on
+// the fast path: nothing to tell).
+func (t *Tool) rounds(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
+	res, err := t.callRounds(ctx, args, nil, "", 0, info)
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, false)
 }
 
 // A callInfo describes one call of a Tool to the requests it sends: the
-// call's id, the _meta that middleware asked for, and how many tools/call
-// requests it sent. It travels in the call's context (callInfoKey), from
-// Tool.run down to callRound, and only when a middleware, a tracer, progress
-// or a debug log needs it.
+// call's id, the _meta that middleware asked for, how many tools/call
+// requests it sent, and what watches it. It is handed down as a parameter
+// from Tool.run to callRound, and made only when a middleware, a tracer,
+// progress or a debug log needs it.
 type callInfo struct {
 	id       string
 	meta     map[string]any
-	requests int // written by the call's rounds, one at a time
+	requests int        // written by the call's rounds, one at a time
+	watch    *callWatch // nil: no span, no debug record
 }
 
-// Context keys of a call: its callInfo, and the model's tool-call id that
-// Toolset.HandleToolCalls puts there.
-type (
-	callInfoKey    struct{}
-	modelCallIDKey struct{}
-)
-
-// modelCallID returns the model's tool-call id under ctx, or "".
-func modelCallID(ctx context.Context) string {
-	id, _ := ctx.Value(modelCallIDKey{}).(string)
-	return id
-}
-
-// callIDOf returns the id of the call under way in ctx, or "".
-func callIDOf(ctx context.Context) string {
-	if info, _ := ctx.Value(callInfoKey{}).(*callInfo); info != nil {
-		return info.id
+// callID returns the id of the call that info describes, or "".
+func (info *callInfo) callID() string {
+	if info == nil {
+		return ""
 	}
-	return modelCallID(ctx)
+	return info.id
 }
 
 // invalidInput is the result that answers arguments the tool cannot take:
@@ -237,20 +218,20 @@ func (t *Tool) invalidInput(err error) *Result {
 	return errorResult(fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
 }
 
-// timeout returns the bound of one call to a tool of c's server:
-// Config.DefaultToolTimeout when set, else the server's.
-func (a *Adapter) timeout(c *conn) time.Duration {
-	if a.cfg.DefaultToolTimeout > 0 {
-		return a.cfg.DefaultToolTimeout
+// timeout returns the bound of one call of t:
+// Config.DefaultToolTimeout when set, else its server's.
+func (t *Tool) timeout() time.Duration {
+	if t.a.cfg.DefaultToolTimeout > 0 {
+		return t.a.cfg.DefaultToolTimeout
 	}
-	return c.cfg.DefaultToolTimeout
+	return t.conn.cfg.DefaultToolTimeout
 }
 
 // callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
 // It is built when a call fails, not for every call.
 func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
 
-// callRounds calls a tool and drives its input rounds until a result: each
+// callRounds calls t and drives its input rounds until a result: each
 // round is answered inline by [Config.ElicitationHandler] or returned as an
 // *Interrupt. responses and state are those of the round to send; round
 // counts the rounds before it.
@@ -258,15 +239,16 @@ func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpN
 // The tool timeout bounds each round (one tools/call), not the time a
 // handler takes to ask a human, nor the waits between rounds: ctx bounds
 // those.
-func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, round int) (*Result, error) {
+func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mcp.InputResponseMap, state string, round int, info *callInfo) (*Result, error) {
+	a, c, tool, mcpName := t.a, t.conn, t.name, t.desc.Name
 	ctx, done := c.callContext(ctx, 0)
 	defer done()
-	timeout := a.timeout(c)
+	timeout := t.timeout()
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
 	for {
-		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state)
+		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state, info)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
@@ -328,7 +310,7 @@ func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string,
 // start, or, with Config.ResetTimeoutOnProgress, since its last progress
 // notification. It traces the request and asks for progress when someone
 // listens.
-func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, info *callInfo) (*mcp.CallToolResult, *Result, error) {
 	a := c.a
 	var touch func()
 	if timeout > 0 {
@@ -341,16 +323,15 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 		defer release()
 	}
 	var meta mcp.Meta
-	info, _ := ctx.Value(callInfoKey{}).(*callInfo)
+	var w *callWatch
 	if info != nil {
-		meta = maps.Clone(info.meta)
+		meta, w = maps.Clone(info.meta), info.watch
 		info.requests++
 	}
-	ctx, span := c.startRequestSpan(ctx, "tools/call", mcpName)
-	meta = withTraceContext(ctx, meta)
+	ctx, meta, traced := w.request(ctx, c, mcpName, meta)
 	if a.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		f, _ := ctx.Value(progressKey{}).(func(Progress))
-		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: callIDOf(ctx)}, f: f, touch: touch}
+		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: info.callID()}, f: f, touch: touch}
 		token, forget := a.progress.add(c, sink)
 		defer forget()
 		if meta == nil {
@@ -364,13 +345,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 			err = serverError(c.server, callToolOp(mcpName), idle)
 		}
 	}
-	if span != nil {
-		if res == nil && raw != nil {
-			endSpan(span, &Result{IsError: raw.IsError}, err)
-		} else {
-			endSpan(span, res, err)
-		}
-	}
+	traced(raw, res, err)
 	return raw, res, err
 }
 
@@ -400,9 +375,8 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, refused, err)
 			return nil, nil, c.callError(callToolOp(mcpName), err)
 		}
-		var we *jsonrpc.Error
-		if errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams {
-			return nil, errorResult(we.Message), nil
+		if res := c.asResult(err, false); res != nil { // modelerror.go
+			return nil, res, nil
 		}
 		return nil, nil, c.callError(callToolOp(mcpName), err)
 	}

@@ -268,7 +268,7 @@ func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequ
 		}
 		responses = in.responses // nil for a decoded interrupt
 	}
-	res, err := t.a.callRounds(ctx, t.conn, t.name, t.desc.Name, in.args, responses, in.state, in.round)
+	res, err := t.callRounds(ctx, in.args, responses, in.state, in.round, nil)
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, approved)
 }

@@ -66,13 +66,13 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 // hooked runs the call of args through [Config.Middleware]. Arguments that a
 // middleware rewrote are validated against the tool's input schema first:
 // a violation is a model-visible error result, and nothing is sent.
-func (t *Tool) hooked(ctx context.Context, args map[string]any) (*Result, error) {
+func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
 	mws := t.a.cfg.Middleware
 	if len(mws) == 0 {
-		return t.rounds(ctx, args, nil)
+		return t.rounds(ctx, args, info)
 	}
 	req := &CallRequest{
-		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: callIDOf(ctx), Principal: t.conn.key.principal,
+		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: info.id, Principal: t.conn.key.principal,
 		Args: deepCopy(args),
 	}
 	h := chain(mws, func(ctx context.Context, req *CallRequest) (*Result, error) {
@@ -82,7 +82,8 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any) (*Result, error)
 				return errorResult(fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
 			}
 		}
-		return t.rounds(ctx, req.Args, maps.Clone(req.Meta))
+		info.meta = maps.Clone(req.Meta)
+		return t.rounds(ctx, req.Args, info)
 	})
 	return h(ctx, req)
 }

@@ -23,26 +23,42 @@ import (
 //     SDK's own local errors.
 //
 // [Tool.Invoke] and [Tool.InvokeJSON], for programs, keep returning the
-// [*ServerError].
+// [*ServerError], but for invalid params (-32602): every caller gets that
+// one as an isError result, since its arguments can be fixed.
 
 // answered applies the rule above to the outcome of a model-facing call
 // of t.
 func (t *Tool) answered(res *Result, err error) (*Result, error) {
-	if err == nil {
-		return res, nil
+	if r := t.conn.asResult(err, true); r != nil {
+		return r, nil
+	}
+	return res, err
+}
+
+// asResult is the one place where a failed tools/call on c becomes a
+// result: it returns the isError result that err stands for, or nil when err
+// stays an error. For every caller, a JSON-RPC invalid-params error the
+// server sent is a result (the caller can fix its arguments); for the model
+// (forModel), so is any other JSON-RPC error the server sent while c is
+// still fine, as the rule above says.
+func (c *conn) asResult(err error, forModel bool) *Result {
+	var we *jsonrpc.Error
+	if err == nil || !errors.As(err, &we) || !serverSent(we) ||
+		errors.Is(err, ErrUnsupportedInputRequest) || errors.Is(err, ErrMessageTooLarge) {
+		return nil
+	}
+	if we.Code == jsonrpc.CodeInvalidParams {
+		return errorResult(we.Message)
 	}
 	var se *ServerError
-	var we *jsonrpc.Error
-	if !errors.As(err, &se) || !errors.As(err, &we) || !serverSent(we) ||
-		errors.Is(err, ErrUnsupportedInputRequest) || errors.Is(err, ErrMessageTooLarge) ||
-		t.conn.usable(se.Op) != nil {
-		return res, err
+	if !forModel || !errors.As(err, &se) || c.usable(se.Op) != nil {
+		return nil
 	}
 	msg := we.Message
 	if msg == "" {
 		msg = fmt.Sprintf("the server failed the call (JSON-RPC error %d)", we.Code)
 	}
-	return errorResult(msg), nil
+	return errorResult(msg)
 }
 
 // serverSent reports whether we came from the server: not one of the SDK's

@@ -244,11 +244,8 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 	if t == nil || t.appOnly {
 		return errorResult(fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
 	}
-	if tc.ID != "" {
-		ctx = context.WithValue(ctx, modelCallIDKey{}, tc.ID)
-	}
 	args := tc.FunctionCall.Arguments
-	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args)) })
+	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args, tc.ID)) })
 }
 
 // errorResult is an isError result holding one text block: what the model

@@ -8,11 +8,14 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -51,16 +54,43 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 	return tp.Tracer(instrumentationName)
 }
 
-// startToolSpan starts the span of one execution of t (GenAI "execute_tool",
-// internal), or returns ctx and nil when tracing is off.
-func (t *Tool) startToolSpan(ctx context.Context, callID string) (context.Context, trace.Span) {
-	tr := t.a.tracer
-	if tr == nil {
-		return ctx, nil
+// A callWatch is the one observer of a tool call: the call's span (GenAI
+// "execute_tool"), the client span of each tools/call request it sends,
+// and its debug record. A nil *callWatch watches nothing, and its methods
+// cost nothing: the call path holds one and never asks whether anyone
+// looks.
+type callWatch struct {
+	t     *Tool
+	span  trace.Span // the call's; nil without a tracer
+	debug bool       // the logger takes debug records for the call's ctx
+	began time.Time
+}
+
+// watch returns the observer of a call of t under ctx, or nil when there is
+// neither a tracer nor a debug log to tell.
+func (t *Tool) watch(ctx context.Context) *callWatch {
+	debug := t.a.logger.Enabled(ctx, slog.LevelDebug)
+	if t.a.tracer == nil && !debug {
+		return nil
 	}
-	ctx, span := tr.Start(ctx, "execute_tool "+t.name, trace.WithSpanKind(trace.SpanKindInternal))
-	if span.IsRecording() {
-		span.SetAttributes(
+	return &callWatch{t: t, debug: debug}
+}
+
+// start opens the call's span (a child of ctx's), and returns the context
+// of the call under it.
+func (w *callWatch) start(ctx context.Context, callID string) context.Context {
+	if w == nil {
+		return ctx
+	}
+	w.began = time.Now()
+	tr := w.t.a.tracer
+	if tr == nil {
+		return ctx
+	}
+	t := w.t
+	ctx, w.span = tr.Start(ctx, "execute_tool "+t.name, trace.WithSpanKind(trace.SpanKindInternal))
+	if w.span.IsRecording() {
+		w.span.SetAttributes(
 			attrGenAIOperation.String("execute_tool"),
 			attrGenAITool.String(t.name),
 			attrGenAIToolCallID.String(callID),
@@ -68,7 +98,42 @@ func (t *Tool) startToolSpan(ctx context.Context, callID string) (context.Contex
 			attrServer.String(t.server),
 		)
 	}
-	return ctx, span
+	return ctx
+}
+
+// request watches one tools/call request of the call on c: it returns the
+// request's context (under its client span) and its _meta with the W3C trace
+// context added, and the func to call with the request's outcome. The trace
+// context is sent even with a nil w: the caller's ctx may carry a span of
+// its own.
+func (w *callWatch) request(ctx context.Context, c *conn, mcpName string, meta mcp.Meta) (context.Context, mcp.Meta, func(*mcp.CallToolResult, *Result, error)) {
+	var span trace.Span
+	if w != nil {
+		ctx, span = c.startRequestSpan(ctx, "tools/call", mcpName)
+	}
+	meta = withTraceContext(ctx, meta)
+	if span == nil {
+		return ctx, meta, func(*mcp.CallToolResult, *Result, error) {}
+	}
+	return ctx, meta, func(raw *mcp.CallToolResult, res *Result, err error) {
+		if res == nil && raw != nil {
+			res = &Result{IsError: raw.IsError}
+		}
+		endSpan(span, res, err)
+	}
+}
+
+// end closes the call's span and writes its debug record.
+func (w *callWatch) end(ctx context.Context, res *Result, err error, info *callInfo) {
+	if w == nil {
+		return
+	}
+	endSpan(w.span, res, err)
+	if w.debug {
+		t := w.t
+		t.a.logger.DebugContext(ctx, "mcpadapter: tool call", "server", t.server, "tool", t.name, "call", info.id,
+			"duration", time.Since(w.began), "isError", res != nil && res.IsError, "rounds", info.requests, "error", err)
+	}
 }
 
 // startRequestSpan starts the client span of one request of method on c
