@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -140,8 +141,10 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// gated asks [Config.Approval], before any I/O, then runs the call.
+// gated drops the nulls that mean absent (see schemapass.DropAbsentNulls),
+// asks [Config.Approval], before any I/O, then runs the call.
 func (t *Tool) gated(ctx context.Context, args map[string]any) (*Result, error) {
+	args = schemapass.DropAbsentNulls(t.params, args)
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
 	}
