@@ -1,4 +1,4 @@
-package mcpadapter
+package agent
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
@@ -82,17 +83,6 @@ func reactTurns(calls [][2]string) []scripted.Turn {
 	return turns
 }
 
-// serverRuns returns the run count of tool at a's stdio server.
-func serverRuns(t *testing.T, a *Adapter, tool string) int {
-	t.Helper()
-	res := must(t).result(lookupTool(t, a, "s__runs").Invoke(t.Context(), nil))
-	var runs map[string]int
-	if err := json.Unmarshal([]byte(res.Text()), &runs); err != nil {
-		t.Fatalf("runs = %q: %v", res.Text(), err)
-	}
-	return runs[tool]
-}
-
 // TestExecutorResume: an agent run (OpenAIFunctionsAgent, OneShotAgent,
 // ConversationalAgent)
 // pauses at an interrupt or an approval request; its JSON is stored and
@@ -102,13 +92,13 @@ func serverRuns(t *testing.T, a *Adapter, tool string) int {
 func TestExecutorResume(t *testing.T) {
 	type pauseCase struct {
 		name, tool, input string
-		resolve           Resolution
+		resolve           mcpadapter.Resolution
 		want              string // the resumed call's observation
 		runs              int    // of tool on the restarted server
 	}
-	interrupt := pauseCase{"interrupt", "book_table", `{"party":4}`, Answered(answer("date", Accept, date("2026-09-18"))), "Booked a table for 4 on 2026-09-18", 1}
-	approved := pauseCase{"approved", "destroy", `{"target":"db"}`, Approved(), "destroyed db", 1}
-	rejected := pauseCase{"rejected", "destroy", `{"target":"db"}`, Rejected("keep it"), "The user rejected the call to tool s__destroy; it was not run. Reason: keep it", 0}
+	interrupt := pauseCase{"interrupt", "book_table", `{"party":4}`, dateAnswer("2026-09-18"), "Booked a table for 4 on 2026-09-18", 1}
+	approved := pauseCase{"approved", "destroy", `{"target":"db"}`, mcpadapter.Approved(), "destroyed db", 1}
+	rejected := pauseCase{"rejected", "destroy", `{"target":"db"}`, mcpadapter.Rejected("keep it"), "The user rejected the call to tool s__destroy; it was not run. Reason: keep it", 0}
 	for agentName, newAgent := range agentKinds {
 		for _, era := range []string{"modern", "legacy"} {
 			cases := []pauseCase{approved, rejected}
@@ -122,7 +112,7 @@ func TestExecutorResume(t *testing.T) {
 					question := map[string]any{"input": "Weather in Paris, then " + pc.tool}
 
 					// The first process: the run pauses.
-					a1 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
+					a1 := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
 					ts1, err := a1.ListTools(t.Context())
 					if err != nil {
 						t.Fatal(err)
@@ -135,8 +125,8 @@ func TestExecutorResume(t *testing.T) {
 					if len(paused.Steps) != 1 || paused.Steps[0].Action.Tool != "s__get_weather" || len(paused.Actions) != 1 {
 						t.Errorf("paused after steps %+v with actions %+v, want get_weather done and %s paused", paused.Steps, paused.Actions, pc.tool)
 					}
-					if serverRuns(t, a1, "get_weather") != 1 {
-						t.Errorf("get_weather runs before the pause = %d, want 1", serverRuns(t, a1, "get_weather"))
+					if serverRuns(t, ts1, "get_weather") != 1 {
+						t.Errorf("get_weather runs before the pause = %d, want 1", serverRuns(t, ts1, "get_weather"))
 					}
 					stored, err := json.Marshal(paused)
 					if err != nil {
@@ -150,7 +140,7 @@ func TestExecutorResume(t *testing.T) {
 					if err := json.Unmarshal(stored, &back); err != nil {
 						t.Fatalf("json.Unmarshal(%s): %v", stored, err)
 					}
-					a2 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
+					a2 := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
 					ts2, err := a2.ListTools(t.Context())
 					if err != nil {
 						t.Fatal(err)
@@ -167,10 +157,10 @@ func TestExecutorResume(t *testing.T) {
 					if len(steps) != 2 || steps[0].Observation != paused.Steps[0].Observation || steps[1].Observation != pc.want {
 						t.Errorf("steps = %+v, want the stored get_weather step and %s's real result", steps, pc.tool)
 					}
-					if got := serverRuns(t, a2, "get_weather"); got != 0 {
+					if got := serverRuns(t, ts2, "get_weather"); got != 0 {
 						t.Errorf("get_weather ran %d times after the resume, want 0", got)
 					}
-					if got := serverRuns(t, a2, pc.tool); got != pc.runs {
+					if got := serverRuns(t, ts2, pc.tool); got != pc.runs {
 						t.Errorf("%s ran %d times on the restarted server, want %d", pc.tool, got, pc.runs)
 					}
 				})
@@ -186,7 +176,7 @@ func TestExecutorResume(t *testing.T) {
 // MaxIterations.
 func TestExecutorLikeAgentsExecutor(t *testing.T) {
 	s := bookingServer(false).AddWeather()
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +244,7 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 // the model then sees both results.
 func TestExecutorParallelPauses(t *testing.T) {
 	s := bookingServer(false)
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +266,7 @@ func TestExecutorParallelPauses(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out map[string]any
-		out, err = ex.Resume(t.Context(), &back, Answered(answer("date", Accept, date(d))))
+		out, err = ex.Resume(t.Context(), &back, dateAnswer(d))
 		if err == nil && out["output"] != "both booked" {
 			t.Errorf("output = %v", out["output"])
 		}
