@@ -20,6 +20,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/tmc/langchaingo/agents"
@@ -162,10 +163,32 @@ func (a *Agent) generate(ctx context.Context, history []llms.MessageContent, inp
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	if len(resp.Choices) == 0 {
+	return turnOf(resp)
+}
+
+// turnOf returns the model's turn in resp. Providers split a turn
+// differently: OpenAI returns one choice holding the text and every tool
+// call, Anthropic one choice per content block (a text, then each
+// tool_use). The turn is the text of all the choices and the tool calls of
+// all of them, in order.
+func turnOf(resp *llms.ContentResponse) (*llms.ContentChoice, error) {
+	if resp == nil || len(resp.Choices) == 0 {
 		return nil, fmt.Errorf("agent: %w: the model answered no choice", agents.ErrAgentNoReturn)
 	}
-	return resp.Choices[0], nil
+	if len(resp.Choices) == 1 {
+		return resp.Choices[0], nil
+	}
+	turn := &llms.ContentChoice{}
+	var text []string
+	for _, c := range resp.Choices {
+		if c.Content != "" {
+			text = append(text, c.Content)
+		}
+		turn.ToolCalls = append(turn.ToolCalls, c.ToolCalls...)
+		turn.StopReason = c.StopReason
+	}
+	turn.Content = strings.Join(text, "\n")
+	return turn, nil
 }
 
 // finish is the end of a run whose model answered choice without a tool
