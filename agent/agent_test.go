@@ -218,4 +218,3 @@ func TestTurnOfMergesChoices(t *testing.T) {
 		t.Error("turnOf(no choices): no error")
 	}
 }
-
