@@ -13,11 +13,13 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// fullToolset returns the tools of a full test server, as server "s".
-func fullToolset(t *testing.T) mcpadapter.Toolset {
+// fullToolset returns the tools of a full test server as server "s", and
+// the server.
+func fullToolset(t *testing.T) (mcpadapter.Toolset, *testserver.Server) {
 	t.Helper()
-	a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(testserver.Full(testserver.Options{StateKey: stateKey}))}})
-	return listTools(t, a)
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}})
+	return listTools(t, a), s
 }
 
 // parallelTurn is a turn of parallel tool calls: a result with text and
@@ -89,7 +91,7 @@ func sameView(t *testing.T, what string, got, want *scripted.Model) {
 // langchaingo's agents.Executor, whose observations are strings, the view
 // is the same for results without media.
 func TestAgentSeesWhatNativeLoopSees(t *testing.T) {
-	ts := fullToolset(t)
+	ts, _ := fullToolset(t)
 	for _, parts := range [][]mcpadapter.PartOption{nil, {mcpadapter.ImagesAsDataURL()}} {
 		turns := []scripted.Turn{parallelTurn(true), scripted.Answer("done")}
 		want := nativeLoop(t, ts, turns, parts...)
@@ -139,7 +141,7 @@ func isImage(p llms.ContentPart) bool {
 // model's call ids, one per call, in order; an isError result, an unknown
 // tool and a strict-mode null are messages the model can act on.
 func TestAgentToolMessages(t *testing.T) {
-	ts := fullToolset(t)
+	ts, _ := fullToolset(t)
 	model := scripted.New(parallelTurn(false), scripted.Answer("done"))
 	ag, err := New(model, ts)
 	if err != nil {
@@ -174,7 +176,7 @@ func TestAgentToolMessages(t *testing.T) {
 // them, WithSystemPrompt starts the conversation, WithCallOptions reach
 // the model; a pass that refuses a tool fails New.
 func TestAgentOptions(t *testing.T) {
-	ts := fullToolset(t)
+	ts, _ := fullToolset(t)
 	model := scripted.New(scripted.Answer("hi"))
 	ag, err := New(model, ts, WithSchemaPasses(mcpadapter.ForGemini()), WithSystemPrompt("be brief"), WithCallOptions(llms.WithTemperature(0.25)))
 	if err != nil {
