@@ -11,10 +11,11 @@
 //	ag, _ := agent.New(llm, ts)
 //	answer, err := chains.Run(ctx, agent.NewExecutor(ag), "What is the weather in Paris?")
 //
-// For a model without native tool calling, langchaingo's text agents
-// (agents.NewOneShotAgent, agents.NewConversationalAgent, or
-// agents.NewOpenAIFunctionsAgent, which offers every tool as one string
-// argument) take ts.Tools(), and the Executor runs them too.
+// langchaingo's own agents take ts.Tools(), and the Executor runs them
+// too: for a model without native tool calling, the text agents
+// (agents.NewOneShotAgent, agents.NewConversationalAgent), which show the
+// model each tool's description with a hint of its arguments;
+// agents.NewOpenAIFunctionsAgent offers every tool as one string argument.
 package agent
 
 import (
@@ -46,8 +47,11 @@ import (
 // string, the tools run through [mcpadapter.Tool.Call] and the model gets
 // the same messages without the media (the text of a result with images
 // carries placeholders such as "[image image/png 14 KB]"). It works over
-// any [llms.Model] whose provider takes tools (openai, anthropic, googleai,
-// mistral, bedrock; not ollama). An Agent is safe for concurrent runs.
+// any [llms.Model] whose provider takes tools: openai, anthropic, mistral,
+// bedrock, googleai (with [mcpadapter.ForGemini]); not ollama, which ignores
+// them. The conversation starts with the input "input" (after
+// [WithSystemPrompt]'s message): a memory's other variables are not shown
+// to the model. An Agent is safe for concurrent runs.
 type Agent struct {
 	llm      llms.Model
 	toolset  mcpadapter.Toolset

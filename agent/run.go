@@ -330,6 +330,15 @@ func (p *PausedRun) settled(from int, msgs []llms.MessageContent, err error) err
 	return nil
 }
 
+// withoutFunction reports whether m holds a tool call without a function,
+// which providers dereference.
+func withoutFunction(m llms.MessageContent) bool {
+	return slices.ContainsFunc(m.Parts, func(p llms.ContentPart) bool {
+		tc, ok := p.(llms.ToolCall)
+		return ok && tc.FunctionCall == nil
+	})
+}
+
 // Error implements error: the pause's message.
 func (p *PausedRun) Error() string {
 	if p == nil || p.calls == nil {
@@ -427,6 +436,8 @@ func (p *PausedRun) UnmarshalJSON(b []byte) error {
 		err = fmt.Errorf("%d planned actions for %d calls left of the batch", len(w.Actions), len(calls.Calls)-calls.Next)
 	case !w.ToolCalling && len(calls.Calls) != 1:
 		err = fmt.Errorf("a paused batch of %d calls, want 1", len(calls.Calls))
+	case slices.ContainsFunc(w.History, withoutFunction):
+		err = errors.New("the conversation holds a tool call without a function")
 	default:
 		if fc := calls.Calls[calls.Next].FunctionCall; !strings.EqualFold(fc.Name, w.Actions[0].Tool) || calls.Calls[calls.Next].ID != w.Actions[0].ToolID {
 			err = fmt.Errorf("the paused action (tool %q) is not the paused call (tool %q)", w.Actions[0].Tool, fc.Name)

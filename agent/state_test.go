@@ -141,6 +141,7 @@ func TestStoredRunNeverPanics(t *testing.T) {
 		batch(`,"state":{"version":1,"actions":[{"tool":"s__t","toolID":"c1"},{"tool":"s__t"}],"iterations":1,"toolCalling":true}`),
 		batch(`,"state":{"version":1,"actions":"x","iterations":1}`),
 		batch(`,"state":7`),
+		batch(`,"state":{"version":1,"actions":[{"tool":"s__t","toolID":"c1"}],"iterations":1,"toolCalling":true,"history":[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":"x"}}]}]}`),
 	} {
 		var p PausedRun
 		if err := json.Unmarshal([]byte(b), &p); !errors.Is(err, mcpadapter.ErrInvalidState) {
