@@ -68,6 +68,9 @@ func TestStoredRun(t *testing.T) {
 			if err := json.Unmarshal(b, &env); err != nil || !strings.Contains(env.Sealed, "Sunny") {
 				t.Fatalf("paused run not sealed with its steps: %s", b)
 			}
+			if held, err := json.Marshal(struct{ Run PausedRun }{*paused}); err != nil || string(held) != `{"Run":`+string(b)+`}` {
+				t.Errorf("a struct holding the run by value marshals to %s, %v; want the run's JSON", held, err)
+			}
 			otherKind := map[string]string{"tool-calling": "openai-functions", "openai-functions": "tool-calling"}[kind]
 			other := NewExecutor(storedKinds[otherKind](t, model, ts))
 			runs := s.Runs("book_table")
