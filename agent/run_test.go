@@ -13,7 +13,6 @@ import (
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
-	"github.com/tmc/langchaingo/tools"
 )
 
 // finalModel plays a script, then answers with the last tool result it was
@@ -58,20 +57,28 @@ func lastObservation(msgs []llms.MessageContent) string {
 
 // agentKinds builds each agent under test over a model that plays calls
 // (tool name, JSON input) and then answers.
-var agentKinds = map[string]func(calls [][2]string, ts []tools.Tool) agents.Agent{
-	"openai-functions": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		var turns []scripted.Turn
-		for i, c := range calls {
-			turns = append(turns, scripted.ToolCalls(scripted.Call("call_"+string(rune('1'+i)), c[0], c[1])))
-		}
-		return agents.NewOpenAIFunctionsAgent(finalModel{Model: scripted.New(turns...)}, ts)
+var agentKinds = map[string]func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error){
+	"tool-calling": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return New(finalModel{Model: scripted.New(callTurns(calls)...)}, ts)
 	},
-	"one-shot": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		return agents.NewOneShotAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts)
+	"openai-functions": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return agents.NewOpenAIFunctionsAgent(finalModel{Model: scripted.New(callTurns(calls)...)}, ts.Tools()), nil
 	},
-	"conversational": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		return agents.NewConversationalAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "AI:"}, ts)
+	"one-shot": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return agents.NewOneShotAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts.Tools()), nil
 	},
+	"conversational": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return agents.NewConversationalAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "AI:"}, ts.Tools()), nil
+	},
+}
+
+// callTurns are the tool-calling agents' turns that make calls, one a turn.
+func callTurns(calls [][2]string) []scripted.Turn {
+	var turns []scripted.Turn
+	for i, c := range calls {
+		turns = append(turns, scripted.ToolCalls(scripted.Call("call_"+string(rune('1'+i)), c[0], c[1])))
+	}
+	return turns
 }
 
 // reactTurns are the text agents' turns that make calls.
@@ -83,8 +90,8 @@ func reactTurns(calls [][2]string) []scripted.Turn {
 	return turns
 }
 
-// TestExecutorResume: an agent run (OpenAIFunctionsAgent, OneShotAgent,
-// ConversationalAgent)
+// TestExecutorResume: an agent run (the tool-calling Agent,
+// OpenAIFunctionsAgent, OneShotAgent, ConversationalAgent)
 // pauses at an interrupt or an approval request; its JSON is stored and
 // everything is closed; a new Adapter over a restarted stdio server resumes
 // the same run, whose final answer is the resumed call's real result, and
@@ -117,7 +124,11 @@ func TestExecutorResume(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, err = chains.Call(t.Context(), NewExecutor(newAgent(calls, ts1.Tools()), agents.WithMaxIterations(4)), question)
+					ag1, err := newAgent(calls, ts1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = chains.Call(t.Context(), NewExecutor(ag1, agents.WithMaxIterations(4)), question)
 					var paused *PausedRun
 					if !errors.As(err, &paused) {
 						t.Fatalf("run error = %v, want *PausedRun", err)
@@ -145,7 +156,11 @@ func TestExecutorResume(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ex := NewExecutor(newAgent(nil, ts2.Tools()), agents.WithMaxIterations(4), agents.WithReturnIntermediateSteps())
+					ag2, err := newAgent(nil, ts2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ex := NewExecutor(ag2, agents.WithMaxIterations(4), agents.WithReturnIntermediateSteps())
 					out, err := ex.Resume(t.Context(), &back, pc.resolve)
 					if err != nil {
 						t.Fatalf("Resume: %v", err)
@@ -170,7 +185,7 @@ func TestExecutorResume(t *testing.T) {
 }
 
 // TestExecutorLikeAgentsExecutor: without a pause, Executor gives what
-// agents.Executor gives, for the OneShot, Conversational and OpenAIFunctions
+// agents.Executor gives, for the tool-calling, OneShot, Conversational and OpenAIFunctions
 // agents: the final answer and steps, the unknown-tool observation, parse
 // errors with and without the ErrorHandler, ErrNotFinished after
 // MaxIterations.
@@ -189,6 +204,13 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 		"one-shot":         func(m llms.Model) agents.Agent { return agents.NewOneShotAgent(m, ts.Tools()) },
 		"conversational":   func(m llms.Model) agents.Agent { return agents.NewConversationalAgent(m, ts.Tools()) },
 		"openai-functions": func(m llms.Model) agents.Agent { return agents.NewOpenAIFunctionsAgent(m, ts.Tools()) },
+		"tool-calling": func(m llms.Model) agents.Agent {
+			ag, err := New(m, ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ag
+		},
 	}
 	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, agent string, turns []scripted.Turn, opts ...agents.Option) outcome {
 		out, err := chains.Call(t.Context(), newChain(newAgents[agent](scripted.New(turns...)), opts...), map[string]any{"input": "q"})
@@ -205,6 +227,13 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
 			scripted.Answer("sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
+		{"tool-calling: parallel calls, unknown tool, answer", "tool-calling", []scripted.Turn{
+			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
+			scripted.Answer("sunny"),
+		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
+		{"tool-calling: not finished", "tool-calling", []scripted.Turn{
+			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
 		{"functions: not finished", "openai-functions", []scripted.Turn{
 			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
 		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
