@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -140,11 +141,13 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// gated is where a fresh call and an approved one join: the call's one
+// gated is where a fresh call and an approved one join: the nulls that
+// mean absent dropped (see schemapass.DropAbsentNulls), the call's one
 // principal check, then, unless the call was approved already, the
 // approval gate ([Config.Approval]), before any I/O. id is the model's
 // tool-call id, or "".
 func (t *Tool) gated(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
+	args = schemapass.DropAbsentNulls(t.params, args)
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
 	}

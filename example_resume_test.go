@@ -9,73 +9,8 @@ import (
 
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
-	"github.com/tmc/langchaingo/agents"
-	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 )
-
-// An agent run pauses where a tool needs the user: the run's state is
-// JSON, and Resume continues the same run later, in any process, with the
-// user's answers. The model sees the real booking as the tool's result.
-func ExampleExecutor_Resume() {
-	ctx := context.Background()
-	cfg := mcpadapter.Config{Servers: map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}}}
-	model := scripted.New(
-		scripted.ToolCalls(scripted.Call("call_1", "booking__book_table", `{"party":2}`)),
-		scripted.Answer("Your table for 2 is booked for 1 October."),
-	)
-	a, err := mcpadapter.New(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	ts, err := a.ListTools(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	executor := mcpadapter.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()))
-	_, err = chains.Run(ctx, executor, "Book a table for 2.")
-	var paused *mcpadapter.PausedRun
-	if !errors.As(err, &paused) {
-		log.Fatalf("want a paused run, got %v", err)
-	}
-	var intr *mcpadapter.Interrupt
-	errors.As(err, &intr)
-	fmt.Printf("paused: %s asks %q\n", intr.Tool, intr.Requests[0].Message)
-	stored, err := json.Marshal(paused)
-	if err != nil {
-		log.Fatal(err)
-	}
-	a.Close()
-
-	// Later, elsewhere: the same run, on a new Adapter.
-	var run mcpadapter.PausedRun
-	if err := json.Unmarshal(stored, &run); err != nil {
-		log.Fatal(err)
-	}
-	b, err := mcpadapter.New(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer b.Close()
-	ts, err = b.ListTools(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	executor = mcpadapter.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()))
-	out, err := executor.Resume(ctx, &run, mcpadapter.Answered(map[string]mcpadapter.Answer{
-		"date": {Action: mcpadapter.Accept, Content: map[string]any{"date": "2026-10-01"}},
-	}))
-	if err != nil {
-		log.Fatal(err)
-	}
-	last := model.Requests()[1]
-	fmt.Println("the model saw:", last[len(last)-1].Parts[0].(llms.ToolCallResponse).Content)
-	fmt.Println("answer:", out["output"])
-	// Output:
-	// paused: booking__book_table asks "Which date?"
-	// the model saw: Booked a table for 2 on 2026-10-01 (party=2)
-	// answer: Your table for 2 is booked for 1 October.
-}
 
 // A batch of native tool calls pauses at the call that needs the user;
 // ResumeToolCalls settles it and runs the rest, and returns the messages of

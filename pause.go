@@ -2,8 +2,8 @@ package mcpadapter
 
 // Pauses: a tool call that stopped at an [*Interrupt] or an
 // [*ApprovalRequired], inside a batch of native tool calls (PausedCalls,
-// tools.go) or an agent run (PausedRun, run.go), and the Resolution that
-// settles it.
+// tools.go), and the Resolution that settles it. An agent run (package
+// agent) pauses as a PausedCalls that carries the run in its State.
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 
 // A Resolution settles a paused tool call: [Answered] for an interrupt,
 // [Approved] or [Rejected] for an approval request. Pass it to
-// [Toolset.ResumeToolCalls] or [Executor.Resume].
+// [Toolset.ResumeToolCalls], or to the agent package's Executor.Resume.
 type Resolution struct {
 	answers map[string]Answer
 	verdict string // "approve" or "reject"; "" for answers
@@ -173,7 +173,7 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 	if err := p.pause.open(ctx, t.a, stateCalls, p.seal); err != nil {
 		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w", err)
 	}
-	next := &PausedCalls{Calls: p.Calls, Next: p.Next, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
+	next := &PausedCalls{Calls: p.Calls, Next: p.Next, State: p.State, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
 	res, err := p.pause.settle(ctx, t, r)
 	if err != nil {
 		return next.stop(err)
@@ -194,9 +194,33 @@ type PausedCalls struct {
 	Calls []llms.ToolCall // the batch, as the model made it
 	Next  int             // the paused call: Calls[Next]
 
+	// State is the application's own state kept with the batch, such as
+	// the agent run the batch belongs to (package agent stores its runs
+	// so): any JSON value, or nil. It is sealed with the batch, so that a
+	// decoded State can be trusted once [Toolset.ResumeToolCalls] has
+	// accepted the batch (which checks the seal before anything runs),
+	// and a resume's new pause keeps it. Set it before the batch is
+	// marshalled: a batch decoded from sealed JSON marshals to the JSON it
+	// came from.
+	State json.RawMessage
+
 	messages, media []llms.MessageContent // of Calls[:Next]
 	pause           pause
 	seal            stateSeal
+}
+
+// PausedCallOf returns err as the pause of a batch of the one call tc, when
+// err is (or wraps) the [*Interrupt] or [*ApprovalRequired] that calling
+// tc's tool returned ([Tool.Call], [Tool.Invoke]): a batch that
+// [Toolset.ResumeToolCalls] settles like one [Toolset.HandleToolCalls]
+// paused, and that stores the same way. ok is false when err holds
+// neither. An agent that calls tools itself uses it to store its pause.
+func PausedCallOf(tc llms.ToolCall, err error) (p *PausedCalls, ok bool) {
+	pend, ok := pauseOf(err)
+	if !ok {
+		return nil, false
+	}
+	return &PausedCalls{Calls: []llms.ToolCall{tc}, pause: pend}, true
 }
 
 // add appends the messages of call tc and its result.
@@ -247,6 +271,7 @@ type pausedCallsJSON struct {
 	Next     int                   `json:"next"`
 	Messages []llms.MessageContent `json:"messages,omitempty"`
 	Media    []llms.MessageContent `json:"media,omitempty"`
+	State    json.RawMessage       `json:"state,omitempty"`
 	pause
 }
 
@@ -262,7 +287,7 @@ func (p *PausedCalls) MarshalJSON() ([]byte, error) {
 		for i, tc := range p.Calls {
 			calls[i] = storedCall{ID: tc.ID, Type: tc.Type, Function: tc.FunctionCall}
 		}
-		return json.Marshal(pausedCallsJSON{Version: 1, Calls: calls, Next: p.Next, Messages: p.messages, Media: p.media, pause: p.pause})
+		return json.Marshal(pausedCallsJSON{Version: 1, Calls: calls, Next: p.Next, Messages: p.messages, Media: p.media, State: p.State, pause: p.pause})
 	})
 }
 
@@ -295,7 +320,7 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 	for i, c := range w.Calls {
 		calls[i] = llms.ToolCall{ID: c.ID, Type: c.Type, FunctionCall: c.Function}
 	}
-	*p = PausedCalls{Calls: calls, Next: w.Next, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
+	*p = PausedCalls{Calls: calls, Next: w.Next, State: w.State, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
 	return nil
 }
 

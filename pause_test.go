@@ -207,14 +207,14 @@ func destructiveCall(call ToolCall) bool {
 	return ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
 }
 
-// TestZeroPauseIsNoError: a zero PausedRun or PausedCalls (or a nil one)
+// TestZeroPauseIsNoError: a zero PausedCalls (or a nil one)
 // wraps no error: Unwrap returns an untyped nil, not a nil *ApprovalRequired
 // in an error, and Error says that nothing is paused.
 func TestZeroPauseIsNoError(t *testing.T) {
 	for _, p := range []interface {
 		error
 		Unwrap() error
-	}{&PausedRun{}, &PausedCalls{}, (*PausedRun)(nil), (*PausedCalls)(nil)} {
+	}{&PausedCalls{}, (*PausedCalls)(nil)} {
 		if err := p.Unwrap(); err != nil {
 			t.Errorf("%T.Unwrap() = %#v, want nil", p, err)
 		}

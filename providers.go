@@ -131,9 +131,10 @@ func ForOpenAI() SchemaPass { return openAIPass(false, schemapass.OpenAI) }
 // allOf, not, if/then/else, patternProperties and the other keywords strict
 // mode rejects. Send such tools without strict mode ([ForOpenAI]).
 //
-// Arguments that arrive with null for an optional property reach the
-// server as null: most servers treat it as absent, and a server that does
-// not answers with an error result the model can read.
+// Arguments that arrive with null for an optional property whose schema
+// (the server's) does not accept null are sent without that property: the
+// model meant "absent", and servers refuse the null or read it as zero. A
+// null the server's schema accepts is sent as it came.
 func ForOpenAIStrict() SchemaPass { return openAIPass(true, schemapass.OpenAIStrict) }
 
 // ForGemini returns the [SchemaPass] for Google AI (Gemini), as reached

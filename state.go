@@ -1,7 +1,8 @@
 package mcpadapter
 
-// Stored state: interrupts, approval requests, paused batches and paused
-// runs that an application keeps as JSON between a pause and its resume.
+// Stored state: interrupts, approval requests and paused batches (an
+// agent run's among them, package agent) that an application keeps as
+// JSON between a pause and its resume.
 // Stored state is untrusted input. Decoding never panics and refuses
 // oversized state; resuming re-checks what the state names against this
 // Adapter (its configuration and the server's catalog) and the Approval
@@ -25,8 +26,8 @@ import (
 
 var (
 	// ErrTamperedState is returned when [Config.StateKey] is set and stored
-	// state (an [*Interrupt], [*ApprovalRequired], [*PausedCalls] or
-	// [*PausedRun] decoded from JSON) is not sealed with that key, or was
+	// state (an [*Interrupt], [*ApprovalRequired] or [*PausedCalls], an
+	// agent run's included, decoded from JSON) is not sealed with that key, or was
 	// altered after it was sealed. Nothing is sent.
 	ErrTamperedState = errors.New("mcpadapter: stored state is not sealed with Config.StateKey or was altered")
 
@@ -47,7 +48,6 @@ const (
 	stateInterrupt = "interrupt"
 	stateApproval  = "approval"
 	stateCalls     = "calls"
-	stateRun       = "run"
 )
 
 // A stateSeal records where a value came from: made by an Adapter in this

@@ -7,9 +7,9 @@
 // A restaurant server runs inside the process. Its book_table tool asks the
 // user for the date with an input-required result (the modern protocol's
 // multi round-trip requests, SEP-2322). The adapter turns that into an
-// [*mcpadapter.Interrupt], and the run of [mcpadapter.Executor] (an
+// [*mcpadapter.Interrupt], and the run of [agent.Executor] (an
 // agents.Executor whose runs can pause) stops with an
-// [*mcpadapter.PausedRun].
+// [*agent.PausedRun].
 //
 // The program then does what a web service would do across two requests:
 //
@@ -19,7 +19,7 @@
 //     state, but shows neither), sealed with Config.StateKey.
 //  2. It asks the user (here: scripted answers; the first one is invalid
 //     and refused before anything is sent) and resumes the same run with
-//     [mcpadapter.Executor.Resume] on a brand-new Adapter: the completed
+//     [agent.Executor.Resume] on a brand-new Adapter: the completed
 //     step is not run again, and the model sees the booking's result.
 //
 // Finally it shows the synchronous alternative, [mcpadapter.Config]'s
@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
+	"github.com/mcpadapter/mcpadapter/agent"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/chains"
@@ -98,12 +99,12 @@ func newAdapter(w io.Writer) (*mcpadapter.Adapter, error) {
 }
 
 // newExecutor returns a resumable executor over a's tools.
-func newExecutor(ctx context.Context, w io.Writer, llm llms.Model, a *mcpadapter.Adapter) (*mcpadapter.Executor, error) {
+func newExecutor(ctx context.Context, w io.Writer, llm llms.Model, a *mcpadapter.Adapter) (*agent.Executor, error) {
 	ts, err := a.ListTools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return mcpadapter.NewExecutor(agents.NewOpenAIFunctionsAgent(llm, ts.Tools()),
+	return agent.NewExecutor(agents.NewOpenAIFunctionsAgent(llm, ts.Tools()),
 		agents.WithMaxIterations(5), agents.WithCallbacksHandler(printer{w: w})), nil
 }
 
@@ -122,7 +123,7 @@ func firstRun(ctx context.Context, w io.Writer, llm llms.Model) ([]byte, error) 
 
 	fmt.Fprintf(w, "\n1. Agent run: %q\n", question)
 	answer, err := chains.Run(ctx, executor, question)
-	var paused *mcpadapter.PausedRun
+	var paused *agent.PausedRun
 	var intr *mcpadapter.Interrupt
 	if !errors.As(err, &paused) || !errors.As(err, &intr) {
 		if err == nil {
@@ -148,7 +149,7 @@ func firstRun(ctx context.Context, w io.Writer, llm llms.Model) ([]byte, error) 
 // resume restores the paused run, asks the user, and resumes the same run
 // on a new Adapter (whose server was restarted).
 func resume(ctx context.Context, w io.Writer, llm *scriptedModel, stored []byte) error {
-	var paused mcpadapter.PausedRun
+	var paused agent.PausedRun
 	if err := json.Unmarshal(stored, &paused); err != nil {
 		return err
 	}
@@ -167,7 +168,7 @@ func resume(ctx context.Context, w io.Writer, llm *scriptedModel, stored []byte)
 		fmt.Fprintf(w, "   user: date = %q\n", date)
 		answers := map[string]mcpadapter.Answer{"date": {Action: mcpadapter.Accept, Content: map[string]any{"date": date}}}
 		out, err := executor.Resume(ctx, &paused, mcpadapter.Answered(answers))
-		var again *mcpadapter.PausedRun
+		var again *agent.PausedRun
 		switch {
 		case errors.As(err, &again):
 			return fmt.Errorf("the run paused again: %w", err) // another round: not in this example

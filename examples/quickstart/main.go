@@ -11,9 +11,9 @@
 //     asks the user for a date with an input-required result (SEP-2322).
 //
 // It builds an [mcpadapter.Adapter] over both, prints the discovered tools and
-// their metadata, and runs a langchaingo agent (OpenAIFunctionsAgent in an
-// agents.Executor) whose model is scripted: it calls the weather tool, then
-// the booking tool. The booking call pauses the run at an
+// their metadata, and runs a tool-calling agent (package agent: the model
+// gets each tool's real JSON schema) whose model is scripted: it calls the
+// weather tool, then the booking tool. The booking call pauses the run at an
 // [*mcpadapter.Interrupt]; the program stores the paused run as JSON,
 // answers the server's question and resumes the same run, whose model gets
 // the booking's result.
@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
+	"github.com/mcpadapter/mcpadapter/agent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/callbacks"
@@ -132,11 +133,17 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 		}
 	}
 
-	// 3. An agent over the tools. Tools() gives langchaingo's tools.Tool.
-	// mcpadapter.NewExecutor takes agents.NewExecutor's arguments; its runs
-	// can pause at a tool that needs the user, and resume.
-	executor := mcpadapter.NewExecutor(
-		agents.NewOpenAIFunctionsAgent(llm, ts.Tools()),
+	// 3. An agent over the tools: agent.New offers the model every tool with
+	// its server's JSON schema (native tool calling, any llms.Model that
+	// takes tools). agent.NewExecutor takes agents.NewExecutor's arguments;
+	// its runs can pause at a tool that needs the user, and resume. (For a
+	// model without tool calling: agents.NewOneShotAgent(llm, ts.Tools()).)
+	toolAgent, err := agent.New(llm, ts)
+	if err != nil {
+		return err
+	}
+	executor := agent.NewExecutor(
+		toolAgent,
 		agents.WithMaxIterations(4),
 		agents.WithReturnIntermediateSteps(),       // to print the resumed tool's result
 		agents.WithCallbacksHandler(printer{w: w}), // prints each tool call the model makes
@@ -157,7 +164,7 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 	question = "Book a table for 2 at Chez Nous."
 	fmt.Fprintf(w, "\n3. Agent run: %q\n", question)
 	answer, err = chains.Run(ctx, executor, question)
-	var paused *mcpadapter.PausedRun
+	var paused *agent.PausedRun
 	var intr *mcpadapter.Interrupt
 	switch {
 	case errors.As(err, &paused) && errors.As(err, &intr):
@@ -182,7 +189,7 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 		return err
 	}
 	fmt.Fprintln(w, "   saved the run as JSON, to wait for the user")
-	var restored mcpadapter.PausedRun
+	var restored agent.PausedRun
 	if err := json.Unmarshal(saved, &restored); err != nil {
 		return err
 	}

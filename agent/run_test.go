@@ -1,4 +1,4 @@
-package mcpadapter
+package agent
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
-	"github.com/tmc/langchaingo/tools"
 )
 
 // finalModel plays a script, then answers with the last tool result it was
@@ -57,20 +57,28 @@ func lastObservation(msgs []llms.MessageContent) string {
 
 // agentKinds builds each agent under test over a model that plays calls
 // (tool name, JSON input) and then answers.
-var agentKinds = map[string]func(calls [][2]string, ts []tools.Tool) agents.Agent{
-	"openai-functions": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		var turns []scripted.Turn
-		for i, c := range calls {
-			turns = append(turns, scripted.ToolCalls(scripted.Call("call_"+string(rune('1'+i)), c[0], c[1])))
-		}
-		return agents.NewOpenAIFunctionsAgent(finalModel{Model: scripted.New(turns...)}, ts)
+var agentKinds = map[string]func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error){
+	"tool-calling": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return New(finalModel{Model: scripted.New(callTurns(calls)...)}, ts)
 	},
-	"one-shot": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		return agents.NewOneShotAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts)
+	"openai-functions": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return agents.NewOpenAIFunctionsAgent(finalModel{Model: scripted.New(callTurns(calls)...)}, ts.Tools()), nil
 	},
-	"conversational": func(calls [][2]string, ts []tools.Tool) agents.Agent {
-		return agents.NewConversationalAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "AI:"}, ts)
+	"one-shot": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return agents.NewOneShotAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts.Tools()), nil
 	},
+	"conversational": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
+		return agents.NewConversationalAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "AI:"}, ts.Tools()), nil
+	},
+}
+
+// callTurns are the tool-calling agents' turns that make calls, one a turn.
+func callTurns(calls [][2]string) []scripted.Turn {
+	var turns []scripted.Turn
+	for i, c := range calls {
+		turns = append(turns, scripted.ToolCalls(scripted.Call("call_"+string(rune('1'+i)), c[0], c[1])))
+	}
+	return turns
 }
 
 // reactTurns are the text agents' turns that make calls.
@@ -82,19 +90,8 @@ func reactTurns(calls [][2]string) []scripted.Turn {
 	return turns
 }
 
-// serverRuns returns the run count of tool at a's stdio server.
-func serverRuns(t *testing.T, a *Adapter, tool string) int {
-	t.Helper()
-	res := must(t).result(lookupTool(t, a, "s__runs").Invoke(t.Context(), nil))
-	var runs map[string]int
-	if err := json.Unmarshal([]byte(res.Text()), &runs); err != nil {
-		t.Fatalf("runs = %q: %v", res.Text(), err)
-	}
-	return runs[tool]
-}
-
-// TestExecutorResume: an agent run (OpenAIFunctionsAgent, OneShotAgent,
-// ConversationalAgent)
+// TestExecutorResume: an agent run (the tool-calling Agent,
+// OpenAIFunctionsAgent, OneShotAgent, ConversationalAgent)
 // pauses at an interrupt or an approval request; its JSON is stored and
 // everything is closed; a new Adapter over a restarted stdio server resumes
 // the same run, whose final answer is the resumed call's real result, and
@@ -102,13 +99,13 @@ func serverRuns(t *testing.T, a *Adapter, tool string) int {
 func TestExecutorResume(t *testing.T) {
 	type pauseCase struct {
 		name, tool, input string
-		resolve           Resolution
+		resolve           mcpadapter.Resolution
 		want              string // the resumed call's observation
 		runs              int    // of tool on the restarted server
 	}
-	interrupt := pauseCase{"interrupt", "book_table", `{"party":4}`, Answered(answer("date", Accept, date("2026-09-18"))), "Booked a table for 4 on 2026-09-18", 1}
-	approved := pauseCase{"approved", "destroy", `{"target":"db"}`, Approved(), "destroyed db", 1}
-	rejected := pauseCase{"rejected", "destroy", `{"target":"db"}`, Rejected("keep it"), "The user rejected the call to tool s__destroy; it was not run. Reason: keep it", 0}
+	interrupt := pauseCase{"interrupt", "book_table", `{"party":4}`, dateAnswer("2026-09-18"), "Booked a table for 4 on 2026-09-18", 1}
+	approved := pauseCase{"approved", "destroy", `{"target":"db"}`, mcpadapter.Approved(), "destroyed db", 1}
+	rejected := pauseCase{"rejected", "destroy", `{"target":"db"}`, mcpadapter.Rejected("keep it"), "The user rejected the call to tool s__destroy; it was not run. Reason: keep it", 0}
 	for agentName, newAgent := range agentKinds {
 		for _, era := range []string{"modern", "legacy"} {
 			cases := []pauseCase{approved, rejected}
@@ -122,12 +119,16 @@ func TestExecutorResume(t *testing.T) {
 					question := map[string]any{"input": "Weather in Paris, then " + pc.tool}
 
 					// The first process: the run pauses.
-					a1 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
+					a1 := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
 					ts1, err := a1.ListTools(t.Context())
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, err = chains.Call(t.Context(), NewExecutor(newAgent(calls, ts1.Tools()), agents.WithMaxIterations(4)), question)
+					ag1, err := newAgent(calls, ts1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = chains.Call(t.Context(), NewExecutor(ag1, agents.WithMaxIterations(4)), question)
 					var paused *PausedRun
 					if !errors.As(err, &paused) {
 						t.Fatalf("run error = %v, want *PausedRun", err)
@@ -135,8 +136,8 @@ func TestExecutorResume(t *testing.T) {
 					if len(paused.Steps) != 1 || paused.Steps[0].Action.Tool != "s__get_weather" || len(paused.Actions) != 1 {
 						t.Errorf("paused after steps %+v with actions %+v, want get_weather done and %s paused", paused.Steps, paused.Actions, pc.tool)
 					}
-					if serverRuns(t, a1, "get_weather") != 1 {
-						t.Errorf("get_weather runs before the pause = %d, want 1", serverRuns(t, a1, "get_weather"))
+					if serverRuns(t, ts1, "get_weather") != 1 {
+						t.Errorf("get_weather runs before the pause = %d, want 1", serverRuns(t, ts1, "get_weather"))
 					}
 					stored, err := json.Marshal(paused)
 					if err != nil {
@@ -150,12 +151,16 @@ func TestExecutorResume(t *testing.T) {
 					if err := json.Unmarshal(stored, &back); err != nil {
 						t.Fatalf("json.Unmarshal(%s): %v", stored, err)
 					}
-					a2 := newAdapter(t, Config{Servers: map[string]Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
+					a2 := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": stdioServer(t, kind)}, Approval: destructiveCall})
 					ts2, err := a2.ListTools(t.Context())
 					if err != nil {
 						t.Fatal(err)
 					}
-					ex := NewExecutor(newAgent(nil, ts2.Tools()), agents.WithMaxIterations(4), agents.WithReturnIntermediateSteps())
+					ag2, err := newAgent(nil, ts2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ex := NewExecutor(ag2, agents.WithMaxIterations(4), agents.WithReturnIntermediateSteps())
 					out, err := ex.Resume(t.Context(), &back, pc.resolve)
 					if err != nil {
 						t.Fatalf("Resume: %v", err)
@@ -167,10 +172,10 @@ func TestExecutorResume(t *testing.T) {
 					if len(steps) != 2 || steps[0].Observation != paused.Steps[0].Observation || steps[1].Observation != pc.want {
 						t.Errorf("steps = %+v, want the stored get_weather step and %s's real result", steps, pc.tool)
 					}
-					if got := serverRuns(t, a2, "get_weather"); got != 0 {
+					if got := serverRuns(t, ts2, "get_weather"); got != 0 {
 						t.Errorf("get_weather ran %d times after the resume, want 0", got)
 					}
-					if got := serverRuns(t, a2, pc.tool); got != pc.runs {
+					if got := serverRuns(t, ts2, pc.tool); got != pc.runs {
 						t.Errorf("%s ran %d times on the restarted server, want %d", pc.tool, got, pc.runs)
 					}
 				})
@@ -180,13 +185,13 @@ func TestExecutorResume(t *testing.T) {
 }
 
 // TestExecutorLikeAgentsExecutor: without a pause, Executor gives what
-// agents.Executor gives, for the OneShot, Conversational and OpenAIFunctions
+// agents.Executor gives, for the tool-calling, OneShot, Conversational and OpenAIFunctions
 // agents: the final answer and steps, the unknown-tool observation, parse
 // errors with and without the ErrorHandler, ErrNotFinished after
 // MaxIterations.
 func TestExecutorLikeAgentsExecutor(t *testing.T) {
 	s := bookingServer(false).AddWeather()
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +204,13 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 		"one-shot":         func(m llms.Model) agents.Agent { return agents.NewOneShotAgent(m, ts.Tools()) },
 		"conversational":   func(m llms.Model) agents.Agent { return agents.NewConversationalAgent(m, ts.Tools()) },
 		"openai-functions": func(m llms.Model) agents.Agent { return agents.NewOpenAIFunctionsAgent(m, ts.Tools()) },
+		"tool-calling": func(m llms.Model) agents.Agent {
+			ag, err := New(m, ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ag
+		},
 	}
 	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, agent string, turns []scripted.Turn, opts ...agents.Option) outcome {
 		out, err := chains.Call(t.Context(), newChain(newAgents[agent](scripted.New(turns...)), opts...), map[string]any{"input": "q"})
@@ -215,6 +227,13 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
 			scripted.Answer("sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
+		{"tool-calling: parallel calls, unknown tool, answer", "tool-calling", []scripted.Turn{
+			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
+			scripted.Answer("sunny"),
+		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
+		{"tool-calling: not finished", "tool-calling", []scripted.Turn{
+			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
 		{"functions: not finished", "openai-functions", []scripted.Turn{
 			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
 		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
@@ -254,7 +273,7 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 // the model then sees both results.
 func TestExecutorParallelPauses(t *testing.T) {
 	s := bookingServer(false)
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
+	a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +295,7 @@ func TestExecutorParallelPauses(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out map[string]any
-		out, err = ex.Resume(t.Context(), &back, Answered(answer("date", Accept, date(d))))
+		out, err = ex.Resume(t.Context(), &back, dateAnswer(d))
 		if err == nil && out["output"] != "both booked" {
 			t.Errorf("output = %v", out["output"])
 		}

@@ -1,0 +1,225 @@
+// Package agent runs langchaingo agents over MCP tools: a tool-calling
+// [Agent] that offers the model the tools' real JSON schemas, and an
+// [Executor] whose runs pause at a tool that needs the user (an
+// [*mcpadapter.Interrupt] or an [*mcpadapter.ApprovalRequired]) and resume
+// as the same run, in this process or in another one. It is the only
+// package of the module that imports langchaingo's agents and chains, so
+// that programs using the root package alone (native tool-calling loops)
+// do not link them.
+//
+//	ts, _ := a.ListTools(ctx)
+//	ag, _ := agent.New(llm, ts)
+//	answer, err := chains.Run(ctx, agent.NewExecutor(ag), "What is the weather in Paris?")
+//
+// langchaingo's own agents take ts.Tools(), and the Executor runs them
+// too: for a model without native tool calling, the text agents
+// (agents.NewOneShotAgent, agents.NewConversationalAgent), which show the
+// model each tool's description with a hint of its arguments;
+// agents.NewOpenAIFunctionsAgent offers every tool as one string argument.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpadapter/mcpadapter"
+	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/schema"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// An Agent is a tool-calling [agents.Agent]: each turn it sends the model
+// the conversation with the tools as [mcpadapter.Toolset.LLMTools] gives
+// them (each tool's real input schema, after the [WithSchemaPasses] passes)
+// through [llms.WithTools], and plans the model's tool calls, parallel
+// calls included, as actions that keep the model's call ids. The model
+// sees exactly what a native loop over [mcpadapter.Toolset.HandleToolCalls]
+// shows it: for each call, an AI message holding the call and its tool
+// message (isError results included), then the results' media as image
+// parts, under [mcpadapter.ResultBudget].
+//
+// In this package's [Executor] the tool calls run through HandleToolCalls
+// and the model gets those messages as they are. In langchaingo's
+// agents.Executor, which hands an agent each step's observation as a
+// string, the tools run through [mcpadapter.Tool.Call] and the model gets
+// the same messages without the media (the text of a result with images
+// carries placeholders such as "[image image/png 14 KB]"). It works over
+// any [llms.Model] whose provider takes tools: openai, anthropic, mistral,
+// bedrock, googleai (with [mcpadapter.ForGemini]); not ollama, which ignores
+// them. The conversation starts with the input "input" (after
+// [WithSystemPrompt]'s message): a memory's other variables are not shown
+// to the model. An Agent is safe for concurrent runs.
+type Agent struct {
+	llm      llms.Model
+	toolset  mcpadapter.Toolset
+	tools    []llms.Tool
+	system   string
+	parts    []mcpadapter.PartOption
+	callOpts []llms.CallOption
+}
+
+var _ agents.Agent = (*Agent)(nil)
+
+// An Option configures an [Agent].
+type Option func(*options)
+
+type options struct {
+	passes   []mcpadapter.SchemaPass
+	system   string
+	parts    []mcpadapter.PartOption
+	callOpts []llms.CallOption
+}
+
+// WithSchemaPasses offers the tools as [mcpadapter.Toolset.LLMToolsFor]
+// gives them with passes: the form the provider accepts, such as
+// [mcpadapter.ForGemini] or [mcpadapter.ForOpenAIStrict]. Without it the
+// tools are [mcpadapter.Toolset.LLMTools].
+func WithSchemaPasses(passes ...mcpadapter.SchemaPass) Option {
+	return func(o *options) { o.passes = append(o.passes, passes...) }
+}
+
+// WithSystemPrompt starts every conversation with a system message holding
+// prompt. Without it the conversation starts with the user's input.
+func WithSystemPrompt(prompt string) Option {
+	return func(o *options) { o.system = prompt }
+}
+
+// WithPartOptions sets how results become messages, as
+// [mcpadapter.Toolset.HandleToolCalls] takes them: [mcpadapter.ImagesAsDataURL]
+// for OpenAI, [mcpadapter.ResultBudget] to override the adapter's budget.
+func WithPartOptions(opts ...mcpadapter.PartOption) Option {
+	return func(o *options) { o.parts = append(o.parts, opts...) }
+}
+
+// WithCallOptions adds options to every model call (temperature, the
+// model's name, a tool choice), after the tools.
+func WithCallOptions(opts ...llms.CallOption) Option {
+	return func(o *options) { o.callOpts = append(o.callOpts, opts...) }
+}
+
+// New returns a tool-calling agent of llm over the tools of ts that are
+// for the model (tools for the app alone are left out). An error names a
+// tool whose schema a pass refused.
+func New(llm llms.Model, ts mcpadapter.Toolset, opts ...Option) (*Agent, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	offered, err := ts.LLMToolsFor(o.passes...)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return &Agent{llm: llm, toolset: ts, tools: offered, system: o.system, parts: o.parts, callOpts: o.callOpts}, nil
+}
+
+// inputKey is the input the agent reads: the user's message.
+const inputKey = "input"
+
+// GetInputKeys implements [agents.Agent]: "input", the user's message.
+func (a *Agent) GetInputKeys() []string { return []string{inputKey} }
+
+// GetOutputKeys implements [agents.Agent]: "output", the model's answer.
+func (a *Agent) GetOutputKeys() []string { return []string{"output"} }
+
+// GetTools implements [agents.Agent]: the tools as langchaingo tools, for
+// an executor to run ([mcpadapter.Toolset.Tools]).
+func (a *Agent) GetTools() []tools.Tool { return a.toolset.Tools() }
+
+// Plan implements [agents.Agent] for langchaingo's agents.Executor: the
+// steps so far become the conversation (each step's call, then its
+// observation as the call's tool message), and the model's answer becomes
+// the next actions (one per tool call, in order, with its id) or the
+// finish.
+func (a *Agent) Plan(ctx context.Context, steps []schema.AgentStep, inputs map[string]string, options ...chains.ChainCallOption) ([]schema.AgentAction, *schema.AgentFinish, error) {
+	var history []llms.MessageContent
+	for _, s := range steps {
+		tc := toolCall(s.Action)
+		history = append(history,
+			llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{tc}},
+			llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+				llms.ToolCallResponse{ToolCallID: tc.ID, Name: s.Action.Tool, Content: s.Observation},
+			}})
+	}
+	choice, err := a.generate(ctx, history, inputs, options)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(choice.ToolCalls) == 0 {
+		return nil, finish(choice), nil
+	}
+	return actions(choice), nil, nil
+}
+
+// generate asks the model for its next turn after history.
+func (a *Agent) generate(ctx context.Context, history []llms.MessageContent, inputs map[string]string, options []chains.ChainCallOption) (*llms.ContentChoice, error) {
+	msgs := make([]llms.MessageContent, 0, len(history)+2)
+	if a.system != "" {
+		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, a.system))
+	}
+	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, inputs[inputKey]))
+	msgs = append(msgs, history...)
+	opts := append([]llms.CallOption{llms.WithTools(a.tools)}, a.callOpts...)
+	opts = append(opts, chains.GetLLMCallOptions(options...)...)
+	resp, err := a.llm.GenerateContent(ctx, msgs, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return turnOf(resp)
+}
+
+// turnOf returns the model's turn in resp. Providers split a turn
+// differently: OpenAI returns one choice holding the text and every tool
+// call, Anthropic one choice per content block (a text, then each
+// tool_use). The turn is the text of all the choices and the tool calls of
+// all of them, in order.
+func turnOf(resp *llms.ContentResponse) (*llms.ContentChoice, error) {
+	if resp == nil || len(resp.Choices) == 0 {
+		return nil, fmt.Errorf("agent: %w: the model answered no choice", agents.ErrAgentNoReturn)
+	}
+	if len(resp.Choices) == 1 {
+		return resp.Choices[0], nil
+	}
+	turn := &llms.ContentChoice{}
+	var text []string
+	for _, c := range resp.Choices {
+		if c.Content != "" {
+			text = append(text, c.Content)
+		}
+		turn.ToolCalls = append(turn.ToolCalls, c.ToolCalls...)
+		turn.StopReason = c.StopReason
+	}
+	turn.Content = strings.Join(text, "\n")
+	return turn, nil
+}
+
+// finish is the end of a run whose model answered choice without a tool
+// call.
+func finish(choice *llms.ContentChoice) *schema.AgentFinish {
+	return &schema.AgentFinish{ReturnValues: map[string]any{"output": choice.Content}, Log: choice.Content}
+}
+
+// actions are the tool calls of choice as actions, in order, each keeping
+// its call id; the model's text, if any, is the first one's log.
+func actions(choice *llms.ContentChoice) []schema.AgentAction {
+	out := make([]schema.AgentAction, 0, len(choice.ToolCalls))
+	for i, tc := range choice.ToolCalls {
+		act := schema.AgentAction{ToolID: tc.ID}
+		if tc.FunctionCall != nil {
+			act.Tool, act.ToolInput = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+		}
+		if i == 0 {
+			act.Log = choice.Content
+		}
+		out = append(out, act)
+	}
+	return out
+}
+
+// toolCall is the native tool call of action, as the model made it.
+func toolCall(action schema.AgentAction) llms.ToolCall {
+	return llms.ToolCall{ID: action.ToolID, Type: "function",
+		FunctionCall: &llms.FunctionCall{Name: action.Tool, Arguments: action.ToolInput}}
+}
