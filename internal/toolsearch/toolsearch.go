@@ -18,6 +18,7 @@ package toolsearch
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -111,25 +112,17 @@ func New(docs []Doc) *Index {
 }
 
 // Search returns the positions of the documents that share a word with
-// query, best first, at most limit of them (all when limit ≤ 0). Equal
-// scores keep document order, so the result depends only on the documents
-// and the query.
+// query (or with the verbs it stands for, see [Expand]), best first, at
+// most limit of them (all when limit ≤ 0). Equal scores keep document
+// order, so the result depends only on the documents and the query.
 func (ix *Index) Search(query string, limit int) []int {
 	scores := make([]float64, ix.n)
-	seen := make(map[string]bool)
-	for _, term := range Tokens(query) {
-		if seen[term] {
-			continue
-		}
-		seen[term] = true
-		ps := ix.postings[term]
-		if len(ps) == 0 {
-			continue
-		}
+	for _, q := range Expand(Tokens(query)) {
+		ps := ix.postings[q.Term]
 		df := float64(len(ps))
 		idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
 		for _, p := range ps {
-			scores[p.doc] += idf * p.wtf / (k1 + p.wtf)
+			scores[p.doc] += q.Weight * idf * p.wtf / (k1 + p.wtf)
 		}
 	}
 	var hits []int
@@ -143,6 +136,66 @@ func (ix *Index) Search(query string, limit int) []int {
 		hits = hits[:limit]
 	}
 	return hits
+}
+
+// A QueryTerm is a term of a query and its weight.
+type QueryTerm struct {
+	Term   string
+	Weight float64
+}
+
+// synonymWeight is the weight of a verb a query's word stands for: less
+// than the word itself, enough to lift the tools of that verb among the
+// tools of the same noun.
+const synonymWeight = 0.5
+
+// verbs maps the verbs that tools are named with to the words a task says
+// them with: a user adds, puts or opens what a tool creates. Only
+// verbs: nouns are the domain's own.
+var verbs = map[string][]string{
+	"create": {"add", "new", "make", "put", "insert", "open", "register"},
+	"delete": {"remove", "erase", "drop", "destroy", "purge"},
+	"update": {"edit", "change", "modify", "move", "rename", "set"},
+	"get":    {"show", "fetch", "read", "view", "retrieve", "display"},
+	"list":   {"show", "enumerate"},
+	"search": {"find", "look", "lookup", "locate"},
+}
+
+// synonyms maps the stem of each word of verbs to the stems of the verbs
+// it stands for, in a fixed order.
+var synonyms = func() map[string][]string {
+	out := make(map[string][]string)
+	for _, verb := range slices.Sorted(maps.Keys(verbs)) {
+		for _, w := range verbs[verb] {
+			out[stem(w)] = append(out[stem(w)], stem(verb))
+		}
+	}
+	return out
+}()
+
+// Expand returns the terms of a query made of tokens: each distinct token
+// with weight 1, then the verbs they stand for with a lower weight (unless
+// the query says the verb itself).
+func Expand(tokens []string) []QueryTerm {
+	var out []QueryTerm
+	index := make(map[string]int)
+	add := func(term string, weight float64) {
+		if i, ok := index[term]; ok {
+			out[i].Weight = max(out[i].Weight, weight)
+			return
+		}
+		index[term] = len(out)
+		out = append(out, QueryTerm{term, weight})
+	}
+	for _, tok := range tokens {
+		add(tok, 1)
+	}
+	for _, tok := range tokens {
+		for _, verb := range synonyms[tok] {
+			add(verb, synonymWeight)
+		}
+	}
+	return out
 }
 
 // Tokens returns the index terms of text: its words, split, folded,
@@ -209,7 +262,7 @@ var stopWords = map[string]bool{
 	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
 	"for": true, "from": true, "how": true, "in": true, "into": true, "is": true, "it": true, "its": true,
 	"me": true, "my": true, "of": true, "on": true, "or": true, "our": true, "please": true, "that": true,
-	"the": true, "their": true, "then": true, "this": true, "to": true, "us": true, "we": true, "what": true,
+	"the": true, "their": true, "them": true, "then": true, "they": true, "this": true, "to": true, "us": true, "we": true, "what": true,
 	"when": true, "which": true, "with": true, "you": true, "your": true,
 }
 

@@ -52,6 +52,7 @@ func TestSearch(t *testing.T) {
 		want  []int
 	}{
 		{"rename a file", 1, []int{3}},
+		{"put this content into a file", 1, []int{1}},
 		{"read the contents of a text file", 1, []int{0}},
 		{"what is in this folder? list the directory", 1, []int{2}},
 		{"add people to the knowledge graph", 2, []int{4, 5}},
@@ -65,6 +66,14 @@ func TestSearch(t *testing.T) {
 				t.Errorf("Search(%q, %d) = %v, want %v", tt.query, tt.limit, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	got := Expand(Tokens("Show and remove the deleted items, then show them again"))
+	want := []QueryTerm{{"show", 1}, {"remov", 1}, {"delet", 1}, {"item", 1}, {"again", 1}, {"get", synonymWeight}, {"list", synonymWeight}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Expand() = %v, want %v", got, want)
 	}
 }
 
