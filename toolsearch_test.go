@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/llms"
@@ -329,5 +332,81 @@ func TestNewToolSearchName(t *testing.T) {
 	}
 	if desc := search.LLMTool().Function.Description; !strings.Contains(desc, "among 100 tools (servers: chat)") {
 		t.Errorf("the search tool's description = %q, want the catalog's size and servers", desc)
+	}
+}
+
+// realCatalogs are the npm servers whose catalogs TestToolSearchRealCatalogs
+// ranks, with their arguments (dir is a temporary directory) and the
+// queries a model would send for tasks on them.
+var realCatalogs = []struct {
+	name    string
+	server  extserver.NPMServer
+	args    func(script, dir string) []string
+	queries []string
+}{
+	{"everything", extserver.ServerEverything, func(script, _ string) []string { return []string{script, "stdio"} }, []string{
+		"repeat my text back", "add two numbers", "show me an image", "compress a file with gzip",
+		"environment variables of the server", "ask the user for input", "long task with progress updates",
+		"structured output", "turn logging on",
+	}},
+	{"filesystem", extserver.ServerFilesystem, func(script, dir string) []string { return []string{script, dir} }, []string{
+		"read a text file", "save text to a new file", "rename a file", "what files are in this folder",
+		"find files matching a pattern", "file size and modification time", "change a few lines in a file",
+		"make a new folder", "show a picture file", "which directories can I access",
+	}},
+	{"memory", extserver.ServerMemory, func(script, _ string) []string { return []string{script} }, []string{
+		"remember a new person", "link two entities", "add facts about someone", "forget an entity",
+		"look up what you know about Alice", "show the whole graph", "remove a relation",
+	}},
+}
+
+// TestToolSearchRealCatalogs pins, in testdata/toolsearch, what the search
+// finds in the catalogs of three reference servers, and logs the bytes of
+// tools a request carries with and without search.
+func TestToolSearchRealCatalogs(t *testing.T) {
+	for _, c := range realCatalogs {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			node, script := extserver.NPM(t, c.server)
+			dir := t.TempDir()
+			a := newAdapter(t, Config{Servers: map[string]Server{c.name: {
+				Command: node, Args: c.args(script, dir),
+				Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")},
+			}}})
+			ts, err := a.ListTools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			search, err := NewToolSearch(ts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type ranked struct {
+				Query string   `json:"query"`
+				Found []string `json:"found"`
+			}
+			golden := struct {
+				Server  string   `json:"server"`
+				Tools   int      `json:"tools"`
+				Queries []ranked `json:"queries"`
+			}{Server: c.server.Name + "@" + c.server.Version, Tools: len(ts)}
+			for _, q := range c.queries {
+				golden.Queries = append(golden.Queries, ranked{q, toolNames(search.Search(q))})
+			}
+			b, err := json.MarshalIndent(golden, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "toolsearch/"+c.name+".json", append(b, '\n'))
+
+			msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+				scripted.Call("s1", DefaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d tools, %d bytes of tools offered without search; with search %d bytes before any search, %d after one",
+				c.name, len(ts), toolsBytes(t, ts.LLMTools()), toolsBytes(t, search.LLMTools(nil)), toolsBytes(t, search.LLMTools(msgs)))
+		})
 	}
 }

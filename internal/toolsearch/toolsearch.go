@@ -112,7 +112,7 @@ func New(docs []Doc) *Index {
 }
 
 // Search returns the positions of the documents that share a word with
-// query (or with the verbs it stands for, see [Expand]), best first, at
+// query (or with the words it stands for, see [Expand]), best first, at
 // most limit of them (all when limit ≤ 0). Equal scores keep document
 // order, so the result depends only on the documents and the query.
 func (ix *Index) Search(query string, limit int) []int {
@@ -144,38 +144,43 @@ type QueryTerm struct {
 	Weight float64
 }
 
-// synonymWeight is the weight of a verb a query's word stands for: less
+// synonymWeight is the weight of a word a query's word stands for: less
 // than the word itself, enough to lift the tools of that verb among the
-// tools of the same noun.
-const synonymWeight = 0.5
+// tools of the same noun ("put an event in the calendar" finds the tool
+// that creates events first among the calendar's ten event tools).
+const synonymWeight = 0.8
 
-// verbs maps the verbs that tools are named with to the words a task says
-// them with: a user adds, puts or opens what a tool creates. Only
-// verbs: nouns are the domain's own.
-var verbs = map[string][]string{
-	"create": {"add", "new", "make", "put", "insert", "open", "register"},
-	"delete": {"remove", "erase", "drop", "destroy", "purge"},
-	"update": {"edit", "change", "modify", "move", "rename", "set"},
-	"get":    {"show", "fetch", "read", "view", "retrieve", "display"},
-	"list":   {"show", "enumerate"},
-	"search": {"find", "look", "lookup", "locate"},
+// synonymsOf maps the words tools are named with to the words a task says
+// them with: a user adds, puts or opens what a tool creates, and keeps
+// files in folders that tools call directories. It holds the verbs of
+// every catalog and a few nouns of files; other nouns are the domain's
+// own.
+var synonymsOf = map[string][]string{
+	"create":    {"add", "new", "make", "put", "insert", "open", "register"},
+	"delete":    {"remove", "erase", "drop", "destroy", "purge", "forget"},
+	"update":    {"edit", "change", "modify", "move", "rename", "set"},
+	"get":       {"show", "fetch", "read", "view", "retrieve", "display"},
+	"list":      {"show", "enumerate"},
+	"search":    {"find", "look", "lookup", "locate"},
+	"directory": {"folder"},
+	"image":     {"picture", "photo"},
 }
 
-// synonyms maps the stem of each word of verbs to the stems of the verbs
-// it stands for, in a fixed order.
+// synonyms maps the stem of each word of synonymsOf to the stems of the
+// words it stands for, in a fixed order.
 var synonyms = func() map[string][]string {
 	out := make(map[string][]string)
-	for _, verb := range slices.Sorted(maps.Keys(verbs)) {
-		for _, w := range verbs[verb] {
-			out[stem(w)] = append(out[stem(w)], stem(verb))
+	for _, word := range slices.Sorted(maps.Keys(synonymsOf)) {
+		for _, w := range synonymsOf[word] {
+			out[stem(w)] = append(out[stem(w)], stem(word))
 		}
 	}
 	return out
 }()
 
 // Expand returns the terms of a query made of tokens: each distinct token
-// with weight 1, then the verbs they stand for with a lower weight (unless
-// the query says the verb itself).
+// with weight 1, then the words they stand for (see synonymsOf) with a
+// lower weight, unless the query says them itself.
 func Expand(tokens []string) []QueryTerm {
 	var out []QueryTerm
 	index := make(map[string]int)
