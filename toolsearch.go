@@ -88,10 +88,10 @@ type ToolSearchOptions struct {
 // bytes of their JSON. A search costs one more model turn (its latency,
 // and the conversation read once more) the first time the model needs a
 // tool, and a few hundred bytes per search result. Below about 10,000
-// tokens of tools (some 40 KB of JSON; 30 to 60 typical MCP tools) offer
-// the whole set: the extra turn costs more than it saves, and the model
-// chooses among what it sees. Past it, and certainly when the catalog no
-// longer fits the context window (1,000 tools are about 200,000 tokens),
+// tokens of tools (some 40 KB of JSON: 60 to 90 tools the size of the
+// reference servers') offer the whole set: the extra turn costs more than
+// it saves, and the model chooses among what it sees. Past it, and certainly when the catalog no
+// longer fits the context window (1,000 tools are over 100,000 tokens),
 // turn search on: what each request carries then stays flat, the search
 // tool plus the few tools the run uses, whatever the size of the catalog.
 //
