@@ -261,7 +261,8 @@ func (x *ToolSearch) Found(history []llms.MessageContent) Toolset {
 // tools found (from then on, and for the calls after it in the same
 // choice, they can be called). Calls of a tool that no search of history
 // or of choice found are answered with a tool message that tells the model
-// to search first, and run nothing. The other calls run as with the
+// to search first, and run nothing. Search calls reach no server: no
+// [Config.CallbacksHandler] event or trace span reports them. The other calls run as with the
 // Toolset, and the messages, errors and pauses are the same: a
 // [*PausedCalls] resumes with [ToolSearch.ResumeToolCalls].
 func (x *ToolSearch) HandleToolCalls(ctx context.Context, history []llms.MessageContent, choice *llms.ContentChoice, opts ...PartOption) ([]llms.MessageContent, error) {
