@@ -102,7 +102,7 @@ type ToolSearch struct {
 	model Toolset           // the tools the model may see, in the index's order
 	index *toolsearch.Index // over model
 	name  string            // the search tool's name
-	max   int               // results per search
+	limit int               // results per search
 	desc  string            // the search tool's description
 }
 
@@ -144,7 +144,7 @@ func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
 		model: model,
 		index: toolsearch.New(docs),
 		name:  o.Name,
-		max:   o.MaxResults,
+		limit: o.MaxResults,
 		desc:  searchDescription(len(model), servers, o.MaxResults),
 	}, nil
 }
@@ -173,8 +173,8 @@ func searchDoc(t *Tool) toolsearch.Doc {
 }
 
 // searchDescription is the search tool's description, for a catalog of n
-// tools from servers.
-func searchDescription(n int, servers []string, max int) string {
+// tools from servers, limit found per search.
+func searchDescription(n int, servers []string, limit int) string {
 	slices.Sort(servers)
 	from := strings.Join(servers, ", ")
 	if len(servers) > maxSearchServers {
@@ -184,7 +184,7 @@ func searchDescription(n int, servers []string, max int) string {
 		"Only tools that a search returned can be called, so search first. "+
 		"Describe what you need in a few words, such as \"read a text file\" or \"create an invoice\"; "+
 		"the best %d matches are returned and can be called from then on. "+
-		"If none fits, search again with other words.", n, from, max)
+		"If none fits, search again with other words.", n, from, limit)
 }
 
 // Name returns the search tool's name.
@@ -194,7 +194,7 @@ func (x *ToolSearch) Name() string { return x.name }
 // [ToolSearchOptions.MaxResults] of them: what the search tool returns to
 // the model.
 func (x *ToolSearch) Search(query string) Toolset {
-	hits := x.index.Search(query, x.max)
+	hits := x.index.Search(query, x.limit)
 	out := make(Toolset, len(hits))
 	for i, h := range hits {
 		out[i] = x.model[h]
