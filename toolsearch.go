@@ -113,7 +113,9 @@ type searchArgs struct {
 
 // NewToolSearch returns a search over the tools of s that the model may
 // see (tools for the app alone, [Tool.AppOnly], are never offered).
-// opts may be nil. The error wraps [ErrDuplicateToolName] when a tool of s
+// opts may be nil. It indexes the tools (about 10 ms for 1,000 tools; a
+// search then takes about 15 µs): make one per catalog, not per request.
+// The error wraps [ErrDuplicateToolName] when a tool of s
 // has the search tool's name (case ignored, as [Toolset.Lookup] ignores
 // it).
 func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {

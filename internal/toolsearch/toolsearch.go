@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A Doc is one tool as the index sees it.
@@ -92,9 +93,11 @@ func New(docs []Doc) *Index {
 		avg[f] = max(avg[f]/float64(max(len(docs), 1)), 1)
 	}
 	ix := &Index{n: len(docs), postings: make(map[string][]posting)}
+	wtf := make(map[string]float64) // of one document
+	var order []string              // its terms in first-seen order, for a deterministic build
 	for i := range docs {
-		wtf := make(map[string]float64)
-		var order []string // terms in first-seen order, for a deterministic build
+		clear(wtf)
+		order = order[:0]
 		for f, toks := range tokens[i] {
 			norm := 1 - b + b*float64(len(toks))/avg[f]
 			for _, tok := range toks {
@@ -220,44 +223,46 @@ func Tokens(text string) []string {
 // words splits text into words: runs of letters or digits, cut where the
 // case goes from lower to upper ("readFile"), before the last capital of a
 // run followed by a lower-case letter ("HTTPServer": "HTTP", "Server"), and
-// between letters and digits ("utf8": "utf", "8").
+// between letters and digits ("utf8": "utf", "8"). The words are slices of
+// text.
 func words(text string) []string {
-	rs := []rune(text)
 	var out []string
-	start := -1
-	for i, r := range rs {
+	start := -1   // of the current word, or -1
+	var prev rune // the rune before i, inside a word
+	for i, r := range text {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			if start >= 0 {
-				out = append(out, string(rs[start:i]))
+				out = append(out, text[start:i])
 				start = -1
 			}
 			continue
 		}
-		if start >= 0 && boundary(rs, i) {
-			out = append(out, string(rs[start:i]))
+		if start >= 0 && boundary(prev, r, text[i+utf8.RuneLen(r):]) {
+			out = append(out, text[start:i])
 			start = -1
 		}
 		if start < 0 {
 			start = i
 		}
+		prev = r
 	}
 	if start >= 0 {
-		out = append(out, string(rs[start:]))
+		out = append(out, text[start:])
 	}
 	return out
 }
 
-// boundary reports whether a word starts at rs[i], where rs[i-1] and rs[i]
-// are both letters or digits.
-func boundary(rs []rune, i int) bool {
-	prev, r := rs[i-1], rs[i]
+// boundary reports whether a word starts at r, a letter or digit after
+// prev, another, and before rest.
+func boundary(prev, r rune, rest string) bool {
 	switch {
 	case unicode.IsDigit(prev) != unicode.IsDigit(r):
 		return true
 	case unicode.IsLower(prev) && unicode.IsUpper(r):
 		return true
 	case unicode.IsUpper(prev) && unicode.IsUpper(r):
-		return i+1 < len(rs) && unicode.IsLower(rs[i+1])
+		next, _ := utf8.DecodeRuneInString(rest)
+		return unicode.IsLower(next)
 	}
 	return false
 }

@@ -1,8 +1,11 @@
 package toolsearch
 
 import (
+	"maps"
 	"slices"
 	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
 )
 
 func TestTokens(t *testing.T) {
@@ -86,5 +89,44 @@ func TestSearchOrder(t *testing.T) {
 	}
 	if got := New(nil).Search("ping", 3); got != nil {
 		t.Errorf("Search on an empty index = %v, want none", got)
+	}
+}
+
+// bigCatalog is testserver's catalog of 1,000 tools as the index sees
+// them.
+func bigCatalog(b *testing.B) []Doc {
+	var docs []Doc
+	for _, d := range testserver.CatalogDomains() {
+		for _, tool := range testserver.CatalogTools(d) {
+			doc := Doc{Name: d + "__" + tool.Name, Description: tool.Description}
+			props := tool.InputSchema.(map[string]any)["properties"].(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(props)) {
+				doc.Args = append(doc.Args, name)
+				doc.ArgText += props[name].(map[string]any)["description"].(string) + "\n"
+			}
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) != 1000 {
+		b.Fatalf("%d tools, want 1000", len(docs))
+	}
+	return docs
+}
+
+// BenchmarkIndex builds the index of 1,000 tools (what NewToolSearch
+// does once per catalog).
+func BenchmarkIndex(b *testing.B) {
+	docs := bigCatalog(b)
+	for b.Loop() {
+		New(docs)
+	}
+}
+
+// BenchmarkSearch ranks 1,000 tools for a task's sentence (what each
+// search call costs).
+func BenchmarkSearch(b *testing.B) {
+	ix := New(bigCatalog(b))
+	for b.Loop() {
+		ix.Search("Refund the payment Acme was charged twice", 5)
 	}
 }
