@@ -153,6 +153,9 @@ func TestToolSearchCatalog(t *testing.T) {
 			if got := toolNamesOf(opts[1].Tools); !slices.Contains(got, want) {
 				t.Errorf("the search for %q offers %v, not %s", task.task, got, want)
 			}
+			if got, found := toolNamesOf(opts[2].Tools), toolNamesOf(opts[1].Tools); !slices.Equal(got, found) {
+				t.Errorf("after the call the model is offered %v, want what it found: %v", got, found)
+			}
 			ranks[slices.IndexFunc(search.Search(task.task), func(tool *Tool) bool { return tool.Name() == want })+1]++
 			if runs := servers[task.domain].Runs(testserver.CatalogToolName(task.domain, task.verb, task.entity)); runs != 1 {
 				t.Errorf("%s ran %d times, want 1", want, runs)

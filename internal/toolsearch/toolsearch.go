@@ -10,7 +10,10 @@
 // stemmed with the first steps of Porter's algorithm ("files", "file";
 // "created", "create", "creating"), so that a query written from a task
 // ("create an invoice") meets a tool named for it ("billing__new_invoice"
-// described as "Creates an invoice").
+// described as "Creates an invoice"). A query's words also stand, at a
+// lower weight, for the verbs tools are named with ("add" for "create",
+// "remove" for "delete") and for a few nouns of files ("folder" for
+// "directory"): see [Expand].
 //
 // The package must not import mcpadapter: it is the adapter's ranking, fed
 // plain strings.
