@@ -159,6 +159,12 @@ func decodeState(what string, b []byte, v any) (stateSeal, error) {
 // asks again, the error is a new *PausedCalls: the calls run one after the
 // other, and each pause is settled in turn.
 func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resolution, opts ...PartOption) ([]llms.MessageContent, error) {
+	return s.resumeCalls(ctx, p, r, s.runToolCall, opts)
+}
+
+// resumeCalls is [Toolset.ResumeToolCalls], running the calls after the
+// paused one with run.
+func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
 	if p == nil || p.Next < 0 || p.Next >= len(p.Calls) {
 		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
 	}
@@ -180,7 +186,7 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 	}
 	next.add(tc, res, s.partOptions(tc, opts))
 	next.Next++
-	return s.runCalls(ctx, next, opts)
+	return s.runCalls(ctx, next, run, opts)
 }
 
 // A PausedCalls is returned (as an error) by [Toolset.HandleToolCalls] and

@@ -218,14 +218,18 @@ func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice
 	if choice == nil {
 		return nil, nil
 	}
-	return s.runCalls(ctx, &PausedCalls{Calls: choice.ToolCalls}, opts)
+	return s.runCalls(ctx, &PausedCalls{Calls: choice.ToolCalls}, s.runToolCall, opts)
 }
 
-// runCalls runs the calls of p from p.Next on.
-func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, opts []PartOption) ([]llms.MessageContent, error) {
+// A callRunner runs one native tool call: [Toolset.runToolCall], or a
+// [ToolSearch]'s, which answers its search calls itself.
+type callRunner func(ctx context.Context, tc llms.ToolCall) (*Result, error)
+
+// runCalls runs the calls of p from p.Next on, each with run.
+func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
 	for ; p.Next < len(p.Calls); p.Next++ {
 		tc := p.Calls[p.Next]
-		res, err := s.runToolCall(ctx, tc)
+		res, err := run(ctx, tc)
 		if err != nil {
 			return p.stop(err)
 		}

@@ -1,0 +1,391 @@
+package mcpadapter
+
+// Tool search: a big catalog offered through one search tool.
+//
+// The found set is not state of its own: it is read from the conversation,
+// whose search results (tool messages of the search tool) name the tools
+// they found. The app already keeps, trims and stores its history, and
+// [PausedCalls] carries the messages of a paused batch, so a run that is
+// stored and resumed offers what it offered before, and nothing here needs
+// saving.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// DefaultSearchToolName is the name of the search tool of a [ToolSearch]
+// when [ToolSearchOptions.Name] is empty.
+const DefaultSearchToolName = "search_tools"
+
+// DefaultSearchResults is how many tools one search returns when
+// [ToolSearchOptions.MaxResults] is 0.
+const DefaultSearchResults = 5
+
+// maxSearchSummary bounds, in characters, the description of each tool in
+// a search result: the model reads the whole schema once the tool is
+// offered.
+const maxSearchSummary = 200
+
+// maxSearchServers bounds the server names the search tool's description
+// lists.
+const maxSearchServers = 20
+
+// ToolSearchOptions configures a [ToolSearch]. The zero value is the
+// default: a search tool named [DefaultSearchToolName] that returns
+// [DefaultSearchResults] tools.
+type ToolSearchOptions struct {
+	// Name is the search tool's name, as the model calls it; "" means
+	// [DefaultSearchToolName]. No tool of the set may have it.
+	Name string
+	// MaxResults is the number of tools one search returns at most; 0 (or
+	// less) means [DefaultSearchResults].
+	MaxResults int
+}
+
+// A ToolSearch offers a big [Toolset] to a model through a search tool:
+// the model is offered the search tool and the tools its searches found,
+// not the whole catalog. The search ranks the tools' names, titles,
+// descriptions and argument names and descriptions against the model's
+// query (BM25 over words split at snake_case and camelCase and stemmed),
+// locally and deterministically, with no network and no model. Make one
+// with [NewToolSearch] and use it in a native loop in place of the
+// Toolset:
+//
+//	search, err := mcpadapter.NewToolSearch(ts, nil)
+//	...
+//	for {
+//		resp, err := model.GenerateContent(ctx, history, llms.WithTools(search.LLMTools(history)))
+//		...
+//		choice := resp.Choices[0]
+//		if len(choice.ToolCalls) == 0 {
+//			break // the answer
+//		}
+//		msgs, err := search.HandleToolCalls(ctx, history, choice)
+//		history = append(history, msgs...)
+//		...
+//	}
+//
+// A tool the model found stays offered for the rest of the run: the found
+// tools are those named by the search results in the history (see
+// [ToolSearch.Found]), so a run stored with its history, or paused with a
+// [*PausedCalls] and resumed with [ToolSearch.ResumeToolCalls], offers what
+// it offered before, with nothing else to store. A history trimmed of a
+// search result no longer offers what that search found. A call to a tool
+// the model has not found is refused with a tool message that tells it to
+// search first.
+//
+// # When to turn it on
+//
+// Tool definitions are sent with every request: about one token per four
+// bytes of their JSON. A search costs one more model turn (its latency,
+// and the conversation read once more) the first time the model needs a
+// tool, and a few hundred bytes per search result. Below about 10,000
+// tokens of tools (some 40 KB of JSON: 60 to 90 tools the size of the
+// reference servers') offer the whole set: the extra turn costs more than
+// it saves, and the model chooses among what it sees. Past it, and certainly when the catalog no
+// longer fits the context window (1,000 tools are over 100,000 tokens),
+// turn search on: what each request carries then stays flat, the search
+// tool plus the few tools the run uses, whatever the size of the catalog.
+//
+// A ToolSearch is immutable and safe for concurrent use. It holds the
+// tools it was made with: after the catalog changes, make another.
+type ToolSearch struct {
+	tools Toolset           // the set, the app's view
+	model Toolset           // the tools the model may see, in the index's order
+	index *toolsearch.Index // over model
+	name  string            // the search tool's name
+	limit int               // results per search
+	desc  string            // the search tool's description
+}
+
+// searchArgs are the search tool's arguments.
+type searchArgs struct {
+	Query string `json:"query"`
+}
+
+// NewToolSearch returns a search over the tools of s that the model may
+// see (tools for the app alone, [Tool.AppOnly], are never offered).
+// opts may be nil. It indexes the tools (about 10 ms for 1,000 tools; a
+// search then takes about 15 µs): make one per catalog, not per request.
+// The error wraps [ErrDuplicateToolName] when a tool of s
+// has the search tool's name (case ignored, as [Toolset.Lookup] ignores
+// it).
+func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
+	var o ToolSearchOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = DefaultSearchToolName
+	}
+	if o.MaxResults <= 0 {
+		o.MaxResults = DefaultSearchResults
+	}
+	if s.Lookup(o.Name) != nil {
+		return nil, fmt.Errorf("%w: %q names a tool and the search tool", ErrDuplicateToolName, o.Name)
+	}
+	model := s.forModel()
+	docs := make([]toolsearch.Doc, len(model))
+	var servers []string
+	for i, t := range model {
+		docs[i] = searchDoc(t)
+		if !slices.Contains(servers, t.server) {
+			servers = append(servers, t.server)
+		}
+	}
+	return &ToolSearch{
+		tools: s,
+		model: model,
+		index: toolsearch.New(docs),
+		name:  o.Name,
+		limit: o.MaxResults,
+		desc:  searchDescription(len(model), servers, o.MaxResults),
+	}, nil
+}
+
+// searchDoc is what the index reads of t.
+func searchDoc(t *Tool) toolsearch.Doc {
+	d := toolsearch.Doc{Name: t.name, Description: t.summary}
+	if t.desc != nil {
+		d.Title = t.desc.Title
+		if d.Title == "" && t.desc.Annotations != nil {
+			d.Title = t.desc.Annotations.Title
+		}
+	}
+	props, _ := t.params["properties"].(map[string]any)
+	var argText []string
+	for _, name := range sortedKeys(props) {
+		d.Args = append(d.Args, name)
+		if p, ok := props[name].(map[string]any); ok {
+			if s, ok := p["description"].(string); ok {
+				argText = append(argText, s)
+			}
+		}
+	}
+	d.ArgText = strings.Join(argText, "\n")
+	return d
+}
+
+// searchDescription is the search tool's description, for a catalog of n
+// tools from servers, limit found per search.
+func searchDescription(n int, servers []string, limit int) string {
+	slices.Sort(servers)
+	from := strings.Join(servers, ", ")
+	if len(servers) > maxSearchServers {
+		from = strings.Join(servers[:maxSearchServers], ", ") + fmt.Sprintf(" and %d more", len(servers)-maxSearchServers)
+	}
+	return fmt.Sprintf("Find the tools for a task among %d tools (servers: %s). "+
+		"Only tools that a search returned can be called, so search first. "+
+		"Describe what you need in a few words, such as \"read a text file\" or \"create an invoice\"; "+
+		"the best %d matches are returned and can be called from then on. "+
+		"If none fits, search again with other words.", n, from, limit)
+}
+
+// Name returns the search tool's name.
+func (x *ToolSearch) Name() string { return x.name }
+
+// Search returns the tools that match query best, best first, at most
+// [ToolSearchOptions.MaxResults] of them: what the search tool returns to
+// the model.
+func (x *ToolSearch) Search(query string) Toolset {
+	hits := x.index.Search(query, x.limit)
+	out := make(Toolset, len(hits))
+	for i, h := range hits {
+		out[i] = x.model[h]
+	}
+	return out
+}
+
+// LLMTool returns the search tool, for native tool calling.
+func (x *ToolSearch) LLMTool() llms.Tool {
+	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+		Name:        x.name,
+		Description: x.desc,
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"query": map[string]any{"type": "string", "description": "What the tool should do, in a few words."},
+			},
+			"required":             []any{"query"},
+			"additionalProperties": false,
+		},
+	}}
+}
+
+// LLMTools returns what to offer the model on the next request of a
+// conversation whose messages so far are history: the search tool, then
+// the tools its searches found ([ToolSearch.Found]), in the order they
+// were first found, so that the list only grows at its end.
+func (x *ToolSearch) LLMTools(history []llms.MessageContent) []llms.Tool {
+	return append([]llms.Tool{x.LLMTool()}, x.Found(history).LLMTools()...)
+}
+
+// LLMToolsFor is [ToolSearch.LLMTools] with passes applied to each tool,
+// the search tool included, for one provider (see [Toolset.LLMToolsFor]).
+// The found tools that cannot be converted are left out, with an error
+// joining one per tool.
+func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...SchemaPass) ([]llms.Tool, error) {
+	search := x.LLMTool()
+	for _, pass := range passes {
+		if pass == nil {
+			continue
+		}
+		if err := pass(search.Function); err != nil {
+			return nil, fmt.Errorf("mcpadapter: search tool %q: %w", x.name, err)
+		}
+	}
+	found, err := x.Found(history).LLMToolsFor(passes...)
+	return append([]llms.Tool{search}, found...), err
+}
+
+// Found returns the tools that the search results in history found, in
+// the order they were first found: the tool messages answering a call of
+// the search tool (as [ToolSearch.HandleToolCalls] makes them), read for
+// the names of the catalog's tools they list. Names of tools the set no
+// longer holds are skipped.
+func (x *ToolSearch) Found(history []llms.MessageContent) Toolset {
+	var f foundSet
+	f.read(x, history)
+	return f.tools
+}
+
+// HandleToolCalls is [Toolset.HandleToolCalls] for a model offered
+// [ToolSearch.LLMTools] of history, the conversation before choice. Calls
+// of the search tool are answered here, with a tool message listing the
+// tools found (from then on, and for the calls after it in the same
+// choice, they can be called). Calls of a tool that no search of history
+// or of choice found are answered with a tool message that tells the model
+// to search first, and run nothing. Search calls reach no server: no
+// [Config.CallbacksHandler] event or trace span reports them. The other calls run as with the
+// Toolset, and the messages, errors and pauses are the same: a
+// [*PausedCalls] resumes with [ToolSearch.ResumeToolCalls].
+func (x *ToolSearch) HandleToolCalls(ctx context.Context, history []llms.MessageContent, choice *llms.ContentChoice, opts ...PartOption) ([]llms.MessageContent, error) {
+	if choice == nil {
+		return nil, nil
+	}
+	return x.tools.runCalls(ctx, &PausedCalls{Calls: choice.ToolCalls}, x.runner(history), opts)
+}
+
+// ResumeToolCalls is [Toolset.ResumeToolCalls] for a batch paused by
+// [ToolSearch.HandleToolCalls]: history is the conversation before the
+// batch, as it was given to HandleToolCalls. The calls after the paused
+// one are checked and run as HandleToolCalls does; the search results of
+// the batch before the pause, which p holds, count.
+func (x *ToolSearch) ResumeToolCalls(ctx context.Context, history []llms.MessageContent, p *PausedCalls, r Resolution, opts ...PartOption) ([]llms.MessageContent, error) {
+	var batch []llms.MessageContent
+	if p != nil {
+		batch = p.messages
+	}
+	return x.tools.resumeCalls(ctx, p, r, x.runner(history, batch), opts)
+}
+
+// runner returns the callRunner of a batch that follows msgs: it answers
+// search calls, refuses tools not found yet and runs the others.
+func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
+	var f foundSet
+	for _, m := range msgs {
+		f.read(x, m)
+	}
+	return func(ctx context.Context, tc llms.ToolCall) (*Result, error) {
+		if tc.FunctionCall == nil {
+			return x.tools.runToolCall(ctx, tc)
+		}
+		name := tc.FunctionCall.Name
+		if strings.EqualFold(name, x.name) {
+			res, found := x.answer(tc.FunctionCall.Arguments)
+			f.add(found...)
+			return res, nil
+		}
+		if t := x.model.Lookup(name); t == nil || !f.has(t) {
+			return errorResult(fmt.Sprintf("%s is not available yet: call %s first, with what you need in a few words, "+
+				"then call one of the tools it returns", name, x.name)), nil
+		}
+		return x.tools.runToolCall(ctx, tc)
+	}
+}
+
+// answer runs the search call with arguments argsJSON and returns its
+// result, and the tools it found.
+func (x *ToolSearch) answer(argsJSON string) (*Result, Toolset) {
+	var args searchArgs
+	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || strings.TrimSpace(args.Query) == "" {
+		return errorResult(fmt.Sprintf(`Error: %s takes {"query": "what you need, in a few words"}`, x.name)), nil
+	}
+	found := x.Search(args.Query)
+	if len(found) == 0 {
+		return &Result{Content: []Block{{Type: BlockText, Text: fmt.Sprintf(
+			"No tool matches %q: search again with other words.", args.Query)}}}, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tools found for %q; you can call them now:", len(found), args.Query)
+	for _, t := range found {
+		fmt.Fprintf(&b, "\n%s: %s", t.name, searchSummary(t.summary))
+	}
+	return &Result{Content: []Block{{Type: BlockText, Text: b.String()}}}, found
+}
+
+// searchSummary is description on one line, cut to maxSearchSummary
+// characters.
+func searchSummary(description string) string {
+	s := strings.Join(strings.Fields(description), " ")
+	if utf8.RuneCountInString(s) <= maxSearchSummary {
+		return s
+	}
+	return string([]rune(s)[:maxSearchSummary-1]) + "…"
+}
+
+// A foundSet is the tools found so far in a conversation, in the order
+// they were found.
+type foundSet struct {
+	tools Toolset
+	seen  map[*Tool]bool
+}
+
+// read adds the tools found by the search results in msgs: each line
+// "name: summary" after the first line of a tool message of the search
+// tool of x, where name is one of its tools.
+func (f *foundSet) read(x *ToolSearch, msgs []llms.MessageContent) {
+	for _, m := range msgs {
+		if m.Role != llms.ChatMessageTypeTool {
+			continue
+		}
+		for _, part := range m.Parts {
+			resp, ok := part.(llms.ToolCallResponse)
+			if !ok || !strings.EqualFold(resp.Name, x.name) {
+				continue
+			}
+			_, list, _ := strings.Cut(resp.Content, "\n")
+			for line := range strings.Lines(list) {
+				name, _, ok := strings.Cut(line, ": ")
+				if t := x.model.Lookup(name); ok && t != nil {
+					f.add(t)
+				}
+			}
+		}
+	}
+}
+
+// add adds tools, each once.
+func (f *foundSet) add(tools ...*Tool) {
+	for _, t := range tools {
+		if f.has(t) {
+			continue
+		}
+		if f.seen == nil {
+			f.seen = make(map[*Tool]bool)
+		}
+		f.seen[t] = true
+		f.tools = append(f.tools, t)
+	}
+}
+
+// has reports whether t was found.
+func (f *foundSet) has(t *Tool) bool { return f.seen[t] }
