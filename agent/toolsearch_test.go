@@ -16,11 +16,15 @@ import (
 )
 
 // catalogToolset connects, in memory, one server per product of
-// testserver's big catalog (100 tools each, named after its product) and
-// the booking server "s", and returns their tools and servers.
-func catalogToolset(t *testing.T) (mcpadapter.Toolset, map[string]*testserver.Server) {
+// testserver's big catalog (100 tools each, named after its product), and
+// with booking the booking server "s", and returns their tools and
+// servers.
+func catalogToolset(t *testing.T, booking bool) (mcpadapter.Toolset, map[string]*testserver.Server) {
 	t.Helper()
-	servers := map[string]*testserver.Server{"s": bookingServer(false)}
+	servers := make(map[string]*testserver.Server)
+	if booking {
+		servers["s"] = bookingServer(false)
+	}
 	for _, d := range testserver.CatalogDomains() {
 		servers[d] = testserver.New(testserver.Options{Name: d}).AddCatalog(d)
 	}
@@ -58,7 +62,7 @@ func toolNames(tools []llms.Tool) []string {
 // found before the pause and run them. No request carries 5% of the bytes
 // of offering every tool.
 func TestAgentToolSearch(t *testing.T) {
-	ts, servers := catalogToolset(t)
+	ts, servers := catalogToolset(t, true)
 	expense := "hr__" + testserver.CatalogToolName("hr", "create", "expense_report")
 	model := finalModel{Model: scripted.New(
 		scripted.ToolCalls(
@@ -137,7 +141,7 @@ func TestAgentToolSearch(t *testing.T) {
 // the search tool is one of the agent's tools, and what a search found,
 // read from the step's observation, is offered on the next plan and runs.
 func TestAgentToolSearchInAgentsExecutor(t *testing.T) {
-	ts, servers := catalogToolset(t)
+	ts, servers := catalogToolset(t, true)
 	refund := "billing__" + testserver.CatalogToolName("billing", "create", "refund")
 	model := finalModel{Model: scripted.New(
 		scripted.ToolCalls(scripted.Call("c1", "find", `{"query":"refund a payment charged twice"}`)),
