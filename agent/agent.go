@@ -21,6 +21,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpadapter/mcpadapter"
@@ -33,7 +34,8 @@ import (
 
 // An Agent is a tool-calling [agents.Agent]: each turn it sends the model
 // the conversation with the tools as [mcpadapter.Toolset.LLMTools] gives
-// them (each tool's real input schema, after the [WithSchemaPasses] passes)
+// them (each tool's real input schema, after the [WithSchemaPasses] passes),
+// or with [WithToolSearch] the search tool and the tools found so far,
 // through [llms.WithTools], and plans the model's tool calls, parallel
 // calls included, as actions that keep the model's call ids. The model
 // sees exactly what a native loop over [mcpadapter.Toolset.HandleToolCalls]
@@ -159,7 +161,7 @@ func New(llm llms.Model, ts mcpadapter.Toolset, opts ...Option) (*Agent, error) 
 // found ([mcpadapter.ToolSearch.LLMToolsFor]).
 func (a *Agent) LLMTools(history []llms.MessageContent) ([]llms.Tool, error) {
 	if a.search == nil {
-		return a.tools, nil
+		return slices.Clone(a.tools), nil
 	}
 	offered, err := a.search.LLMToolsFor(history, a.passes...)
 	if err != nil {

@@ -38,9 +38,10 @@ import (
 // with the same tools.
 //
 // With a tool-calling [*Agent], each turn's tool calls run as one batch
-// through [mcpadapter.Toolset.HandleToolCalls], and the model gets the
-// batch's messages (media included) as they are; the steps'
-// observations are the tool messages' text.
+// through [mcpadapter.Toolset.HandleToolCalls] (with [WithToolSearch],
+// [mcpadapter.ToolSearch.HandleToolCalls]), and the model gets the batch's
+// messages (media included) as they are; the steps' observations are the
+// tool messages' text.
 type Executor struct {
 	*agents.Executor
 }
