@@ -21,6 +21,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpadapter/mcpadapter"
@@ -33,7 +34,8 @@ import (
 
 // An Agent is a tool-calling [agents.Agent]: each turn it sends the model
 // the conversation with the tools as [mcpadapter.Toolset.LLMTools] gives
-// them (each tool's real input schema, after the [WithSchemaPasses] passes)
+// them (each tool's real input schema, after the [WithSchemaPasses] passes),
+// or with [WithToolSearch] the search tool and the tools found so far,
 // through [llms.WithTools], and plans the model's tool calls, parallel
 // calls included, as actions that keep the model's call ids. The model
 // sees exactly what a native loop over [mcpadapter.Toolset.HandleToolCalls]
@@ -55,7 +57,9 @@ import (
 type Agent struct {
 	llm      llms.Model
 	toolset  mcpadapter.Toolset
-	tools    []llms.Tool
+	tools    []llms.Tool            // offered on every request, without search
+	search   *mcpadapter.ToolSearch // with WithToolSearch: offers the search tool and the tools found
+	passes   []mcpadapter.SchemaPass
 	system   string
 	parts    []mcpadapter.PartOption
 	callOpts []llms.CallOption
@@ -68,6 +72,7 @@ type Option func(*options)
 
 type options struct {
 	passes   []mcpadapter.SchemaPass
+	search   *mcpadapter.ToolSearchOptions // nil: no tool search
 	system   string
 	parts    []mcpadapter.PartOption
 	callOpts []llms.CallOption
@@ -79,6 +84,29 @@ type options struct {
 // tools are [mcpadapter.Toolset.LLMTools].
 func WithSchemaPasses(passes ...mcpadapter.SchemaPass) Option {
 	return func(o *options) { o.passes = append(o.passes, passes...) }
+}
+
+// WithToolSearch offers the tools through a [mcpadapter.ToolSearch] made
+// with opts (which may be nil): each request offers the search tool and the
+// tools that the searches of the run's conversation found, not the whole
+// catalog, for catalogs too big to send with every request (see
+// [mcpadapter.ToolSearch] for when to turn it on). Search calls are
+// answered here, without a server, and a call of a tool no search found is
+// answered with a tool message telling the model to search first. Found
+// tools stay offered for the rest of the run, through a pause: they are
+// read from the conversation, which a [*PausedRun] holds.
+//
+// In langchaingo's agents.Executor the search tool is one of the agent's
+// tools ([Agent.GetTools]) and found tools are read from the steps'
+// observations, but that executor runs any tool the model names, found or
+// not; use this package's [Executor] for the refusal.
+func WithToolSearch(opts *mcpadapter.ToolSearchOptions) Option {
+	return func(o *options) {
+		if opts == nil {
+			opts = &mcpadapter.ToolSearchOptions{}
+		}
+		o.search = opts
+	}
 }
 
 // WithSystemPrompt starts every conversation with a system message holding
@@ -102,7 +130,8 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 
 // New returns a tool-calling agent of llm over the tools of ts that are
 // for the model (tools for the app alone are left out). An error names a
-// tool whose schema a pass refused.
+// tool whose schema a pass refused, or, with [WithToolSearch], wraps
+// [mcpadapter.ErrDuplicateToolName] when a tool has the search tool's name.
 func New(llm llms.Model, ts mcpadapter.Toolset, opts ...Option) (*Agent, error) {
 	var o options
 	for _, opt := range opts {
@@ -112,7 +141,52 @@ func New(llm llms.Model, ts mcpadapter.Toolset, opts ...Option) (*Agent, error) 
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	return &Agent{llm: llm, toolset: ts, tools: offered, system: o.system, parts: o.parts, callOpts: o.callOpts}, nil
+	a := &Agent{llm: llm, toolset: ts, tools: offered, passes: o.passes, system: o.system, parts: o.parts, callOpts: o.callOpts}
+	if o.search != nil {
+		if a.search, err = mcpadapter.NewToolSearch(ts, o.search); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		if _, err := a.search.LLMToolsFor(nil, o.passes...); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		a.tools = nil
+	}
+	return a, nil
+}
+
+// LLMTools returns the tools the agent offers the model on the request
+// after history, the conversation after the user's input: the tools of
+// [mcpadapter.Toolset.LLMToolsFor] with the agent's passes, or, with
+// [WithToolSearch], the search tool and the tools its searches in history
+// found ([mcpadapter.ToolSearch.LLMToolsFor]).
+func (a *Agent) LLMTools(history []llms.MessageContent) ([]llms.Tool, error) {
+	if a.search == nil {
+		return slices.Clone(a.tools), nil
+	}
+	offered, err := a.search.LLMToolsFor(history, a.passes...)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return offered, nil
+}
+
+// handleToolCalls runs the tool calls of choice, the model's turn after
+// history, as one batch: through the search with WithToolSearch, else
+// through the toolset.
+func (a *Agent) handleToolCalls(ctx context.Context, history []llms.MessageContent, choice *llms.ContentChoice) ([]llms.MessageContent, error) {
+	if a.search != nil {
+		return a.search.HandleToolCalls(ctx, history, choice, a.parts...)
+	}
+	return a.toolset.HandleToolCalls(ctx, choice, a.parts...)
+}
+
+// resumeToolCalls settles the paused batch p, which followed history, with
+// r and runs the rest of it, as handleToolCalls ran it.
+func (a *Agent) resumeToolCalls(ctx context.Context, history []llms.MessageContent, p *mcpadapter.PausedCalls, r mcpadapter.Resolution) ([]llms.MessageContent, error) {
+	if a.search != nil {
+		return a.search.ResumeToolCalls(ctx, history, p, r, a.parts...)
+	}
+	return a.toolset.ResumeToolCalls(ctx, p, r, a.parts...)
 }
 
 // inputKey is the input the agent reads: the user's message.
@@ -125,8 +199,44 @@ func (a *Agent) GetInputKeys() []string { return []string{inputKey} }
 func (a *Agent) GetOutputKeys() []string { return []string{"output"} }
 
 // GetTools implements [agents.Agent]: the tools as langchaingo tools, for
-// an executor to run ([mcpadapter.Toolset.Tools]).
-func (a *Agent) GetTools() []tools.Tool { return a.toolset.Tools() }
+// an executor to run ([mcpadapter.Toolset.Tools]), after the search tool
+// with [WithToolSearch].
+func (a *Agent) GetTools() []tools.Tool {
+	if a.search == nil {
+		return a.toolset.Tools()
+	}
+	return append([]tools.Tool{searchTool{a.search}}, a.toolset.Tools()...)
+}
+
+// searchTool is the search tool of a ToolSearch as a langchaingo tool, for
+// langchaingo's agents.Executor.
+type searchTool struct{ search *mcpadapter.ToolSearch }
+
+// Name implements [tools.Tool].
+func (s searchTool) Name() string { return s.search.Name() }
+
+// Description implements [tools.Tool].
+func (s searchTool) Description() string { return s.search.LLMTool().Function.Description }
+
+// Call implements [tools.Tool]: the search's answer to the arguments
+// input, the text of the tool message [mcpadapter.ToolSearch.HandleToolCalls]
+// answers the call with.
+func (s searchTool) Call(ctx context.Context, input string) (string, error) {
+	msgs, err := s.search.HandleToolCalls(ctx, nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{{
+		Type: "function", FunctionCall: &llms.FunctionCall{Name: s.search.Name(), Arguments: input},
+	}}})
+	if err != nil {
+		return "", fmt.Errorf("agent: %w", err)
+	}
+	for _, m := range msgs {
+		for _, part := range m.Parts {
+			if resp, ok := part.(llms.ToolCallResponse); ok {
+				return resp.Content, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("agent: search tool %q answered no tool message", s.search.Name())
+}
 
 // Plan implements [agents.Agent] for langchaingo's agents.Executor: the
 // steps so far become the conversation (each step's call, then its
@@ -161,7 +271,11 @@ func (a *Agent) generate(ctx context.Context, history []llms.MessageContent, inp
 	}
 	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, inputs[inputKey]))
 	msgs = append(msgs, history...)
-	opts := append([]llms.CallOption{llms.WithTools(a.tools)}, a.callOpts...)
+	offered, err := a.LLMTools(history)
+	if err != nil {
+		return nil, err
+	}
+	opts := append([]llms.CallOption{llms.WithTools(offered)}, a.callOpts...)
 	opts = append(opts, chains.GetLLMCallOptions(options...)...)
 	resp, err := a.llm.GenerateContent(ctx, msgs, opts...)
 	if err != nil {

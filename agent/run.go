@@ -38,9 +38,10 @@ import (
 // with the same tools.
 //
 // With a tool-calling [*Agent], each turn's tool calls run as one batch
-// through [mcpadapter.Toolset.HandleToolCalls], and the model gets the
-// batch's messages (media included) as they are; the steps'
-// observations are the tool messages' text.
+// through [mcpadapter.Toolset.HandleToolCalls] (with [WithToolSearch],
+// [mcpadapter.ToolSearch.HandleToolCalls]), and the model gets the batch's
+// messages (media included) as they are; the steps' observations are the
+// tool messages' text.
 type Executor struct {
 	*agents.Executor
 }
@@ -123,27 +124,30 @@ func (c resumedRun) GetCallbackHandler() callbacks.Handler { return c.e.Callback
 func (e *Executor) resume(ctx context.Context, p *PausedRun, r mcpadapter.Resolution, options []chains.ChainCallOption) (map[string]any, error) {
 	next := &PausedRun{Inputs: p.Inputs, Steps: slices.Clone(p.Steps), Actions: slices.Clone(p.Actions),
 		Iterations: p.Iterations, history: slices.Clone(p.history), toolCalling: p.toolCalling}
-	ts, parts := e.toolset()
-	msgs, err := ts.ResumeToolCalls(ctx, p.calls, r, parts...)
+	var (
+		msgs []llms.MessageContent
+		err  error
+	)
+	if a, ok := e.Agent.(*Agent); ok {
+		msgs, err = a.resumeToolCalls(ctx, p.history, p.calls, r)
+	} else {
+		msgs, err = mcpToolsOf(e.Agent).ResumeToolCalls(ctx, p.calls, r)
+	}
 	if err := next.settled(p.calls.Next, msgs, err); err != nil {
 		return nil, err
 	}
 	return e.run(ctx, next, options)
 }
 
-// toolset returns the agent's tools as a Toolset, with the part options
-// their results become messages with.
-func (e *Executor) toolset() (mcpadapter.Toolset, []mcpadapter.PartOption) {
-	if a, ok := e.Agent.(*Agent); ok {
-		return a.toolset, a.parts
-	}
+// mcpToolsOf returns the MCP tools of another agent than ours.
+func mcpToolsOf(agent agents.Agent) mcpadapter.Toolset {
 	var ts mcpadapter.Toolset
-	for _, t := range e.Agent.GetTools() {
+	for _, t := range agent.GetTools() {
 		if t, ok := t.(*mcpadapter.Tool); ok {
 			ts = append(ts, t)
 		}
 	}
-	return ts, nil
+	return ts
 }
 
 // run drives the agent from the state p, as agents.Executor.Call does:
@@ -221,7 +225,7 @@ func (e *Executor) turn(ctx context.Context, a *Agent, p *PausedRun, options []c
 			e.CallbacksHandler.HandleAgentAction(ctx, action)
 		}
 	}
-	msgs, err := a.toolset.HandleToolCalls(ctx, choice, a.parts...)
+	msgs, err := a.handleToolCalls(ctx, p.history, choice)
 	return nil, p.settled(0, msgs, err)
 }
 
