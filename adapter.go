@@ -625,7 +625,8 @@ func (a *Adapter) generation() *generation {
 
 // Close cancels in-flight calls and dials, closes every session (ending
 // stdio server processes) and clears the caches. It is idempotent and safe
-// for concurrent use. Tools, sessions and interrupts obtained before fail with
+// for concurrent use, and returns nil: a server that fails to end cleanly
+// is logged, not reported. Tools, sessions and interrupts obtained before fail with
 // [ErrClosed]; the next discovery dials fresh connections.
 func (a *Adapter) Close() error {
 	a.mu.Lock()
@@ -644,14 +645,13 @@ func (a *Adapter) Close() error {
 		c.beginClose()
 	}
 	g.cancel()
-	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Go(func() { errs[i] = c.close() })
+	for _, c := range conns {
+		wg.Go(c.close)
 	}
 	wg.Wait()
 	g.wg.Wait()
-	return errors.Join(errs...)
+	return nil
 }
 
 // server returns the configuration of the named server.
@@ -805,7 +805,7 @@ func (a *Adapter) SetLoggingLevel(ctx context.Context, server string, level mcp.
 	if c.modern() {
 		return serverError(server, "set logging level", ErrModernServer)
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	if err := c.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 		return c.callError("set logging level", err)

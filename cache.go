@@ -306,7 +306,7 @@ func (a *Adapter) catalogTools(ctx context.Context, c *conn, mode CacheMode) (To
 // it stores the list, if no list_changed came since version.
 func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]*Tool, error) {
 	c := cat.conn
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	ctx, span := c.startRequestSpan(ctx, "tools/list", "")
 	budget := a.catalogBudget()
@@ -457,7 +457,7 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 	}
 	return cachedList(ctx, a, c, o.cache, op, name, field,
 		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
-			ctx, done := c.callContext(ctx, 0)
+			ctx, done := c.callContext(ctx)
 			defer done()
 			budget := a.catalogBudget()
 			items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {

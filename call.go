@@ -259,7 +259,7 @@ func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpN
 // handler takes to ask a human, nor the waits between rounds: ctx bounds
 // those.
 func (a *Adapter) callRounds(ctx context.Context, c *conn, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, round int) (*Result, error) {
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	timeout := a.timeout(c)
 	// The error Op (callToolOp) is built only on failure: a Sprintf per

@@ -266,7 +266,7 @@ func (c *conn) beginClose() {
 
 // close ends the session (and a stdio server process). Errors of a server
 // that exits on request are not failures of Close: they are logged.
-func (c *conn) close() error {
+func (c *conn) close() {
 	c.closing.Store(true)
 	if c.http != nil {
 		c.endCalls()
@@ -283,20 +283,18 @@ func (c *conn) close() error {
 	if c.stop != nil {
 		c.stop()
 	}
-	return nil
 }
 
 // callContext derives the context of the requests of one operation on c:
-// bounded by timeout when positive, carrying the server's log level on
-// modern sessions, and, on Streamable HTTP sessions, cancelled by
-// Adapter.Close. The returned func releases it.
+// carrying the server's log level on modern sessions, and, on Streamable
+// HTTP sessions, cancelled by Adapter.Close. The returned func releases it.
 //
 // Close ends the requests of the other sessions by closing their
 // connection (see conn.close), so that a call pays for a context of its
-// own only when it has a timeout or runs over Streamable HTTP. Work of the
-// adapter's own between requests (an elicitation handler, a backoff) is
-// not a request: it waits under untilClose.
-func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+// own only when it runs over Streamable HTTP. Work of the adapter's own
+// between requests (an elicitation handler, a backoff) is not a request:
+// it waits under untilClose.
+func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
 	release := func() {}
 	if c.key.principal != "" {
 		if !c.use.acquire() { // evicted: the request fails at once
@@ -305,15 +303,6 @@ func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.
 			return ctx, cancel
 		}
 		release = c.use.release
-	}
-	if timeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, timeout)
-		if c.key.principal != "" {
-			release = func() { stop(); c.use.release() }
-		} else {
-			release = stop
-		}
 	}
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)

@@ -87,7 +87,7 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {

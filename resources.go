@@ -29,7 +29,7 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 	if err != nil {
 		return nil, err
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	// The uncached key makes the SDK's own read cache miss; the adapter's
 	// middleware restores the URI before the request is sent.
@@ -63,7 +63,7 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		return serverError(server, op, ErrNotSupported)
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		return c.callError(op, err)
@@ -88,7 +88,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	if c == nil {
 		return nil
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		return c.callError(fmt.Sprintf("unsubscribe from resource %q", uri), err)
