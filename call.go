@@ -169,7 +169,7 @@ func (t *Tool) run(ctx context.Context, args map[string]any) (*Result, error) {
 	}
 	a := t.a
 	debug := a.logger.Enabled(ctx, slog.LevelDebug)
-	if len(a.cfg.Middleware) == 0 && a.tracer == nil && !debug && !a.wantsProgress(ctx) {
+	if len(a.cfg.Middleware) == 0 && a.tracer == nil && !debug && !a.notify.wantsProgress(ctx) {
 		return t.rounds(ctx, args, nil) // nothing to tell: no call id, no span, no record
 	}
 	info := &callInfo{id: modelCallID(ctx)}
@@ -348,10 +348,10 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 	}
 	ctx, span := c.startRequestSpan(ctx, "tools/call", mcpName)
 	meta = withTraceContext(ctx, meta)
-	if a.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
+	if a.notify.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		f, _ := ctx.Value(progressKey{}).(func(Progress))
 		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: callIDOf(ctx)}, f: f, touch: touch}
-		token, forget := a.progress.add(c, sink)
+		token, forget := a.notify.register(c, sink)
 		defer forget()
 		if meta == nil {
 			meta = mcp.Meta{}
@@ -390,8 +390,8 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
-	c.a.recordTools(ctx, c)     // Mcp-Param headers on modern HTTP (cache.go)
-	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
+	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (catalog.go)
+	oc := c.openCall(ctx, tool)      // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	refused := c.closeCall(oc)
 	if err != nil {

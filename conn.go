@@ -74,6 +74,8 @@ type conn struct {
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 
+	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
+
 	use usage // requests in flight and last use, of a per-principal conn
 }
 
@@ -151,7 +153,8 @@ func (c *conn) cause() error {
 
 // attach makes c's generation wait for the release of c's session
 // (watch), which runs once the session has ended: at once for a session
-// that ended already. Adapter.mu must be held, with the generation open.
+// that ended already, and registers c's progress sinks with the notifier.
+// pool.mu must be held, with the generation open.
 //
 // No goroutine waits for the end of a session while it lives (endSignal).
 // On a connection of the adapter's own (ownedConn) the SDK's reader
@@ -163,6 +166,7 @@ func (c *conn) cause() error {
 // end a session unseen (its KeepAlive closes one whose pings fail): their
 // sessions keep a watch goroutine.
 func (c *conn) attach() {
+	c.a.notify.attach(c)
 	c.gen.wg.Add(1)
 	switch {
 	case c.wire != nil:
@@ -251,7 +255,7 @@ func (c *conn) release() {
 	if c.stopCalls != nil {
 		c.stopCalls()
 	}
-	c.a.progress.release(c)
+	c.a.notify.release(c)
 }
 
 // beginClose marks c as closing, before Close cancels its requests: on
@@ -449,6 +453,13 @@ const codeRejected = -32005
 // rejected reports whether err is a request the transport rejected alone.
 func rejected(err error) bool {
 	return errors.Is(err, &jsonrpc.Error{Code: codeRejected})
+}
+
+// diedRedialable reports whether a request on c failed because c's session
+// ended (callError marks the conn dead as it sees that), not because of
+// Close, and c's server has a policy to dial it again.
+func (c *conn) diedRedialable() bool {
+	return c.cfg.retryPolicy() != nil && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
 // usable returns why c can no longer serve calls, or nil.

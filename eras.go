@@ -126,13 +126,13 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			a.listChanged(g, name, PromptList, req.Session)
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			a.resourceUpdated(g, name, req)
+			a.notify.resourceUpdated(g, name, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			a.serverLog(g, name, req.Params) // bounded (deliver.go)
+			a.notify.serverLog(g, name, req.Params) // bounded (deliver.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			a.progressed(g, name, req.Session, req.Params)
+			a.notify.progressed(g, name, req.Session, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
