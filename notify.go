@@ -5,9 +5,8 @@ package mcpadapter
 // progress of tool calls (OnProgress, WithProgress), with, for progress, a
 // registry of the calls in flight keyed by the connection each went out on.
 //
-// go-sdk calls a client's
-// notification handlers (newClient, eras.go) on the connection's reader, in
-// order, and queues the notifications behind a handler without bound. So
+// go-sdk calls a client's notification handlers (newClient, eras.go) on
+// the connection's reader, in order, and queues the notifications behind a handler without bound. So
 // the handlers do at once only what cannot wait (drop a stale cached list,
 // reset a call's idle timeout) and queue the rest, the call of the Logger,
 // OnProgress, OnListChanged or OnResourceUpdated, in a deliveryQueue.
@@ -72,7 +71,7 @@ type delivery struct {
 
 // A deliveryQueue holds the deliveries not yet made, in order.
 type deliveryQueue struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // guards waiting, keys, bytes and running
 	waiting []delivery
 	keys    map[any]bool // of the waiting deliveries that have one
 	bytes   int          // of the waiting deliveries' payload
@@ -239,25 +238,24 @@ type progressSink struct {
 	touch func()          // resets the idle timeout, or nil
 }
 
-// The progress registry maps the progress tokens of the requests in flight
-// to their sinks, per connection (notifier.progress): a notification counts only when it comes
-// on the connection its request went out on, so that a server cannot reach
-// the calls made on another principal's connection, nor on another
-// server's, with a token it learnt. Tokens are random, 128 bits: they
-// cannot be guessed either.
+// A progressSinks is the progress registry of one connection: it maps the
+// progress tokens of the requests in flight on it to their sinks. The
+// notifier keeps one per live connection (notifier.progress), so that a
+// notification counts only when it comes on the connection its request
+// went out on: a server cannot reach the calls made on another principal's
+// connection, nor on another server's, with a token it learnt. Tokens are
+// random, 128 bits: they cannot be guessed either.
 //
-// A connection's sinks are registered from its attach to its release
+// A connection's registry lives from its attach to its release
 // (notifier.attach, notifier.release): a released connection is
-// unreachable from the registry, whatever calls on it were still
+// unreachable from the notifier, whatever calls on it were still
 // finishing.
 //
 // go-sdk hands notifications to their handler apart from responses, so the
 // progress that a server sent just before its answer can be handled just
-// after the call returned. The registry therefore keeps the sinks of each
+// after the call returned. A registry therefore keeps the sinks of its
 // connection's last lateSinks finished requests too: memory stays bounded by
 // the requests in flight plus that many per live connection.
-
-// The progressSinks of one connection.
 type progressSinks struct {
 	byToken map[string]*progressSink
 	late    []string // tokens of finished requests: a ring of at most lateSinks, oldest at lateN
@@ -335,9 +333,9 @@ func (n *notifier) lookup(session *mcp.ClientSession, token any) (*progressSink,
 }
 
 // progressed delivers a progress notification that came from server on
-// session in g: it resets
-// the request's idle timeout at once, and queues the callbacks (deliver.go),
-// which may be slow, behind the server's other notifications.
+// session in g: it resets the request's idle timeout at once, and queues
+// the callbacks, which may be slow, behind the server's other
+// notifications.
 func (n *notifier) progressed(g *generation, server string, session *mcp.ClientSession, p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return

@@ -45,7 +45,8 @@ type pool struct {
 
 	dials map[string]*atomic.Int64 // dial attempts per server since New, for Status; the map is never changed
 
-	// mu guards gen, and the fields of every generation that say so.
+	// mu guards gen and, in every generation, conns, skipped, failures,
+	// retries, principals and reaping.
 	mu  sync.Mutex
 	gen *generation // nil until first use and after Close
 }

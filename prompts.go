@@ -1,6 +1,6 @@
 package mcpadapter
 
-// Prompts: listing (cached like tools, see cache.go), getting with the
+// Prompts: listing (cached like tools, see catalog.go), getting with the
 // arguments checked against the prompt's declaration, and the conversion of
 // the messages to langchaingo's two message shapes.
 //
