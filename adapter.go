@@ -587,8 +587,8 @@ func validateServer(name string, s Server) error {
 // Close cancels in-flight calls and dials, closes every session (ending
 // stdio server processes) and clears the caches. It is idempotent and safe
 // for concurrent use, and returns nil: a server that fails to end cleanly
-// is logged, not reported. Tools, sessions and interrupts obtained before fail with
-// [ErrClosed]; the next discovery dials fresh connections.
+// is logged, not reported. Tools, sessions and interrupts obtained before
+// fail with [ErrClosed]; the next discovery dials fresh connections.
 func (a *Adapter) Close() error {
 	a.pool.close()
 	return nil

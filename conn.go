@@ -53,7 +53,8 @@ type conn struct {
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
 	// which the end of the generation cancels (cancelCalls, registered
-	// with life once, by the first request). A context per request costs a
+	// with life once, by the first request, until release: life outlives
+	// the conn, and must not keep it). A context per request costs a
 	// call about a microsecond and a few allocations (bench_test.go,
 	// BenchmarkOverhead), noise next to an HTTP round trip but not next to
 	// an in-memory or stdio one: those are ended through wire instead.
