@@ -48,10 +48,12 @@ type notifier struct {
 	droppedProgress atomic.Int64             // progress notifications dropped
 	droppedChanges  atomic.Int64             // change callbacks dropped
 
-	// mu guards progress, the progress sinks of the live connections, and
-	// every progressSinks in it.
+	// mu guards progress, the progress registries of the live
+	// connections, every progressSinks in it, and late.
 	mu       sync.Mutex
 	progress map[*mcp.ClientSession]*progressSinks
+	late     [lateSinks]lateSink // the sinks of finished requests, oldest at lateN
+	lateN    int
 }
 
 // The bounds of one queue: the deliveries waiting, and the bytes of their
@@ -253,18 +255,22 @@ type progressSink struct {
 //
 // go-sdk hands notifications to their handler apart from responses, so the
 // progress that a server sent just before its answer can be handled just
-// after the call returned. A registry therefore keeps the sinks of its
-// connection's last lateSinks finished requests too: memory stays bounded by
-// the requests in flight plus that many per live connection.
+// after the call returned. The registries therefore keep the sinks of the
+// last lateSinks finished requests too (notifier.late): memory stays
+// bounded by the requests in flight plus that many.
 type progressSinks struct {
 	byToken map[string]*progressSink
-	late    []string // tokens of finished requests: a ring of at most lateSinks, oldest at lateN
-	lateN   int
 }
 
-// lateSinks is how many finished requests of a connection still get their
-// late progress.
+// lateSinks is how many finished requests still get their late progress.
 const lateSinks = 64
+
+// A lateSink is the sink of a finished request: its token in the registry
+// of its connection.
+type lateSink struct {
+	sinks *progressSinks
+	token string
+}
 
 // attach starts the progress registry of c's requests.
 func (n *notifier) attach(c *conn) {
@@ -276,11 +282,18 @@ func (n *notifier) attach(c *conn) {
 	n.progress[c.session] = &progressSinks{byToken: make(map[string]*progressSink)}
 }
 
-// release drops the progress registry of c's requests.
+// release drops the progress registry of c's requests, late ones
+// included.
 func (n *notifier) release(c *conn) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	sinks := n.progress[c.session]
 	delete(n.progress, c.session)
+	for i, l := range n.late {
+		if l.sinks == sinks {
+			n.late[i] = lateSink{}
+		}
+	}
 }
 
 // register registers s, a sink of a request on c, under a new token and
@@ -300,14 +313,15 @@ func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		s.touch = nil // the request's timer is gone
-		if len(sinks.late) < lateSinks {
-			sinks.late = append(sinks.late, token)
-			return
+		if n.progress[c.session] != sinks {
+			return // released: nothing can reach s any more
 		}
-		i := sinks.lateN % lateSinks
-		delete(sinks.byToken, sinks.late[i])
-		sinks.late[i] = token
-		sinks.lateN++
+		i := n.lateN % lateSinks
+		if old := n.late[i]; old.sinks != nil {
+			delete(old.sinks.byToken, old.token)
+		}
+		n.late[i] = lateSink{sinks: sinks, token: token}
+		n.lateN++
 	}
 }
 
