@@ -63,7 +63,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -71,7 +70,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/callbacks"
 	"go.opentelemetry.io/otel/trace"
-	"golang.org/x/sync/singleflight"
 )
 
 // Mode selects the protocol era of a server.
@@ -429,42 +427,20 @@ type ServerInfo struct {
 // servers. It is safe for concurrent use. Close it to end its connections
 // and stdio processes; a closed Adapter can be used again, and dials fresh
 // connections.
+//
+// An Adapter holds its configuration and three owners, each with its own
+// lock: the pool of connections (pool.go, principal.go), the catalogs of
+// those connections (catalog.go) and the notifier, which hands server
+// notifications to user code (notify.go). Its methods delegate to them.
 type Adapter struct {
-	cfg      Config
-	logger   *slog.Logger
-	tracer   trace.Tracer     // nil: no spans
-	progress progressRegistry // the progress tokens of calls in flight
-	callIDs  atomic.Uint64    // ids of calls not made by a model
+	cfg     Config
+	logger  *slog.Logger
+	tracer  trace.Tracer  // nil: no spans
+	callIDs atomic.Uint64 // ids of calls not made by a model
 
-	mu  sync.Mutex
-	gen *generation // guarded by mu; nil until first use and after Close
-
-	dials           map[string]*atomic.Int64 // dial attempts per server, for Status
-	droppedLogs     map[string]*atomic.Int64 // server log messages dropped (deliver.go)
-	droppedProgress atomic.Int64             // progress notifications dropped (progress.go)
-	droppedChanges  atomic.Int64             // change callbacks dropped (deliver.go)
-}
-
-// A generation is everything one [Adapter.Close] discards: connections,
-// skipped servers, catalogs and in-flight dials.
-type generation struct {
-	ctx    context.Context // cancelled by Close; every dial and call derives from it
-	cancel context.CancelFunc
-	dials  singleflight.Group
-
-	// guarded by Adapter.mu:
-	closed     bool
-	conns      map[connKey]*conn
-	skipped    map[string]error
-	catalogs   map[connKey]*catalog
-	principals int                // per-principal conns in conns (principal.go)
-	reaping    bool               // the reaper of idle per-principal conns runs
-	failures   map[string]failure // last failed dial per server, for Status
-	retries    map[string]*skipRetry
-	deliveries map[string]*deliveryQueue // of server log and progress notifications (deliver.go)
-	changes    deliveryQueue             // of change callbacks, every server's (deliver.go)
-
-	wg sync.WaitGroup // goroutines the generation owns
+	pool     pool
+	catalogs catalogs
+	notify   notifier
 }
 
 // New validates cfg and returns an Adapter. It opens no connection and starts
@@ -525,7 +501,11 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider), dials: perServer[atomic.Int64](servers), droppedLogs: perServer[atomic.Int64](servers)}, nil
+	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}
+	a.pool = pool{cfg: &a.cfg, logger: logger, dial: a.tracedDial, dials: perServer[atomic.Int64](servers)}
+	a.catalogs = catalogs{a: a}
+	a.notify = notifier{cfg: &a.cfg, logger: logger, droppedLogs: perServer[atomic.Int64](servers)}
+	return a, nil
 }
 
 func validateServer(name string, s Server) error {
@@ -604,54 +584,14 @@ func validateServer(name string, s Server) error {
 	return nil
 }
 
-// generation returns the current generation, starting one if needed.
-func (a *Adapter) generation() *generation {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.gen == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		a.gen = &generation{
-			ctx: ctx, cancel: cancel,
-			conns:      map[connKey]*conn{},
-			skipped:    map[string]error{},
-			catalogs:   map[connKey]*catalog{},
-			failures:   map[string]failure{},
-			retries:    map[string]*skipRetry{},
-			deliveries: perServer[deliveryQueue](a.cfg.Servers),
-		}
-	}
-	return a.gen
-}
-
 // Close cancels in-flight calls and dials, closes every session (ending
 // stdio server processes) and clears the caches. It is idempotent and safe
-// for concurrent use. Tools, sessions and interrupts obtained before fail with
-// [ErrClosed]; the next discovery dials fresh connections.
+// for concurrent use, and returns nil: a server that fails to end cleanly
+// is logged, not reported. Tools, sessions and interrupts obtained before
+// fail with [ErrClosed]; the next discovery dials fresh connections.
 func (a *Adapter) Close() error {
-	a.mu.Lock()
-	g := a.gen
-	a.gen = nil
-	if g == nil || g.closed {
-		a.mu.Unlock()
-		return nil
-	}
-	g.closed = true
-	conns := slices.Collect(maps.Values(g.conns))
-	a.mu.Unlock()
-
-	// Cancel first: ClientSession.Close waits for calls in flight.
-	for _, c := range conns {
-		c.beginClose()
-	}
-	g.cancel()
-	errs := make([]error, len(conns))
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Go(func() { errs[i] = c.close() })
-	}
-	wg.Wait()
-	g.wg.Wait()
-	return errors.Join(errs...)
+	a.pool.close()
+	return nil
 }
 
 // server returns the configuration of the named server.
@@ -663,113 +603,26 @@ func (a *Adapter) server(name string) (*Server, error) {
 	return &s, nil
 }
 
-// connect returns a live connection to the named server, dialing it if
-// needed. Concurrent callers share one dial; each waits on its own ctx.
+// connect returns a live connection of ctx to the named server, dialing it
+// if needed. Concurrent callers share one dial; each waits on its own ctx.
 func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 	s, err := a.server(name)
 	if err != nil {
 		return nil, err
 	}
-	key, err := connKeyOf(ctx, name, s)
-	if err != nil {
-		return nil, err
-	}
-	g := a.generation()
-	a.mu.Lock()
-	dead := g.conns[key]
-	skipErr := g.skipped[name]
-	a.mu.Unlock()
-	if skipErr != nil {
-		return nil, skipErr
-	}
-	policy := s.retryPolicy()
-	if dead != nil {
-		if dead.alive() {
-			if key.principal != "" {
-				dead.use.touch()
-			}
-			return dead, nil
-		}
-		if policy == nil {
-			return nil, serverError(name, "connect", fmt.Errorf("connection lost: %w", dead.cause()))
-		}
-	}
-	parent := trace.SpanContextFromContext(ctx) // the first caller's span, for the dial's
-	ch := g.dials.DoChan(key.flight(), func() (any, error) {
-		// The generation owns the dial: Close cancels it and waits.
-		if !a.enter(g) {
-			return nil, serverError(name, "dial", ErrClosed)
-		}
-		defer g.wg.Done()
-		a.mu.Lock()
-		if cur := g.conns[key]; cur != nil && cur.alive() {
-			a.mu.Unlock()
-			return cur, nil
-		}
-		a.mu.Unlock()
-		attempts := 1
-		if dead != nil && policy.MaxAttempts > 1 {
-			attempts = policy.MaxAttempts
-		}
-		var c *conn
-		var err error
-		for i := range attempts {
-			if i > 0 {
-				if err := sleep(g.ctx, policy.Delay); err != nil {
-					break
-				}
-			}
-			a.dials[name].Add(1)
-			if c, err = a.tracedDial(parent, g, key, s); err == nil {
-				break
-			}
-		}
-		if err != nil {
-			a.recordFailure(g, name, err)
-			return nil, err
-		}
-		a.mu.Lock()
-		if g.closed {
-			a.mu.Unlock()
-			c.close() // lost the race with Close
-			return nil, serverError(name, "dial", ErrClosed)
-		}
-		a.progress.attach(c)
-		c.attach()
-		c.since = time.Now()
-		_, replaced := g.conns[key]
-		g.conns[key] = c
-		if key.principal != "" {
-			c.use.touch()
-			a.admitLocked(g, c, replaced)
-		}
-		a.mu.Unlock()
-		return c, nil
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.(*conn), nil
-	case <-ctx.Done():
-		return nil, serverError(name, "dial", ctx.Err())
-	}
+	return a.pool.connect(ctx, name, s)
 }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
+// listChanged handles a server's list_changed notification of kind on
+// session: the connections of that session drop their cached list, then
+// [Config.OnListChanged] is queued.
+func (a *Adapter) listChanged(g *generation, server string, kind ListKind, session *mcp.ClientSession) {
+	s := a.cfg.Servers[server]
+	if conns := a.pool.sessionConns(g, server, &s, session); len(conns) > 0 {
+		a.catalogs.invalidate(conns, kind)
+		a.logger.Debug("mcpadapter: "+kind.singular()+" list changed", "server", server)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	a.notify.listChanged(g, server, kind)
 }
 
 // Session returns the live go-sdk session of the named server (of ctx's
@@ -805,7 +658,7 @@ func (a *Adapter) SetLoggingLevel(ctx context.Context, server string, level mcp.
 	if c.modern() {
 		return serverError(server, "set logging level", ErrModernServer)
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	if err := c.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 		return c.callError("set logging level", err)

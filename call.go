@@ -173,7 +173,7 @@ func (t *Tool) run(ctx context.Context, args map[string]any, id string) (*Result
 	}
 	a := t.a
 	w := t.watch(ctx)
-	if len(a.cfg.Middleware) == 0 && w == nil && !a.wantsProgress(ctx) {
+	if len(a.cfg.Middleware) == 0 && w == nil && !a.notify.wantsProgress(ctx) {
 		return t.rounds(ctx, args, nil) // nothing to tell: no call id, no span, no record
 	}
 	info := &callInfo{id: id, watch: w}
@@ -244,7 +244,7 @@ func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpN
 // those.
 func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mcp.InputResponseMap, state string, round int, info *callInfo) (*Result, error) {
 	a, c, tool, mcpName := t.a, t.conn, t.name, t.desc.Name
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	timeout := t.timeout()
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
@@ -332,10 +332,10 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 		info.requests++
 	}
 	ctx, meta, traced := w.request(ctx, c, mcpName, meta)
-	if a.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
+	if a.notify.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		f, _ := ctx.Value(progressKey{}).(func(Progress))
 		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: info.callID()}, f: f, touch: touch}
-		token, forget := a.progress.add(c, sink)
+		token, forget := a.notify.register(c, sink)
 		defer forget()
 		if meta == nil {
 			meta = mcp.Meta{}
@@ -368,8 +368,8 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
-	c.a.recordTools(ctx, c)     // Mcp-Param headers on modern HTTP (cache.go)
-	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
+	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (catalog.go)
+	oc := c.openCall(ctx, tool)      // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	refused := c.closeCall(oc)
 	if err != nil {

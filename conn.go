@@ -53,7 +53,8 @@ type conn struct {
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
 	// which the end of the generation cancels (cancelCalls, registered
-	// with life once, by the first request). A context per request costs a
+	// with life once, by the first request, until release: life outlives
+	// the conn, and must not keep it). A context per request costs a
 	// call about a microsecond and a few allocations (bench_test.go,
 	// BenchmarkOverhead), noise next to an HTTP round trip but not next to
 	// an in-memory or stdio one: those are ended through wire instead.
@@ -73,6 +74,8 @@ type conn struct {
 	notices atomic.Int64
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
+
+	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
 
 	use usage // requests in flight and last use, of a per-principal conn
 }
@@ -151,7 +154,8 @@ func (c *conn) cause() error {
 
 // attach makes c's generation wait for the release of c's session
 // (watch), which runs once the session has ended: at once for a session
-// that ended already. Adapter.mu must be held, with the generation open.
+// that ended already, and registers c's progress sinks with the notifier.
+// pool.mu must be held, with the generation open.
 //
 // No goroutine waits for the end of a session while it lives (endSignal).
 // On a connection of the adapter's own (ownedConn) the SDK's reader
@@ -162,6 +166,7 @@ func (c *conn) cause() error {
 // KeepAlive closes one whose pings fail): its sessions keep a watch
 // goroutine.
 func (c *conn) attach() {
+	c.a.notify.attach(c)
 	c.gen.wg.Add(1)
 	switch {
 	case c.wire != nil:
@@ -250,7 +255,7 @@ func (c *conn) release() {
 	if c.stopCalls != nil {
 		c.stopCalls()
 	}
-	c.a.progress.release(c)
+	c.a.notify.release(c)
 }
 
 // beginClose marks c as closing, before Close cancels its requests: on
@@ -265,7 +270,7 @@ func (c *conn) beginClose() {
 
 // close ends the session (and a stdio server process). Errors of a server
 // that exits on request are not failures of Close: they are logged.
-func (c *conn) close() error {
+func (c *conn) close() {
 	c.closing.Store(true)
 	if c.http != nil {
 		c.endCalls()
@@ -282,20 +287,18 @@ func (c *conn) close() error {
 	if c.stop != nil {
 		c.stop()
 	}
-	return nil
 }
 
 // callContext derives the context of the requests of one operation on c:
-// bounded by timeout when positive, carrying the server's log level on
-// modern sessions, and, on Streamable HTTP sessions, cancelled by
-// Adapter.Close. The returned func releases it.
+// carrying the server's log level on modern sessions, and, on Streamable
+// HTTP sessions, cancelled by Adapter.Close. The returned func releases it.
 //
 // Close ends the requests of the other sessions by closing their
 // connection (see conn.close), so that a call pays for a context of its
-// own only when it has a timeout or runs over Streamable HTTP. Work of the
-// adapter's own between requests (an elicitation handler, a backoff) is
-// not a request: it waits under untilClose.
-func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+// own only when it runs over Streamable HTTP. Work of the adapter's own
+// between requests (an elicitation handler, a backoff) is not a request:
+// it waits under untilClose.
+func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
 	release := func() {}
 	if c.key.principal != "" {
 		if !c.use.acquire() { // evicted: the request fails at once
@@ -304,15 +307,6 @@ func (c *conn) callContext(ctx context.Context, timeout time.Duration) (context.
 			return ctx, cancel
 		}
 		release = c.use.release
-	}
-	if timeout > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeout(ctx, timeout)
-		if c.key.principal != "" {
-			release = func() { stop(); c.use.release() }
-		} else {
-			release = stop
-		}
 	}
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
@@ -449,6 +443,13 @@ func (c *conn) closedErr() error {
 		return errEvicted
 	}
 	return ErrClosed
+}
+
+// diedRedialable reports whether a request on c failed because c's session
+// ended (callError marks the conn dead as it sees that), not because of
+// Close, and c's server has a policy to dial it again.
+func (c *conn) diedRedialable() bool {
+	return c.cfg.retryPolicy() != nil && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
 // usable returns why c can no longer serve calls, or nil.

@@ -143,7 +143,7 @@ func TestChangeDropsLogged(t *testing.T) {
 			}
 		}
 		synctest.Wait() // every notification handled: the callback holds one, the queue the next
-		dropped := a.droppedChanges.Load()
+		dropped := a.notify.droppedChanges.Load()
 		if dropped < n-notifyQueueSize-2 {
 			t.Errorf("%d of %d change callbacks dropped, want all but the queue (%d) and the one running", dropped, n, notifyQueueSize)
 		}

@@ -96,7 +96,7 @@ func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
 // newClient builds the go-sdk client of one dial: automatic multi-round-trip
 // handling off (the adapter drives input rounds itself), elicitation
 // advertised (form and URL), list_changed wired to the catalog cache and,
-// with resources/updated, to the change callbacks (deliver.go).
+// with resources/updated, to the change callbacks (notify.go).
 func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
 		Logger: a.cfg.Logger,
@@ -117,13 +117,13 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 			a.listChanged(g, name, PromptList, req.Session)
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			a.resourceUpdated(g, name, req)
+			a.notify.resourceUpdated(g, name, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			a.serverLog(g, name, req.Params) // bounded (deliver.go)
+			a.notify.serverLog(g, name, req.Params) // bounded (notify.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			a.progressed(g, name, req.Session, req.Params)
+			a.notify.progressed(g, name, req.Session, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"time"
 )
 
 // A ListOption changes what [Adapter.ListTools] and [Adapter.ListToolsets]
@@ -105,10 +104,10 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		dialErr bool
 	}
 	outcomes := make([]outcome, len(all))
-	g := a.generation()
+	g := a.pool.generation()
 	var wg sync.WaitGroup
 	for i, name := range all {
-		if a.stillSkipped(g, name) {
+		if a.pool.stillSkipped(g, name) {
 			outcomes[i].dialErr = true
 			continue
 		}
@@ -118,8 +117,8 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				outcomes[i] = outcome{err: err, dialErr: true}
 				return
 			}
-			tools, err := a.catalogTools(ctx, c, o.cache)
-			if err != nil && a.diedUnder(c) {
+			tools, err := a.catalogs.tools(ctx, c, o.cache)
+			if err != nil && c.diedRedialable() {
 				// The session ended before its death was recorded (the
 				// watcher had not run when connect looked): with a
 				// Restart or Reconnect policy this discovery dials again,
@@ -128,13 +127,13 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 					outcomes[i] = outcome{err: err, dialErr: true}
 					return
 				}
-				tools, err = a.catalogTools(ctx, c, o.cache)
+				tools, err = a.catalogs.tools(ctx, c, o.cache)
 			}
 			tools = a.offered(ctx, name, tools)
 			if err == nil {
 				// A server listing two names that differ only in case
 				// fails alone, as any other listing failure.
-				if err = a.checkDistinct(c, tools); err != nil {
+				if err = a.catalogs.checkDistinct(c, tools); err != nil {
 					tools, err = nil, serverError(name, "list tools", err)
 				}
 			}
@@ -164,9 +163,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 					sets[name] = out.tools.forModel()
 				}
 			}
-			a.mu.Lock()
-			delete(g.retries, name)
-			a.mu.Unlock()
+			a.pool.answered(g, name)
 			continue
 		}
 		// Nor is a Close during discovery a server failure to skip.
@@ -182,74 +179,13 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		// A per-principal server failed for this principal alone: the
 		// others' discoveries still dial it.
 		if s := a.cfg.Servers[name]; out.dialErr && !isAuthFailure(out.err) && ctx.Err() == nil && !s.perPrincipal() {
-			a.skip(g, name, out.err)
+			a.pool.skip(g, name, &s, out.err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
 	return sets, selected, nil
-}
-
-// maxSkipBackoff caps the wait before a skipped server with a retry
-// policy is dialed again.
-const maxSkipBackoff = 10 * time.Minute
-
-// A skipRetry is when a skipped server with a Restart or Reconnect policy
-// is dialed again: its failed dials in a row, and the time of the next.
-type skipRetry struct {
-	failures int
-	next     time.Time
-}
-
-// skip remembers that server was skipped after a failed dial. A server
-// with a retry policy is tried again by a discovery after the policy's
-// Delay, doubled at each failure in a row up to maxSkipBackoff; one
-// without stays skipped until Close.
-func (a *Adapter) skip(g *generation, server string, err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if g.closed {
-		return
-	}
-	g.skipped[server] = err
-	s := a.cfg.Servers[server]
-	if policy := s.retryPolicy(); policy != nil {
-		r := g.retries[server]
-		if r == nil {
-			r = new(skipRetry)
-			g.retries[server] = r
-		}
-		r.failures++
-		wait := policy.Delay
-		for i := 1; i < r.failures && wait < maxSkipBackoff; i++ {
-			wait *= 2
-		}
-		r.next = time.Now().Add(min(wait, maxSkipBackoff))
-	}
-}
-
-// stillSkipped reports whether discovery passes server over: it was
-// skipped, and has no retry due (see skip). A due server is no longer
-// skipped: this discovery dials it.
-func (a *Adapter) stillSkipped(g *generation, server string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, skipped := g.skipped[server]; !skipped {
-		return false
-	}
-	if r := g.retries[server]; r != nil && !time.Now().Before(r.next) {
-		delete(g.skipped, server)
-		return false
-	}
-	return true
-}
-
-// diedUnder reports whether the listing on c failed because c's session
-// ended (callError marks the conn dead as it sees that), not because of
-// Close, and c's server has a policy to dial it again.
-func (a *Adapter) diedUnder(c *conn) bool {
-	return c.cfg.retryPolicy() != nil && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
 // checkDuplicates fails when two tools share a name, ignoring case the way

@@ -181,37 +181,26 @@ func (u *usage) evict() bool {
 	return true
 }
 
-// principalIdleTimeout returns Config.PrincipalIdleTimeout, or its default.
-func (a *Adapter) principalIdleTimeout() time.Duration {
-	return orDefault(a.cfg.PrincipalIdleTimeout, DefaultPrincipalIdleTimeout)
-}
-
-// maxPrincipalConns returns Config.MaxPrincipalConns, or its default.
-func (a *Adapter) maxPrincipalConns() int {
-	return orDefault(a.cfg.MaxPrincipalConns, DefaultMaxPrincipalConns)
-}
-
 // admitLocked counts the new per-principal connection c of g (unless it
-// replaced a dead one of its key), evicting the
-// least recently used idle ones past [Config.MaxPrincipalConns], and starts
-// g's reaper of idle connections if none runs. Adapter.mu must be held.
-func (a *Adapter) admitLocked(g *generation, c *conn, replaced bool) {
+// replaced a dead one of its key), evicting the least recently used idle
+// ones past [Config.MaxPrincipalConns], and starts g's reaper of idle
+// connections if none runs. pool.mu must be held, with g open.
+func (p *pool) admitLocked(g *generation, c *conn, replaced bool) {
 	if !replaced {
 		g.principals++
 	}
-	a.trimLocked(g, c)
-	if !g.reaping {
+	p.trimLocked(g, c)
+	if !g.reaping && g.enter() {
 		g.reaping = true
-		g.wg.Add(1)
-		go a.reap(g)
+		go p.reap(g)
 	}
 }
 
 // trimLocked evicts the least recently used idle per-principal connections
 // of g, other than keep, while g has more than [Config.MaxPrincipalConns].
-// Adapter.mu must be held.
-func (a *Adapter) trimLocked(g *generation, keep *conn) {
-	for g.principals > a.maxPrincipalConns() {
+// pool.mu must be held.
+func (p *pool) trimLocked(g *generation, keep *conn) {
+	for g.principals > orDefault(p.cfg.MaxPrincipalConns, DefaultMaxPrincipalConns) {
 		var lru *conn
 		var lruAt time.Time
 		for k, other := range g.conns {
@@ -222,47 +211,48 @@ func (a *Adapter) trimLocked(g *generation, keep *conn) {
 				lru, lruAt = other, at
 			}
 		}
-		if lru == nil || !a.evictLocked(g, lru, "over Config.MaxPrincipalConns") {
+		if lru == nil || !p.evictLocked(g, lru, "over Config.MaxPrincipalConns") {
 			break // every other one is busy: over the cap for now
 		}
 	}
 }
 
 // evictLocked drops the idle per-principal connection c from g and closes
-// it in the background, reporting whether it did (not when c is busy).
-// Adapter.mu must be held.
-func (a *Adapter) evictLocked(g *generation, c *conn, why string) bool {
+// it in the background, reporting whether it did (not when c is busy, nor
+// when g is closed: Close closes c). pool.mu must be held.
+func (p *pool) evictLocked(g *generation, c *conn, why string) bool {
+	if !g.enter() {
+		return false
+	}
 	if !c.use.evict() {
+		g.wg.Done()
 		return false
 	}
 	c.closing.Store(true)
 	delete(g.conns, c.key)
-	if cat := g.catalogs[c.key]; cat != nil && cat.conn == c {
-		delete(g.catalogs, c.key)
-	}
 	g.principals--
-	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		c.close()
 	}()
-	a.logger.Debug("mcpadapter: per-principal connection evicted", "server", c.server, "reason", why)
+	p.logger.Debug("mcpadapter: per-principal connection evicted", "server", c.server, "reason", why)
 	return true
 }
 
 // reap closes g's per-principal connections idle for longer than
-// [Config.PrincipalIdleTimeout], until g has none or is closed.
-func (a *Adapter) reap(g *generation) {
+// [Config.PrincipalIdleTimeout], until g has none or is closed. It runs
+// entered in g (admitLocked).
+func (p *pool) reap(g *generation) {
 	defer g.wg.Done()
-	idle := a.principalIdleTimeout()
+	idle := orDefault(p.cfg.PrincipalIdleTimeout, DefaultPrincipalIdleTimeout)
 	for {
-		a.mu.Lock()
-		if g.closed || g.principals == 0 {
+		p.mu.Lock()
+		if g.ended() || g.principals == 0 {
 			g.reaping = false
-			a.mu.Unlock()
+			p.mu.Unlock()
 			return
 		}
-		a.trimLocked(g, nil)
+		p.trimLocked(g, nil)
 		now := time.Now()
 		next := now.Add(idle)
 		for k, c := range g.conns {
@@ -273,16 +263,16 @@ func (a *Adapter) reap(g *generation) {
 			switch {
 			case !quiet: // busy: its release touches it
 			case !now.Before(at.Add(idle)):
-				a.evictLocked(g, c, "idle past Config.PrincipalIdleTimeout")
+				p.evictLocked(g, c, "idle past Config.PrincipalIdleTimeout")
 			case at.Add(idle).Before(next):
 				next = at.Add(idle)
 			}
 		}
-		a.mu.Unlock()
+		p.mu.Unlock()
 		if err := sleep(g.ctx, next.Sub(now)); err != nil {
-			a.mu.Lock()
+			p.mu.Lock()
 			g.reaping = false
-			a.mu.Unlock()
+			p.mu.Unlock()
 			return
 		}
 	}

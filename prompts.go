@@ -1,6 +1,6 @@
 package mcpadapter
 
-// Prompts: listing (cached like tools, see cache.go), getting with the
+// Prompts: listing (cached like tools, see catalog.go), getting with the
 // arguments checked against the prompt's declaration, and the conversion of
 // the messages to langchaingo's two message shapes.
 //
@@ -87,7 +87,7 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 	if err != nil {

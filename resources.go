@@ -13,14 +13,14 @@ import (
 // no effect here). The caller owns the slice but must not mutate the
 // resources.
 func (a *Adapter) ListResources(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Resource, error) {
-	return a.listResources(ctx, server, opts)
+	return a.catalogs.resources(ctx, server, opts)
 }
 
 // ListResourceTemplates lists every resource template of the named server
 // (all pages), cached like [Adapter.ListResources]. A server without
 // resources has none: an empty list.
 func (a *Adapter) ListResourceTemplates(ctx context.Context, server string, opts ...ListOption) ([]*mcp.ResourceTemplate, error) {
-	return a.listResourceTemplates(ctx, server, opts)
+	return a.catalogs.templates(ctx, server, opts)
 }
 
 // ReadResource reads one resource of the named server.
@@ -29,7 +29,7 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 	if err != nil {
 		return nil, err
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	// The uncached key makes the SDK's own read cache miss; the adapter's
 	// middleware restores the URI before the request is sent.
@@ -63,7 +63,7 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		return serverError(server, op, ErrNotSupported)
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		return c.callError(op, err)
@@ -81,36 +81,18 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 // It is idempotent: a uri not subscribed to, or a server without a live
 // connection (whose subscriptions ended with it), is no error.
 func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) error {
-	if _, err := a.server(server); err != nil {
+	s, err := a.server(server)
+	if err != nil {
 		return err
 	}
-	c := a.liveConn(ctx, server)
+	c := a.pool.live(ctx, server, s)
 	if c == nil {
 		return nil
 	}
-	ctx, done := c.callContext(ctx, 0)
+	ctx, done := c.callContext(ctx)
 	defer done()
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
 		return c.callError(fmt.Sprintf("unsubscribe from resource %q", uri), err)
-	}
-	return nil
-}
-
-// liveConn returns the live connection of ctx to the named server, or
-// nil. It dials nothing.
-func (a *Adapter) liveConn(ctx context.Context, name string) *conn {
-	s, _ := a.server(name)
-	key, err := connKeyOf(ctx, name, s)
-	if err != nil {
-		return nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.gen == nil {
-		return nil
-	}
-	if c := a.gen.conns[key]; c != nil && c.usable("") == nil {
-		return c
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func (a *Adapter) storedTool(ctx context.Context, server, tool, mcpName string) 
 	if err != nil {
 		return nil, err
 	}
-	ts, err := a.catalogTools(ctx, c, CacheUse)
+	ts, err := a.catalogs.tools(ctx, c, CacheUse)
 	if err != nil {
 		return nil, err
 	}

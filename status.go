@@ -71,28 +71,10 @@ type failure struct {
 // is safe to call at any time, also concurrently with discovery and calls.
 func (a *Adapter) Status() Status {
 	st := Status{Servers: make(map[string]ServerStatus, len(a.cfg.Servers))}
-	a.mu.Lock()
-	g := a.gen
-	type known struct {
-		conns   []*conn // one, or one per principal
-		skipped error
-		failed  failure
-	}
-	seen := map[string]known{}
-	if g != nil {
-		for name := range a.cfg.Servers {
-			seen[name] = known{skipped: g.skipped[name], failed: g.failures[name]}
-		}
-		for key, c := range g.conns {
-			k := seen[key.server]
-			k.conns = append(k.conns, c)
-			seen[key.server] = k
-		}
-	}
-	a.mu.Unlock()
+	seen := a.pool.known()
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
-		s := ServerStatus{State: StateNotDialed, DialAttempts: a.dials[name].Load(), DroppedLogs: a.droppedLogs[name].Load()}
+		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load(), DroppedLogs: a.notify.droppedLogs[name].Load()}
 		var latest *conn // the most recent live conn, else the last to die
 		for _, c := range k.conns {
 			c.openMu.Lock()
@@ -129,11 +111,29 @@ func (a *Adapter) Status() Status {
 	return st
 }
 
-// recordFailure records a failed dial of server in g.
-func (a *Adapter) recordFailure(g *generation, server string, err error) {
-	a.mu.Lock()
-	if !g.closed {
-		g.failures[server] = failure{err: err, since: time.Now()}
+// What the pool knows of a server, for Status.
+type known struct {
+	conns   []*conn // one, or one per principal
+	skipped error
+	failed  failure
+}
+
+// known returns what p knows of every server in its current generation.
+func (p *pool) known() map[string]known {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := map[string]known{}
+	g := p.gen
+	if g == nil {
+		return seen
 	}
-	a.mu.Unlock()
+	for name := range p.cfg.Servers {
+		seen[name] = known{skipped: g.skipped[name], failed: g.failures[name]}
+	}
+	for key, c := range g.conns {
+		k := seen[key.server]
+		k.conns = append(k.conns, c)
+		seen[key.server] = k
+	}
+	return seen
 }

@@ -160,9 +160,9 @@ func TestSkippedServerComesBack(t *testing.T) {
 // liveConn returns a's live connection to server, with no principal.
 func liveConn(t *testing.T, a *Adapter, server string) *conn {
 	t.Helper()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	c := a.gen.conns[connKey{server: server}]
+	a.pool.mu.Lock()
+	defer a.pool.mu.Unlock()
+	c := a.pool.gen.conns[connKey{server: server}]
 	if c == nil {
 		t.Fatalf("no connection to %q", server)
 	}

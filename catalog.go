@@ -1,12 +1,12 @@
 package mcpadapter
 
-// Catalog cache.
+// Catalogs: the cached lists of every connection.
 //
 // Each connection has one catalog: the server's tool list, resource list and
-// resource-template list, each an entry honouring the server's ttlMs. Notes
-// on its state and contexts:
+// resource-template list, each an entry honouring the server's ttlMs. It
+// lives in its conn, and goes with it. Notes on its state and contexts:
 //
-//   - Entries, versions, wrappers and recorded are guarded by Adapter.mu,
+//   - Entries, versions, wrappers and recorded are guarded by catalogs.mu,
 //     which is never held across I/O. A fetch notes the entry's version,
 //     talks to the server unlocked, then locks again and stores its result
 //     only if no list_changed bumped the version meanwhile: a list fetched
@@ -21,6 +21,10 @@ package mcpadapter
 //     ctx: joining a fetch that began earlier could miss a change.
 //   - A catalog belongs to one conn. A new connection starts a new catalog,
 //     with new tools; tools handed out keep their own conn and catalog.
+//   - Concurrent dials of one server share one too (pool.go), with another
+//     rule: a dial runs on when its callers leave, since the connection
+//     serves whoever comes next, while a fetch that nobody waits for any
+//     more is cancelled, since the next caller may want fresher data.
 //
 // The SDK keeps its own list cache on modern sessions, with no bypass and
 // stale answers until list_changed (research notes §4). Every fetch here goes
@@ -36,6 +40,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -90,8 +95,8 @@ type entry[T any] struct {
 func (e *entry[T]) fresh(now time.Time) bool { return now.Before(e.expires) }
 
 // storeLocked stores items fetched at fetched with the server's ttlMs, unless
-// e changed since version. It reports whether it stored. Adapter.mu must be
-// held.
+// e changed since version. It reports whether it stored. catalogs.mu must
+// be held.
 func (e *entry[T]) storeLocked(items []T, version uint64, ttlMs int, fetched time.Time) bool {
 	if e.version != version {
 		return false
@@ -104,17 +109,28 @@ func (e *entry[T]) storeLocked(items []T, version uint64, ttlMs int, fetched tim
 }
 
 // invalidateLocked makes e stale and stops fetches in flight from storing.
-// Adapter.mu must be held.
+// catalogs.mu must be held.
 func (e *entry[T]) invalidateLocked() {
 	e.items, e.expires = nil, time.Time{}
 	e.version++
+}
+
+// catalogs owns the catalogs of every connection. Its workers list through
+// the Adapter's connections and wrap tools with its policy (a).
+type catalogs struct {
+	a *Adapter
+
+	// mu guards every conn's catalog (conn.cat) and everything in it:
+	// entries, fetches, wrappers, recorded, distinct, and the waiters of
+	// each fetchOf.
+	mu sync.Mutex
 }
 
 // A catalog holds the cached lists of one server on one connection.
 type catalog struct {
 	conn *conn
 
-	// guarded by Adapter.mu:
+	// guarded by catalogs.mu:
 	fetches   map[string]any // CacheUse fetches in progress (*fetchOf[T]), keyed by list and version
 	tools     entry[*Tool]
 	resources entry[*mcp.Resource]
@@ -143,51 +159,30 @@ type catalog struct {
 // checkDistinct is checkDuplicates for the tool set of c, done once per
 // set: the wrappers and their names never change, so a set equal to the
 // last one found distinct is distinct.
-func (a *Adapter) checkDistinct(c *conn, set Toolset) error {
-	a.mu.Lock()
-	cat := a.catalogLocked(c)
+func (cs *catalogs) checkDistinct(c *conn, set Toolset) error {
+	cs.mu.Lock()
+	cat := cs.ofLocked(c)
 	known := slices.Equal(cat.distinct, set)
-	a.mu.Unlock()
+	cs.mu.Unlock()
 	if known {
 		return nil
 	}
 	if err := checkDuplicates(set); err != nil {
 		return err
 	}
-	a.mu.Lock()
+	cs.mu.Lock()
 	cat.distinct = slices.Clone(set) // the caller's set is theirs to change
-	a.mu.Unlock()
+	cs.mu.Unlock()
 	return nil
 }
 
-// catalogLocked returns the catalog of conn c, starting an empty one if its
-// server has none or has one for another connection. Only the server's
-// current connection keeps its catalog: the catalog of a replaced (dead)
-// connection goes, while its tools keep failing on their own conn; a
-// catalog started for a conn that is not current, or after Close, is not
-// kept. Adapter.mu must be held.
-func (a *Adapter) catalogLocked(c *conn) *catalog {
-	g := c.gen
-	cat := g.catalogs[c.key]
-	if cat == nil || cat.conn != c {
-		cat = &catalog{conn: c, wrappers: map[string]*Tool{}}
-		if !g.closed && g.conns[c.key] == c {
-			g.catalogs[c.key] = cat
-		}
+// ofLocked returns the catalog of conn c, starting an empty one if it has
+// none. catalogs.mu must be held.
+func (cs *catalogs) ofLocked(c *conn) *catalog {
+	if c.cat == nil {
+		c.cat = &catalog{conn: c, wrappers: map[string]*Tool{}}
 	}
-	return cat
-}
-
-// enter registers a goroutine's work with g, so that Close waits for it; it
-// reports false when g is closed. The caller calls g.wg.Done when done.
-func (a *Adapter) enter(g *generation) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if g.closed {
-		return false
-	}
-	g.wg.Add(1)
-	return true
+	return c.cat
 }
 
 // A fetchFunc fetches one list of cat for mode, storing it unless the entry's
@@ -197,22 +192,22 @@ type fetchFunc[T any] func(ctx context.Context, cat *catalog, mode CacheMode, ve
 // cachedList returns one list of c's server according to mode: the entry
 // selected by field while fresh (CacheUse), else what fetch gets. The caller
 // owns the returned slice; its elements are shared.
-func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode, op, name string,
+func cachedList[T any](ctx context.Context, cs *catalogs, c *conn, mode CacheMode, op, name string,
 	field func(*catalog) *entry[T], fetch fetchFunc[T]) ([]T, error) {
 	if err := c.usable(op); err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	cat := a.catalogLocked(c)
+	cs.mu.Lock()
+	cat := cs.ofLocked(c)
 	e := field(cat)
 	if mode == CacheUse && e.fresh(time.Now()) {
 		items := e.items // replaced, never changed: copy it unlocked
-		a.mu.Unlock()
+		cs.mu.Unlock()
 		return slices.Clone(items), nil
 	}
 	version := e.version
 	if mode != CacheUse {
-		a.mu.Unlock()
+		cs.mu.Unlock()
 		return fetch(ctx, cat, mode, version)
 	}
 	// Concurrent CacheUse misses share one fetch: the first starts it, the
@@ -222,17 +217,16 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 	key := name + "/" + strconv.FormatUint(version, 10)
 	f, _ := cat.fetches[key].(*fetchOf[T])
 	if f == nil {
-		if c.gen.closed {
-			a.mu.Unlock()
+		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
+		if f = startFetch(cs, cat, key, func(ctx context.Context) ([]T, error) {
+			return fetch(trace.ContextWithSpanContext(ctx, parent), cat, CacheUse, version)
+		}); f == nil {
+			cs.mu.Unlock()
 			return nil, serverError(c.server, op, ErrClosed)
 		}
-		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
-		f = startFetch(a, cat, key, func(ctx context.Context) ([]T, error) {
-			return fetch(trace.ContextWithSpanContext(ctx, parent), cat, CacheUse, version)
-		})
 	}
 	f.waiters++
-	a.mu.Unlock()
+	cs.mu.Unlock()
 
 	select {
 	case <-f.done:
@@ -241,7 +235,7 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 		}
 		return slices.Clone(f.items), nil
 	case <-ctx.Done():
-		a.mu.Lock()
+		cs.mu.Lock()
 		if f.waiters--; f.waiters == 0 {
 			// Nobody waits any more: stop asking (the server is told to
 			// cancel), and let the next caller ask afresh.
@@ -250,7 +244,7 @@ func cachedList[T any](ctx context.Context, a *Adapter, c *conn, mode CacheMode,
 				delete(cat.fetches, key)
 			}
 		}
-		a.mu.Unlock()
+		cs.mu.Unlock()
 		return nil, serverError(c.server, op, ctx.Err())
 	}
 }
@@ -266,50 +260,52 @@ type fetchOf[T any] struct {
 	err    error
 	cancel context.CancelFunc
 
-	waiters int // guarded by Adapter.mu
+	waiters int // guarded by catalogs.mu
 }
 
 // startFetch starts fetch in a goroutine that the generation of cat owns,
-// registered in cat.fetches under key until it returns. a.mu must be held
-// and the generation open.
-func startFetch[T any](a *Adapter, cat *catalog, key string, fetch func(context.Context) ([]T, error)) *fetchOf[T] {
+// registered in cat.fetches under key until it returns. It returns nil when
+// the generation is closed. catalogs.mu must be held.
+func startFetch[T any](cs *catalogs, cat *catalog, key string, fetch func(context.Context) ([]T, error)) *fetchOf[T] {
 	g := cat.conn.gen
+	if !g.enter() {
+		return nil
+	}
 	ctx, cancel := context.WithCancel(g.ctx)
 	f := &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
 	if cat.fetches == nil {
 		cat.fetches = map[string]any{}
 	}
 	cat.fetches[key] = f
-	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		defer cancel()
 		f.items, f.err = fetch(ctx)
-		a.mu.Lock()
+		cs.mu.Lock()
 		if cat.fetches[key] == f {
 			delete(cat.fetches, key)
 		}
-		a.mu.Unlock()
+		cs.mu.Unlock()
 		close(f.done)
 	}()
 	return f
 }
 
-// catalogTools returns the tools of c's server according to mode.
-func (a *Adapter) catalogTools(ctx context.Context, c *conn, mode CacheMode) (Toolset, error) {
-	return cachedList(ctx, a, c, mode, "list tools", "tools",
-		func(cat *catalog) *entry[*Tool] { return &cat.tools }, a.fetchTools)
+// tools returns the tools of c's server according to mode.
+func (cs *catalogs) tools(ctx context.Context, c *conn, mode CacheMode) (Toolset, error) {
+	return cachedList(ctx, cs, c, mode, "list tools", "tools",
+		func(cat *catalog) *entry[*Tool] { return &cat.tools }, cs.fetchTools)
 }
 
 // fetchTools lists every tool of cat's server and builds the Toolset,
 // reusing the wrappers of unchanged descriptors. Unless mode is CacheBypass
 // it stores the list, if no list_changed came since version.
-func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]*Tool, error) {
-	c := cat.conn
-	ctx, done := c.callContext(ctx, 0)
+func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]*Tool, error) {
+	a, c := cs.a, cat.conn
+	ctx, done := c.callContext(ctx)
 	defer done()
 	ctx, span := c.startRequestSpan(ctx, "tools/list", "")
-	budget := a.catalogBudget()
+	budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
 	var keys []string // of the descriptors, in order: their JSON measures the catalog
 	descs, ttl, err := collectPages(ctx, c.sdkSlots("tools"), func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
@@ -336,9 +332,9 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 
 	// Wrap new descriptors without the lock (it is CPU work per tool); the
 	// snapshot of wrappers is never written to.
-	a.mu.Lock()
+	cs.mu.Lock()
 	known := cat.wrappers
-	a.mu.Unlock()
+	cs.mu.Unlock()
 	tools := make(Toolset, len(descs))
 	for i, d := range descs {
 		if tools[i] = known[keys[i]]; tools[i] == nil {
@@ -346,8 +342,8 @@ func (a *Adapter) fetchTools(ctx context.Context, cat *catalog, mode CacheMode, 
 		}
 	}
 
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	// A concurrent fetch may have wrapped the same descriptors meanwhile:
 	// keep the first wrapper, so that identity holds across fetches.
 	wrappers := make(map[string]*Tool, len(descs))
@@ -391,19 +387,18 @@ func wrapperKey(d *mcp.Tool) string {
 // on a connection that was never listed (a resumed interrupt). Only modern
 // HTTP sessions need it. It is best effort: a failed listing is logged and
 // the call goes ahead.
-func (a *Adapter) recordTools(ctx context.Context, c *conn) {
+func (cs *catalogs) recordTools(ctx context.Context, c *conn) {
 	if !c.modern() || c.cfg.URL == "" {
 		return
 	}
-	a.mu.Lock()
-	cat := a.catalogLocked(c)
-	ok := cat.recorded
-	a.mu.Unlock()
+	cs.mu.Lock()
+	ok := cs.ofLocked(c).recorded
+	cs.mu.Unlock()
 	if ok {
 		return
 	}
-	if _, err := a.catalogTools(ctx, c, CacheUse); err != nil {
-		a.logger.DebugContext(ctx, "mcpadapter: listing tools before a call", "server", c.server, "error", err)
+	if _, err := cs.tools(ctx, c, CacheUse); err != nil {
+		cs.a.logger.DebugContext(ctx, "mcpadapter: listing tools before a call", "server", c.server, "error", err)
 	}
 }
 
@@ -416,9 +411,9 @@ func listOptionsOf(opts []ListOption) (listOptions, error) {
 	return o, o.cache.validate()
 }
 
-// listResources returns every resource of server according to opts.
-func (a *Adapter) listResources(ctx context.Context, server string, opts []ListOption) ([]*mcp.Resource, error) {
-	return listItems(ctx, a, server, opts, "list resources", "resources",
+// resources returns every resource of server according to opts.
+func (cs *catalogs) resources(ctx context.Context, server string, opts []ListOption) ([]*mcp.Resource, error) {
+	return listItems(ctx, cs.a, server, opts, "list resources", "resources",
 		func(cat *catalog) *entry[*mcp.Resource] { return &cat.resources },
 		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
 			res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
@@ -429,10 +424,9 @@ func (a *Adapter) listResources(ctx context.Context, server string, opts []ListO
 		})
 }
 
-// listResourceTemplates returns every resource template of server according
-// to opts.
-func (a *Adapter) listResourceTemplates(ctx context.Context, server string, opts []ListOption) ([]*mcp.ResourceTemplate, error) {
-	return listItems(ctx, a, server, opts, "list resource templates", "templates",
+// templates returns every resource template of server according to opts.
+func (cs *catalogs) templates(ctx context.Context, server string, opts []ListOption) ([]*mcp.ResourceTemplate, error) {
+	return listItems(ctx, cs.a, server, opts, "list resource templates", "templates",
 		func(cat *catalog) *entry[*mcp.ResourceTemplate] { return &cat.templates },
 		func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
 			res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
@@ -455,11 +449,11 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 	if err != nil {
 		return nil, err
 	}
-	return cachedList(ctx, a, c, o.cache, op, name, field,
+	return cachedList(ctx, &a.catalogs, c, o.cache, op, name, field,
 		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
-			ctx, done := c.callContext(ctx, 0)
+			ctx, done := c.callContext(ctx)
 			defer done()
-			budget := a.catalogBudget()
+			budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
 			items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
 				items, next, ttl, err := page(ctx, c, cursor)
 				for _, item := range items {
@@ -481,19 +475,24 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 			}
 			fetched := time.Now()
 			if mode != CacheBypass {
-				a.mu.Lock()
+				a.catalogs.mu.Lock()
 				field(cat).storeLocked(items, version, ttl, fetched)
-				a.mu.Unlock()
+				a.catalogs.mu.Unlock()
 			}
 			return items, nil
 		})
 }
 
-// invalidateList drops the cached list of kind (resources: with the
-// resource templates) of server when session is the one it was fetched on.
-// The list_changed handlers call it before the change callback runs.
-func (a *Adapter) invalidateList(g *generation, server string, kind ListKind, session *mcp.ClientSession) {
-	if a.invalidateCatalog(g, server, session, func(cat *catalog) {
+// invalidate drops the cached list of kind (resources: with the resource
+// templates) of the catalogs of conns.
+func (cs *catalogs) invalidate(conns []*conn, kind ListKind) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, c := range conns {
+		cat := c.cat
+		if cat == nil {
+			continue
+		}
 		switch kind {
 		case ToolList:
 			cat.tools.invalidateLocked()
@@ -504,34 +503,7 @@ func (a *Adapter) invalidateList(g *generation, server string, kind ListKind, se
 		case PromptList:
 			cat.prompts.invalidateLocked()
 		}
-	}) {
-		a.logger.Debug("mcpadapter: "+kind.singular()+" list changed", "server", server)
 	}
-}
-
-// invalidateCatalog runs drop, with Adapter.mu held, on the catalogs of
-// server in g that belong to session (every one when nil): the shared one,
-// or those of its principals. It reports whether it did.
-func (a *Adapter) invalidateCatalog(g *generation, server string, session *mcp.ClientSession, drop func(*catalog)) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	mine := func(cat *catalog) bool { return cat != nil && (session == nil || cat.conn.session == session) }
-	if s := a.cfg.Servers[server]; !s.perPrincipal() {
-		cat := g.catalogs[connKey{server: server}]
-		if !mine(cat) {
-			return false
-		}
-		drop(cat)
-		return true
-	}
-	dropped := false
-	for k, cat := range g.catalogs {
-		if k.server == server && mine(cat) {
-			drop(cat)
-			dropped = true
-		}
-	}
-	return dropped
 }
 
 // A pageFunc fetches one page of a list: its items, the next cursor and the
@@ -582,8 +554,10 @@ const defaultMaxCatalogBytes = 16 << 20
 // listing.
 type catalogBudget struct{ max, left int64 }
 
-func (a *Adapter) catalogBudget() *catalogBudget {
-	max := orDefault(a.cfg.MaxCatalogBytes, defaultMaxCatalogBytes)
+// newCatalogBudget returns the budget of one listing under max, the
+// Config.MaxCatalogBytes (0: its default).
+func newCatalogBudget(max int64) *catalogBudget {
+	max = orDefault(max, defaultMaxCatalogBytes)
 	return &catalogBudget{max: max, left: max}
 }
 

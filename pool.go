@@ -1,0 +1,365 @@
+package mcpadapter
+
+// The connection pool: one connection per server (per server and
+// principal, principal.go), dialed on first use by one shared dial, kept
+// until it dies, is evicted or the Adapter is closed; the skip and retry
+// policy of servers that failed; the failures Status reports.
+//
+// Notes on its state and contexts:
+//
+//   - pool.mu guards the current generation and its connections, skipped
+//     servers, retries, failures and per-principal count. It is never held
+//     across I/O: a dial runs unlocked, then the lock is taken again to
+//     record it, unless Close came meanwhile (the dial's conn is then
+//     closed, as in database/sql's openNewConnection).
+//   - Concurrent callers of one connection share one dial (singleflight),
+//     which runs under the generation's context, not the first caller's:
+//     each caller waits on its own ctx, and the dial goes on when they
+//     leave, since its connection serves whoever comes next. (Catalog
+//     fetches, catalog.go, are shared too, but cancelled when no caller
+//     waits any more.)
+//   - A generation is everything one Close ends. Every goroutine working
+//     for it enters it (generation.enter), and Close waits for them.
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/singleflight"
+)
+
+// A pool owns the connections of an Adapter, across its generations.
+type pool struct {
+	cfg    *Config // the Adapter's
+	logger *slog.Logger
+	// dial opens a connection of g to a server, in a span under parent's.
+	dial func(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error)
+
+	dials map[string]*atomic.Int64 // dial attempts per server since New, for Status; the map is never changed
+
+	// mu guards gen and, in every generation, conns, skipped, failures,
+	// retries, principals and reaping.
+	mu  sync.Mutex
+	gen *generation // nil until first use and after Close
+}
+
+// A generation is everything one [Adapter.Close] ends: connections,
+// skipped servers, failures, in-flight dials, fetches and deliveries.
+type generation struct {
+	ctx    context.Context // cancelled by Close; every dial and call derives from it
+	cancel context.CancelFunc
+	dials  singleflight.Group
+
+	// life guards closed; enter adds to wg under it, so that Close, which
+	// sets closed, then waits for every goroutine that entered. It is
+	// taken last, after pool.mu or catalogs.mu.
+	life   sync.Mutex
+	closed bool
+	wg     sync.WaitGroup // goroutines the generation owns
+
+	// guarded by pool.mu:
+	conns      map[connKey]*conn
+	skipped    map[string]error
+	failures   map[string]failure // last failed dial per server, for Status
+	retries    map[string]*skipRetry
+	principals int  // per-principal conns in conns (principal.go)
+	reaping    bool // the reaper of idle per-principal conns runs
+
+	// The delivery queues of the notifier (notify.go), each guarded by
+	// its own lock: of server log and progress notifications, by server
+	// (a map never changed), and of change callbacks.
+	deliveries map[string]*deliveryQueue
+	changes    deliveryQueue
+}
+
+// enter registers a goroutine's work with g, so that Close waits for it; it
+// reports false when g is closed. The caller calls g.wg.Done when done.
+func (g *generation) enter() bool {
+	g.life.Lock()
+	defer g.life.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+// ended reports whether Close ended g.
+func (g *generation) ended() bool {
+	g.life.Lock()
+	defer g.life.Unlock()
+	return g.closed
+}
+
+// generation returns the current generation, starting one if needed.
+func (p *pool) generation() *generation {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gen == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		p.gen = &generation{
+			ctx: ctx, cancel: cancel,
+			conns:      map[connKey]*conn{},
+			skipped:    map[string]error{},
+			failures:   map[string]failure{},
+			retries:    map[string]*skipRetry{},
+			deliveries: perServer[deliveryQueue](p.cfg.Servers),
+		}
+	}
+	return p.gen
+}
+
+// close ends the current generation: it cancels its calls and dials, closes
+// every connection and waits for every goroutine of the generation.
+func (p *pool) close() {
+	p.mu.Lock()
+	g := p.gen
+	p.gen = nil
+	if g == nil {
+		p.mu.Unlock()
+		return
+	}
+	g.life.Lock()
+	g.closed = true
+	g.life.Unlock()
+	conns := slices.Collect(maps.Values(g.conns))
+	p.mu.Unlock()
+
+	// Cancel first: ClientSession.Close waits for calls in flight.
+	for _, c := range conns {
+		c.beginClose()
+	}
+	g.cancel()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(c.close)
+	}
+	wg.Wait()
+	g.wg.Wait()
+}
+
+// connect returns a live connection of ctx to server s, named name,
+// dialing it if needed: a connection that died is dialed again when s has
+// a retry policy, and a server skipped by discovery is not dialed.
+func (p *pool) connect(ctx context.Context, name string, s *Server) (*conn, error) {
+	key, err := connKeyOf(ctx, name, s)
+	if err != nil {
+		return nil, err
+	}
+	g := p.generation()
+	p.mu.Lock()
+	cur := g.conns[key]
+	skipErr := g.skipped[name]
+	p.mu.Unlock()
+	if skipErr != nil {
+		return nil, skipErr
+	}
+	attempts := 1
+	if cur != nil {
+		if cur.alive() {
+			if key.principal != "" {
+				cur.use.touch()
+			}
+			return cur, nil
+		}
+		policy := s.retryPolicy()
+		if policy == nil {
+			return nil, serverError(name, "connect", fmt.Errorf("connection lost: %w", cur.cause()))
+		}
+		attempts = max(policy.MaxAttempts, 1)
+	}
+	// The first caller's span is the parent of the dial's.
+	ch := g.dials.DoChan(key.flight(), func() (any, error) {
+		return p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*conn), nil
+	case <-ctx.Done():
+		return nil, serverError(key.server, "dial", ctx.Err())
+	}
+}
+
+// open is the shared dial of the connection key of g: up to attempts
+// dials, apart by the retry policy's Delay. It records the new connection
+// as key's (and admits it, for a principal), or the failure for Status.
+func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Server, attempts int) (*conn, error) {
+	// The generation owns the dial: Close cancels it and waits.
+	if !g.enter() {
+		return nil, serverError(key.server, "dial", ErrClosed)
+	}
+	defer g.wg.Done()
+	p.mu.Lock()
+	if cur := g.conns[key]; cur != nil && cur.alive() {
+		p.mu.Unlock()
+		return cur, nil
+	}
+	p.mu.Unlock()
+	var c *conn
+	var err error
+	for i := range attempts {
+		if i > 0 {
+			if err := sleep(g.ctx, s.retryPolicy().Delay); err != nil {
+				break
+			}
+		}
+		p.dials[key.server].Add(1)
+		if c, err = p.dial(parent, g, key, s); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		p.recordFailure(g, key.server, err)
+		return nil, err
+	}
+	p.mu.Lock()
+	if g.ended() {
+		p.mu.Unlock()
+		c.close() // lost the race with Close
+		return nil, serverError(key.server, "dial", ErrClosed)
+	}
+	defer p.mu.Unlock()
+	c.attach()
+	c.since = time.Now()
+	_, replaced := g.conns[key]
+	g.conns[key] = c
+	if key.principal != "" {
+		c.use.touch()
+		p.admitLocked(g, c, replaced)
+	}
+	return c, nil
+}
+
+// live returns the live connection of ctx to the server s, named name, or
+// nil. It dials nothing.
+func (p *pool) live(ctx context.Context, name string, s *Server) *conn {
+	key, err := connKeyOf(ctx, name, s)
+	if err != nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gen == nil {
+		return nil
+	}
+	if c := p.gen.conns[key]; c != nil && c.usable("") == nil {
+		return c
+	}
+	return nil
+}
+
+// sessionConns returns the connections of server in g whose session is
+// session: the shared one, or those of its principals.
+func (p *pool) sessionConns(g *generation, server string, s *Server, session *mcp.ClientSession) []*conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !s.perPrincipal() {
+		if c := g.conns[connKey{server: server}]; c != nil && c.session == session {
+			return []*conn{c}
+		}
+		return nil
+	}
+	var conns []*conn
+	for k, c := range g.conns {
+		if k.server == server && c.session == session {
+			conns = append(conns, c)
+		}
+	}
+	return conns
+}
+
+// maxSkipBackoff caps the wait before a skipped server with a retry
+// policy is dialed again.
+const maxSkipBackoff = 10 * time.Minute
+
+// A skipRetry is when a skipped server with a Restart or Reconnect policy
+// is dialed again: its failed dials in a row, and the time of the next.
+type skipRetry struct {
+	failures int
+	next     time.Time
+}
+
+// skip remembers that server s was skipped in g after a failed dial. A
+// server with a retry policy is tried again by a discovery after the
+// policy's Delay, doubled at each failure in a row up to maxSkipBackoff;
+// one without stays skipped until Close.
+func (p *pool) skip(g *generation, server string, s *Server, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if g.ended() {
+		return
+	}
+	g.skipped[server] = err
+	if policy := s.retryPolicy(); policy != nil {
+		r := g.retries[server]
+		if r == nil {
+			r = new(skipRetry)
+			g.retries[server] = r
+		}
+		r.failures++
+		wait := policy.Delay
+		for i := 1; i < r.failures && wait < maxSkipBackoff; i++ {
+			wait *= 2
+		}
+		r.next = time.Now().Add(min(wait, maxSkipBackoff))
+	}
+}
+
+// stillSkipped reports whether discovery passes server over: it was
+// skipped, and has no retry due (see skip). A due server is no longer
+// skipped: this discovery dials it.
+func (p *pool) stillSkipped(g *generation, server string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, skipped := g.skipped[server]; !skipped {
+		return false
+	}
+	if r := g.retries[server]; r != nil && !time.Now().Before(r.next) {
+		delete(g.skipped, server)
+		return false
+	}
+	return true
+}
+
+// answered records that server answered a discovery of g: its failures in
+// a row, for the backoff of skip, are over.
+func (p *pool) answered(g *generation, server string) {
+	p.mu.Lock()
+	delete(g.retries, server)
+	p.mu.Unlock()
+}
+
+// recordFailure records a failed dial of server in g, for Status.
+func (p *pool) recordFailure(g *generation, server string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !g.ended() {
+		g.failures[server] = failure{err: err, since: time.Now()}
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
