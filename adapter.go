@@ -152,7 +152,7 @@ type Config struct {
 	Approval func(call ToolCall) bool
 
 	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
-	// [*ApprovalRequired], [*PausedCalls] or [*PausedRun]) with an
+	// [*ApprovalRequired], [*PausedCalls], and agent.PausedRun) with an
 	// HMAC-SHA256 under this key, and makes every Adapter with the key
 	// refuse decoded state that is not sealed with it ([ErrTamperedState]).
 	// Give every replica the same key, of at least 32 random bytes. Without
@@ -171,7 +171,8 @@ type Config struct {
 	// memory whole: the call it answers fails with an error wrapping
 	// [ErrMessageTooLarge], and the connection stays usable. The bound is
 	// enforced on stdio, Streamable HTTP, SSE and custom *mcp.IOTransport
-	// streams. The go-sdk in-memory transport (and any other custom
+	// streams, and on go-sdk Streamable HTTP and SSE client transports
+	// given as [Server.Transport] (the adapter screens a copy of them). The go-sdk in-memory transport (and any other custom
 	// transport) decodes with a fixed 16 MiB cap of its own, past which its
 	// connection fails; there a smaller bound is applied after decoding.
 	MaxMessageBytes int64
@@ -318,7 +319,11 @@ type Server struct {
 	Dir        string            `json:"cwd,omitempty"`
 
 	// Transport returns a fresh transport for each dial (transports are
-	// single-use), e.g. one end of mcp.NewInMemoryTransports.
+	// single-use), e.g. one end of mcp.NewInMemoryTransports. A go-sdk
+	// *mcp.StreamableClientTransport or *mcp.SSEClientTransport is copied
+	// (the value returned is left alone) and sent through the adapter's
+	// HTTP transport, as a URL server is: MaxMessageBytes, the screen and
+	// the credential-origin policy apply to it.
 	Transport func(ctx context.Context) (mcp.Transport, error) `json:"-"`
 
 	// Mode selects the protocol era; see [ModeAuto], [ModeModern], [ModeLegacy].
