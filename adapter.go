@@ -446,6 +446,8 @@ type Adapter struct {
 	pool     pool
 	catalogs catalogs
 	notify   notifier
+	states   states   // stored state: sealing, and the checks before a resume or decision
+	elicit   elicitor // answers elicitation requests during calls
 }
 
 // New validates cfg and returns an Adapter. It opens no connection and starts
@@ -510,6 +512,8 @@ func New(cfg Config) (*Adapter, error) {
 	a.pool = pool{cfg: &a.cfg, logger: logger, dial: a.tracedDial, dials: perServer[atomic.Int64](servers)}
 	a.catalogs = catalogs{a: a}
 	a.notify = notifier{cfg: &a.cfg, logger: logger, droppedLogs: perServer[atomic.Int64](servers)}
+	a.states = newStates(cfg.StateKey, servers)
+	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	return a, nil
 }
 

@@ -118,7 +118,7 @@ func (p *ApprovalRequired) Reject(ctx context.Context, reason string) (*Result, 
 // [Config.StateKey]). Each value is decided once; see [ApprovalRequired]
 // for once across processes.
 func (a *Adapter) Approve(ctx context.Context, p *ApprovalRequired) (*Result, error) {
-	t, err := a.approvalTool(ctx, p, "approve")
+	t, err := p.open(ctx, &a.states, &a.catalogs, "approve")
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (a *Adapter) Approve(ctx context.Context, p *ApprovalRequired) (*Result, er
 // the checks of [Adapter.Approve]; p may come from another Adapter or
 // process through JSON. Nothing is sent.
 func (a *Adapter) Reject(ctx context.Context, p *ApprovalRequired, reason string) (*Result, error) {
-	if _, err := a.approvalTool(ctx, p, "reject"); err != nil {
+	if _, err := p.open(ctx, &a.states, &a.catalogs, "reject"); err != nil {
 		return nil, err
 	}
 	if err := p.decide("reject"); err != nil {
@@ -149,25 +149,24 @@ func (a *Adapter) Reject(ctx context.Context, p *ApprovalRequired, reason string
 	return errorResult(text), nil
 }
 
-// approvalTool returns the tool p's call runs on this adapter: p's own when
-// this adapter made p, else the checked tool of the server's catalog.
-func (a *Adapter) approvalTool(ctx context.Context, p *ApprovalRequired, verb string) (*Tool, error) {
+// open checks p before it is decided (verb) on the adapter whose stored
+// state s guards, as [Adapter.Approve] documents, and returns the tool its
+// call runs on: p's own when that adapter made p, else the checked tool of
+// the server's catalog in cs.
+func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, verb string) (*Tool, error) {
 	if p == nil || (p.tool == nil && !p.seal.decoded) {
 		return nil, fmt.Errorf("mcpadapter: %s: not an approval request returned by a tool call", verb)
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: %s: %w", p.Call.Server, p.Call.Tool, verb, err)
 	}
-	if err := a.checkSeal(stateApproval, p.seal); err != nil {
+	if err := s.open(ctx, stateApproval, p.seal, p.Call.Server, p.principal); err != nil {
 		return nil, fail(err)
 	}
-	if err := a.checkOwner(ctx, p.Call.Server, p.principal); err != nil {
-		return nil, fail(err)
-	}
-	if p.tool != nil && p.tool.a == a {
+	if p.tool != nil && p.tool.a == cs.a {
 		return p.tool, nil
 	}
-	t, err := a.storedTool(ctx, p.Call.Server, p.Call.Tool, p.Call.MCPName)
+	t, err := cs.storedTool(ctx, p.Call.Server, p.Call.Tool, p.Call.MCPName)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -289,11 +289,11 @@ func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mc
 		if err != nil {
 			return nil, serverError(c.server, callToolOp(mcpName), err)
 		}
-		if a.cfg.ElicitationHandler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
+		if a.elicit.handler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
 			return nil, newInterrupt(ctx, a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
 		}
 		asking, release := c.untilClose(ctx)
-		answered, err := a.answerInline(asking, c.server, tool, reqs)
+		answered, err := a.elicit.inline(asking, c.server, tool, reqs)
 		release()
 		if err != nil {
 			if c.life.Err() != nil {
@@ -416,25 +416,6 @@ func snapshot(args map[string]any) map[string]any {
 		return deepCopy(args)
 	}
 	return m
-}
-
-// answerInline answers a round's requests with [Config.ElicitationHandler],
-// in key order, and validates the answers as [Adapter.Resume] does.
-func (a *Adapter) answerInline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
-	answers := make(map[string]Answer, len(reqs))
-	for _, r := range reqs {
-		r.Server, r.Tool = server, tool
-		ans, err := a.cfg.ElicitationHandler(ctx, r)
-		if err != nil {
-			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
-		}
-		answers[r.Key] = ans
-	}
-	responses, err := validateAnswers(reqs, answers)
-	if err != nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
-	}
-	return responses, nil
 }
 
 // refused returns the model-visible result of a URL elicitation required

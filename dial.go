@@ -101,7 +101,7 @@ func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
 		Logger: a.cfg.Logger,
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return a.answerLive(ctx, name, req)
+			return a.elicit.live(ctx, name, req)
 		},
 		// A non-nil Capabilities also drops the SDK's default roots capability.
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{

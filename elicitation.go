@@ -23,13 +23,14 @@ package mcpadapter
 //     or cancelled resume is answered locally.
 //   - Legacy servers ask with live elicitation/create requests while the
 //     call is open; those cannot outlive the call and are answered by
-//     Config.ElicitationHandler, or declined (answerLive).
+//     Config.ElicitationHandler, or declined (elicitor.live).
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -225,10 +226,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
 	}
-	if err := a.checkSeal(stateInterrupt, in.seal); err != nil {
-		return nil, fail(err)
-	}
-	if err := a.checkOwner(ctx, in.Server, in.principal); err != nil {
+	if err := a.states.open(ctx, stateInterrupt, in.seal, in.Server, in.principal); err != nil {
 		return nil, fail(err)
 	}
 	// Validate against the server's requests, not the exported copy.
@@ -246,16 +244,17 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if !a.allowedName(in.Server, in.MCPName) {
 		return nil, fail(errFiltered)
 	}
-	t, err := a.resumeTool(ctx, in)
+	t, err := a.catalogs.resumeTool(ctx, in)
 	if err != nil {
 		return nil, fail(err)
 	}
-	if approve := a.cfg.Approval; approve != nil && !(in.approved && a.trusted(in.seal)) {
+	approved := in.approved && a.states.trusted(in.seal)
+	if approve := a.cfg.Approval; approve != nil && !approved {
 		if call := t.call(in.args); approve(call) {
 			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, principal: PrincipalFrom(ctx), resume: &resumeCall{in: in, reqs: reqs, responses: responses}}
 		}
 	}
-	return t.resume(ctx, in, reqs, responses, in.approved && a.trusted(in.seal))
+	return t.resume(ctx, in, reqs, responses, approved)
 }
 
 // resume sends the round of in with the validated responses, on t's
@@ -286,15 +285,15 @@ func (t *Tool) interrupted(err error, approved bool) error {
 }
 
 // resumeTool returns the tool to resume in on: the one that made it, when
-// in was made in this process by this Adapter and the tool is on the
+// in was made in this process by the adapter of cs and the tool is on the
 // server's current connection; otherwise the checked tool of the server's
 // catalog (storedTool).
-func (a *Adapter) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) {
-	if t := in.tool; t != nil && t.a == a && !in.seal.decoded && t.name == in.Tool && t.server == in.Server && t.MCPName() == in.MCPName {
+func (cs *catalogs) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) {
+	if t := in.tool; t != nil && t.a == cs.a && !in.seal.decoded && t.name == in.Tool && t.server == in.Server && t.MCPName() == in.MCPName {
 		if err := t.conn.checkPrincipal(ctx, in.MCPName); err != nil {
 			return nil, err
 		}
-		c, err := a.connect(ctx, in.Server)
+		c, err := cs.a.connect(ctx, in.Server)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +301,7 @@ func (a *Adapter) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) 
 			return t, nil
 		}
 	}
-	return a.storedTool(ctx, in.Server, in.Tool, in.MCPName)
+	return cs.storedTool(ctx, in.Server, in.Tool, in.MCPName)
 }
 
 // elicitationRequests converts a server's input requests, sorted by key.
@@ -577,20 +576,48 @@ func schemaRef(schema any) (string, bool) {
 	return "", false
 }
 
-// answerLive answers a legacy server's live elicitation/create request with
-// [Config.ElicitationHandler] (the request has no key), or declines it when
-// there is none. Live requests cannot become interrupts: they live only as
-// long as the call that is waiting for them. conn.liveElicitation screened
-// the request and gave ctx the call it serves.
+// An elicitor answers a server's elicitation requests while a call waits
+// for them, with [Config.ElicitationHandler]: the input rounds of a call
+// (inline) and a legacy server's elicitation/create requests (live).
+type elicitor struct {
+	handler func(ctx context.Context, req ElicitationRequest) (Answer, error) // nil: none
+	logger  *slog.Logger
+}
+
+// inline answers a round's requests of tool of server, in key order, and
+// validates the answers as [Adapter.Resume] does. The handler is set: a
+// call without one stops at an interrupt instead.
+func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
+	answers := make(map[string]Answer, len(reqs))
+	for _, r := range reqs {
+		r.Server, r.Tool = server, tool
+		ans, err := e.handler(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+		}
+		answers[r.Key] = ans
+	}
+	responses, err := validateAnswers(reqs, answers)
+	if err != nil {
+		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+	}
+	return responses, nil
+}
+
+// live answers a legacy server's live elicitation/create request with the
+// handler (the request has no key), or declines it when there is none.
+// Live requests cannot become interrupts: they live only as long as the
+// call that is waiting for them. conn.liveElicitation screened the request
+// and gave ctx the call it serves.
 //
 // The errors it returns go on the wire, as the JSON-RPC error answering the
 // server's request: standard codes, and messages without the adapter's
 // prefixes. A failed handler is -32603 with the handler's own message; an
 // answer that breaks the request (its schema, its mode) is -32603 with a
 // fixed message, since the reason may quote the user's answer.
-func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	if a.cfg.ElicitationHandler == nil {
-		a.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
+func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if e.handler == nil {
+		e.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
 	if req == nil || req.Params == nil {
@@ -599,13 +626,13 @@ func (a *Adapter) answerLive(ctx context.Context, server string, req *mcp.Elicit
 	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
 	live := liveCallOf(ctx)
 	r.Server, r.Tool = server, live.tool
-	ans, err := a.cfg.ElicitationHandler(ctx, r)
+	ans, err := e.handler(ctx, r)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	res, err := validateAnswer(r, ans)
 	if err != nil {
-		a.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
+		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
 	}
 	return res, nil

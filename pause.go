@@ -82,19 +82,17 @@ func (p pause) check(tool string) error {
 }
 
 // open checks stored state of kind (sealed with seal) that p is the pause
-// of, before p is settled on a under ctx: the seal, then the principal, as
-// [Adapter.Resume] does. The stored state is the principal's of its pause.
-func (p pause) open(ctx context.Context, a *Adapter, kind string, seal stateSeal) error {
-	if err := a.checkSeal(kind, seal); err != nil {
-		return err
-	}
+// of, before p is settled under ctx on the adapter whose stored state s
+// guards: the seal, then the principal, as [Adapter.Resume] does. The
+// stored state is the principal's of its pause.
+func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal) error {
 	switch {
 	case p.Interrupt != nil:
-		return a.checkOwner(ctx, p.Interrupt.Server, p.Interrupt.principal)
+		return s.open(ctx, kind, seal, p.Interrupt.Server, p.Interrupt.principal)
 	case p.Approval != nil:
-		return a.checkOwner(ctx, p.Approval.Call.Server, p.Approval.principal)
+		return s.open(ctx, kind, seal, p.Approval.Call.Server, p.Approval.principal)
 	}
-	return nil
+	return s.checkSeal(kind, seal)
 }
 
 // settle resolves the paused call with r on the adapter of t, the tool
@@ -176,7 +174,7 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 	if t == nil {
 		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: the paused call's tool is not in the toolset", ErrInvalidState)
 	}
-	if err := p.pause.open(ctx, t.a, stateCalls, p.seal); err != nil {
+	if err := p.pause.open(ctx, &t.a.states, stateCalls, p.seal); err != nil {
 		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w", err)
 	}
 	next := &PausedCalls{Calls: p.Calls, Next: p.Next, State: p.State, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}

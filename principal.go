@@ -104,10 +104,9 @@ func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
 // ctx must act for owner when owner is set, whatever the server; and for
 // a per-principal server, the state and ctx must both name one. Errors
 // never name a principal.
-func (a *Adapter) checkOwner(ctx context.Context, server, owner string) error {
+func (s *states) checkOwner(ctx context.Context, server, owner string) error {
 	p := PrincipalFrom(ctx)
-	s, ok := a.cfg.Servers[server]
-	perPrincipal := ok && s.perPrincipal()
+	perPrincipal := s.perPrincipal[server]
 	switch {
 	case perPrincipal && owner == "":
 		return fmt.Errorf("%w: the stored state records none", ErrNoPrincipal)

@@ -98,7 +98,7 @@ type liveCall struct {
 type liveCallKey struct{}
 
 // liveElicitation screens a live elicitation/create request before next
-// (the SDK's handler, answerLive) sees it; see the file comment.
+// (the SDK's handler, elicitor.live) sees it; see the file comment.
 func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	decline := func(why string) (mcp.Result, error) {
 		c.a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", why)

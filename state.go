@@ -73,14 +73,35 @@ func stateMAC(key []byte, kind string, payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// sealState returns payload sealed with key, or payload itself when key is
-// empty.
-func sealState(key []byte, kind string, payload []byte) ([]byte, error) {
-	if len(key) == 0 {
+// A states guards the state an Adapter stores: it seals what the Adapter
+// encodes with [Config.StateKey], and checks state given back to it (its
+// seal, then whose it is) before anything is resumed or decided. It is
+// built once, in New, from the validated configuration.
+type states struct {
+	key          []byte          // Config.StateKey; empty: nothing is sealed
+	perPrincipal map[string]bool // the servers whose connections are per principal
+}
+
+// newStates returns the guard of state stored under key by an adapter of
+// servers.
+func newStates(key []byte, servers map[string]Server) states {
+	s := states{key: key, perPrincipal: make(map[string]bool)}
+	for name, srv := range servers {
+		if srv.perPrincipal() {
+			s.perPrincipal[name] = true
+		}
+	}
+	return s
+}
+
+// seal returns payload sealed as state of kind, or payload itself when
+// there is no key.
+func (s *states) seal(kind string, payload []byte) ([]byte, error) {
+	if len(s.key) == 0 {
 		return payload, nil
 	}
-	s := string(payload)
-	return json.Marshal(sealedJSON{Sealed: &s, MAC: stateMAC(key, kind, payload)})
+	p := string(payload)
+	return json.Marshal(sealedJSON{Sealed: &p, MAC: stateMAC(s.key, kind, payload)})
 }
 
 // marshalState encodes state made by adapter a (nil for decoded state, which
@@ -94,7 +115,7 @@ func marshalState(a *Adapter, kind string, s stateSeal, encode func() ([]byte, e
 	if err != nil || a == nil {
 		return b, err
 	}
-	return sealState(a.cfg.StateKey, kind, b)
+	return a.states.seal(kind, b)
 }
 
 // unsealState returns the payload of stored state b (the envelope's, when
@@ -127,14 +148,24 @@ func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	return payload, stateSeal{decoded: true, payload: payload, mac: env.MAC}, nil
 }
 
-// checkSeal verifies the seal of stored state when the Adapter has a
+// open checks stored state of kind, with seal, that a call of server made
+// for principal owner left, before it is resumed or decided under ctx:
+// the seal (checkSeal), then the principal (checkOwner).
+func (s *states) open(ctx context.Context, kind string, seal stateSeal, server, owner string) error {
+	if err := s.checkSeal(kind, seal); err != nil {
+		return err
+	}
+	return s.checkOwner(ctx, server, owner)
+}
+
+// checkSeal verifies the seal of stored state when there is a
 // [Config.StateKey]: state made in this process needs none; decoded state
 // must be sealed with the key.
-func (a *Adapter) checkSeal(kind string, s stateSeal) error {
-	if !s.decoded || len(a.cfg.StateKey) == 0 {
+func (s *states) checkSeal(kind string, seal stateSeal) error {
+	if !seal.decoded || len(s.key) == 0 {
 		return nil
 	}
-	if s.mac == nil || !hmac.Equal(s.mac, stateMAC(a.cfg.StateKey, kind, s.payload)) {
+	if seal.mac == nil || !hmac.Equal(seal.mac, stateMAC(s.key, kind, seal.payload)) {
 		return ErrTamperedState
 	}
 	return nil
@@ -143,15 +174,16 @@ func (a *Adapter) checkSeal(kind string, s stateSeal) error {
 // trusted reports whether what stored state says about itself (that its
 // call was approved) can be believed: it was made in this process, or it is
 // sealed (checkSeal passed with a key).
-func (a *Adapter) trusted(s stateSeal) bool {
-	return !s.decoded || len(a.cfg.StateKey) > 0
+func (s *states) trusted(seal stateSeal) bool {
+	return !seal.decoded || len(s.key) > 0
 }
 
 // storedTool returns the tool that stored state names, from the server's
 // catalog: the server must be configured, the tool name must be the one
-// this Adapter gives the server's tool mcpName, and the server must list
+// the adapter gives the server's tool mcpName, and the server must list
 // that tool.
-func (a *Adapter) storedTool(ctx context.Context, server, tool, mcpName string) (*Tool, error) {
+func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string) (*Tool, error) {
+	a := cs.a
 	if _, err := a.server(server); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidState, err)
 	}
@@ -162,7 +194,7 @@ func (a *Adapter) storedTool(ctx context.Context, server, tool, mcpName string) 
 	if err != nil {
 		return nil, err
 	}
-	ts, err := a.catalogs.tools(ctx, c, CacheUse)
+	ts, err := cs.tools(ctx, c, CacheUse)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -433,5 +434,76 @@ func TestStateKeyPauses(t *testing.T) {
 	}
 	if got := s.Runs("book_table"); got != runs {
 		t.Errorf("book_table runs = %d after the refusals, want %d (nothing sent)", got, runs)
+	}
+}
+
+// TestStatesOpen: an Adapter's states checks stored state in order, the
+// seal before the principal, and believes what state says about itself
+// only when it was made here or sealed; per-principal servers are the ones
+// of Config.Servers with HeadersFor.
+func TestStatesOpen(t *testing.T) {
+	headers := func(context.Context, string) (map[string]string, error) { return nil, nil }
+	servers := map[string]Server{"shared": {URL: "http://shared.test/mcp"}, "own": {URL: "http://own.test/mcp", HeadersFor: headers}}
+	newAdapter := func(key []byte) *Adapter {
+		a, err := New(Config{StateKey: key, Servers: servers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	keyed, plain := newAdapter([]byte("k")), newAdapter(nil)
+	payload := []byte(`{"x":1}`)
+	b, err := keyed.states.seal(stateInterrupt, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sealed, err := unsealState("test", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, unsealed := stateSeal{}, stateSeal{decoded: true}
+	alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
+	tests := []struct {
+		name          string
+		a             *Adapter
+		ctx           context.Context
+		kind          string
+		seal          stateSeal
+		server, owner string
+		want          error // nil: opens
+	}{
+		{"made here, no key", plain, t.Context(), stateInterrupt, local, "shared", "", nil},
+		{"decoded, no key", plain, t.Context(), stateInterrupt, unsealed, "shared", "", nil},
+		{"sealed", keyed, alice, stateInterrupt, sealed, "own", "alice", nil},
+		{"unsealed under a key", keyed, alice, stateInterrupt, unsealed, "own", "alice", ErrTamperedState},
+		{"sealed as another kind", keyed, alice, stateApproval, sealed, "own", "alice", ErrTamperedState},
+		{"seal checked first", keyed, bob, stateApproval, sealed, "own", "alice", ErrTamperedState},
+		{"another principal", keyed, bob, stateInterrupt, sealed, "own", "alice", ErrWrongPrincipal},
+		{"another principal, shared server", plain, bob, stateInterrupt, local, "shared", "alice", ErrWrongPrincipal},
+		{"any principal, shared server without owner", plain, bob, stateInterrupt, local, "shared", "", nil},
+		{"per-principal state without owner", plain, alice, stateInterrupt, local, "own", "", ErrNoPrincipal},
+		{"per-principal server, ctx without principal", plain, t.Context(), stateInterrupt, local, "own", "alice", ErrNoPrincipal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.a.states.open(tt.ctx, tt.kind, tt.seal, tt.server, tt.owner)
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("open() = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		name string
+		a    *Adapter
+		seal stateSeal
+		want bool
+	}{
+		{"made here", plain, local, true},
+		{"decoded without a key", plain, unsealed, false},
+		{"decoded under a key", keyed, sealed, true},
+	} {
+		if got := tt.a.states.trusted(tt.seal); got != tt.want {
+			t.Errorf("trusted(%s) = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
