@@ -509,11 +509,15 @@ func New(cfg Config) (*Adapter, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}
-	a.pool = pool{cfg: &a.cfg, logger: logger, dial: a.tracedDial, dials: perServer[atomic.Int64](servers)}
+	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
+	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{
+		cfg: &a.cfg, logger: logger, tracer: a.tracer,
+		notify: &a.notify, listChanged: a.listChanged, elicit: a.elicit.live,
+		owner: a,
+	}}
 	a.catalogs = catalogs{a: a}
 	a.notify = notifier{cfg: &a.cfg, logger: logger, droppedLogs: perServer[atomic.Int64](servers)}
 	a.states = newStates(cfg.StateKey, servers)
-	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	return a, nil
 }
 

@@ -498,7 +498,7 @@ func BenchmarkOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			if adapterTransport {
-				t = screenTransport(a.newScreen("s"), t)
+				t = screenTransport(a.pool.dialer.newScreen("s"), t)
 			}
 			cs, err := client.Connect(b.Context(), t, nil)
 			if err != nil {
@@ -514,7 +514,7 @@ func BenchmarkOverhead(b *testing.B) {
 			benchPair(b, "raw", session(b, rawClient(), false), "raw2", session(b, rawClient(), false))
 		})
 		b.Run("era="+era+"/part=options", func(b *testing.B) {
-			benchPair(b, "raw", session(b, rawClient(), false), "options", session(b, a.newClient(a.pool.generation(), "s"), false))
+			benchPair(b, "raw", session(b, rawClient(), false), "options", session(b, a.pool.dialer.newClient(a.pool.generation(), "s"), false))
 		})
 		b.Run("era="+era+"/part=transport", func(b *testing.B) {
 			benchPair(b, "raw", session(b, rawClient(), false), "transport", session(b, rawClient(), true))

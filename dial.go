@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 const (
@@ -34,15 +36,39 @@ const (
 	clientName = "mcpadapter"
 )
 
+// A dialer opens the connections of an Adapter's pool (pool.open): for one
+// server, the go-sdk client with the adapter's handlers, the transport,
+// the handshake in the era the server's Mode asks for under the dial
+// timeout, and what the session tells of the server. It keeps no state
+// between dials, which run concurrently, each on a conn of its own.
+type dialer struct {
+	cfg    *Config // the Adapter's
+	logger *slog.Logger
+	tracer trace.Tracer // nil: no spans
+
+	// The targets of the handlers of the clients it builds (newClient):
+	// server notifications, list_changed (Adapter.listChanged: the
+	// catalogs, then the notifier) and live elicitation requests
+	// (elicitor.live).
+	notify      *notifier
+	listChanged func(g *generation, server string, kind ListKind, session *mcp.ClientSession)
+	elicit      func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+
+	// owner is the Adapter of the conns it dials (conn.a), through which
+	// their calls reach its catalogs and notifier. The dialer itself
+	// calls nothing through it.
+	owner *Adapter
+}
+
 // dial opens a new session with the named server under the generation's
 // context (not a caller's: the SSE transport ties its stream to the context
 // of Connect, and the dial is shared by every waiting caller).
-func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
+func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 	name := key.server
-	c := &conn{server: name, key: key, cfg: s, a: a, gen: g, life: g.ctx, done: make(chan struct{})}
+	c := &conn{server: name, key: key, cfg: s, a: d.owner, gen: g, life: g.ctx, done: make(chan struct{})}
 	client := s.Client
 	if client == nil {
-		client = a.newClient(g, name)
+		client = d.newClient(g, name)
 		client.AddReceivingMiddleware(c.refuseInputRequests)
 	} else {
 		prepare(client)
@@ -50,9 +76,9 @@ func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
 	// The session keeps the dial's context (SSE ties its stream to it), so
 	// the dial timeout cancels it only while the handshake runs.
 	ctx, cancel := context.WithCancel(g.ctx)
-	limit := a.dialTimeout()
+	limit := d.dialTimeout()
 	timer := time.AfterFunc(limit, cancel)
-	cs, err := a.connectEra(ctx, c, client)
+	cs, err := d.connectEra(ctx, c, client)
 	if !timer.Stop() { // timed out, maybe just after the handshake ended
 		if err == nil {
 			cs.Close()
@@ -89,7 +115,7 @@ func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
 		c.close()
 		return nil, serverError(name, "dial", fmt.Errorf("%w (negotiated %s)", ErrLegacyOnly, ir.ProtocolVersion))
 	}
-	a.logger.Debug("mcpadapter: connected", "server", name, "era", c.info.Era, "protocol", ir.ProtocolVersion)
+	d.logger.Debug("mcpadapter: connected", "server", name, "era", c.info.Era, "protocol", ir.ProtocolVersion)
 	return c, nil
 }
 
@@ -97,33 +123,33 @@ func (a *Adapter) dial(g *generation, key connKey, s *Server) (*conn, error) {
 // handling off (the adapter drives input rounds itself), elicitation
 // advertised (form and URL), list_changed wired to the catalog cache and,
 // with resources/updated, to the change callbacks (notify.go).
-func (a *Adapter) newClient(g *generation, name string) *mcp.Client {
+func (d *dialer) newClient(g *generation, name string) *mcp.Client {
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
-		Logger: a.cfg.Logger,
+		Logger: d.cfg.Logger,
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return a.elicit.live(ctx, name, req)
+			return d.elicit(ctx, name, req)
 		},
 		// A non-nil Capabilities also drops the SDK's default roots capability.
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{},
 		}},
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			a.listChanged(g, name, ToolList, req.Session)
+			d.listChanged(g, name, ToolList, req.Session)
 		},
 		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
-			a.listChanged(g, name, ResourceList, req.Session)
+			d.listChanged(g, name, ResourceList, req.Session)
 		},
 		PromptListChangedHandler: func(ctx context.Context, req *mcp.PromptListChangedRequest) {
-			a.listChanged(g, name, PromptList, req.Session)
+			d.listChanged(g, name, PromptList, req.Session)
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			a.notify.resourceUpdated(g, name, req)
+			d.notify.resourceUpdated(g, name, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			a.notify.serverLog(g, name, req.Params) // bounded (notify.go)
+			d.notify.serverLog(g, name, req.Params) // bounded (notify.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			a.notify.progressed(g, name, req.Session, req.Params)
+			d.notify.progressed(g, name, req.Session, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
@@ -171,9 +197,9 @@ func prepare(client *mcp.Client) {
 }
 
 // connectTransport connects client to the server of c over its transport.
-func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := a.newScreen(c.server)
+	sc := d.newScreen(c.server)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -184,11 +210,11 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 		if t == nil {
 			return nil, errors.New("transport: Server.Transport returned a nil transport")
 		}
-		return a.connectCustom(ctx, client, c, sc, t, opts)
+		return d.connectCustom(ctx, client, c, sc, t, opts)
 	case s.Command != "":
-		return client.Connect(ctx, c.own(a.commandTransport(c, sc)), opts)
+		return client.Connect(ctx, c.own(d.commandTransport(c, sc)), opts)
 	default:
-		cs, err := a.connectHTTP(ctx, client, c, sc, opts)
+		cs, err := d.connectHTTP(ctx, client, c, sc, opts)
 		return cs, hideURLs(err, sseEndpoints(s.URL)...) // s.URL is the first
 	}
 }
@@ -198,13 +224,13 @@ func (a *Adapter) connectTransport(ctx context.Context, c *conn, client *mcp.Cli
 // as a URL server's do (connectStreamable, connectSSE), with Server.Mode
 // for their era and no SSE fallback; any other transport is screened by
 // screenTransport.
-func (a *Adapter) connectCustom(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, t mcp.Transport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (d *dialer) connectCustom(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, t mcp.Transport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	switch t := t.(type) {
 	case *mcp.StreamableClientTransport:
-		cs, err := a.connectStreamable(ctx, client, c, sc, t, opts)
+		cs, err := d.connectStreamable(ctx, client, c, sc, t, opts)
 		return cs, hideURLs(err, t.Endpoint)
 	case *mcp.SSEClientTransport:
-		cs, err := a.connectSSE(ctx, client, c, sc, t, opts)
+		cs, err := d.connectSSE(ctx, client, c, sc, t, opts)
 		return cs, hideURLs(err, t.Endpoint)
 	}
 	return client.Connect(ctx, c.own(screenTransport(sc, t)), opts)
@@ -237,14 +263,14 @@ func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 // compatibility rule: a client that gets 4xx for its first POST may assume an
 // old HTTP+SSE server. In auto mode only 404 and 405 count (a 400 is more
 // often a real error); in legacy mode any 4xx but 401/403 does.
-func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (d *dialer) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
 	oauth := s.OAuth
 	if s.OAuthFor != nil {
 		oauth = s.OAuthFor(c.key.principal)
 	}
 	st := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient, OAuthHandler: oauth}
-	cs, err := a.connectStreamable(ctx, client, c, sc, st, opts)
+	cs, err := d.connectStreamable(ctx, client, c, sc, st, opts)
 	if err == nil {
 		return cs, nil
 	}
@@ -260,9 +286,9 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 	for _, endpoint := range sseEndpoints(s.URL) {
 		sse := &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: s.HTTPClient}
 		// SSE servers are legacy-only: skip the discover probe.
-		cs, err := a.connectSSE(ctx, client, c, sc, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+		cs, err := d.connectSSE(ctx, client, c, sc, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
-			a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redactURL(endpoint))
+			d.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redactURL(endpoint))
 			return cs, nil
 		}
 		errs = append(errs, fmt.Errorf("SSE %s: %w", redactURL(endpoint), err))
@@ -278,11 +304,11 @@ func (a *Adapter) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, 
 // end. The copy's event cap is the adapter's (maxEventSize). The Streamable HTTP connection itself is not wrapped (sdkcompat.go,
 // entry 5): c.http ends its requests. A failure that got an HTTP
 // error status wraps an *httpStatusError.
-func (a *Adapter) connectStreamable(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, st *mcp.StreamableClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, st *mcp.StreamableClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	rt := newServerTransport(c, sc, st.Endpoint)
 	cp := *st
 	cp.HTTPClient = rt.client(st.HTTPClient)
-	cp.MaxEventSize = a.maxEventSize()
+	cp.MaxEventSize = d.maxEventSize()
 	cs, err := client.Connect(ctx, &cp, opts)
 	if err != nil {
 		return nil, rt.statusOf(err)
@@ -293,11 +319,11 @@ func (a *Adapter) connectStreamable(ctx context.Context, client *mcp.Client, c *
 
 // connectSSE is connectStreamable for an HTTP+SSE transport, whose
 // connection is the adapter's own (conn.own).
-func (a *Adapter) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, sse *mcp.SSEClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
+func (d *dialer) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, sse *mcp.SSEClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	rt := newServerTransport(c, sc, sse.Endpoint)
 	cp := *sse
 	cp.HTTPClient = rt.client(sse.HTTPClient)
-	cp.MaxEventSize = a.maxEventSize()
+	cp.MaxEventSize = d.maxEventSize()
 	cs, err := client.Connect(ctx, c.own(&cp), opts)
 	if err != nil {
 		return nil, rt.statusOf(err)
@@ -310,7 +336,7 @@ func (a *Adapter) connectSSE(ctx context.Context, client *mcp.Client, c *conn, s
 // MaxMessageBytes and fails only the call concerned; the SDK's cap stays
 // as a backstop, with room for the unknown-content placeholders the screen
 // may add to a message within the bound.
-func (a *Adapter) maxEventSize() int { return 2*a.maxMessageBytes() + 64<<10 }
+func (d *dialer) maxEventSize() int { return 2*d.maxMessageBytes() + 64<<10 }
 
 // shouldFallBack decides whether a failed Streamable HTTP dial that got
 // HTTP status code is retried over SSE.
@@ -340,11 +366,11 @@ func sseEndpoints(rawURL string) []string {
 }
 
 // dialTimeout returns Config.DialTimeout, or its default.
-func (a *Adapter) dialTimeout() time.Duration { return orDefault(a.cfg.DialTimeout, dialTimeout) }
+func (d *dialer) dialTimeout() time.Duration { return orDefault(d.cfg.DialTimeout, dialTimeout) }
 
 // maxMessageBytes returns Config.MaxMessageBytes, or its default.
-func (a *Adapter) maxMessageBytes() int {
-	return int(orDefault(a.cfg.MaxMessageBytes, defaultMaxMessageBytes))
+func (d *dialer) maxMessageBytes() int {
+	return int(orDefault(d.cfg.MaxMessageBytes, defaultMaxMessageBytes))
 }
 
 // orDefault returns v when it is positive (set), else def.

@@ -25,7 +25,7 @@ const (
 )
 
 // connectEra connects client to the server of c in the era its Mode asks for.
-func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (*mcp.ClientSession, error) {
+func (d *dialer) connectEra(ctx context.Context, c *conn, client *mcp.Client) (*mcp.ClientSession, error) {
 	s := c.cfg
 	var opts *mcp.ClientSessionOptions
 	switch s.Mode {
@@ -34,10 +34,10 @@ func (a *Adapter) connectEra(ctx context.Context, c *conn, client *mcp.Client) (
 	case ModeModern:
 		m := new(modernOnly)
 		ctx = context.WithValue(ctx, modernOnlyKey{}, m)
-		cs, err := a.connectTransport(ctx, c, client, opts)
+		cs, err := d.connectTransport(ctx, c, client, opts)
 		return cs, m.classify(err)
 	}
-	return a.connectTransport(ctx, c, client, opts)
+	return d.connectTransport(ctx, c, client, opts)
 }
 
 // Context keys read by the sending middleware, which is stateless so that

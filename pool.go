@@ -40,8 +40,7 @@ import (
 type pool struct {
 	cfg    *Config // the Adapter's
 	logger *slog.Logger
-	// dial opens a connection of g to a server, in a span under parent's.
-	dial func(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error)
+	dialer dialer // opens its connections (dial.go)
 
 	dials map[string]*atomic.Int64 // dial attempts per server since New, for Status; the map is never changed
 
@@ -215,7 +214,7 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 			}
 		}
 		p.dials[key.server].Add(1)
-		if c, err = p.dial(parent, g, key, s); err == nil {
+		if c, err = p.dialer.tracedDial(parent, g, key, s); err == nil {
 			break
 		}
 	}

@@ -14,10 +14,10 @@ import (
 )
 
 // newScreen returns the screen of one connection to the named server.
-func (a *Adapter) newScreen(server string) *wire.Screen {
+func (d *dialer) newScreen(server string) *wire.Screen {
 	return wire.New(wire.Options{
-		MaxMessageBytes: a.maxMessageBytes(),
-		Logger:          a.logger.With("server", server),
+		MaxMessageBytes: d.maxMessageBytes(),
+		Logger:          d.logger.With("server", server),
 		Placeholder:     unsupportedText,
 		PlaceholderKey:  originalMetaKey,
 	})

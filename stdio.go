@@ -20,7 +20,7 @@ var (
 
 // commandTransport builds a fresh stdio transport for the server of c
 // (internal/stdio), its output screened by sc; c.stop ends what it starts.
-func (a *Adapter) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
+func (d *dialer) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
 	s := c.cfg
 	t, stop := stdio.NewTransport(stdio.Options{
 		Command:    s.Command,
@@ -29,7 +29,7 @@ func (a *Adapter) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
 		Env:        s.Env,
 		InheritEnv: s.InheritEnv,
 		Screen:     sc,
-		Logger:     a.logger,
+		Logger:     d.logger,
 		Server:     c.server,
 		Terminate:  time.Duration(terminateDelay.Load()),
 		Unwatched:  unwatched.Load(),

@@ -255,17 +255,17 @@ func withTraceContext(ctx context.Context, meta map[string]any) map[string]any {
 	return meta
 }
 
-// tracedDial is [Adapter.dial] in a client span ("initialize", or
+// tracedDial is [dialer.dial] in a client span ("initialize", or
 // "server/discover" when the modern era was negotiated), a child of the
 // span of the caller whose discovery started the dial.
-func (a *Adapter) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error) {
-	if a.tracer == nil {
-		return a.dial(g, key, s)
+func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error) {
+	if d.tracer == nil {
+		return d.dial(g, key, s)
 	}
 	ctx := trace.ContextWithSpanContext(context.Background(), parent)
 	attrs := append([]attribute.KeyValue{attrServer.String(key.server)}, transportAttrs(s)...)
-	_, span := a.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	c, err := a.dial(g, key, s)
+	_, span := d.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	c, err := d.dial(g, key, s)
 	method := "initialize"
 	if err == nil {
 		if c.modern() {
