@@ -17,7 +17,10 @@ import (
 //     set, so that a set listed with IncludeAppOnly is still safe to hand
 //     to an agent.
 //   - A tool without a name cannot be called at all: it is dropped when the
-//     list is read, with a debug log.
+//     list is read, with a debug log (catalog.go).
+//
+// visible (filter.go) carries out these rules together with the filters
+// and the task-required tools.
 
 // IncludeAppOnly makes [Adapter.ListTools] and [Adapter.ListToolsets]
 // return the MCP Apps tools meant for the app alone too (see
@@ -44,32 +47,4 @@ func appOnly(d *mcp.Tool) bool {
 	ui, _ := d.Meta["ui"].(map[string]any)
 	vis, ok := ui["visibility"].([]any)
 	return ok && !slices.Contains(vis, any("model"))
-}
-
-// forModel returns the tools of s the model may see: s itself when all
-// are, else a new slice (s may be a cached list, never written to).
-func (s Toolset) forModel() Toolset {
-	i := slices.IndexFunc(s, (*Tool).AppOnly)
-	if i < 0 {
-		return s
-	}
-	out := slices.Clone(s[:i])
-	for _, t := range s[i+1:] {
-		if !t.appOnly {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// named returns the descriptors that have a name, dropping the others
-// (and nil entries) with a debug log. It may reuse descs' array.
-func (a *Adapter) named(server string, descs []*mcp.Tool) []*mcp.Tool {
-	return slices.DeleteFunc(descs, func(d *mcp.Tool) bool {
-		if d != nil && d.Name != "" {
-			return false
-		}
-		a.logger.Debug("mcpadapter: dropped a listed tool without a name", "server", server)
-		return true
-	})
 }
