@@ -314,7 +314,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 		if err != nil {
 			return nil, "", 0, err
 		}
-		// A tool without a name cannot be called at all (visibility.go).
+		// A tool without a name cannot be called at all (filter.go).
 		named := slices.DeleteFunc(res.Tools, func(d *mcp.Tool) bool {
 			if d != nil && d.Name != "" {
 				return false

@@ -11,6 +11,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// What a caller is offered. A server may list tools that must not reach the
+// model; visible (below) is the one pass that leaves them out of every
+// discovery, and the duplicate check (checkDuplicates) sees only what it
+// keeps:
+//
+//   - the tools a [Filter] drops;
+//   - MCP Apps tools whose _meta.ui.visibility leaves out "model" (such as
+//     ["app"]), which the app's view calls, never the model. They are left
+//     out unless [IncludeAppOnly] asks for them, and [Toolset.Tools],
+//     [Toolset.LLMTools] and [Toolset.HandleToolCalls] skip them in any
+//     set, so that a set listed with IncludeAppOnly is still safe to hand
+//     to an agent;
+//   - tools whose server requires task-based execution, which the adapter
+//     cannot run: a call that reaches one anyway (through stored state)
+//     fails with [ErrTaskRequired] (call.go).
+//
+// A tool without a name cannot be called at all: it is dropped when the
+// list is read, with a debug log (catalog.go), and never becomes a Tool.
+
 // A Filter selects which tools the model is offered: [Config.Filter] for
 // every server, [Server.Filter] for one; a tool is offered when both keep
 // it. The zero Filter keeps every tool.
@@ -124,6 +143,33 @@ func (f *Filter) keeps(ctx context.Context, server string, d *mcp.Tool) bool {
 	return f.allows(d.Name) && (f.Keep == nil || f.Keep(ctx, server, d))
 }
 
+// IncludeAppOnly makes [Adapter.ListTools] and [Adapter.ListToolsets]
+// return the MCP Apps tools meant for the app alone too (see
+// [Tool.AppOnly]), for an MCP Apps host that runs the tools its views
+// call:
+//
+//	ts, err := a.ListTools(ctx, mcpadapter.IncludeAppOnly())
+//	res, err := ts.Lookup(name).Invoke(ctx, args) // the view's call
+//
+// The model-facing methods of the set ([Toolset.Tools], [Toolset.LLMTools],
+// [Toolset.HandleToolCalls]) still leave those tools out.
+func IncludeAppOnly() ListOption {
+	return func(o *listOptions) { o.appOnly = true }
+}
+
+// AppOnly reports whether the tool is for an MCP Apps view, not for the
+// model: its _meta.ui.visibility is a list without "model" (such as
+// ["app"]). Tools without a visibility are for both.
+func (t *Tool) AppOnly() bool { return t.appOnly }
+
+// appOnly reports whether d's _meta.ui.visibility leaves out the model.
+// A visibility that is not a list is ignored (the default: model and app).
+func appOnly(d *mcp.Tool) bool {
+	ui, _ := d.Meta["ui"].(map[string]any)
+	vis, ok := ui["visibility"].([]any)
+	return ok && !slices.Contains(vis, any("model"))
+}
+
 // A toolPolicy holds the rules that turn a server's descriptors into the
 // tools a caller is offered: the names the model sees (names.go), the
 // filters, and which output schemas are validated (output.go). New builds
@@ -178,7 +224,7 @@ func visible(set Toolset, app bool, keep func(*Tool) bool) Toolset {
 }
 
 // offered reports whether t may be offered, filters aside: not when it is
-// for an MCP Apps view alone and app is false (visibility.go), nor when the
+// for an MCP Apps view alone and app is false, nor when the
 // server requires task-based execution for it, which the adapter cannot run
 // (call.go).
 func (t *Tool) offered(app bool) bool { return (app || !t.appOnly) && !t.taskRequired }

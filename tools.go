@@ -43,7 +43,7 @@ type Tool struct {
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
-	// appOnly marks an MCP Apps tool the model must not see (visibility.go).
+	// appOnly marks an MCP Apps tool the model must not see (filter.go).
 	appOnly bool
 	output  outputSchema // the resolved outputSchema, made on first use (output.go)
 
