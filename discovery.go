@@ -29,9 +29,9 @@ func Servers(names ...string) ListOption {
 // server name, in each server's order, without the tools that
 // [Config.Filter] and [Server.Filter] drop for the caller of ctx. Tools for
 // an MCP Apps view alone are left out unless [IncludeAppOnly] is given (see
-// [Tool.AppOnly]). It fails
-// with [ErrDuplicateToolName] when two selected tools share a name (ignoring
-// case). See [Config.OnConnectionError] for servers that fail.
+// [Tool.AppOnly]), and so are tools that require task-based execution. It
+// fails with [ErrDuplicateToolName] when two returned tools share a name
+// (ignoring case). See [Config.OnConnectionError] for servers that fail.
 func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
 	sets, names, err := a.discover(ctx, opts)
 	if err != nil {
