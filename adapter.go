@@ -436,13 +436,15 @@ type ServerInfo struct {
 // An Adapter holds its configuration and three owners, each with its own
 // lock: the pool of connections (pool.go, principal.go), the catalogs of
 // those connections (catalog.go) and the notifier, which hands server
-// notifications to user code (notify.go). Its methods delegate to them.
+// notifications to user code (notify.go). Its methods delegate to them,
+// and to the tool policy (filter.go), which needs no lock.
 type Adapter struct {
 	cfg     Config
 	logger  *slog.Logger
 	tracer  trace.Tracer  // nil: no spans
 	callIDs atomic.Uint64 // ids of calls not made by a model
 
+	policy   toolPolicy // names, filters, output schemas: read-only
 	pool     pool
 	catalogs catalogs
 	notify   notifier
@@ -509,6 +511,7 @@ func New(cfg Config) (*Adapter, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}
+	a.policy = toolPolicy{cfg: &a.cfg, logger: logger}
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{
 		cfg: &a.cfg, logger: logger, tracer: a.tracer,

@@ -690,12 +690,13 @@ func BenchmarkNewTool(b *testing.B) {
 		}
 		descs[i] = &mcp.Tool{Name: fmt.Sprintf("tool_%d", i), Description: "Get the weather.", InputSchema: m}
 	}
-	a := &Adapter{}
-	c := &conn{server: "s", info: ServerInfo{Name: "srv", Version: "1"}}
+	policy := toolPolicy{cfg: &Config{}}
+	c := &conn{server: "s", a: &Adapter{}, info: ServerInfo{Name: "srv", Version: "1"}}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		a.newTool(c, descs[i%len(descs)])
+		d := descs[i%len(descs)]
+		newTool(c, policy.name(c.server, d.Name), d)
 		i++
 	}
 }

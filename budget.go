@@ -217,7 +217,7 @@ func (r *Result) structuredText() (string, bool) {
 	}
 	for i := range r.Content {
 		b := &r.Content[i]
-		if !b.forModel() {
+		if !b.forAssistant() {
 			continue
 		}
 		if b.Type == BlockText && b.Raw == nil || len(b.Data) > 0 {

@@ -156,9 +156,9 @@ type catalog struct {
 	distinct []*Tool
 }
 
-// checkDistinct is checkDuplicates for the tool set of c, done once per
-// set: the wrappers and their names never change, so a set equal to the
-// last one found distinct is distinct.
+// checkDistinct is checkDuplicates (filter.go) for a tool set of c that
+// visible offers, done once per set: the wrappers and their names never
+// change, so a set equal to the last one found distinct is distinct.
 func (cs *catalogs) checkDistinct(c *conn, set Toolset) error {
 	cs.mu.Lock()
 	cat := cs.ofLocked(c)
@@ -314,7 +314,14 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 		if err != nil {
 			return nil, "", 0, err
 		}
-		named := a.named(c.server, res.Tools)
+		// A tool without a name cannot be called at all (filter.go).
+		named := slices.DeleteFunc(res.Tools, func(d *mcp.Tool) bool {
+			if d != nil && d.Name != "" {
+				return false
+			}
+			a.logger.Debug("mcpadapter: dropped a listed tool without a name", "server", c.server)
+			return true
+		})
 		for _, d := range named {
 			key := wrapperKey(d)
 			if err := budget.spend(len(key)); err != nil {
@@ -338,7 +345,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	tools := make(Toolset, len(descs))
 	for i, d := range descs {
 		if tools[i] = known[keys[i]]; tools[i] == nil {
-			tools[i] = a.newTool(c, d)
+			tools[i] = newTool(c, a.policy.name(c.server, d.Name), d)
 		}
 	}
 

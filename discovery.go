@@ -3,7 +3,6 @@ package mcpadapter
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -30,9 +29,9 @@ func Servers(names ...string) ListOption {
 // server name, in each server's order, without the tools that
 // [Config.Filter] and [Server.Filter] drop for the caller of ctx. Tools for
 // an MCP Apps view alone are left out unless [IncludeAppOnly] is given (see
-// [Tool.AppOnly]). It fails
-// with [ErrDuplicateToolName] when two selected tools share a name (ignoring
-// case). See [Config.OnConnectionError] for servers that fail.
+// [Tool.AppOnly]), and so are tools that require task-based execution. It
+// fails with [ErrDuplicateToolName] when two returned tools share a name
+// (ignoring case). See [Config.OnConnectionError] for servers that fail.
 func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, error) {
 	sets, names, err := a.discover(ctx, opts)
 	if err != nil {
@@ -40,13 +39,12 @@ func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, e
 	}
 	if len(names) == 1 {
 		// discover checked this server's tools already. The set may be
-		// the cache's own list (a CacheRefresh fetch): the caller gets a
-		// copy.
-		return slices.Clone(forModel(sets[names[0]])), nil
+		// the cache's own list: the caller gets a copy.
+		return slices.Clone(sets[names[0]]), nil
 	}
 	var all Toolset
 	for _, name := range names {
-		all = append(all, forModel(sets[name])...)
+		all = append(all, sets[name]...)
 	}
 	if err := checkDuplicates(all); err != nil {
 		return nil, err
@@ -59,29 +57,12 @@ func (a *Adapter) ListTools(ctx context.Context, opts ...ListOption) (Toolset, e
 // are absent.
 func (a *Adapter) ListToolsets(ctx context.Context, opts ...ListOption) (map[string]Toolset, error) {
 	sets, _, err := a.discover(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	for name, set := range sets {
-		if err := checkDuplicates(set); err != nil {
-			return nil, err
-		}
-		sets[name] = forModel(set)
-	}
-	return sets, nil
-}
-
-// forModel returns the tools of ts a model may be offered: not those that
-// require task-based execution, which the adapter cannot run.
-func forModel(ts Toolset) Toolset {
-	if !slices.ContainsFunc(ts, func(t *Tool) bool { return t.taskRequired }) {
-		return ts
-	}
-	return slices.DeleteFunc(slices.Clone(ts), func(t *Tool) bool { return t.taskRequired })
+	return sets, err
 }
 
 // discover lists the tools of every configured server in parallel and
-// returns those of the selected ones, with the selected names in order.
+// returns those of the selected ones that the caller is offered (visible),
+// each set checked for duplicate names, with the selected names in order.
 func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]Toolset, []string, error) {
 	o, err := listOptionsOf(opts)
 	if err != nil {
@@ -129,7 +110,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 				}
 				tools, err = a.catalogs.tools(ctx, c, o.cache)
 			}
-			tools = a.offered(ctx, name, tools)
+			tools = visible(tools, o.appOnly, a.policy.keep(ctx, name))
 			if err == nil {
 				// A server listing two names that differ only in case
 				// fails alone, as any other listing failure.
@@ -159,9 +140,6 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			}
 			if slices.Contains(selected, name) {
 				sets[name] = out.tools
-				if !o.appOnly {
-					sets[name] = out.tools.forModel()
-				}
 			}
 			a.pool.answered(g, name)
 			continue
@@ -186,24 +164,4 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		return nil, nil, err
 	}
 	return sets, selected, nil
-}
-
-// checkDuplicates fails when two tools share a name, ignoring case the way
-// langchaingo's executor does (it looks tools up by strings.ToUpper).
-func checkDuplicates(set Toolset) error {
-	seen := make(map[string]*Tool, len(set))
-	for _, t := range set {
-		// Folded at construction (tools.go): a cached ListTools of 1000
-		// tools spent most of its time and 1000 allocations here.
-		if t.name == "" {
-			return fmt.Errorf("mcpadapter: server %q: tool %q: Config.ToolName gave an empty name", t.server, t.desc.Name)
-		}
-		key := t.folded
-		if prev, ok := seen[key]; ok {
-			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,
-				prev.name, prev.server, prev.desc.Name, t.name, t.server, t.desc.Name)
-		}
-		seen[key] = t
-	}
-	return nil
 }

@@ -241,7 +241,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
-	if !a.allowedName(in.Server, in.MCPName) {
+	if !a.policy.allows(in.Server, in.MCPName) {
 		return nil, fail(errFiltered)
 	}
 	t, err := a.catalogs.resumeTool(ctx, in)

@@ -4,11 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// What a caller is offered. A server may list tools that must not reach the
+// model; visible (below) is the one pass that leaves them out of every
+// discovery, and the duplicate check (checkDuplicates) sees only what it
+// keeps:
+//
+//   - the tools a [Filter] drops;
+//   - MCP Apps tools whose _meta.ui.visibility leaves out "model" (such as
+//     ["app"]), which the app's view calls, never the model. They are left
+//     out unless [IncludeAppOnly] asks for them, and [Toolset.Tools],
+//     [Toolset.LLMTools] and [Toolset.HandleToolCalls] skip them in any
+//     set, so that a set listed with IncludeAppOnly is still safe to hand
+//     to an agent;
+//   - tools whose server requires task-based execution, which the adapter
+//     cannot run: a call that reaches one anyway (through stored state)
+//     fails with [ErrTaskRequired] (call.go).
+//
+// A tool without a name cannot be called at all: it is dropped when the
+// list is read, with a debug log (catalog.go), and never becomes a Tool.
 
 // A Filter selects which tools the model is offered: [Config.Filter] for
 // every server, [Server.Filter] for one; a tool is offered when both keep
@@ -123,26 +143,110 @@ func (f *Filter) keeps(ctx context.Context, server string, d *mcp.Tool) bool {
 	return f.allows(d.Name) && (f.Keep == nil || f.Keep(ctx, server, d))
 }
 
-// allowedName reports whether the static filters of the adapter and of
-// server keep the tool the server names tool.
-func (a *Adapter) allowedName(server, tool string) bool {
-	s := a.cfg.Servers[server]
-	return a.cfg.Filter.allows(tool) && s.Filter.allows(tool)
+// IncludeAppOnly makes [Adapter.ListTools] and [Adapter.ListToolsets]
+// return the MCP Apps tools meant for the app alone too (see
+// [Tool.AppOnly]), for an MCP Apps host that runs the tools its views
+// call:
+//
+//	ts, err := a.ListTools(ctx, mcpadapter.IncludeAppOnly())
+//	res, err := ts.Lookup(name).Invoke(ctx, args) // the view's call
+//
+// The model-facing methods of the set ([Toolset.Tools], [Toolset.LLMTools],
+// [Toolset.HandleToolCalls]) still leave those tools out.
+func IncludeAppOnly() ListOption {
+	return func(o *listOptions) { o.appOnly = true }
 }
 
-// offered returns the tools of set that the filters of the adapter and of
-// server keep for the caller of ctx. set is the catalog's (possibly shared)
-// list: it is never modified, and returned as is when no filter is set.
-func (a *Adapter) offered(ctx context.Context, server string, set Toolset) Toolset {
-	s := a.cfg.Servers[server]
-	if a.cfg.Filter.zero() && s.Filter.zero() {
+// AppOnly reports whether the tool is for an MCP Apps view, not for the
+// model: its _meta.ui.visibility is a list without "model" (such as
+// ["app"]). Tools without a visibility are for both.
+func (t *Tool) AppOnly() bool { return t.appOnly }
+
+// appOnly reports whether d's _meta.ui.visibility leaves out the model.
+// A visibility that is not a list is ignored (the default: model and app).
+func appOnly(d *mcp.Tool) bool {
+	ui, _ := d.Meta["ui"].(map[string]any)
+	vis, ok := ui["visibility"].([]any)
+	return ok && !slices.Contains(vis, any("model"))
+}
+
+// A toolPolicy holds the rules that turn a server's descriptors into the
+// tools a caller is offered: the names the model sees (names.go), the
+// filters, and which output schemas are validated (output.go). New builds
+// it once from the Config; it is read-only and needs no lock.
+type toolPolicy struct {
+	cfg    *Config
+	logger *slog.Logger
+}
+
+// allows reports whether the static filters of the adapter and of server
+// keep the tool the server names tool.
+func (p *toolPolicy) allows(server, tool string) bool {
+	own := p.cfg.Servers[server].Filter
+	return p.cfg.Filter.allows(tool) && own.allows(tool)
+}
+
+// keep returns whether the filters of the adapter and of server keep a tool
+// of server for the caller of ctx, or nil when no filter is set.
+func (p *toolPolicy) keep(ctx context.Context, server string) func(*Tool) bool {
+	own := p.cfg.Servers[server].Filter
+	if p.cfg.Filter.zero() && own.zero() {
+		return nil
+	}
+	return func(t *Tool) bool {
+		return own.keeps(ctx, server, t.desc) && p.cfg.Filter.keeps(ctx, server, t.desc)
+	}
+}
+
+// visible is the one rule for which tools of a set are offered: those that
+// keep keeps (the filters, see [toolPolicy.keep]; nil keeps every tool) and
+// that are offered by nature (see [Tool.offered]). Tools without a name
+// never get here: they are dropped when the list is read (catalog.go).
+//
+// set may be a catalog's shared list: it is never modified, and is returned
+// as is when every tool is kept. keep is called once per tool, in order,
+// before anything else, so that a Filter's Keep sees every tool that Allow
+// and Deny keep.
+func visible(set Toolset, app bool, keep func(*Tool) bool) Toolset {
+	hidden := func(t *Tool) bool { return keep != nil && !keep(t) || !t.offered(app) }
+	i := slices.IndexFunc(set, hidden)
+	if i < 0 {
 		return set
 	}
-	out := make(Toolset, 0, len(set))
-	for _, t := range set {
-		if s.Filter.keeps(ctx, server, t.desc) && a.cfg.Filter.keeps(ctx, server, t.desc) {
+	out := make(Toolset, i, len(set)-1)
+	copy(out, set[:i])
+	for _, t := range set[i+1:] {
+		if !hidden(t) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// offered reports whether t may be offered, filters aside: not when it is
+// for an MCP Apps view alone and app is false, nor when the
+// server requires task-based execution for it, which the adapter cannot run
+// (call.go).
+func (t *Tool) offered(app bool) bool { return (app || !t.appOnly) && !t.taskRequired }
+
+// checkDuplicates fails when two tools share a name, ignoring case the way
+// langchaingo's executor does (it looks tools up by strings.ToUpper). It
+// checks the tools of one server once per set (catalogs.checkDistinct) and
+// the tools of several when [Adapter.ListTools] joins them.
+func checkDuplicates(set Toolset) error {
+	seen := make(map[string]*Tool, len(set))
+	for _, t := range set {
+		// Folded at construction (tools.go): a cached ListTools of 1000
+		// tools spent most of its time and 1000 allocations here.
+		if t.name == "" {
+			return fmt.Errorf("mcpadapter: server %q: tool %q: Config.ToolName gave an empty name", t.server, t.desc.Name)
+		}
+		key := t.folded
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%w: %q (server %q, tool %q) and %q (server %q, tool %q)", ErrDuplicateToolName,
+				prev.name, prev.server, prev.desc.Name, t.name, t.server, t.desc.Name)
+		}
+		seen[key] = t
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -188,3 +189,30 @@ func TestFilterResume(t *testing.T) {
 }
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
+
+// TestVisibleBeforeDuplicates: the duplicate check sees what a discovery
+// offers, after the one visibility pass: a tool for the app alone clashes
+// only when IncludeAppOnly offers it, a task-required tool never, and Keep
+// is asked about every tool Allow and Deny keep, hidden or not.
+func TestVisibleBeforeDuplicates(t *testing.T) {
+	peer := faultserver.NewPeer(faultserver.PeerOptions{Tools: []string{
+		`{"name":"Poll","inputSchema":{"type":"object"},"_meta":{"ui":{"visibility":["app"]}}}`,
+		`{"name":"poll","inputSchema":{"type":"object"}}`,
+		`{"name":"Research","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}`,
+		`{"name":"research","inputSchema":{"type":"object"}}`,
+	}})
+	var asked []string
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: peer.Transport(), Filter: Filter{
+		Keep: func(_ context.Context, _ string, d *mcp.Tool) bool { asked = append(asked, d.Name); return true },
+	}}}})
+	ts, err := a.ListTools(t.Context())
+	if got := strings.Join(toolNames(ts), ","); err != nil || got != "f__poll,f__research" {
+		t.Fatalf("ListTools() = %s, %v; want f__poll,f__research", got, err)
+	}
+	if got := strings.Join(asked, ","); got != "Poll,poll,Research,research" {
+		t.Errorf("Keep asked about %s, want every tool", got)
+	}
+	if _, err := a.ListTools(t.Context(), IncludeAppOnly()); !errors.Is(err, ErrDuplicateToolName) {
+		t.Errorf("ListTools(IncludeAppOnly()) = %v, want ErrDuplicateToolName (Poll and poll)", err)
+	}
+}

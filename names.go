@@ -75,14 +75,14 @@ func validServerName(name string) bool {
 	return name != ""
 }
 
-// toolName returns the name the model sees for tool of server: the result of
+// name returns the name the model sees for tool of server: the result of
 // [Config.ToolName] when set, else [SafeToolName] of "server__tool" (or of
 // tool with [Config.RawToolNames]) with [MaxToolNameLength].
-func (a *Adapter) toolName(server, tool string) string {
-	if a.cfg.ToolName != nil {
-		return a.cfg.ToolName(server, tool)
+func (p *toolPolicy) name(server, tool string) string {
+	if p.cfg.ToolName != nil {
+		return p.cfg.ToolName(server, tool)
 	}
-	if !a.cfg.RawToolNames {
+	if !p.cfg.RawToolNames {
 		tool = server + nameSeparator + tool
 	}
 	return SafeToolName(tool, MaxToolNameLength)

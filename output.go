@@ -62,7 +62,7 @@ func (t *Tool) checkOutput(ctx context.Context, res *Result, err error) (*Result
 	if !validatable(res, err) || t.desc.OutputSchema == nil {
 		return res, err
 	}
-	t.output.once.Do(func() { t.output.resolved = t.a.resolveOutput(ctx, t) })
+	t.output.once.Do(func() { t.output.resolved = t.a.policy.resolveOutput(ctx, t) })
 	if t.output.resolved == nil {
 		return res, nil
 	}
@@ -80,9 +80,9 @@ func validatable(res *Result, err error) bool {
 
 // resolveOutput resolves t's outputSchema, or returns nil when it cannot be
 // validated against safely.
-func (a *Adapter) resolveOutput(ctx context.Context, t *Tool) *jsonschema.Resolved {
+func (p *toolPolicy) resolveOutput(ctx context.Context, t *Tool) *jsonschema.Resolved {
 	skip := func(why string) *jsonschema.Resolved {
-		a.logger.DebugContext(ctx, "mcpadapter: not validating results against the output schema", "server", t.server, "tool", t.desc.Name, "reason", why)
+		p.logger.DebugContext(ctx, "mcpadapter: not validating results against the output schema", "server", t.server, "tool", t.desc.Name, "reason", why)
 		return nil
 	}
 	m := schemaMap(t.desc.OutputSchema)

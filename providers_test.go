@@ -105,10 +105,11 @@ func zooTools(t testing.TB) Toolset {
 	if err := json.Unmarshal(b, &descs); err != nil {
 		t.Fatal(err)
 	}
-	a := &Adapter{}
+	policy := toolPolicy{cfg: &Config{}}
+	c := &conn{server: "zoo", a: &Adapter{}}
 	ts := make(Toolset, len(descs))
 	for i, d := range descs {
-		ts[i] = a.newTool(&conn{server: "zoo"}, d)
+		ts[i] = newTool(c, policy.name(c.server, d.Name), d)
 	}
 	return ts
 }

@@ -307,7 +307,7 @@ func (r *Result) Text() string {
 	}
 	lines := make([]string, 0, len(r.Content)+1)
 	for i := range r.Content {
-		if b := &r.Content[i]; b.forModel() {
+		if b := &r.Content[i]; b.forAssistant() {
 			lines = append(lines, blockText(b))
 		}
 	}
@@ -321,9 +321,9 @@ func (r *Result) Text() string {
 	return text
 }
 
-// forModel reports whether b is meant for the model: it has no audience,
-// or its audience includes "assistant".
-func (b *Block) forModel() bool {
+// forAssistant reports whether b is meant for the model: it has no
+// audience, or its audience includes "assistant".
+func (b *Block) forAssistant() bool {
 	return b.Annotations == nil || len(b.Annotations.Audience) == 0 || slices.Contains(b.Annotations.Audience, "assistant")
 }
 
@@ -391,7 +391,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	var parts []llms.ContentPart
 	for i := range r.Content {
 		b := &r.Content[i]
-		if !b.forModel() {
+		if !b.forAssistant() {
 			continue
 		}
 		parts = o.appendPart(parts, b)
@@ -430,7 +430,7 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	o := newPartOptions(opts)
 	var media []llms.ContentPart
 	for i := range r.Content {
-		if b := &r.Content[i]; b.forModel() {
+		if b := &r.Content[i]; b.forAssistant() {
 			if p, ok := o.mediaPart(b); ok {
 				media = append(media, p)
 			}

@@ -222,11 +222,16 @@ func TestTaskRequiredTools(t *testing.T) {
 			if err != nil || len(sets["f"]) != 2 {
 				t.Errorf("ListToolsets() = %v, %v; want the task-required tool left out", sets, err)
 			}
-			all, _, err := a.discover(faultCtx(t), nil)
+			// No discovery offers the tool: take it from the catalog.
+			c, err := a.connect(faultCtx(t), "f")
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = lookup(t, all["f"], "f__research").Invoke(faultCtx(t), nil)
+			all, err := a.catalogs.tools(faultCtx(t), c, CacheUse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = lookup(t, all, "f__research").Invoke(faultCtx(t), nil)
 			if !errors.Is(err, ErrTaskRequired) {
 				t.Fatalf("Invoke(research) = %v, want ErrTaskRequired", err)
 			}

@@ -187,7 +187,7 @@ func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string
 	if _, err := a.server(server); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidState, err)
 	}
-	if mcpName == "" || tool != a.toolName(server, mcpName) {
+	if mcpName == "" || tool != a.policy.name(server, mcpName) {
 		return nil, fmt.Errorf("%w: tool name %q does not match server %q and MCP name %q", ErrInvalidState, tool, server, mcpName)
 	}
 	c, err := a.connect(ctx, server)

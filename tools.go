@@ -43,7 +43,7 @@ type Tool struct {
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *mcp.Tool // the server's descriptor; never mutated
 	meta   Metadata
-	// appOnly marks an MCP Apps tool the model must not see (visibility.go).
+	// appOnly marks an MCP Apps tool the model must not see (filter.go).
 	appOnly bool
 	output  outputSchema // the resolved outputSchema, made on first use (output.go)
 
@@ -73,10 +73,9 @@ type ToolCall struct {
 	Metadata              Metadata
 }
 
-// newTool wraps descriptor d of conn c.
-func (a *Adapter) newTool(c *conn, d *mcp.Tool) *Tool {
-	name := a.toolName(c.server, d.Name)
-	t := &Tool{a: a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
+// newTool wraps descriptor d of conn c, naming it name (toolPolicy.name).
+func newTool(c *conn, name string, d *mcp.Tool) *Tool {
+	t := &Tool{a: c.a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
 	t.taskRequired = c.screen != nil && c.screen.TaskRequired(d.Name)
 	t.meta = newMetadata(d, c.info)
 	t.appOnly = appOnly(d)
@@ -157,7 +156,7 @@ func (t *Tool) call(args map[string]any) ToolCall {
 // the agent constructors. Tools for the app alone ([Tool.AppOnly]) are left
 // out.
 func (s Toolset) Tools() []tools.Tool {
-	s = s.forModel()
+	s = visible(s, false, nil)
 	out := make([]tools.Tool, len(s))
 	for i, t := range s {
 		out[i] = t
@@ -169,7 +168,7 @@ func (s Toolset) Tools() []tools.Tool {
 // with its server's schema (see [Tool.LLMTool]). Tools for the app alone
 // ([Tool.AppOnly]) are left out.
 func (s Toolset) LLMTools() []llms.Tool {
-	s = s.forModel()
+	s = visible(s, false, nil)
 	out := make([]llms.Tool, len(s))
 	for i, t := range s {
 		out[i] = t.LLMTool()
@@ -245,7 +244,7 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 		return errorResult("Error: tool call without a function"), nil
 	}
 	t := s.Lookup(tc.FunctionCall.Name)
-	if t == nil || t.appOnly {
+	if t == nil || !t.offered(false) {
 		return errorResult(fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
 	}
 	args := tc.FunctionCall.Arguments

@@ -132,7 +132,7 @@ func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
 	if s.Lookup(o.Name) != nil {
 		return nil, fmt.Errorf("%w: %q names a tool and the search tool", ErrDuplicateToolName, o.Name)
 	}
-	model := s.forModel()
+	model := visible(s, false, nil)
 	docs := make([]toolsearch.Doc, len(model))
 	var servers []string
 	for i, t := range model {
