@@ -224,6 +224,9 @@ func TestSubscribeResource(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitURI(t, s.Subscribed(), uri)
+			if n := s.Count("resources/subscribe") + s.Count(testserver.ResourceListen); n != 1 {
+				t.Fatalf("the server got %d subscribing requests, want 1", n) // what TestSubscribeResourceUnsupported counts
+			}
 			if err := s.Server.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 				t.Fatal(err)
 			}
@@ -250,8 +253,10 @@ func TestSubscribeResourceUnsupported(t *testing.T) {
 			s := testserver.New(testserver.Options{Legacy: era.legacy}).AddResources()
 			a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
 			checkEra(t, a, "srv", era.want)
-			requests := func() int { return s.Count("resources/subscribe") + s.Count("subscriptions/listen") }
-			before := requests() // a modern session listens for list changes
+			// Subscribing requests: a modern session's own listen for list
+			// changes, which go-sdk opens at its own pace, names no resource.
+			requests := func() int { return s.Count("resources/subscribe") + s.Count(testserver.ResourceListen) }
+			before := requests()
 			err := a.SubscribeResource(t.Context(), "srv", "mem://docs/readme")
 			var se *ServerError
 			if !errors.Is(err, ErrNotSupported) || !errors.As(err, &se) || se.Server != "srv" {

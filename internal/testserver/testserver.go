@@ -282,12 +282,21 @@ func Lean(opts Options) *Server {
 // Opts returns the options the server was built with, defaults resolved.
 func (s *Server) Opts() Options { return s.opts }
 
+// ResourceListen is the key [Server.Count] counts modern resource
+// subscriptions under: the subscriptions/listen requests that name resource
+// URIs (the SDK's own listen for list changes names none).
+const ResourceListen = "subscriptions/listen (resources)"
+
 // countMiddleware records every received method (requests and
-// notifications).
+// notifications), and the listen requests that subscribe to resources
+// under ResourceListen.
 func (s *Server) countMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.mu.Lock()
 		s.counts[method]++
+		if p, ok := req.GetParams().(*mcp.SubscriptionsListenParams); ok && p.Notifications != nil && len(p.Notifications.ResourceSubscriptions) > 0 {
+			s.counts[ResourceListen]++
+		}
 		s.mu.Unlock()
 		return next(ctx, method, req)
 	}
