@@ -368,7 +368,7 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
 		args = map[string]any{}
 	}
-	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (catalog.go)
+	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (sdkcache.go)
 	oc := c.openCall(ctx, tool)      // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	refused := c.closeCall(oc)
@@ -466,4 +466,16 @@ func urlElicitations(err error) mcp.InputRequestMap {
 		m[key] = p
 	}
 	return m
+}
+
+// interrupted binds the interrupt in err, if any, to t, the tool that
+// made it, and marks it as coming from an approved call when approved is
+// true. The interrupt is fresh: no one else holds it yet.
+func (t *Tool) interrupted(err error, approved bool) error {
+	var in *Interrupt
+	if errors.As(err, &in) {
+		in.tool = t
+		in.approved = in.approved || approved
+	}
+	return err
 }

@@ -497,3 +497,13 @@ func (w *ownedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	return msg, err
 }
+
+// checkPrincipal fails a call of tool mcpName when c is a per-principal
+// connection and ctx acts for another principal. (The error's Op is built
+// only on failure: a Sprintf per call shows in the benchmarks.)
+func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
+	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
+		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
+	}
+	return nil
+}

@@ -272,18 +272,6 @@ func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequ
 	return res, t.interrupted(err, approved)
 }
 
-// interrupted binds the interrupt in err, if any, to t, the tool that
-// made it, and marks it as coming from an approved call when approved is
-// true. The interrupt is fresh: no one else holds it yet.
-func (t *Tool) interrupted(err error, approved bool) error {
-	var in *Interrupt
-	if errors.As(err, &in) {
-		in.tool = t
-		in.approved = in.approved || approved
-	}
-	return err
-}
-
 // resumeTool returns the tool to resume in on: the one that made it, when
 // in was made in this process by the adapter of cs and the tool is on the
 // server's current connection; otherwise the checked tool of the server's

@@ -88,16 +88,6 @@ func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
 	return connKey{server: name, principal: p}, nil
 }
 
-// checkPrincipal fails a call of tool mcpName when c is a per-principal
-// connection and ctx acts for another principal. (The error's Op is built
-// only on failure: a Sprintf per call shows in the benchmarks.)
-func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
-	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
-		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
-	}
-	return nil
-}
-
 // checkOwner refuses to resume or decide stored state of server made for
 // principal owner (an interrupt or an approval request: their
 // [WithPrincipal] when they were made) under ctx, before anything is sent:

@@ -202,3 +202,27 @@ func compacted(m mcp.Meta) mcp.Meta {
 	maps.Copy(c, m)
 	return c
 }
+
+// recordTools makes sure that the SDK session of c has seen c's tool list
+// before a call, so that the call carries the Mcp-Param headers of its
+// x-mcp-header arguments: on modern HTTP the SDK takes them from the last
+// tools/list it saw on that session, and forgets them at list_changed. It
+// lists the tools (shared with concurrent discovery, stored as CacheUse
+// would) when the session has no current record, i.e. after list_changed or
+// on a connection that was never listed (a resumed interrupt). Only modern
+// HTTP sessions need it. It is best effort: a failed listing is logged and
+// the call goes ahead.
+func (cs *catalogs) recordTools(ctx context.Context, c *conn) {
+	if !c.modern() || c.cfg.URL == "" {
+		return
+	}
+	cs.mu.Lock()
+	ok := cs.ofLocked(c).recorded
+	cs.mu.Unlock()
+	if ok {
+		return
+	}
+	if _, err := cs.tools(ctx, c, CacheUse); err != nil {
+		cs.a.logger.DebugContext(ctx, "mcpadapter: listing tools before a call", "server", c.server, "error", err)
+	}
+}

@@ -46,7 +46,7 @@ package mcpadapter
 //     object the SDK keys by. CallTool takes a tool's definition (its
 //     x-mcp-header bindings, sent as Mcp-Param headers over HTTP) from that
 //     cache, whatever the key. sdkcache.go (sdkCacheSlots, c.sdkSlots) and
-//     recordTools (cache.go) build on this. Pinned by
+//     recordTools (sdkcache.go) build on this. Pinned by
 //     TestSDKCompatListCache.
 //
 //  5. Unwrappable Streamable HTTP connections: after the handshake the SDK
