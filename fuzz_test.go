@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -178,7 +179,7 @@ func FuzzValidateAnswers(f *testing.F) {
 				t.Fatalf("content %v sent with action %q in mode %q", res.Content, action, mode)
 			}
 		default:
-			again, err := checkContent(schema, res.Content)
+			again, err := elicit.Content(schema, res.Content)
 			if err != nil {
 				t.Fatalf("accepted content %v no longer validates: %v", res.Content, err)
 			}

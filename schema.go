@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,47 +46,10 @@ func sharedSchema(schema any) map[string]any {
 
 // schemaMap returns a deep copy of a JSON schema as a map, or nil when it is
 // not a JSON object.
-func schemaMap(schema any) map[string]any {
-	if m, ok := schema.(map[string]any); ok {
-		return deepCopy(m)
-	}
-	// Not decoded as a map (a value built in Go, json.RawMessage): go
-	// through JSON.
-	var m map[string]any
-	if b, err := json.Marshal(schema); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
-	return m
-}
+func schemaMap(schema any) map[string]any { return jsonvalue.Object(schema) }
 
 // deepCopy copies the maps and slices of a decoded JSON value.
-func deepCopy[T any](v T) T {
-	out, _ := copyJSON(v).(T)
-	return out
-}
-
-// copyJSON is deepCopy on an untyped value.
-func copyJSON(v any) any { return mapJSON(v, func(v any) any { return v }) }
-
-// mapJSON copies the maps and slices of a decoded JSON value, with every
-// other value replaced by f of it.
-func mapJSON(v any, f func(any) any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = mapJSON(e, f)
-		}
-		return m
-	case []any:
-		s := make([]any, len(v))
-		for i, e := range v {
-			s[i] = mapJSON(e, f)
-		}
-		return s
-	}
-	return f(v)
-}
+func deepCopy[T any](v T) T { return jsonvalue.Copy(v) }
 
 // summary is the text that says what d does: its description, else its
 // title, else its annotations' title.
