@@ -3,7 +3,10 @@
 // nothing of the adapter.
 package jsonvalue
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Copy copies the maps and slices of a decoded JSON value.
 func Copy[T any](v T) T {
@@ -43,4 +46,16 @@ func Object(v any) map[string]any {
 		_ = json.Unmarshal(b, &m)
 	}
 	return m
+}
+
+// SortedKeys returns the keys of m in order, in one allocation
+// (slices.Sorted(maps.Keys(m)) takes several: the iterator's and the
+// slice's growth).
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -11,6 +11,11 @@
 // cannot convert faithfully, rather than return a schema the provider would
 // reject or misread. The root package's SchemaPass wraps these for
 // llms.FunctionDefinition; its docs state each provider's rules.
+//
+// Before any pass, [Normalize] (or [Shared]) makes a server's input schema
+// an object schema, and [Describe] writes the argument hint that text
+// agents read in a tool's description (normalize.go). Nothing here knows
+// the adapter.
 package schemapass
 
 import (
