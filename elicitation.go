@@ -307,6 +307,9 @@ func (a *Adapter) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error) 
 // elicitationRequests converts a server's input requests, sorted by key.
 // Requests other than form and URL elicitation are refused with
 // [ErrUnsupportedInputRequest], naming their method.
+// Their requested schemas are screened here (elicit.CheckSchema), for
+// input rounds and stored interrupts alike; go-sdk checks the schemas of
+// live elicitation/create requests itself.
 func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 	reqs := make([]ElicitationRequest, 0, len(m))
 	var refused []string

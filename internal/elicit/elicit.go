@@ -23,19 +23,19 @@ import (
 
 // The actions of an answer, as MCP spells them.
 const (
-	Accept  = "accept"
-	Decline = "decline"
-	Cancel  = "cancel"
+	accept  = "accept"
+	decline = "decline"
+	cancel  = "cancel"
 )
 
-// MaxSchemaDepth bounds the nesting of a requested schema, counting its
+// maxSchemaDepth bounds the nesting of a requested schema, counting its
 // objects and arrays. MCP asks for a flat object of primitive properties
 // (a multi-select's items and their options reach depth 6); the validator's
 // time grows with the square of the depth (9000 levels took 17.7 s).
-const MaxSchemaDepth = 10
+const maxSchemaDepth = 10
 
 // CheckSchema refuses a requested schema that is not a JSON object, or
-// nests deeper than MaxSchemaDepth. A nil schema (URL mode) is fine.
+// nests deeper than maxSchemaDepth. A nil schema (URL mode) is fine.
 func CheckSchema(schema any) error {
 	if schema == nil {
 		return nil
@@ -44,15 +44,15 @@ func CheckSchema(schema any) error {
 	if object == nil {
 		return errors.New("the requested schema is not a JSON object")
 	}
-	if Depth(object, MaxSchemaDepth) > MaxSchemaDepth {
-		return fmt.Errorf("the requested schema nests deeper than %d levels (MCP asks for a flat object)", MaxSchemaDepth)
+	if depth(object, maxSchemaDepth) > maxSchemaDepth {
+		return fmt.Errorf("the requested schema nests deeper than %d levels (MCP asks for a flat object)", maxSchemaDepth)
 	}
 	return nil
 }
 
-// Depth returns the nesting depth of the decoded JSON value v, counting
+// depth returns the nesting depth of the decoded JSON value v, counting
 // objects and arrays (a scalar is 0), or limit+1 as soon as it passes limit.
-func Depth(v any, limit int) int {
+func depth(v any, limit int) int {
 	var elems []any
 	switch v := v.(type) {
 	case map[string]any:
@@ -69,7 +69,7 @@ func Depth(v any, limit int) int {
 	}
 	deepest := 0
 	for _, e := range elems {
-		if deepest = max(deepest, Depth(e, limit-1)); deepest >= limit {
+		if deepest = max(deepest, depth(e, limit-1)); deepest >= limit {
 			return limit + 1
 		}
 	}
@@ -110,11 +110,11 @@ func CheckKeys[A any](requested []string, answers map[string]A) error {
 // its defaults applied.
 func Check(mode string, schema map[string]any, action string, content map[string]any) (*mcp.ElicitResult, error) {
 	switch action {
-	case Accept, Decline, Cancel:
+	case accept, decline, cancel:
 	default:
 		return nil, fmt.Errorf("unknown action %q (want accept, decline or cancel)", action)
 	}
-	if action != Accept || mode == "url" {
+	if action != accept || mode == "url" {
 		if len(content) > 0 {
 			return nil, fmt.Errorf("content is only allowed when accepting a form request (action %q, mode %q)", action, mode)
 		}
@@ -124,7 +124,7 @@ func Check(mode string, schema map[string]any, action string, content map[string
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ElicitResult{Action: Accept, Content: content}, nil
+	return &mcp.ElicitResult{Action: accept, Content: content}, nil
 }
 
 // Content validates content against schema after a JSON round trip (so

@@ -40,11 +40,11 @@ func TestCheckSchemaDepth(t *testing.T) {
 		}
 		return v
 	}
-	if err := CheckSchema(nested(MaxSchemaDepth)); err != nil {
-		t.Errorf("CheckSchema(depth %d) = %v, want nil", MaxSchemaDepth, err)
+	if err := CheckSchema(nested(maxSchemaDepth)); err != nil {
+		t.Errorf("CheckSchema(depth %d) = %v, want nil", maxSchemaDepth, err)
 	}
-	if err := CheckSchema(nested(MaxSchemaDepth + 1)); err == nil {
-		t.Errorf("CheckSchema(depth %d) = nil, want an error", MaxSchemaDepth+1)
+	if err := CheckSchema(nested(maxSchemaDepth + 1)); err == nil {
+		t.Errorf("CheckSchema(depth %d) = nil, want an error", maxSchemaDepth+1)
 	}
 	if err := CheckSchema([]any{1}); err == nil {
 		t.Error("CheckSchema(array) = nil, want an error")
@@ -52,7 +52,7 @@ func TestCheckSchemaDepth(t *testing.T) {
 	if err := CheckSchema(nil); err != nil {
 		t.Errorf("CheckSchema(nil) = %v, want nil", err)
 	}
-	if got := Depth(nested(1000), 5); got != 6 {
-		t.Errorf("Depth(1000 levels, limit 5) = %d, want 6", got)
+	if got := depth(nested(1000), 5); got != 6 {
+		t.Errorf("depth(1000 levels, limit 5) = %d, want 6", got)
 	}
 }
