@@ -52,7 +52,8 @@ func Shared(schema any) map[string]any {
 const maxEnumHint = 8
 
 // maxHintBytes bounds an argument hint: past it the remaining properties
-// are only counted (the schema itself, which the root package's Tool.Parameters gives, has them all).
+// are only counted (the schema itself, which the root package's
+// Tool.Parameters gives, has them all).
 const maxHintBytes = 2 << 10
 
 // Describe returns the description text agents see: text followed by a
