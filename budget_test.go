@@ -21,53 +21,6 @@ func fileText(n int) string {
 	return b.String()
 }
 
-func TestCutText(t *testing.T) {
-	file := fileText(20_000)
-	tests := []struct {
-		name  string
-		text  string
-		limit int
-	}{
-		{"lines", file, 10_000},
-		{"one long line", strings.Repeat("x", 50_000), 1_000},
-		{"multi-byte", strings.Repeat("天気é", 10_000), 999},
-		{"tiny budget", file, 10},
-	}
-	for _, tt := range tests {
-		got := cutText(tt.text, tt.limit)
-		n := utf8.RuneCountInString(got)
-		if !utf8.ValidString(got) {
-			t.Errorf("%s: cut inside a character", tt.name)
-		}
-		if !strings.Contains(got, "characters left out") || !strings.Contains(got, fmt.Sprint(utf8.RuneCountInString(tt.text))) {
-			t.Errorf("%s: no note with the original length in %.200q", tt.name, got)
-		}
-		if tt.limit >= 200 && n > tt.limit {
-			t.Errorf("%s: %d characters, want at most %d", tt.name, n, tt.limit)
-		}
-		if tt.limit < 200 {
-			continue
-		}
-		head, tail, _ := strings.Cut(got, "\n[…")
-		if !strings.HasPrefix(tt.text, head) || !strings.HasSuffix(tt.text, tail[strings.Index(tail, "]\n")+2:]) {
-			t.Errorf("%s: the kept text is not the head and tail of the original", tt.name)
-		}
-		if utf8.RuneCountInString(head) < tt.limit/2 {
-			t.Errorf("%s: head of %d characters, want most of the budget", tt.name, utf8.RuneCountInString(head))
-		}
-		if tt.name == "lines" {
-			if !strings.HasSuffix(head, "dog\n") || !strings.HasSuffix(tail, "dog\n") || !strings.HasPrefix(tail[strings.Index(tail, "]\n")+2:], "line ") {
-				t.Errorf("lines: not cut at line breaks: ...%q | %q...", head[len(head)-20:], tail[:80])
-			}
-		}
-	}
-	for _, limit := range []int{-1, 100} {
-		if got := cutText("short", limit); got != "short" {
-			t.Errorf("cutText(short, %d) = %q, want it unchanged", limit, got)
-		}
-	}
-}
-
 // addFileTool adds a tool "file" to s that returns text as one block.
 func addFileTool(s *testserver.Server, text string) {
 	s.Server.AddTool(&mcp.Tool{Name: "file", Description: "Reads a file.", InputSchema: map[string]any{"type": "object"}},

@@ -1,125 +1,13 @@
 package mcpadapter
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
-)
-
-// argWrapper is the key of langchaingo's single-string tool schema: the
-// OpenAIFunctionsAgent advertises every tool as {"__arg1": string} and
-// passes through whatever the model put there.
-const argWrapper = "__arg1"
+import "github.com/mcpadapter/mcpadapter/internal/callinput"
 
 // decodeCallInput turns the text input of [Tool.Call] into arguments for a
-// tool whose input schema is schema.
+// tool whose input schema is schema: JSON, langchaingo's {"__arg1": …}
+// wrapper, fenced JSON or a bare string (internal/callinput).
 func decodeCallInput(input string, schema map[string]any) (map[string]any, error) {
-	s := unfence(strings.TrimSpace(input))
-	if strings.HasPrefix(s, "{") {
-		obj, err := decodeObject(s)
-		if err != nil {
-			return nil, err
-		}
-		if inner, ok := obj[argWrapper]; ok && len(obj) == 1 && !hasProperty(schema, argWrapper) {
-			switch inner := inner.(type) {
-			case string:
-				return decodeCallInput(inner, schema)
-			case map[string]any:
-				return inner, nil
-			}
-		}
-		return obj, nil
-	}
-	if strings.HasPrefix(s, `"`) {
-		var str string
-		if err := json.Unmarshal([]byte(s), &str); err == nil {
-			s = str
-		}
-	}
-	props, _ := schema["properties"].(map[string]any)
-	if len(props) == 0 && !hasRequired(schema) {
-		return map[string]any{}, nil // nothing to fill in: the input says nothing
-	}
-	if s == "" {
-		return nil, errors.New("empty input")
-	}
-	if name, ok := bareStringProperty(schema); ok {
-		return map[string]any{name: s}, nil
-	}
-	return nil, errors.New("input is not a JSON object")
-}
-
-// bareStringProperty returns the property a bare string fills: the only
-// property of type string or, when there are several, the only required
-// property if it is of type string.
-func bareStringProperty(schema map[string]any) (string, bool) {
-	props, _ := schema["properties"].(map[string]any)
-	isString := func(name string) bool {
-		p, ok := props[name].(map[string]any)
-		return ok && p["type"] == "string"
-	}
-	var strs []string
-	for name := range props {
-		if isString(name) {
-			strs = append(strs, name)
-		}
-	}
-	if len(strs) == 1 {
-		return strs[0], true
-	}
-	req, _ := schema["required"].([]any)
-	if len(req) == 1 {
-		if name, ok := req[0].(string); ok && isString(name) {
-			return name, true
-		}
-	}
-	return "", false
-}
-
-// hasProperty reports whether schema declares the property name.
-func hasProperty(schema map[string]any, name string) bool {
-	props, _ := schema["properties"].(map[string]any)
-	_, ok := props[name]
-	return ok
-}
-
-// hasRequired reports whether schema requires any property.
-func hasRequired(schema map[string]any) bool {
-	req, _ := schema["required"].([]any)
-	return len(req) > 0
-}
-
-// unfence strips a Markdown code fence (```json ... ```) or backticks
-// around s.
-func unfence(s string) string {
-	if rest, ok := strings.CutPrefix(s, "```"); ok {
-		if i := strings.IndexByte(rest, '\n'); i >= 0 && !strings.HasPrefix(strings.TrimSpace(rest[:i]), "{") {
-			rest = rest[i+1:] // drop the language tag
-		}
-		rest, _ = strings.CutSuffix(strings.TrimSpace(rest), "```")
-		return strings.TrimSpace(rest)
-	}
-	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
-		return strings.TrimSpace(s[1 : len(s)-1])
-	}
-	return s
+	return callinput.Decode(input, schema)
 }
 
 // decodeObject decodes one JSON object, keeping numbers exact.
-func decodeObject(s string) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	// dec.More misses a stray '}' or ']' after the object: look at the rest.
-	if strings.TrimLeft(s[dec.InputOffset():], " \t\r\n") != "" {
-		return nil, errors.New("invalid JSON: data after the object")
-	}
-	if obj == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	return obj, nil
-}
+func decodeObject(s string) (map[string]any, error) { return callinput.Object(s) }

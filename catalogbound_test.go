@@ -50,20 +50,6 @@ func TestCatalogBound(t *testing.T) {
 	}
 }
 
-// TestDescriptionHintBounded: the argument hint of a tool with a huge
-// number of properties stops after a bound, and says how many it left
-// out; Parameters keeps them all.
-func TestDescriptionHintBounded(t *testing.T) {
-	props := map[string]any{}
-	for i := range 150_000 {
-		props[fmt.Sprintf("p%06d", i)] = map[string]any{"type": "string"}
-	}
-	d := describe("Wide.", map[string]any{"type": "object", "properties": props})
-	if len(d) > maxHintBytes+100 || !strings.Contains(d, "more properties") || !strings.HasPrefix(d, `Wide. Input: JSON object {"p000000": string`) {
-		t.Errorf("describe() = %d bytes (%.80q…), want at most %d, ending with the count left out", len(d), d, maxHintBytes+100)
-	}
-}
-
 // TestCatalogBoundResources: resource lists have the same bound.
 func TestCatalogBoundResources(t *testing.T) {
 	for _, legacy := range []bool{false, true} {

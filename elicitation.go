@@ -27,7 +27,6 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,7 +35,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -295,6 +294,9 @@ func (cs *catalogs) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error
 // elicitationRequests converts a server's input requests, sorted by key.
 // Requests other than form and URL elicitation are refused with
 // [ErrUnsupportedInputRequest], naming their method.
+// Their requested schemas are screened here (elicit.CheckSchema), for
+// input rounds and stored interrupts alike; go-sdk checks the schemas of
+// live elicitation/create requests itself.
 func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 	reqs := make([]ElicitationRequest, 0, len(m))
 	var refused []string
@@ -310,7 +312,7 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 				refused = append(refused, fmt.Sprintf("%q asks for elicitation/create in mode %q", key, r.Mode))
 				continue
 			}
-			if err := checkRequestedSchema(p.RequestedSchema); err != nil {
+			if err := elicit.CheckSchema(p.RequestedSchema); err != nil {
 				refused = append(refused, fmt.Sprintf("%q: %v", key, err))
 				continue
 			}
@@ -327,56 +329,6 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupportedInputRequest, strings.Join(refused, ", "))
 	}
 	return reqs, nil
-}
-
-// maxSchemaDepth bounds the nesting of a requested schema, counting its
-// objects and arrays. MCP asks for a flat object of primitive properties
-// (a multi-select's items and their options reach depth 6); the validator's
-// time grows with the square of the depth (9000 levels took 17.7 s).
-const maxSchemaDepth = 10
-
-// checkRequestedSchema refuses a requested schema that is not a JSON
-// object, or nests deeper than maxSchemaDepth. A nil schema (URL mode) is
-// fine. It screens input rounds and stored interrupts; go-sdk checks the
-// schemas of live elicitation/create requests itself.
-func checkRequestedSchema(schema any) error {
-	if schema == nil {
-		return nil
-	}
-	m := schemaMap(schema)
-	if m == nil {
-		return errors.New("the requested schema is not a JSON object")
-	}
-	if jsonDepth(m, maxSchemaDepth) > maxSchemaDepth {
-		return fmt.Errorf("the requested schema nests deeper than %d levels (MCP asks for a flat object)", maxSchemaDepth)
-	}
-	return nil
-}
-
-// jsonDepth returns the nesting depth of the decoded JSON value v, counting
-// objects and arrays (a scalar is 0), or limit+1 as soon as it passes limit.
-func jsonDepth(v any, limit int) int {
-	var elems []any
-	switch v := v.(type) {
-	case map[string]any:
-		for _, e := range v {
-			elems = append(elems, e)
-		}
-	case []any:
-		elems = v
-	default:
-		return 0
-	}
-	if limit <= 0 {
-		return limit + 1
-	}
-	deepest := 0
-	for _, e := range elems {
-		if deepest = max(deepest, jsonDepth(e, limit-1)); deepest >= limit {
-			return limit + 1
-		}
-	}
-	return deepest + 1
 }
 
 // elicitationRequest converts one elicitation; key is empty for a live one.
@@ -396,29 +348,15 @@ func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
 	return r
 }
 
-// validateAnswers checks answers against the requests and returns them as
-// the server's input responses.
+// validateAnswers checks answers against the requests (internal/elicit)
+// and returns them as the server's input responses.
 func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.InputResponseMap, error) {
-	var missing, extra []string
-	for _, r := range reqs {
-		if _, ok := answers[r.Key]; !ok {
-			missing = append(missing, fmt.Sprintf("%q", r.Key))
-		}
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.Key
 	}
-	for _, key := range slices.Sorted(maps.Keys(answers)) {
-		if !slices.ContainsFunc(reqs, func(r ElicitationRequest) bool { return r.Key == key }) {
-			extra = append(extra, fmt.Sprintf("%q", key))
-		}
-	}
-	var errs []error
-	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("no answer for request %s", strings.Join(missing, ", ")))
-	}
-	if len(extra) > 0 {
-		errs = append(errs, fmt.Errorf("answer %s matches no request (requests: %s)", strings.Join(extra, ", "), requestKeys(reqs)))
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := elicit.CheckKeys(keys, answers); err != nil {
+		return nil, err
 	}
 	responses := make(mcp.InputResponseMap, len(reqs))
 	for _, r := range reqs {
@@ -431,138 +369,16 @@ func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.
 	return responses, nil
 }
 
-func requestKeys(reqs []ElicitationRequest) string {
-	keys := make([]string, len(reqs))
-	for i, r := range reqs {
-		keys[i] = fmt.Sprintf("%q", r.Key)
-	}
-	return strings.Join(keys, ", ")
-}
-
-// validateAnswer checks one answer: a known action; no content unless
-// accepting a form request; for an accepted form, content valid against the
-// requested schema, with its defaults applied.
+// validateAnswer checks one answer to r: its action, and its content
+// against r's requested schema, whose defaults it applies (elicit.Check).
 func validateAnswer(r ElicitationRequest, ans Answer) (*mcp.ElicitResult, error) {
-	switch ans.Action {
-	case Accept, Decline, Cancel:
-	default:
-		return nil, fmt.Errorf("unknown action %q (want accept, decline or cancel)", ans.Action)
-	}
-	if ans.Action != Accept || r.Mode == "url" {
-		if len(ans.Content) > 0 {
-			return nil, fmt.Errorf("content is only allowed when accepting a form request (action %q, mode %q)", ans.Action, r.Mode)
-		}
-		return &mcp.ElicitResult{Action: string(ans.Action)}, nil
-	}
-	content, err := checkContent(r.RequestedSchema, ans.Content)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.ElicitResult{Action: string(Accept), Content: content}, nil
-}
-
-// checkContent validates content against schema after a JSON round trip
-// (so that Go values compare as JSON values) and applies its defaults.
-func checkContent(schema, content map[string]any) (map[string]any, error) {
-	b, err := json.Marshal(content)
-	if err != nil {
-		return nil, fmt.Errorf("content: %w", err)
-	}
-	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("content: %w", err)
-	}
-	if v == nil {
-		v = map[string]any{}
-	}
-	if schema == nil {
-		return v, nil
-	}
-	if key, ok := schemaRef(schema); ok {
-		// jsonschema-go follows a reference cycle ({"$ref":"#"}) until the
-		// stack overflows, a fatal error no recover can stop; elicitation
-		// schemas are flat objects of primitive properties, without
-		// references (MCP spec), so a server sending one gets a refusal.
-		return nil, fmt.Errorf("requested schema: %q is not allowed in an elicitation schema", key)
-	}
-	sb, err := json.Marshal(schema)
-	if err != nil {
-		return nil, fmt.Errorf("requested schema: %w", err)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(sb, &s); err != nil {
-		return nil, fmt.Errorf("requested schema: %w", err)
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("requested schema: %w", err)
-	}
-	if err := resolved.ApplyDefaults(&v); err != nil {
-		return nil, errors.New("applying the requested schema's defaults failed")
-	}
-	if resolved.Validate(v) != nil {
-		// The validator's message quotes the user's answer: name the
-		// properties instead.
-		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
-	}
-	return v, nil
-}
-
-// mismatches names the properties of content that schema refuses, and the
-// required ones missing, without their values.
-func mismatches(schema *jsonschema.Schema, content map[string]any) string {
-	var bad, missing []string
-	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
-		val, ok := content[name]
-		if !ok {
-			continue
-		}
-		if r, err := schema.Properties[name].Resolve(nil); err != nil || r.Validate(val) != nil {
-			bad = append(bad, fmt.Sprintf("%q", name))
-		}
-	}
-	for _, name := range schema.Required {
-		if _, ok := content[name]; !ok {
-			missing = append(missing, fmt.Sprintf("%q", name))
-		}
-	}
-	var parts []string
-	if len(bad) > 0 {
-		parts = append(parts, "invalid "+strings.Join(bad, ", "))
-	}
-	if len(missing) > 0 {
-		parts = append(parts, "missing "+strings.Join(missing, ", "))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	return elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
 }
 
 // schemaRef returns the first reference keyword ($ref, $dynamicRef,
-// $recursiveRef) found anywhere in schema.
-func schemaRef(schema any) (string, bool) {
-	switch v := schema.(type) {
-	case map[string]any:
-		for _, key := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
-			if _, ok := v[key]; ok {
-				return key, true
-			}
-		}
-		for _, e := range v {
-			if key, ok := schemaRef(e); ok {
-				return key, true
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if key, ok := schemaRef(e); ok {
-				return key, true
-			}
-		}
-	}
-	return "", false
-}
+// $recursiveRef) found anywhere in schema: elicitation and output schemas
+// refuse them alike.
+func schemaRef(schema any) (string, bool) { return elicit.SchemaRef(schema) }
 
 // An elicitor answers a server's elicitation requests while a call waits
 // for them, with [Config.ElicitationHandler]: the input rounds of a call

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -61,34 +62,6 @@ func returns(res *mcp.CallToolResult) mcp.ToolHandler {
 
 // object is the empty object schema.
 var object = json.RawMessage(`{"type":"object"}`)
-
-// TestBase64Size pins which strings the structured fallback of Text takes
-// for base64 data.
-func TestBase64Size(t *testing.T) {
-	long := strings.Repeat("QUJD", 64) // 256 characters
-	tests := []struct {
-		s    string
-		size int
-		ok   bool
-	}{
-		{long, 192, true},
-		{long + "QQ==", 193, true},
-		{strings.Repeat("QUJD", 16) + "\n" + strings.Repeat("QUJD", 48), 192, true}, // wrapped lines
-		{strings.Repeat("a-_b", 64), 192, true},                                     // URL alphabet
-		{"data:image/png;base64,QUJD", 3, true},
-		{long[:255], 0, false},              // too short to tell from a word or an id
-		{long[:128] + " " + long, 0, false}, // prose has spaces
-		{long[:128] + "=" + long, 0, false}, // padding in the middle
-		{long + "===", 0, false},
-		{"data:text/plain,hello", 0, false},
-		{"short", 0, false},
-	}
-	for _, tt := range tests {
-		if size, ok := base64Size(tt.s); size != tt.size || ok != tt.ok {
-			t.Errorf("base64Size(%.40q…) = %d, %t; want %d, %t", tt.s, size, ok, tt.size, tt.ok)
-		}
-	}
-}
 
 // TestStructuredTextNeverBase64: a result whose only content is an image,
 // mirrored into its structured content as base64 (server-filesystem's
@@ -575,7 +548,7 @@ func TestStructuredTextBounded(t *testing.T) {
 	res := &Result{Artifact: &Artifact{StructuredContent: map[string]any{"rows": rows}}}
 	text := res.Text()
 	const note = "… [structured content cut: 35 KB in all]"
-	if !strings.HasSuffix(text, note) || len(text) > maxStructuredText+len(note) || !utf8.ValidString(text) || !strings.HasPrefix(text, `{"rows":["row é",`) {
+	if !strings.HasSuffix(text, note) || len(text) > modeltext.MaxStructured+len(note) || !utf8.ValidString(text) || !strings.HasPrefix(text, `{"rows":["row é",`) {
 		t.Errorf("Text() = %d bytes ending %q, want at most 16 KB of valid UTF-8 and the note", len(text), text[max(0, len(text)-60):])
 	}
 	if parts := res.Parts(); len(parts) != 1 || parts[0].(llms.TextContent).Text != text {
@@ -586,7 +559,7 @@ func TestStructuredTextBounded(t *testing.T) {
 	}
 	// `{"ss":"` is 7 bytes: the bound falls inside a 2-byte rune.
 	cut := (&Result{Artifact: &Artifact{StructuredContent: map[string]any{"ss": strings.Repeat("é", 10000)}}}).Text()
-	if !utf8.ValidString(cut) || !strings.HasPrefix(cut, `{"ss":"é`) || len(cut) > maxStructuredText+len(note) {
+	if !utf8.ValidString(cut) || !strings.HasPrefix(cut, `{"ss":"é`) || len(cut) > modeltext.MaxStructured+len(note) {
 		t.Errorf("Text() cut a rune: %q", cut[max(0, len(cut)-60):])
 	}
 }

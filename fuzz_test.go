@@ -1,75 +1,19 @@
 package mcpadapter
 
-// Fuzz targets for what the adapter decodes from models, stored interrupts,
-// users and servers: Call input, Interrupt JSON, answers to elicitations
-// (the wire screen's are in internal/wire). Their seeds (f.Add and
+// Fuzz targets for what the adapter decodes from stored interrupts, users
+// and servers: Interrupt JSON, answers to elicitations (Call input's are in
+// internal/callinput, the wire screen's in internal/wire). Their seeds (f.Add and
 // testdata/fuzz/<Name>) run in every go test; .ci/run fuzzes each briefly.
 
 import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// FuzzDecodeCallInput feeds Call inputs (what a model writes) and schemas
-// to decodeCallInput: it never panics, decodes a JSON object input to that
-// object (unless it is langchaingo's {"__arg1": ...} wrapper), and accepts
-// only what it can stand behind.
-func FuzzDecodeCallInput(f *testing.F) {
-	schemas := []string{
-		`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`,
-		`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`,
-		`{"type":"object","properties":{}}`,
-		`{"type":"object","properties":{"__arg1":{"type":"string"}}}`,
-		`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`,
-	}
-	inputs := []string{
-		`{"city":"Paris"}`, `Paris`, `"Paris"`, "```json\n{\"city\":\"Paris\"}\n```", "`{\"a\":1}`",
-		`{"__arg1":"Paris"}`, `{"__arg1":"{\"city\":\"Rome\"}"}`, `{"__arg1":{"city":"Oslo"}}`,
-		`{"a":1,"b":2.5e300}`, `{"a":1}}`, `{"a":1}]`, `{"a":1} {"b":2}`, `{}`, ``, `   `, `null`, `[1]`,
-		`{"a":12345678901234567890123}`, "```\n```", "``", `{"__arg1":"\"x\""}`,
-	}
-	for i, in := range inputs {
-		f.Add(in, schemas[i%len(schemas)])
-	}
-	f.Fuzz(func(t *testing.T, input, schemaJSON string) {
-		var schema map[string]any
-		if json.Unmarshal([]byte(schemaJSON), &schema) != nil {
-			schema = nil
-		}
-		args, err := decodeCallInput(input, schema)
-		again, err2 := decodeCallInput(input, schema)
-		if (err == nil) != (err2 == nil) || !reflect.DeepEqual(args, again) {
-			t.Fatalf("decodeCallInput(%q) is not deterministic: %v, %v and %v, %v", input, args, err, again, err2)
-		}
-		if err != nil {
-			return
-		}
-		if args == nil {
-			t.Fatalf("decodeCallInput(%q) = nil, nil", input)
-		}
-		if _, err := json.Marshal(args); err != nil {
-			t.Fatalf("decodeCallInput(%q) = %v, which does not marshal: %v", input, args, err)
-		}
-		s := unfence(strings.TrimSpace(input))
-		if strings.HasPrefix(s, "{") {
-			if !json.Valid([]byte(s)) {
-				t.Fatalf("decodeCallInput(%q) accepted invalid JSON: %v", input, args)
-			}
-			obj, err := decodeObject(s)
-			if err != nil {
-				t.Fatalf("decodeCallInput(%q) = %v, but decodeObject fails: %v", input, args, err)
-			}
-			if _, wrapped := obj[argWrapper]; !wrapped && !reflect.DeepEqual(obj, args) {
-				t.Fatalf("decodeCallInput(%q) = %v, want the object itself %v", input, args, obj)
-			}
-		}
-	})
-}
 
 // FuzzInterruptJSON decodes stored interrupts: decoding never panics, and
 // what decodes re-encodes to JSON that decodes to the same interrupt, with
@@ -178,7 +122,7 @@ func FuzzValidateAnswers(f *testing.F) {
 				t.Fatalf("content %v sent with action %q in mode %q", res.Content, action, mode)
 			}
 		default:
-			again, err := checkContent(schema, res.Content)
+			again, err := elicit.Content(schema, res.Content)
 			if err != nil {
 				t.Fatalf("accepted content %v no longer validates: %v", res.Content, err)
 			}

@@ -2,78 +2,22 @@ package mcpadapter
 
 // Secrets in server URLs: a password in the userinfo, tokens in the query.
 // Neither goes into an error or a log line of the adapter: URLs are shown
-// as redactURL gives them, and dial errors, whose text may quote the URL
-// (net/http's errors strip the password, not the query), go through
-// hideURLs.
+// as redactURL gives them, and dial errors, whose text may quote the URL,
+// go through hideURLs (internal/redact).
 
 import (
 	"net/url"
-	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/redact"
 )
 
 // redactURL returns rawURL with its password and the values of its query
 // parameters replaced by "xxxxx".
-func redactURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "<invalid URL>"
-	}
-	return redacted(u)
-}
+func redactURL(rawURL string) string { return redact.URL(rawURL) }
 
 // redacted is redactURL of a parsed URL.
-func redacted(u *url.URL) string {
-	c := *u
-	if c.RawQuery != "" {
-		q := c.Query()
-		for k := range q {
-			q[k] = []string{"xxxxx"}
-		}
-		c.RawQuery = q.Encode()
-	}
-	return c.Redacted()
-}
+func redacted(u *url.URL) string { return redact.Parsed(u) }
 
 // hideURLs returns err with every spelling of the given URLs in its text
-// replaced by their redacted form (as given, as net/url prints them, with the password
-// stripped as url.Redacted and net/http do). errors.Is and errors.As see
-// through it.
-func hideURLs(err error, rawURLs ...string) error {
-	if err == nil {
-		return nil
-	}
-	var r *urlRedactor
-	for _, raw := range rawURLs {
-		u, perr := url.Parse(raw)
-		if raw == "" || perr != nil {
-			continue
-		}
-		safe := redacted(u)
-		forms := []string{raw, u.String(), u.Redacted()}
-		if _, ok := u.User.Password(); ok {
-			// As net/http's errors print it.
-			forms = append(forms, strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1))
-		}
-		for _, form := range forms {
-			if form != safe {
-				if r == nil {
-					r = &urlRedactor{err: err}
-				}
-				r.pairs = append(r.pairs, form, safe)
-			}
-		}
-	}
-	if r == nil {
-		return err
-	}
-	return r
-}
-
-// A urlRedactor is an error whose text has URLs redacted.
-type urlRedactor struct {
-	err   error
-	pairs []string // for strings.NewReplacer: form, redacted form, ...
-}
-
-func (e *urlRedactor) Error() string { return strings.NewReplacer(e.pairs...).Replace(e.err.Error()) }
-func (e *urlRedactor) Unwrap() error { return e.err }
+// redacted; errors.Is and errors.As see through it.
+func hideURLs(err error, rawURLs ...string) error { return redact.Error(err, rawURLs...) }

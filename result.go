@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -353,26 +354,12 @@ func blockText(b *Block) string {
 	default:
 		add(b.MIMEType)
 		if b.Data != nil {
-			add(formatSize(len(b.Data)))
+			add(modeltext.Size(len(b.Data)))
 		}
 		add(b.Name)
 		add(b.URI)
 	}
 	return "[" + strings.Join(fields, " ") + "]"
-}
-
-// formatSize renders a byte count for a placeholder: "512 B", "14 KB",
-// "2.5 MB".
-func formatSize(n int) string {
-	const kb, mb = 1024, 1024 * 1024
-	switch {
-	case n < kb:
-		return fmt.Sprintf("%d B", n)
-	case n < mb:
-		return fmt.Sprintf("%d KB", (n+kb/2)/kb)
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/mb)
-	}
 }
 
 // Parts returns the result as langchaingo message parts, in order: text
@@ -402,7 +389,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r.IsError && len(parts) == 0 {
 		parts = append(parts, llms.TextPart(emptyErrorText))
 	}
-	return budgetParts(parts, budgetLimit(o.budget))
+	return modeltext.Parts(parts, budgetLimit(o.budget))
 }
 
 // Messages returns the messages that answer call in a chat history: one
@@ -436,7 +423,7 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 			}
 		}
 	}
-	text, media = budgetMessage(text, media, budgetLimit(o.budget))
+	text, media = modeltext.Message(text, media, budgetLimit(o.budget))
 	msgs := []llms.MessageContent{{
 		Role:  llms.ChatMessageTypeTool,
 		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},

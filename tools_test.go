@@ -294,59 +294,22 @@ func TestParameters(t *testing.T) {
 	}
 }
 
-// TestDescribe pins the argument hint that text agents see.
-func TestDescribe(t *testing.T) {
-	obj := func(props map[string]any, required ...any) map[string]any {
-		return map[string]any{"type": "object", "properties": props, "required": required}
-	}
-	many := make([]any, maxEnumHint+2)
-	for i := range many {
-		many[i] = i
-	}
-	tests := []struct {
-		name   string
-		text   string
-		params map[string]any
-		want   string
+// TestSummary pins the text that says what a tool does: description,
+// title, annotations' title.
+func TestSummary(t *testing.T) {
+	for _, tt := range []struct {
+		d    *mcp.Tool
+		want string
 	}{
-		{"no properties", "Does it.", obj(map[string]any{}), "Does it."},
-		{"no text", "", obj(map[string]any{"q": map[string]any{"type": "string"}}), `Input: JSON object {"q": string}`},
-		{"required and enum", "Weather.", obj(map[string]any{
-			"city": map[string]any{"type": "string"},
-			"unit": map[string]any{"type": "string", "enum": []any{"c", "f"}},
-		}, "city"), `Weather. Input: JSON object {"city": string (required), "unit": "c"|"f"}`},
-		{"types", "T.", obj(map[string]any{
-			"a": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
-			"b": map[string]any{"type": []any{"string", "null"}},
-			"c": map[string]any{"$ref": "#/$defs/c"},
-			"d": true,
-			"e": map[string]any{"type": "array"},
-			"f": map[string]any{"enum": many},
-		}), `T. Input: JSON object {"a": array of integer, "b": string|null, "c": any, "d": any, "e": array, "f": 0|1|2|3|4|5|6|7|…}`},
-		{"quoted names", "Q.", obj(map[string]any{`we"ird`: map[string]any{"type": "number"}}), `Q. Input: JSON object {"we\"ird": number}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := describe(tt.text, tt.params); got != tt.want {
-				t.Errorf("describe() = %q\nwant %q", got, tt.want)
-			}
-		})
-	}
-	t.Run("summary fallbacks", func(t *testing.T) {
-		for _, tt := range []struct {
-			d    *mcp.Tool
-			want string
-		}{
-			{&mcp.Tool{Description: " Desc. ", Title: "T"}, "Desc."},
-			{&mcp.Tool{Title: "Title"}, "Title"},
-			{&mcp.Tool{Annotations: &mcp.ToolAnnotations{Title: "Ann"}}, "Ann"},
-			{&mcp.Tool{}, ""},
-		} {
-			if got := summary(tt.d); got != tt.want {
-				t.Errorf("summary(%+v) = %q, want %q", tt.d, got, tt.want)
-			}
+		{&mcp.Tool{Description: " Desc. ", Title: "T"}, "Desc."},
+		{&mcp.Tool{Title: "Title"}, "Title"},
+		{&mcp.Tool{Annotations: &mcp.ToolAnnotations{Title: "Ann"}}, "Ann"},
+		{&mcp.Tool{}, ""},
+	} {
+		if got := summary(tt.d); got != tt.want {
+			t.Errorf("summary(%+v) = %q, want %q", tt.d, got, tt.want)
 		}
-	})
+	}
 }
 
 // TestMetadata checks the mcp metadata namespace: annotations, _meta and
@@ -1216,15 +1179,5 @@ func TestLookup(t *testing.T) {
 	}
 	if got := ts.Tools(); len(got) != 2 || got[1] != tools.Tool(upper) {
 		t.Errorf("Tools() = %v, want the same tools in order", got)
-	}
-}
-
-// TestJSONString checks the argument hint's quoting against json.Marshal.
-func TestJSONString(t *testing.T) {
-	for _, s := range []string{"", "city", "a b", `q"uote`, `back\slash`, "<tag>&", "tab\t", "é", "\x7f", "日本", "\xff"} {
-		want, _ := json.Marshal(s)
-		if got := string(appendJSONString(nil, s)); got != string(want) {
-			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
-		}
 	}
 }

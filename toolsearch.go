@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -162,7 +163,7 @@ func searchDoc(t *Tool) toolsearch.Doc {
 	}
 	props, _ := t.params["properties"].(map[string]any)
 	var argText []string
-	for _, name := range sortedKeys(props) {
+	for _, name := range jsonvalue.SortedKeys(props) {
 		d.Args = append(d.Args, name)
 		if p, ok := props[name].(map[string]any); ok {
 			if s, ok := p["description"].(string); ok {

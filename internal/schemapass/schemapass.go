@@ -11,6 +11,11 @@
 // cannot convert faithfully, rather than return a schema the provider would
 // reject or misread. The root package's SchemaPass wraps these for
 // llms.FunctionDefinition; its docs state each provider's rules.
+//
+// Before any pass, [Normalize] (or [Shared]) makes a server's input schema
+// an object schema, and [Describe] writes the argument hint that text
+// agents read in a tool's description (normalize.go). Nothing here knows
+// the adapter.
 package schemapass
 
 import (
@@ -21,6 +26,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 )
 
 // ErrUnsupported is the error every refusal wraps (the root package
@@ -110,7 +117,7 @@ func InlineRefs(schema map[string]any) (map[string]any, error) {
 	}
 	// Inlined copies share the values that are not subschemas (enum
 	// lists, defaults): copy once, so that later passes own every value.
-	m, _ := deepCopy(out).(map[string]any)
+	m, _ := jsonvalue.Copy(out).(map[string]any)
 	return m, nil
 }
 
@@ -203,23 +210,4 @@ func resolveRef(root map[string]any, ref string) (any, error) {
 		}
 	}
 	return cur, nil
-}
-
-// deepCopy copies the maps and slices of a decoded JSON value.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(v))
-		for i, e := range v {
-			s[i] = deepCopy(e)
-		}
-		return s
-	}
-	return v
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,8 +47,7 @@ type goldenEntry struct {
 
 // input is a copy of t's input schema, for a pass to own.
 func input(t tool) map[string]any {
-	m, _ := deepCopy(t.InputSchema).(map[string]any)
-	return m
+	return jsonvalue.Copy(t.InputSchema)
 }
 
 // checkGoldens runs every pass on every tool of catalog, checks each
@@ -155,7 +155,7 @@ func visitSchemas(v any, path string, f func(m map[string]any, path string)) {
 		return
 	}
 	f(m, path)
-	copied, _ := deepCopy(m).(map[string]any)
+	copied := jsonvalue.Copy(m)
 	_ = rewriteSubschemas(copied, path, func(sub any, at string) (any, error) {
 		visitSchemas(sub, at, f)
 		return sub, nil

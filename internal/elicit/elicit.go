@@ -1,0 +1,232 @@
+// Package elicit checks a user's answers to MCP elicitation requests: the
+// answered keys against the requested ones, each answer's action and
+// content, and the requested schemas servers send. It turns an accepted
+// answer into the [mcp.ElicitResult] the server gets.
+//
+// It is pure: plain values in, results or errors out. It knows nothing of
+// the adapter; the root package maps its ElicitationRequest and Answer
+// onto these arguments.
+package elicit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The actions of an answer, as MCP spells them.
+const (
+	accept  = "accept"
+	decline = "decline"
+	cancel  = "cancel"
+)
+
+// maxSchemaDepth bounds the nesting of a requested schema, counting its
+// objects and arrays. MCP asks for a flat object of primitive properties
+// (a multi-select's items and their options reach depth 6); the validator's
+// time grows with the square of the depth (9000 levels took 17.7 s).
+const maxSchemaDepth = 10
+
+// CheckSchema refuses a requested schema that is not a JSON object, or
+// nests deeper than maxSchemaDepth. A nil schema (URL mode) is fine.
+func CheckSchema(schema any) error {
+	if schema == nil {
+		return nil
+	}
+	object := jsonvalue.Object(schema)
+	if object == nil {
+		return errors.New("the requested schema is not a JSON object")
+	}
+	if depth(object, maxSchemaDepth) > maxSchemaDepth {
+		return fmt.Errorf("the requested schema nests deeper than %d levels (MCP asks for a flat object)", maxSchemaDepth)
+	}
+	return nil
+}
+
+// depth returns the nesting depth of the decoded JSON value v, counting
+// objects and arrays (a scalar is 0), or limit+1 as soon as it passes limit.
+func depth(v any, limit int) int {
+	var elems []any
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			elems = append(elems, e)
+		}
+	case []any:
+		elems = v
+	default:
+		return 0
+	}
+	if limit <= 0 {
+		return limit + 1
+	}
+	deepest := 0
+	for _, e := range elems {
+		if deepest = max(deepest, depth(e, limit-1)); deepest >= limit {
+			return limit + 1
+		}
+	}
+	return deepest + 1
+}
+
+// CheckKeys reports the requests without an answer and the answers
+// without a request, by key, in one error; nil when they match.
+func CheckKeys[A any](requested []string, answers map[string]A) error {
+	var missing, extra []string
+	for _, key := range requested {
+		if _, ok := answers[key]; !ok {
+			missing = append(missing, fmt.Sprintf("%q", key))
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(answers)) {
+		if !slices.Contains(requested, key) {
+			extra = append(extra, fmt.Sprintf("%q", key))
+		}
+	}
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("no answer for request %s", strings.Join(missing, ", ")))
+	}
+	if len(extra) > 0 {
+		keys := make([]string, len(requested))
+		for i, key := range requested {
+			keys[i] = fmt.Sprintf("%q", key)
+		}
+		errs = append(errs, fmt.Errorf("answer %s matches no request (requests: %s)", strings.Join(extra, ", "), strings.Join(keys, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// Check checks one answer to a request in mode ("form" or "url") with the
+// requested schema: a known action; no content unless accepting a form
+// request; for an accepted form, content valid against the schema, with
+// its defaults applied.
+func Check(mode string, schema map[string]any, action string, content map[string]any) (*mcp.ElicitResult, error) {
+	switch action {
+	case accept, decline, cancel:
+	default:
+		return nil, fmt.Errorf("unknown action %q (want accept, decline or cancel)", action)
+	}
+	if action != accept || mode == "url" {
+		if len(content) > 0 {
+			return nil, fmt.Errorf("content is only allowed when accepting a form request (action %q, mode %q)", action, mode)
+		}
+		return &mcp.ElicitResult{Action: action}, nil
+	}
+	content, err := Content(schema, content)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ElicitResult{Action: accept, Content: content}, nil
+}
+
+// Content validates content against schema after a JSON round trip (so
+// that Go values compare as JSON values) and applies its defaults. Its
+// errors name properties, never the values the user gave.
+func Content(schema, content map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(content)
+	if err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	if schema == nil {
+		return v, nil
+	}
+	if key, ok := SchemaRef(schema); ok {
+		// jsonschema-go follows a reference cycle ({"$ref":"#"}) until the
+		// stack overflows, a fatal error no recover can stop; elicitation
+		// schemas are flat objects of primitive properties, without
+		// references (MCP spec), so a server sending one gets a refusal.
+		return nil, fmt.Errorf("requested schema: %q is not allowed in an elicitation schema", key)
+	}
+	sb, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("requested schema: %w", err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(sb, &s); err != nil {
+		return nil, fmt.Errorf("requested schema: %w", err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("requested schema: %w", err)
+	}
+	if err := resolved.ApplyDefaults(&v); err != nil {
+		return nil, errors.New("applying the requested schema's defaults failed")
+	}
+	if resolved.Validate(v) != nil {
+		// The validator's message quotes the user's answer: name the
+		// properties instead.
+		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
+	}
+	return v, nil
+}
+
+// mismatches names the properties of content that schema refuses, and the
+// required ones missing, without their values.
+func mismatches(schema *jsonschema.Schema, content map[string]any) string {
+	var bad, missing []string
+	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+		val, ok := content[name]
+		if !ok {
+			continue
+		}
+		if r, err := schema.Properties[name].Resolve(nil); err != nil || r.Validate(val) != nil {
+			bad = append(bad, fmt.Sprintf("%q", name))
+		}
+	}
+	for _, name := range schema.Required {
+		if _, ok := content[name]; !ok {
+			missing = append(missing, fmt.Sprintf("%q", name))
+		}
+	}
+	var parts []string
+	if len(bad) > 0 {
+		parts = append(parts, "invalid "+strings.Join(bad, ", "))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+strings.Join(missing, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// SchemaRef returns the first reference keyword ($ref, $dynamicRef,
+// $recursiveRef) found anywhere in schema.
+func SchemaRef(schema any) (string, bool) {
+	switch v := schema.(type) {
+	case map[string]any:
+		for _, key := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+			if _, ok := v[key]; ok {
+				return key, true
+			}
+		}
+		for _, e := range v {
+			if key, ok := SchemaRef(e); ok {
+				return key, true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if key, ok := SchemaRef(e); ok {
+				return key, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,78 @@
+// Package redact hides the secrets of URLs: a password in the userinfo,
+// tokens in the query. [URL] gives a URL as it may be shown, and [Error]
+// redacts every spelling of given URLs in an error's text (net/http's
+// errors strip the password, not the query). It is pure and knows nothing
+// of the adapter.
+package redact
+
+import (
+	"net/url"
+	"strings"
+)
+
+// URL returns rawURL with its password and the values of its query
+// parameters replaced by "xxxxx".
+func URL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "<invalid URL>"
+	}
+	return Parsed(u)
+}
+
+// Parsed is [URL] of a parsed URL.
+func Parsed(u *url.URL) string {
+	c := *u
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		c.RawQuery = q.Encode()
+	}
+	return c.Redacted()
+}
+
+// Error returns err with every spelling of the given URLs in its text
+// replaced by their redacted form (as given, as net/url prints them, with the password
+// stripped as url.Redacted and net/http do). errors.Is and errors.As see
+// through it.
+func Error(err error, rawURLs ...string) error {
+	if err == nil {
+		return nil
+	}
+	var r *urlRedactor
+	for _, raw := range rawURLs {
+		u, perr := url.Parse(raw)
+		if raw == "" || perr != nil {
+			continue
+		}
+		safe := Parsed(u)
+		forms := []string{raw, u.String(), u.Redacted()}
+		if _, ok := u.User.Password(); ok {
+			// As net/http's errors print it.
+			forms = append(forms, strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1))
+		}
+		for _, form := range forms {
+			if form != safe {
+				if r == nil {
+					r = &urlRedactor{err: err}
+				}
+				r.pairs = append(r.pairs, form, safe)
+			}
+		}
+	}
+	if r == nil {
+		return err
+	}
+	return r
+}
+
+// A urlRedactor is an error whose text has URLs redacted.
+type urlRedactor struct {
+	err   error
+	pairs []string // for strings.NewReplacer: form, redacted form, ...
+}
+
+func (e *urlRedactor) Error() string { return strings.NewReplacer(e.pairs...).Replace(e.err.Error()) }
+func (e *urlRedactor) Unwrap() error { return e.err }
