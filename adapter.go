@@ -66,6 +66,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/callbacks"
@@ -563,7 +564,7 @@ func validateServer(name string, s Server) error {
 			return bad("invalid URL: %s", err)
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return bad("URL %q is not an http(s) URL", redacted(u))
+			return bad("URL %q is not an http(s) URL", redact.Parsed(u))
 		}
 	}
 	if s.DefaultToolTimeout < 0 {

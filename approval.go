@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -246,7 +247,7 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	}
 	var args map[string]any
 	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
-		if args, err = decodeObject(string(w.Arguments)); err != nil {
+		if args, err = callinput.Object(string(w.Arguments)); err != nil {
 			return fail(fmt.Errorf("arguments: %w", err))
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/callinput"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,7 +54,7 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON, id string) (*Result, er
 	args := map[string]any{}
 	if strings.TrimSpace(argsJSON) != "" {
 		var err error
-		if args, err = decodeObject(argsJSON); err != nil {
+		if args, err = callinput.Object(argsJSON); err != nil {
 			return t.invalidInput(err), nil
 		}
 	}
@@ -78,7 +80,7 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON, id string) (*Result, er
 // errors, as in [Tool.Invoke], which returns the JSON-RPC errors too.
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	res, err := t.observe(ctx, textInput(input), func() (*Result, error) {
-		args, err := decodeCallInput(input, t.params)
+		args, err := callinput.Decode(input, t.params)
 		if err != nil {
 			return t.invalidInput(err), nil
 		}
@@ -409,11 +411,11 @@ func snapshot(args map[string]any) map[string]any {
 	}
 	b, err := json.Marshal(args)
 	if err != nil {
-		return deepCopy(args) // not reached: the call marshalled them
+		return jsonvalue.Copy(args) // not reached: the call marshalled them
 	}
-	m, err := decodeObject(string(b))
+	m, err := callinput.Object(string(b))
 	if err != nil {
-		return deepCopy(args)
+		return jsonvalue.Copy(args)
 	}
 	return m
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -433,7 +434,7 @@ func (c *conn) callError(op string, err error) error {
 		// so that the next discovery re-dials instead of reusing c.
 		c.giveUp(err)
 	}
-	return serverError(c.server, op, hideURLs(classifyFault(err), c.cfg.URL)) // redact.go
+	return serverError(c.server, op, redact.Error(classifyFault(err), c.cfg.URL))
 }
 
 // closedErr is why a closing c serves no more requests: ErrClosed, saying

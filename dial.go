@@ -18,6 +18,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
@@ -215,7 +216,7 @@ func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Clie
 		return client.Connect(ctx, c.own(d.commandTransport(c, sc)), opts)
 	default:
 		cs, err := d.connectHTTP(ctx, client, c, sc, opts)
-		return cs, hideURLs(err, sseEndpoints(s.URL)...) // s.URL is the first
+		return cs, redact.Error(err, sseEndpoints(s.URL)...) // s.URL is the first
 	}
 }
 
@@ -228,10 +229,10 @@ func (d *dialer) connectCustom(ctx context.Context, client *mcp.Client, c *conn,
 	switch t := t.(type) {
 	case *mcp.StreamableClientTransport:
 		cs, err := d.connectStreamable(ctx, client, c, sc, t, opts)
-		return cs, hideURLs(err, t.Endpoint)
+		return cs, redact.Error(err, t.Endpoint)
 	case *mcp.SSEClientTransport:
 		cs, err := d.connectSSE(ctx, client, c, sc, t, opts)
-		return cs, hideURLs(err, t.Endpoint)
+		return cs, redact.Error(err, t.Endpoint)
 	}
 	return client.Connect(ctx, c.own(screenTransport(sc, t)), opts)
 }
@@ -288,10 +289,10 @@ func (d *dialer) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, s
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := d.connectSSE(ctx, client, c, sc, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
-			d.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redactURL(endpoint))
+			d.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redact.URL(endpoint))
 			return cs, nil
 		}
-		errs = append(errs, fmt.Errorf("SSE %s: %w", redactURL(endpoint), err))
+		errs = append(errs, fmt.Errorf("SSE %s: %w", redact.URL(endpoint), err))
 	}
 	return nil, errors.Join(errs...)
 }

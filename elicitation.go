@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -343,13 +344,15 @@ func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
 		}
 	}
 	if p.RequestedSchema != nil {
-		r.RequestedSchema = schemaMap(p.RequestedSchema)
+		r.RequestedSchema = jsonvalue.Object(p.RequestedSchema)
 	}
 	return r
 }
 
-// validateAnswers checks answers against the requests (internal/elicit)
-// and returns them as the server's input responses.
+// validateAnswers checks answers against the requests: one per key, each
+// with its action, and its content against its request's schema, whose
+// defaults it applies (internal/elicit). It returns them as the server's
+// input responses.
 func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.InputResponseMap, error) {
 	keys := make([]string, len(reqs))
 	for i, r := range reqs {
@@ -360,7 +363,8 @@ func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.
 	}
 	responses := make(mcp.InputResponseMap, len(reqs))
 	for _, r := range reqs {
-		res, err := validateAnswer(r, answers[r.Key])
+		ans := answers[r.Key]
+		res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
 		if err != nil {
 			return nil, fmt.Errorf("answer %q: %w", r.Key, err)
 		}
@@ -368,17 +372,6 @@ func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.
 	}
 	return responses, nil
 }
-
-// validateAnswer checks one answer to r: its action, and its content
-// against r's requested schema, whose defaults it applies (elicit.Check).
-func validateAnswer(r ElicitationRequest, ans Answer) (*mcp.ElicitResult, error) {
-	return elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
-}
-
-// schemaRef returns the first reference keyword ($ref, $dynamicRef,
-// $recursiveRef) found anywhere in schema: elicitation and output schemas
-// refuse them alike.
-func schemaRef(schema any) (string, bool) { return elicit.SchemaRef(schema) }
 
 // An elicitor answers a server's elicitation requests while a call waits
 // for them, with [Config.ElicitationHandler]: the input rounds of a call
@@ -434,7 +427,7 @@ func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitReque
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	res, err := validateAnswer(r, ans)
+	res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
 	if err != nil {
 		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}

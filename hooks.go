@@ -11,6 +11,7 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 )
 
 // A CallRequest is one tool call as [Middleware] sees it. A middleware may
@@ -73,7 +74,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo) 
 	}
 	req := &CallRequest{
 		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: info.id, Principal: t.conn.key.principal,
-		Args: deepCopy(args),
+		Args: jsonvalue.Copy(args),
 	}
 	h := chain(mws, func(ctx context.Context, req *CallRequest) (*Result, error) {
 		// req.Args is a copy: args itself is what the caller asked for.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -114,7 +115,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	var args map[string]any
 	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
 		// decodeObject keeps numbers exact.
-		if args, err = decodeObject(string(w.Arguments)); err != nil {
+		if args, err = callinput.Object(string(w.Arguments)); err != nil {
 			return fail(fmt.Errorf("arguments: %w", err))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,15 +73,15 @@ func TestWrapperKey(t *testing.T) {
 // an iterator and concatenating each entry took 13. (Not counted under
 // -race.)
 func TestDescribeAllocs(t *testing.T) {
-	params := normalizeSchema(map[string]any{"type": "object", "properties": map[string]any{
+	params := schemapass.Normalize(map[string]any{"type": "object", "properties": map[string]any{
 		"city":  map[string]any{"type": "string"},
 		"units": map[string]any{"type": "string", "enum": []any{"c", "f"}},
 	}, "required": []any{"city"}})
 	const want = `Weather. Input: JSON object {"city": string (required), "units": "c"|"f"}`
-	if got := describe("Weather.", params); got != want {
+	if got := schemapass.Describe("Weather.", params); got != want {
 		t.Fatalf("describe() = %q, want %q", got, want)
 	}
-	if n := testing.AllocsPerRun(20, func() { describe("Weather.", params) }); n > 9 && !raceEnabled {
+	if n := testing.AllocsPerRun(20, func() { schemapass.Describe("Weather.", params) }); n > 9 && !raceEnabled {
 		t.Errorf("describe: %.0f allocations, want at most 9", n)
 	}
 }

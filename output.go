@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 )
 
 // Output validation: a tool that declares an outputSchema promises
@@ -85,11 +87,11 @@ func (p *toolPolicy) resolveOutput(ctx context.Context, t *Tool) *jsonschema.Res
 		p.logger.DebugContext(ctx, "mcpadapter: not validating results against the output schema", "server", t.server, "tool", t.desc.Name, "reason", why)
 		return nil
 	}
-	m := schemaMap(t.desc.OutputSchema)
+	m := jsonvalue.Object(t.desc.OutputSchema)
 	if m == nil {
 		return skip("not a JSON object")
 	}
-	if key, ok := schemaRef(m); ok {
+	if key, ok := elicit.SchemaRef(m); ok {
 		return skip("it holds " + key)
 	}
 	b, err := json.Marshal(m)

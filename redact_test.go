@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 )
 
@@ -96,12 +97,12 @@ func TestURLSecretsRedacted(t *testing.T) {
 // server).
 func TestAnswerValuesHidden(t *testing.T) {
 	r := elicitationRequest("date", testserver.DateRequest())
-	_, err := validateAnswer(r, Answer{Action: Accept, Content: map[string]any{"date": 4242424242}})
+	_, err := elicit.Check(r.Mode, r.RequestedSchema, string(Accept), map[string]any{"date": 4242424242})
 	if err == nil || !strings.Contains(err.Error(), `"date"`) || strings.Contains(err.Error(), "4242424242") {
-		t.Errorf("validateAnswer() = %v, want an error naming \"date\" without the answer", err)
+		t.Errorf("elicit.Check() = %v, want an error naming \"date\" without the answer", err)
 	}
-	_, err = validateAnswer(r, Answer{Action: Accept, Content: map[string]any{"other": "s3cret-answer"}})
+	_, err = elicit.Check(r.Mode, r.RequestedSchema, string(Accept), map[string]any{"other": "s3cret-answer"})
 	if err == nil || !strings.Contains(err.Error(), `missing "date"`) || strings.Contains(err.Error(), "s3cret-answer") {
-		t.Errorf("validateAnswer() = %v, want an error naming the missing \"date\" without the answer", err)
+		t.Errorf("elicit.Check() = %v, want an error naming the missing \"date\" without the answer", err)
 	}
 }

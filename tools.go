@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -79,10 +81,24 @@ func newTool(c *conn, name string, d *mcp.Tool) *Tool {
 	t.taskRequired = c.screen != nil && c.screen.TaskRequired(d.Name)
 	t.meta = newMetadata(d, c.info)
 	t.appOnly = appOnly(d)
-	t.params = sharedSchema(d.InputSchema)
+	t.params = schemapass.Shared(d.InputSchema)
 	t.summary = summary(d)
-	t.description = describe(t.summary, t.params)
+	t.description = schemapass.Describe(t.summary, t.params)
 	return t
+}
+
+// summary is the text that says what d does: its description, else its
+// title, else its annotations' title.
+func summary(d *mcp.Tool) string {
+	for _, s := range []string{d.Description, d.Title} {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	if d.Annotations != nil {
+		return strings.TrimSpace(d.Annotations.Title)
+	}
+	return ""
 }
 
 // Name implements [tools.Tool]: "server__tool", or the server's own name
@@ -128,9 +144,9 @@ func (t *Tool) Metadata() Metadata { return t.meta }
 // (tmc/langchaingo#1518).
 func (t *Tool) Parameters() map[string]any {
 	if t.params == nil {
-		return normalizeSchema(nil)
+		return schemapass.Normalize(nil)
 	}
-	return deepCopy(t.params)
+	return jsonvalue.Copy(t.params)
 }
 
 // LLMTool returns the tool for native tool calling ([llms.WithTools]): the

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/callinput"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -189,30 +192,30 @@ func TestNormalizeSchema(t *testing.T) {
 		{"not an object", json.RawMessage(`[1]`), map[string]any{"type": "object", "properties": map[string]any{}}},
 		{"raw JSON", json.RawMessage(`{"type":"object","$ref":"#/$defs/x","$defs":{"x":{}}}`),
 			map[string]any{"type": "object", "$ref": "#/$defs/x", "$defs": map[string]any{"x": map[string]any{}}, "properties": map[string]any{}}},
-		{"kept as is", refs, deepCopy(refs)},
+		{"kept as is", refs, jsonvalue.Copy(refs)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := normalizeSchema(tt.schema); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("normalizeSchema() = %#v\nwant %#v", got, tt.want)
+			if got := schemapass.Normalize(tt.schema); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("schemapass.Normalize() = %#v\nwant %#v", got, tt.want)
 			}
-			// sharedSchema: the same, and the input itself when it needs
+			// schemapass.Shared: the same, and the input itself when it needs
 			// no addition (as refs does).
-			got := sharedSchema(tt.schema)
+			got := schemapass.Shared(tt.schema)
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("sharedSchema() = %#v\nwant %#v", got, tt.want)
+				t.Errorf("schemapass.Shared() = %#v\nwant %#v", got, tt.want)
 			}
 			if m, ok := tt.schema.(map[string]any); ok && sameMap(got, m) != (tt.name == "kept as is") {
-				t.Errorf("sharedSchema() is its input: %v, want %v", sameMap(got, m), tt.name == "kept as is")
+				t.Errorf("schemapass.Shared() is its input: %v, want %v", sameMap(got, m), tt.name == "kept as is")
 			}
 		})
 	}
 	t.Run("input not modified", func(t *testing.T) {
-		for _, f := range []func(any) map[string]any{normalizeSchema, sharedSchema} {
+		for _, f := range []func(any) map[string]any{schemapass.Normalize, schemapass.Shared} {
 			in := map[string]any{"type": "object"}
 			f(in)
 			if _, ok := in["properties"]; ok {
-				t.Error("normalizeSchema added properties to its input")
+				t.Error("schemapass.Normalize added properties to its input")
 			}
 		}
 	})
@@ -689,15 +692,15 @@ func TestDecodeCallInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeCallInput(tt.input, tt.schema)
+			got, err := callinput.Decode(tt.input, tt.schema)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("decodeCallInput(%q) = %v, %v; want error %q", tt.input, got, err, tt.wantErr)
+					t.Fatalf("callinput.Decode(%q) = %v, %v; want error %q", tt.input, got, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("decodeCallInput(%q) = %#v, %v; want %#v", tt.input, got, err, tt.want)
+				t.Errorf("callinput.Decode(%q) = %#v, %v; want %#v", tt.input, got, err, tt.want)
 			}
 		})
 	}
@@ -1001,7 +1004,7 @@ func TestNativeLoop(t *testing.T) {
 					// "properties" added where the server left it out.
 					want := tool.Descriptor().InputSchema
 					if _, ok := want.(map[string]any)["properties"]; !ok {
-						want = normalizeSchema(want)
+						want = schemapass.Normalize(want)
 					}
 					if !reflect.DeepEqual(lt.Function.Parameters, want) {
 						t.Errorf("%s offered with %v, want %v", lt.Function.Name, lt.Function.Parameters, want)
