@@ -172,7 +172,7 @@ func appOnly(d *mcp.Tool) bool {
 
 // A toolPolicy holds the rules that turn a server's descriptors into the
 // tools a caller is offered: the names the model sees (names.go), the
-// filters, and which output schemas are validated (output.go). New builds
+// filters, and which output schemas are validated (result.go). New builds
 // it once from the Config; it is read-only and needs no lock.
 type toolPolicy struct {
 	cfg    *Config

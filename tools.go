@@ -47,7 +47,7 @@ type Tool struct {
 	meta   Metadata
 	// appOnly marks an MCP Apps tool the model must not see (filter.go).
 	appOnly bool
-	output  outputSchema // the resolved outputSchema, made on first use (output.go)
+	output  outputSchema // the resolved outputSchema, made on first use (result.go)
 
 	params      map[string]any // normalized input schema (sharedSchema), read-only; never handed out
 	schemaOnce  sync.Once      // resolves schema, for arguments rewritten by Middleware
