@@ -15,9 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -29,15 +27,6 @@ const DefaultSearchToolName = "search_tools"
 // DefaultSearchResults is how many tools one search returns when
 // [ToolSearchOptions.MaxResults] is 0.
 const DefaultSearchResults = 5
-
-// maxSearchSummary bounds, in characters, the description of each tool in
-// a search result: the model reads the whole schema once the tool is
-// offered.
-const maxSearchSummary = 200
-
-// maxSearchServers bounds the server names the search tool's description
-// lists.
-const maxSearchServers = 20
 
 // ToolSearchOptions configures a [ToolSearch]. The zero value is the
 // default: a search tool named [DefaultSearchToolName] that returns
@@ -148,46 +137,20 @@ func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
 		index: toolsearch.New(docs),
 		name:  o.Name,
 		limit: o.MaxResults,
-		desc:  searchDescription(len(model), servers, o.MaxResults),
+		desc:  toolsearch.Description(len(model), servers, o.MaxResults),
 	}, nil
 }
 
 // searchDoc is what the index reads of t.
 func searchDoc(t *Tool) toolsearch.Doc {
-	d := toolsearch.Doc{Name: t.name, Description: t.summary}
+	var title string
 	if t.desc != nil {
-		d.Title = t.desc.Title
-		if d.Title == "" && t.desc.Annotations != nil {
-			d.Title = t.desc.Annotations.Title
+		title = t.desc.Title
+		if title == "" && t.desc.Annotations != nil {
+			title = t.desc.Annotations.Title
 		}
 	}
-	props, _ := t.params["properties"].(map[string]any)
-	var argText []string
-	for _, name := range jsonvalue.SortedKeys(props) {
-		d.Args = append(d.Args, name)
-		if p, ok := props[name].(map[string]any); ok {
-			if s, ok := p["description"].(string); ok {
-				argText = append(argText, s)
-			}
-		}
-	}
-	d.ArgText = strings.Join(argText, "\n")
-	return d
-}
-
-// searchDescription is the search tool's description, for a catalog of n
-// tools from servers, limit found per search.
-func searchDescription(n int, servers []string, limit int) string {
-	slices.Sort(servers)
-	from := strings.Join(servers, ", ")
-	if len(servers) > maxSearchServers {
-		from = strings.Join(servers[:maxSearchServers], ", ") + fmt.Sprintf(" and %d more", len(servers)-maxSearchServers)
-	}
-	return fmt.Sprintf("Find the tools for a task among %d tools (servers: %s). "+
-		"Only tools that a search returned can be called, so search first. "+
-		"Describe what you need in a few words, such as \"read a text file\" or \"create an invoice\"; "+
-		"the best %d matches are returned and can be called from then on. "+
-		"If none fits, search again with other words.", n, from, limit)
+	return toolsearch.DocOf(t.name, title, t.summary, t.params)
 }
 
 // Name returns the search tool's name.
@@ -210,14 +173,7 @@ func (x *ToolSearch) LLMTool() llms.Tool {
 	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 		Name:        x.name,
 		Description: x.desc,
-		Parameters: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"query": map[string]any{"type": "string", "description": "What the tool should do, in a few words."},
-			},
-			"required":             []any{"query"},
-			"additionalProperties": false,
-		},
+		Parameters:  toolsearch.Parameters(),
 	}}
 }
 
@@ -306,8 +262,7 @@ func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
 			return res, nil
 		}
 		if t := x.model.Lookup(name); t == nil || !f.has(t) {
-			return errorResult(fmt.Sprintf("%s is not available yet: call %s first, with what you need in a few words, "+
-				"then call one of the tools it returns", name, x.name)), nil
+			return errorResult(toolsearch.NotFound(name, x.name)), nil
 		}
 		return x.tools.runToolCall(ctx, tc)
 	}
@@ -318,29 +273,14 @@ func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
 func (x *ToolSearch) answer(argsJSON string) (*Result, Toolset) {
 	var args searchArgs
 	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || strings.TrimSpace(args.Query) == "" {
-		return errorResult(fmt.Sprintf(`Error: %s takes {"query": "what you need, in a few words"}`, x.name)), nil
+		return errorResult(toolsearch.Usage(x.name)), nil
 	}
 	found := x.Search(args.Query)
-	if len(found) == 0 {
-		return &Result{Content: []Block{{Type: BlockText, Text: fmt.Sprintf(
-			"No tool matches %q: search again with other words.", args.Query)}}}, nil
+	docs := make([]toolsearch.Doc, len(found))
+	for i, t := range found {
+		docs[i] = toolsearch.Doc{Name: t.name, Description: t.summary}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d tools found for %q; you can call them now:", len(found), args.Query)
-	for _, t := range found {
-		fmt.Fprintf(&b, "\n%s: %s", t.name, searchSummary(t.summary))
-	}
-	return &Result{Content: []Block{{Type: BlockText, Text: b.String()}}}, found
-}
-
-// searchSummary is description on one line, cut to maxSearchSummary
-// characters.
-func searchSummary(description string) string {
-	s := strings.Join(strings.Fields(description), " ")
-	if utf8.RuneCountInString(s) <= maxSearchSummary {
-		return s
-	}
-	return string([]rune(s)[:maxSearchSummary-1]) + "…"
+	return &Result{Content: []Block{{Type: BlockText, Text: toolsearch.Results(args.Query, docs)}}}, found
 }
 
 // A foundSet is the tools found so far in a conversation, in the order
@@ -350,9 +290,9 @@ type foundSet struct {
 	seen  map[*Tool]bool
 }
 
-// read adds the tools found by the search results in msgs: each line
-// "name: summary" after the first line of a tool message of the search
-// tool of x, where name is one of its tools.
+// read adds the tools found by the search results in msgs, the tool
+// messages of the search tool of x: the names they list
+// (toolsearch.Found) of x's tools.
 func (f *foundSet) read(x *ToolSearch, msgs []llms.MessageContent) {
 	for _, m := range msgs {
 		if m.Role != llms.ChatMessageTypeTool {
@@ -363,10 +303,8 @@ func (f *foundSet) read(x *ToolSearch, msgs []llms.MessageContent) {
 			if !ok || !strings.EqualFold(resp.Name, x.name) {
 				continue
 			}
-			_, list, _ := strings.Cut(resp.Content, "\n")
-			for line := range strings.Lines(list) {
-				name, _, ok := strings.Cut(line, ": ")
-				if t := x.model.Lookup(name); ok && t != nil {
+			for name := range toolsearch.Found(resp.Content) {
+				if t := x.model.Lookup(name); t != nil {
 					f.add(t)
 				}
 			}

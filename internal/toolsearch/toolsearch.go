@@ -15,6 +15,10 @@
 // "remove" for "delete") and for a few nouns of files ("folder" for
 // "directory"): see [Expand].
 //
+// The package also writes the search tool's texts (text.go): its
+// description, and its answers, from which [Found] reads the found tools
+// back.
+//
 // The package must not import mcpadapter: it is the adapter's ranking, fed
 // plain strings.
 package toolsearch
