@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -140,7 +141,7 @@ func newPromptResult(res *mcp.GetPromptResult) (*PromptResult, error) {
 			continue
 		}
 		if _, ok := chatType(m.Role); !ok {
-			return nil, fmt.Errorf("message %d has role %q, want user or assistant", i, truncate(string(m.Role)))
+			return nil, fmt.Errorf("message %d has role %q, want user or assistant", i, modeltext.Short(string(m.Role)))
 		}
 		if b, ok := blockFromContent(m.Content); ok {
 			p.Messages = append(p.Messages, PromptMessage{Role: m.Role, Content: b})

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -221,7 +220,7 @@ func blockFromContent(c mcp.Content) (Block, bool) {
 		b := Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name,
 			Title: c.Title, Description: c.Description, Size: c.Size, Icons: c.Icons,
 			Annotations: c.Annotations, Meta: c.Meta}
-		if isImageMIME(c.MIMEType) {
+		if modeltext.IsImage(c.MIMEType) {
 			b.Type = BlockImage
 		}
 		return b, true
@@ -237,7 +236,7 @@ func blockFromContent(c mcp.Content) (Block, bool) {
 			Annotations: c.Annotations, Meta: c.Meta, ResourceMeta: rc.Meta}
 		if rc.Blob != nil {
 			b.Type, b.Text, b.Data = BlockFile, "", rc.Blob
-			if isImageMIME(rc.MIMEType) {
+			if modeltext.IsImage(rc.MIMEType) {
 				b.Type = BlockImage
 			}
 		}
@@ -273,22 +272,7 @@ func unsupportedText(typ string) string {
 	if typ == "" {
 		return "[unsupported content]"
 	}
-	return fmt.Sprintf("[unsupported content type %q]", truncate(typ))
-}
-
-// truncate cuts a server's string for a message or placeholder.
-func truncate(s string) string {
-	const maxLen = 64
-	if len(s) <= maxLen {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxLen], "") + "…"
-}
-
-// isImageMIME reports whether mt is an image media type.
-func isImageMIME(mt string) bool {
-	mt = strings.TrimSpace(mt)
-	return len(mt) >= len("image/") && strings.EqualFold(mt[:len("image/")], "image/")
+	return fmt.Sprintf("[unsupported content type %q]", modeltext.Short(typ))
 }
 
 // Text returns the result as one string for a model or a log: text blocks
@@ -472,44 +456,21 @@ func (o *partOptions) mediaPart(b *Block) (llms.ContentPart, bool) {
 	switch b.Type {
 	case BlockImage:
 		if len(b.Data) > 0 {
-			mt := mediaType(b)
+			mt := modeltext.MediaType(b.MIMEType, b.Data)
 			if o.imageDataURL {
 				return llms.ImageURLPart("data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b.Data)), true
 			}
 			return llms.BinaryPart(mt, b.Data), true
 		}
-		if o.imageDataURL && isFetchableURL(b.URI) {
+		if o.imageDataURL && modeltext.Fetchable(b.URI) {
 			return llms.ImageURLPart(b.URI), true
 		}
 	case BlockAudio, BlockFile:
 		if len(b.Data) > 0 && !o.imageDataURL {
-			return llms.BinaryPart(mediaType(b), b.Data), true
+			return llms.BinaryPart(modeltext.MediaType(b.MIMEType, b.Data), b.Data), true
 		}
 	}
 	return nil, false
-}
-
-// mediaType is b's MIME type, sniffed from its bytes when the server did not
-// send one: providers reject media parts without a type.
-func mediaType(b *Block) string {
-	if mt := strings.TrimSpace(b.MIMEType); mt != "" {
-		return mt
-	}
-	return http.DetectContentType(b.Data)
-}
-
-// isFetchableURL reports whether a model provider can load uri itself:
-// http, https and data URLs. Server-local schemes such as file:// are not.
-func isFetchableURL(uri string) bool {
-	scheme, _, ok := strings.Cut(uri, ":")
-	if !ok {
-		return false
-	}
-	switch strings.ToLower(scheme) {
-	case "http", "https", "data":
-		return true
-	}
-	return false
 }
 
 // Output validation: a tool that declares an outputSchema promises

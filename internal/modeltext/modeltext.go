@@ -1,9 +1,11 @@
 // Package modeltext bounds what a model is given of a tool result: text
 // cut to a budget of characters around a note of what was left out, media
 // parts that fit the budget, and structured content as one compact JSON
-// line whose base64 payloads become placeholders. It is pure and knows
-// nothing of the adapter: the root package's Result, ResultBudget and
-// DefaultResultBudget decide what goes in and with which limit.
+// line whose base64 payloads become placeholders; and what a provider is
+// sent of media (media.go): their type, and which links it loads itself.
+// It is pure and knows nothing of the adapter: the root package's Result,
+// ResultBudget and DefaultResultBudget decide what goes in and with which
+// limit.
 package modeltext
 
 import (
