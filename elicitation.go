@@ -294,7 +294,7 @@ func (cs *catalogs) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error
 
 // elicitationRequests converts a server's input requests, sorted by key.
 // Requests other than form and URL elicitation are refused with
-// [ErrUnsupportedInputRequest], naming their method.
+// [ErrUnsupportedInputRequest], naming their method (elicit.Unsupported).
 // Their requested schemas are screened here (elicit.CheckSchema), for
 // input rounds and stored interrupts alike; go-sdk checks the schemas of
 // live elicitation/create requests itself.
@@ -302,28 +302,10 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 	reqs := make([]ElicitationRequest, 0, len(m))
 	var refused []string
 	for _, key := range slices.Sorted(maps.Keys(m)) {
-		switch p := m[key].(type) {
-		case *mcp.ElicitParams:
-			if p == nil {
-				refused = append(refused, fmt.Sprintf("%q is empty", key))
-				continue
-			}
-			r := elicitationRequest(key, p)
-			if r.Mode != "form" && r.Mode != "url" {
-				refused = append(refused, fmt.Sprintf("%q asks for elicitation/create in mode %q", key, r.Mode))
-				continue
-			}
-			if err := elicit.CheckSchema(p.RequestedSchema); err != nil {
-				refused = append(refused, fmt.Sprintf("%q: %v", key, err))
-				continue
-			}
-			reqs = append(reqs, r)
-		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
-			refused = append(refused, fmt.Sprintf("%q asks for sampling/createMessage", key))
-		case *mcp.ListRootsParams:
-			refused = append(refused, fmt.Sprintf("%q asks for roots/list", key))
-		default:
-			refused = append(refused, fmt.Sprintf("%q asks for %T", key, p))
+		if why := elicit.Unsupported(key, m[key]); why != "" {
+			refused = append(refused, why)
+		} else {
+			reqs = append(reqs, elicitationRequest(key, m[key].(*mcp.ElicitParams)))
 		}
 	}
 	if len(refused) > 0 {
@@ -334,15 +316,7 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 
 // elicitationRequest converts one elicitation; key is empty for a live one.
 func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
-	r := ElicitationRequest{Key: key, Mode: p.Mode, Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
-	if r.Mode == "" {
-		// As the SDK infers it (and writes it when the request is stored):
-		// a request with a URL or an elicitation id is a URL request.
-		r.Mode = "form"
-		if p.URL != "" || p.ElicitationID != "" {
-			r.Mode = "url"
-		}
-	}
+	r := ElicitationRequest{Key: key, Mode: elicit.Mode(p), Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
 	if p.RequestedSchema != nil {
 		r.RequestedSchema = jsonvalue.Object(p.RequestedSchema)
 	}

@@ -1,7 +1,8 @@
 // Package elicit checks a user's answers to MCP elicitation requests: the
 // answered keys against the requested ones, each answer's action and
-// content, and the requested schemas servers send. It turns an accepted
-// answer into the [mcp.ElicitResult] the server gets.
+// content, and the requested schemas servers send. It says which of a
+// server's input requests can be answered ([Unsupported]), and turns an
+// accepted answer into the [mcp.ElicitResult] the server gets.
 //
 // It is pure: plain values in, results or errors out. It knows nothing of
 // the adapter; the root package maps its ElicitationRequest and Answer
@@ -229,4 +230,42 @@ func SchemaRef(schema any) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Mode is the mode of the elicitation p: its own, or else as go-sdk infers
+// it (and writes it when the request is stored): "url" for a request with
+// a URL or an elicitation id, "form" otherwise.
+func Mode(p *mcp.ElicitParams) string {
+	switch {
+	case p.Mode != "":
+		return p.Mode
+	case p.URL != "" || p.ElicitationID != "":
+		return "url"
+	}
+	return "form"
+}
+
+// Unsupported says why the input request req, under key, cannot be
+// answered as an elicitation, or returns "" when it can: a form or URL
+// elicitation whose requested schema passes [CheckSchema]. Sampling, roots
+// and unknown requests are named by their method.
+func Unsupported(key string, req mcp.InputRequest) string {
+	switch p := req.(type) {
+	case *mcp.ElicitParams:
+		if p == nil {
+			return fmt.Sprintf("%q is empty", key)
+		}
+		if mode := Mode(p); mode != "form" && mode != "url" {
+			return fmt.Sprintf("%q asks for elicitation/create in mode %q", key, mode)
+		}
+		if err := CheckSchema(p.RequestedSchema); err != nil {
+			return fmt.Sprintf("%q: %v", key, err)
+		}
+		return ""
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return fmt.Sprintf("%q asks for sampling/createMessage", key)
+	case *mcp.ListRootsParams:
+		return fmt.Sprintf("%q asks for roots/list", key)
+	}
+	return fmt.Sprintf("%q asks for %T", key, req)
 }

@@ -3,6 +3,8 @@ package elicit
 import (
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestCheckKeys(t *testing.T) {
@@ -54,5 +56,54 @@ func TestCheckSchemaDepth(t *testing.T) {
 	}
 	if got := depth(nested(1000), 5); got != 6 {
 		t.Errorf("depth(1000 levels, limit 5) = %d, want 6", got)
+	}
+}
+
+func TestMode(t *testing.T) {
+	tests := []struct {
+		p    mcp.ElicitParams
+		want string
+	}{
+		{mcp.ElicitParams{Message: "name?"}, "form"},
+		{mcp.ElicitParams{URL: "https://x/auth"}, "url"},
+		{mcp.ElicitParams{ElicitationID: "e1"}, "url"},
+		{mcp.ElicitParams{Mode: "form", URL: "https://x"}, "form"},
+		{mcp.ElicitParams{Mode: "voice"}, "voice"},
+	}
+	for _, tt := range tests {
+		if got := Mode(&tt.p); got != tt.want {
+			t.Errorf("Mode(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	deep := map[string]any{"type": "object"}
+	for range maxSchemaDepth + 1 {
+		deep = map[string]any{"type": "object", "properties": map[string]any{"x": deep}}
+	}
+	tests := []struct {
+		name string
+		req  mcp.InputRequest
+		want string // "" when supported
+	}{
+		{"form", &mcp.ElicitParams{Message: "m", RequestedSchema: map[string]any{"type": "object"}}, ""},
+		{"url", &mcp.ElicitParams{URL: "https://x", ElicitationID: "e"}, ""},
+		{"empty", (*mcp.ElicitParams)(nil), `"k" is empty`},
+		{"mode", &mcp.ElicitParams{Mode: "voice"}, `"k" asks for elicitation/create in mode "voice"`},
+		{"not an object", &mcp.ElicitParams{RequestedSchema: []any{1}}, `"k": the requested schema is not a JSON object`},
+		{"deep", &mcp.ElicitParams{RequestedSchema: deep}, `"k": the requested schema nests deeper than`},
+		{"sampling", &mcp.CreateMessageParams{}, `"k" asks for sampling/createMessage`},
+		{"sampling with tools", &mcp.CreateMessageWithToolsParams{}, `"k" asks for sampling/createMessage`},
+		{"roots", &mcp.ListRootsParams{}, `"k" asks for roots/list`},
+		{"nil", nil, `"k" asks for <nil>`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Unsupported("k", tt.req)
+			if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) {
+				t.Errorf("Unsupported() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
