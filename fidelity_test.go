@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
+	"github.com/mcpadapter/mcpadapter/internal/outputschema"
 	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -337,7 +338,7 @@ func TestOutputSchemaValidation(t *testing.T) {
 // not grow with it.
 func TestOutputErrorBounded(t *testing.T) {
 	e := outputError("x", errors.New("validating root: validating /properties/a: type: "+strings.Repeat("v", 1<<20)+` has type "string"`))
-	if e.Path != "/properties/a" || len(e.Error()) > 2*maxReason {
+	if e.Path != "/properties/a" || len(e.Error()) > 2*outputschema.MaxReason {
 		t.Errorf("outputError = %.100q (path %q), want a bounded error at /properties/a", e.Error(), e.Path)
 	}
 }

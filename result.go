@@ -10,9 +10,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcpadapter/mcpadapter/internal/elicit"
-	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
+	"github.com/mcpadapter/mcpadapter/internal/outputschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -509,10 +508,6 @@ func (e *OutputSchemaError) Error() string {
 	return fmt.Sprintf("structured content does not match the output schema of tool %q at %s: %s", e.Tool, at, e.Reason)
 }
 
-// maxReason bounds an OutputSchemaError's Reason: the validator quotes the
-// content, which may be large.
-const maxReason = 256
-
 // outputSchema is the resolved outputSchema of a tool, made on first use.
 type outputSchema struct {
 	once     sync.Once
@@ -542,61 +537,19 @@ func validatable(res *Result, err error) bool {
 }
 
 // resolveOutput resolves t's outputSchema, or returns nil when it cannot be
-// validated against safely.
+// validated against safely (outputschema.Resolve).
 func (p *toolPolicy) resolveOutput(ctx context.Context, t *Tool) *jsonschema.Resolved {
-	skip := func(why string) *jsonschema.Resolved {
+	resolved, why := outputschema.Resolve(t.desc.OutputSchema)
+	if resolved == nil {
 		p.logger.DebugContext(ctx, "mcpadapter: not validating results against the output schema", "server", t.server, "tool", t.desc.Name, "reason", why)
-		return nil
-	}
-	m := jsonvalue.Object(t.desc.OutputSchema)
-	if m == nil {
-		return skip("not a JSON object")
-	}
-	if key, ok := elicit.SchemaRef(m); ok {
-		return skip("it holds " + key)
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return skip(err.Error())
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		return skip(err.Error())
-	}
-	switch s.Schema {
-	case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
-	default:
-		return skip("unsupported $schema")
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return skip(err.Error())
 	}
 	return resolved
 }
 
-// outputError turns a validation error of jsonschema-go ("validating root:
-// validating /properties/sky: type: ...") into an OutputSchemaError naming
-// the deepest schema location.
+// outputError turns a validation error of jsonschema-go into an
+// OutputSchemaError naming the deepest schema location
+// (outputschema.Explain).
 func outputError(tool string, err error) *OutputSchemaError {
-	msg := err.Error()
-	path := ""
-	for {
-		rest, ok := strings.CutPrefix(msg, "validating ")
-		if !ok {
-			break
-		}
-		loc, tail, ok := strings.Cut(rest, ": ")
-		if !ok {
-			break
-		}
-		if loc != "root" {
-			path = loc
-		}
-		msg = tail
-	}
-	if len(msg) > maxReason {
-		msg = strings.ToValidUTF8(msg[:maxReason], "") + "…"
-	}
-	return &OutputSchemaError{Tool: tool, Path: path, Reason: msg}
+	path, reason := outputschema.Explain(err)
+	return &OutputSchemaError{Tool: tool, Path: path, Reason: reason}
 }

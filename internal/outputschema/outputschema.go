@@ -1,0 +1,79 @@
+// Package outputschema prepares a tool's outputSchema for validating its
+// results' structured content: it resolves the schemas the validator can
+// take safely and refuses the others, and it turns the validator's error
+// into the schema location the content broke and a bounded reason. It is
+// pure and knows nothing of the adapter, whose result.go decides what is
+// validated and reports the mismatch as an OutputSchemaError.
+package outputschema
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+)
+
+// MaxReason bounds the reason [Explain] gives, in bytes: the validator
+// quotes the content, which may be large.
+const MaxReason = 256
+
+// Resolve resolves schema, or returns nil and why it cannot be validated
+// against safely: it is not a JSON object, holds a reference ($ref and the
+// like: jsonschema-go follows a reference cycle such as {"$ref":"#"} until
+// the stack overflows, a crash no recover stops), names a draft other than
+// 2020-12 or draft-07, or does not resolve.
+func Resolve(schema any) (*jsonschema.Resolved, string) {
+	m := jsonvalue.Object(schema)
+	if m == nil {
+		return nil, "not a JSON object"
+	}
+	if key, ok := elicit.SchemaRef(m); ok {
+		return nil, "it holds " + key
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err.Error()
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err.Error()
+	}
+	switch s.Schema {
+	case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
+	default:
+		return nil, "unsupported $schema"
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return resolved, ""
+}
+
+// Explain splits a validation error of jsonschema-go ("validating root:
+// validating /properties/sky: type: ...") into the deepest schema location
+// it names ("" for the root) and the validator's message, cut to
+// [MaxReason] bytes.
+func Explain(err error) (path, reason string) {
+	reason = err.Error()
+	for {
+		rest, ok := strings.CutPrefix(reason, "validating ")
+		if !ok {
+			break
+		}
+		loc, tail, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
+		}
+		if loc != "root" {
+			path = loc
+		}
+		reason = tail
+	}
+	if len(reason) > MaxReason {
+		reason = strings.ToValidUTF8(reason[:MaxReason], "") + "…"
+	}
+	return path, reason
+}
