@@ -43,6 +43,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/cachekey"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
@@ -504,7 +505,7 @@ func collectPages[T any](ctx context.Context, slots *pageSlots, page pageFunc[T]
 	seen := map[string]bool{}
 	cursor := ""
 	for i := range maxPages {
-		items, next, pageTTL, err := page(ctx, uncachedPage(i, cursor))
+		items, next, pageTTL, err := page(ctx, cachekey.Lookup(i, cursor))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -516,7 +517,7 @@ func collectPages[T any](ctx context.Context, slots *pageSlots, page pageFunc[T]
 			if slots != nil {
 				from, to := slots.listed(i + 1)
 				for n := from; n < to; n++ {
-					page(ctx, purgePage(n)) // answered by the middleware, never sent
+					page(ctx, cachekey.Purge(n)) // answered by the middleware, never sent
 				}
 			}
 			return all, ttl, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpadapter/mcpadapter/internal/cachekey"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,9 +32,10 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 	}
 	ctx, done := c.callContext(ctx)
 	defer done()
-	// The uncached key makes the SDK's own read cache miss; the adapter's
-	// middleware restores the URI before the request is sent.
-	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uncached(uri)})
+	// The uncached key (slot 0: the SDK keeps one read) makes the SDK's
+	// own read cache miss; the adapter's middleware restores the URI
+	// before the request is sent.
+	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: cachekey.Lookup(0, uri)})
 	if err != nil {
 		return nil, c.callError(fmt.Sprintf("read resource %q", uri), err)
 	}

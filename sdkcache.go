@@ -14,38 +14,20 @@ package mcpadapter
 // server's cursor (it keys its store by the params object the middleware
 // changed: sdkcompat.go, entry 4): page n of a listing goes to slot n,
 // overwriting the page n of the listing before, and the pages past the end
-// of a listing that shrank are overwritten with empty ones (purgePage). A
+// of a listing that shrank are overwritten with empty ones (a purge). A
 // server whose cursors change with every listing (signed or timestamped
 // cursors) would otherwise grow the cache by a catalog per listing, and
-// the SDK's tool lookup of every call with it.
-//
-// Keys: uncachedPrefix, the slot number, then "\x00" and the real key (a
-// lookup, always a miss), or "\x01" (a purge, never sent). The SDK stores
-// under uncachedPrefix and the slot number alone.
+// the SDK's tool lookup of every call with it. The keys are spelled by
+// internal/cachekey.
 
 import (
 	"context"
-	"maps"
-	"strconv"
-	"strings"
 	"sync/atomic"
 
+	"github.com/mcpadapter/mcpadapter/internal/cachekey"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-const uncachedPrefix = "\x00mcpadapter-uncached\x00"
-
-// uncached is the key of a lookup of key, stored in slot 0 (a resource
-// read: the SDK keeps one).
-func uncached(key string) string { return uncachedPage(0, key) }
-
-// uncachedPage is the key of a lookup of page n of a listing, at key.
-func uncachedPage(n int, key string) string {
-	return uncachedPrefix + strconv.Itoa(n) + "\x00" + key
-}
-
-// purgePage is the key that makes the SDK store an empty page in slot n.
-func purgePage(n int) string { return uncachedPrefix + strconv.Itoa(n) + "\x01" }
 
 // sdkCacheSlots is the sending middleware of the SDK's list cache: it
 // restores the real key of an uncached lookup before the request is sent,
@@ -97,22 +79,13 @@ func sdkSlotOf(params mcp.Params) (s sdkSlot, ok bool) {
 	default:
 		return s, false
 	}
-	rest, found := strings.CutPrefix(*s.key, uncachedPrefix)
-	if !found {
+	slot, key, purge, ok := cachekey.Parse(*s.key)
+	if !ok {
 		return s, false
 	}
-	digits := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if digits <= 0 {
-		return s, false
-	}
-	s.slot = uncachedPrefix + rest[:digits]
-	switch rest[digits] {
-	case '\x00':
-		*s.key = rest[digits+1:]
-	case '\x01':
-		s.purge = true
-	default:
-		return s, false
+	s.slot, s.purge = slot, purge
+	if !purge {
+		*s.key = key
 	}
 	return s, true
 }
@@ -160,7 +133,7 @@ func (p *pageSlots) listed(n int) (from, to int) {
 
 // compactMeta replaces the _meta maps of an answer the SDK's cache or the
 // catalog keeps (a page of a listing and its items, a resource read) with
-// copies of their own size. The SDK's decoder (segmentio/encoding) makes
+// copies of their own size (jsonvalue.Compact). The SDK's decoder (segmentio/encoding) makes
 // every map field it decodes, as _meta is, with room for 64 entries:
 // 4.75 KiB, whatever it holds. On a modern session every answer has one
 // (the server's serverInfo), and the SDK keeps its last page of each list.
@@ -179,7 +152,7 @@ func compactMeta(res mcp.Result) {
 	default:
 		return
 	}
-	res.SetMeta(compacted(res.GetMeta()))
+	res.SetMeta(jsonvalue.Compact(res.GetMeta()))
 }
 
 // compactEach compacts the _meta map of each item (meta returns where it
@@ -188,19 +161,9 @@ func compactEach[T any](items []*T, meta func(*T) *mcp.Meta) {
 	for _, x := range items {
 		if x != nil {
 			m := meta(x)
-			*m = compacted(*m)
+			*m = jsonvalue.Compact(*m)
 		}
 	}
-}
-
-// compacted returns a copy of m of its own size (nil for nil).
-func compacted(m mcp.Meta) mcp.Meta {
-	if m == nil {
-		return nil
-	}
-	c := make(mcp.Meta, len(m))
-	maps.Copy(c, m)
-	return c
 }
 
 // recordTools makes sure that the SDK session of c has seen c's tool list

@@ -59,3 +59,20 @@ func TestSortedKeys(t *testing.T) {
 		t.Errorf("SortedKeys() = %v", got)
 	}
 }
+
+func TestCompact(t *testing.T) {
+	type meta map[string]any
+	big := make(meta, 64)
+	big["a"], big["b"] = 1, map[string]any{"c": 2}
+	got := Compact(big)
+	if !reflect.DeepEqual(got, big) {
+		t.Errorf("Compact() = %v, want %v", got, big)
+	}
+	got["a"] = 9
+	if big["a"] != 1 {
+		t.Error("Compact() shares its map with its input")
+	}
+	if Compact(meta(nil)) != nil {
+		t.Error("Compact(nil) is not nil")
+	}
+}
