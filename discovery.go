@@ -78,62 +78,78 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 			}
 		}
 	}
-
-	type outcome struct {
-		tools   Toolset
-		err     error
-		dialErr bool
-	}
-	outcomes := make([]outcome, len(all))
+	listings := make([]listing, len(all))
 	g := a.pool.generation()
 	var wg sync.WaitGroup
 	for i, name := range all {
 		if a.pool.stillSkipped(g, name) {
-			outcomes[i].dialErr = true
+			listings[i].dialErr = true
 			continue
 		}
-		wg.Go(func() {
-			c, err := a.connect(ctx, name)
-			if err != nil {
-				outcomes[i] = outcome{err: err, dialErr: true}
-				return
-			}
-			tools, err := a.catalogs.tools(ctx, c, o.cache)
-			if err != nil && c.diedRedialable() {
-				// The session ended before its death was recorded (the
-				// watcher had not run when connect looked): with a
-				// Restart or Reconnect policy this discovery dials again,
-				// as it would have a moment later.
-				if c, err = a.connect(ctx, name); err != nil {
-					outcomes[i] = outcome{err: err, dialErr: true}
-					return
-				}
-				tools, err = a.catalogs.tools(ctx, c, o.cache)
-			}
-			tools = visible(tools, o.appOnly, a.policy.keep(ctx, name))
-			if err == nil {
-				// A server listing two names that differ only in case
-				// fails alone, as any other listing failure.
-				if err = a.catalogs.checkDistinct(c, tools); err != nil {
-					tools, err = nil, serverError(name, "list tools", err)
-				}
-			}
-			outcomes[i] = outcome{tools: tools, err: err}
-		})
+		wg.Go(func() { listings[i] = a.list(ctx, name, o) })
 	}
 	wg.Wait()
+	sets, err := a.settle(ctx, g, all, selected, listings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sets, selected, nil
+}
+
+// A listing is one server's part of a discovery: the tools the caller is
+// offered, or why there are none (dialErr: the server could not be reached,
+// or was skipped before).
+type listing struct {
+	tools   Toolset
+	err     error
+	dialErr bool
+}
+
+// list connects to the server name and lists the tools it offers the caller
+// of ctx.
+func (a *Adapter) list(ctx context.Context, name string, o listOptions) listing {
+	c, err := a.connect(ctx, name)
+	if err != nil {
+		return listing{err: err, dialErr: true}
+	}
+	tools, err := a.catalogs.tools(ctx, c, o.cache)
+	if err != nil && c.diedRedialable() {
+		// The session ended before its death was recorded (the watcher
+		// had not run when connect looked): with a Restart or Reconnect
+		// policy this discovery dials again, as it would have a moment
+		// later.
+		if c, err = a.connect(ctx, name); err != nil {
+			return listing{err: err, dialErr: true}
+		}
+		tools, err = a.catalogs.tools(ctx, c, o.cache)
+	}
+	tools = visible(tools, o.appOnly, a.policy.keep(ctx, name))
+	if err == nil {
+		// A server listing two names that differ only in case fails
+		// alone, as any other listing failure.
+		if err = a.catalogs.checkDistinct(c, tools); err != nil {
+			tools, err = nil, serverError(name, "list tools", err)
+		}
+	}
+	return listing{tools: tools, err: err}
+}
+
+// settle applies the skip policy to the listings of every server (all, in
+// order) and returns the tool sets of the selected ones, or the error of
+// the discovery.
+func (a *Adapter) settle(ctx context.Context, g *generation, all, selected []string, listings []listing) (map[string]Toolset, error) {
 	// A server that failed because the caller's context ended, when no
 	// server answered, is no server failure: the discovery failed, and an
 	// empty catalog would look like servers without tools. (A server still
 	// silent when others have answered is a connection failure like any
 	// other.)
-	answered := slices.ContainsFunc(outcomes, func(o outcome) bool { return o.err == nil && !o.dialErr })
+	answered := slices.ContainsFunc(listings, func(l listing) bool { return l.err == nil && !l.dialErr })
 	callerGone := func(err error) bool { return !answered && ctx.Err() != nil && errors.Is(err, ctx.Err()) }
 
 	sets := make(map[string]Toolset, len(selected))
 	var errs []error
 	for i, name := range all {
-		out := outcomes[i]
+		out := listings[i]
 		if out.err == nil {
 			if out.dialErr {
 				continue // skipped earlier
@@ -161,7 +177,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return sets, selected, nil
+	return sets, nil
 }

@@ -1,0 +1,213 @@
+// Package mcpadapter puts the tools of MCP (Model Context Protocol) servers
+// into langchaingo agents and native tool-calling loops.
+//
+// An [Adapter] holds named servers: stdio programs ([Server.Command]),
+// Streamable HTTP or SSE endpoints ([Server.URL]) and custom transports
+// ([Server.Transport]). [New] only validates the configuration. The first
+// discovery dials every server in parallel, negotiates its protocol era and
+// lists its tools; connections are then kept and shared until [Adapter.Close]:
+//
+//	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
+//		"weather": {URL: "https://weather.example.com/mcp"},
+//		"files":   {Command: "mcp-server-files", Args: []string{"/srv/data"}},
+//	}})
+//	if err != nil { ... }
+//	defer a.Close()
+//	ts, err := a.ListTools(ctx) // tools named "weather__get_forecast", ...
+//	ag, err := agent.New(llm, ts) // package mcpadapter/agent: native tool calling, runs that pause and resume
+//	answer, err := chains.Run(ctx, agent.NewExecutor(ag), "What's the weather in Paris?")
+//
+// # Eras
+//
+// A server speaks the modern protocol (2026-07-28, server/discover) or the
+// legacy one (the initialize handshake); [ModeAuto] tries modern first, and
+// [Adapter.ServerInfo] tells what was negotiated. [Config.OnConnectionError]
+// decides whether a server that cannot be reached fails discovery (the
+// default) or is skipped ([IgnoreConnectionErrors]).
+//
+// # Tools and results
+//
+// A [Tool] is a langchaingo tools.Tool ([Tool.Call] takes and returns text)
+// that also carries the server's descriptor, its JSON schema
+// ([Tool.Parameters]) and its metadata ([Tool.Metadata]). [Tool.Invoke]
+// returns a [Result] that keeps every content block (text, images, audio,
+// resources, links), the structured content ([Artifact]) and the isError
+// flag: a tool's failure is a result, not an error. For native tool calling,
+// [Toolset.LLMTools] gives the model the real schemas and
+// [Toolset.HandleToolCalls] runs the model's calls and returns the messages to
+// append; [ToolSearch] offers a big catalog through one search tool. Tool
+// lists are cached as long as the server's ttlMs allows; see [WithCacheMode].
+//
+// # Interrupts and approval
+//
+// When a modern server needs the user's input (elicitation), the call
+// returns an [*Interrupt] error: show its Requests, then [Interrupt.Resume]
+// with the answers. An Interrupt survives JSON, so [Adapter.Resume] can
+// finish it later, in another process. Legacy servers ask while the call is
+// open; [Config.ElicitationHandler] answers them (and modern rounds, inline).
+// [Config.Approval] holds chosen calls for a human with [*ApprovalRequired].
+//
+// # Errors
+//
+// Failures to reach or talk to a server are [*ServerError] values naming the
+// server; the sentinel errors ([ErrClosed], [ErrUnknownServer], ...) are
+// matched with [errors.Is].
+//
+// # How it is built
+//
+// Data flows one way: Config → pool → dial (eras, transports, the screen) →
+// conn → catalog → Tool → call → Result or Interrupt. [Adapter] holds no
+// state of its own: its methods are short delegations to three owners, each
+// with its own lock whose comment names the fields it guards, and no lock is
+// held across I/O or while go-sdk holds one of its own.
+//
+//	public API   Adapter (adapter.go), Tool and Toolset (tools.go), Result (result.go),
+//	             stored state (interrupt.go, approval.go, pause.go, state.go)
+//	owners       pool: dials, skip/retry, per-principal admission and reaping, failures
+//	               (pool.go, principal.go, status.go)
+//	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)
+//	             notifier: change callbacks, server logs, progress by connection (notify.go)
+//	connection   dialer (dial.go, eras.go), HTTP transport (httptransport.go), screen (screen.go),
+//	             live conn (conn.go, serverreq.go)
+//	seams        internal/stdio (processes), internal/wire (everything a server sends),
+//	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
+//	             helpers: callinput, elicit, jsonvalue, modeltext, redact, suggest
+//	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
+//	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
+//
+// A call's path, [Tool.Call] on a stdio server with the defaults (no
+// callbacks, approval, middleware, tracer or progress; the files entered
+// only when those are set are in brackets):
+//
+//	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
+//	                 nulls that mean absent dropped (internal/schemapass), the one principal
+//	                 check (conn.go), the approval gate [approval.go]
+//	2 call.go        run: the observer (trace.go), hooked [hooks.go] → rounds → callRounds:
+//	                 callContext (conn.go) → callRound: progress sink and idle timer (notify.go),
+//	                 the request's trace context (trace.go) → callOnce: recordTools
+//	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
+//	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
+//	                 (sdkcache.go) → internal/stdio writes the line; its reader passes each line
+//	                 through internal/wire before go-sdk decodes it
+//	4 call.go        closeCall (serverreq.go); a failure becomes an error (conn.callError) or an
+//	                 isError result (modelerror.go) → newResult and the outputSchema check
+//	                 (result.go) → interrupted [an *Interrupt, elicitation.go]
+//	5 call.go        answered (modelerror.go) → the model's text within the budget (budget.go)
+//
+// Ten root files: call.go, conn.go, trace.go, notify.go, sdkcache.go,
+// serverreq.go, eras.go, result.go, modelerror.go and budget.go.
+//
+// A discovery's path, a cold [Adapter.ListTools] of one stdio server:
+//
+//	1 discovery.go   ListTools → discover: the servers in parallel (errgroup)
+//	2 adapter.go     connect → pool.connect (pool.go): the connection's key (principal.go),
+//	                 one shared dial (singleflight)
+//	3 pool.go        open → dialer.dial (dial.go): newClient with its handlers and sending
+//	                 middlewares, connectEra (eras.go) → the stdio transport, screened
+//	                 (screen.go, internal/stdio, internal/wire) → go-sdk's handshake
+//	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
+//	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
+//	                 (sdkcache.go) → newTool (tools.go)
+//	6 filter.go      visible: the one pass that decides what the caller is offered, names
+//	                 (names.go), then the duplicate check
+//
+// # Files
+//
+// Every non-test file of the package and of internal/ (a test keeps this
+// table complete):
+//
+//	doc.go                     this overview
+//	adapter.go                 Adapter, Config, Server, New and its checks, Close, Session, ServerInfo
+//	approval.go                ApprovalRequired: a call held for a human; Approve, Reject
+//	budget.go                  ResultBudget: what one result may put into the model's context
+//	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
+//	callinput.go               Call's text input, decoded by internal/callinput
+//	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
+//	configfile.go              LoadConfig, ParseConfig: internal/configfile's result mapped onto Server
+//	conn.go                    the live connection: session, calls in flight, death, close, errors
+//	dial.go                    the dialer: the go-sdk client, transports, SSE fallback, handshake
+//	discovery.go               ListTools, ListToolsets and their options; discover fans out
+//	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
+//	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
+//	errors.go                  sentinel errors, ServerError, serverError
+//	filter.go                  Filter, ToolPredicate, toolPolicy; visible: what a caller is offered
+//	hooks.go                   Middleware, CallRequest, CallHandler; arguments rewritten by middleware
+//	httptransport.go           the HTTP RoundTripper: headers, origins, POST lives, answer bodies
+//	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
+//	interrupt.go               an Interrupt's JSON form
+//	metadata.go                Metadata: annotations, _meta and server identity; destructive hints
+//	modelerror.go              the one place where a failed tools/call becomes an isError result
+//	names.go                   the names the model sees: SafeToolName, the server prefix, valid server names
+//	notify.go                  notifier: change callbacks, server logs, progress, delivery queues
+//	output.go                  outputSchema validation of structured content
+//	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
+//	pool.go                    pool: generations, shared dials, skip/retry, failures
+//	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
+//	prompts.go                 ListPrompts, GetPrompt, PromptResult
+//	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs
+//	redact.go                  URL secrets kept out of errors (internal/redact)
+//	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
+//	result.go                  Result, Block, Artifact: a server's result converted without loss
+//	schema.go                  the input schema as providers need it (internal/schemapass)
+//	screen.go                  the adapter's side of internal/wire: options, wrapping, faults
+//	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
+//	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
+//	serverreq.go               requests a server sends while serving a call
+//	state.go                   stored state: sealing, decoding, the owner checks (states)
+//	status.go                  Status, ServerStatus: what a health endpoint reports
+//	stdio.go                   stdio servers: Server mapped onto internal/stdio
+//	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls
+//	toolsearch.go              ToolSearch: a big catalog offered through one search tool
+//	trace.go                   the call's one observer: spans, W3C trace context, debug record
+//	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
+//	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC
+//	internal/configfile/expand.go             ${env:…}, ${input:…}, ${workspaceFolder}, envFile
+//	internal/conformance/doc.go               the official conformance suite, run against the adapter
+//	internal/conformance/client/main.go       the conformance client program
+//	internal/elicit/elicit.go                 elicitation answers checked against requested schemas
+//	internal/everything/everything.go         go-sdk's "everything" server, built for tests
+//	internal/extserver/extserver.go           pinned npm servers and clients, found or installed for tests
+//	internal/extserver/proc_other.go          process groups where there are none (tests)
+//	internal/extserver/proc_unix.go           process groups (tests)
+//	internal/faultserver/faultserver.go       a server that misbehaves on purpose (tests)
+//	internal/faultserver/http.go              its HTTP faults
+//	internal/faultserver/peer.go              a raw JSON-RPC peer for what go-sdk cannot send
+//	internal/jsonvalue/jsonvalue.go           copying and rewriting decoded JSON
+//	internal/modeltext/modeltext.go           text cut to a budget, structured content as a line
+//	internal/redact/redact.go                 URL and error redaction
+//	internal/schemapass/gemini.go             the Gemini pass
+//	internal/schemapass/normalize.go          input-schema normalisation, the argument hint
+//	internal/schemapass/nulls.go              nulls that mean absent
+//	internal/schemapass/openai.go             the OpenAI and OpenAI strict passes
+//	internal/schemapass/schemapass.go         $ref inlining and what the passes share
+//	internal/scripted/scripted.go             a scripted llms.Model (tests, examples)
+//	internal/stdio/decode.go                  line reading and writing
+//	internal/stdio/env.go                     the environment allowlist
+//	internal/stdio/proc_linux.go              pdeathsig on a locked thread
+//	internal/stdio/proc_other.go              no process groups
+//	internal/stdio/proc_unix.go               process groups
+//	internal/stdio/proc_unixother.go          process groups, non-Linux Unix
+//	internal/stdio/process.go                 a server process: start, shutdown, reaping
+//	internal/stdio/procwatch_linux.go         the process-wide pidfd/epoll watcher
+//	internal/stdio/procwatch_other.go         no watcher
+//	internal/stdio/stderr.go                  a server's stderr to the logger
+//	internal/stdio/stdio.go                   NewTransport: the one seam
+//	internal/suggest/suggest.go               the nearest known name, for error messages
+//	internal/testserver/booking.go            a booking server that asks for input (tests)
+//	internal/testserver/catalog.go            a 1,000-tool catalog (tests)
+//	internal/testserver/http.go               the test server over HTTP
+//	internal/testserver/prompts.go            its prompts
+//	internal/testserver/resources.go          its resources
+//	internal/testserver/stdio.go              the test server over stdio (the test binary re-executed)
+//	internal/testserver/testserver.go         a scriptable go-sdk server for tests
+//	internal/testserver/tools.go              its tools
+//	internal/toolsearch/toolsearch.go         ranking a catalog for a query (BM25 over fields)
+//	internal/wire/body.go                     JSON bodies and server-sent events of HTTP answers
+//	internal/wire/conn.go                     screening a connection's messages
+//	internal/wire/events.go                   server-sent events
+//	internal/wire/fault.go                    the screen's faults
+//	internal/wire/lines.go                    the line reader
+//	internal/wire/record.go                   one message checked as it is scanned
+//	internal/wire/scan.go                     the streaming JSON scanner, linear in its input
+//	internal/wire/screen.go                   Screen: limits and repairs, one pass
+package mcpadapter
