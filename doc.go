@@ -71,7 +71,7 @@
 //	             live conn (conn.go, serverreq.go)
 //	seams        internal/stdio (processes), internal/wire (everything a server sends),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: callinput, elicit, jsonvalue, modeltext, redact, suggest
+//	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext, outputschema, redact, suggest
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
 //
@@ -121,11 +121,10 @@
 //	approval.go                ApprovalRequired: a call held for a human; Approve, Reject
 //	budget.go                  ResultBudget: what one result may put into the model's context
 //	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
-//	callinput.go               Call's text input, decoded by internal/callinput
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
 //	configfile.go              LoadConfig, ParseConfig: internal/configfile's result mapped onto Server
 //	conn.go                    the live connection: session, calls in flight, death, close, errors
-//	dial.go                    the dialer: the go-sdk client, transports, SSE fallback, handshake
+//	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback, handshake
 //	discovery.go               ListTools, ListToolsets and their options; discover fans out
 //	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
 //	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
@@ -139,27 +138,24 @@
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
 //	names.go                   the names the model sees: SafeToolName, the server prefix, valid server names
 //	notify.go                  notifier: change callbacks, server logs, progress, delivery queues
-//	output.go                  outputSchema validation of structured content
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
 //	pool.go                    pool: generations, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
 //	prompts.go                 ListPrompts, GetPrompt, PromptResult
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs
-//	redact.go                  URL secrets kept out of errors (internal/redact)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
-//	result.go                  Result, Block, Artifact: a server's result converted without loss
-//	schema.go                  the input schema as providers need it (internal/schemapass)
+//	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
 //	screen.go                  the adapter's side of internal/wire: options, wrapping, faults
 //	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
 //	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: sealing, decoding, the owner checks (states)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
-//	stdio.go                   stdio servers: Server mapped onto internal/stdio
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool
 //	trace.go                   the call's one observer: spans, W3C trace context, debug record
 //	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
+//	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache
 //	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC
 //	internal/configfile/expand.go             ${env:…}, ${input:…}, ${workspaceFolder}, envFile
 //	internal/conformance/doc.go               the official conformance suite, run against the adapter
@@ -173,7 +169,9 @@
 //	internal/faultserver/http.go              its HTTP faults
 //	internal/faultserver/peer.go              a raw JSON-RPC peer for what go-sdk cannot send
 //	internal/jsonvalue/jsonvalue.go           copying and rewriting decoded JSON
+//	internal/modeltext/media.go               media types, image checks, links a provider loads itself
 //	internal/modeltext/modeltext.go           text cut to a budget, structured content as a line
+//	internal/outputschema/outputschema.go     an outputSchema resolved safely; a mismatch explained
 //	internal/redact/redact.go                 URL and error redaction
 //	internal/schemapass/gemini.go             the Gemini pass
 //	internal/schemapass/normalize.go          input-schema normalisation, the argument hint
@@ -201,6 +199,7 @@
 //	internal/testserver/stdio.go              the test server over stdio (the test binary re-executed)
 //	internal/testserver/testserver.go         a scriptable go-sdk server for tests
 //	internal/testserver/tools.go              its tools
+//	internal/toolsearch/text.go               the search tool's description and answers; found names read back
 //	internal/toolsearch/toolsearch.go         ranking a catalog for a query (BM25 over fields)
 //	internal/wire/body.go                     JSON bodies and server-sent events of HTTP answers
 //	internal/wire/conn.go                     screening a connection's messages
