@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -316,38 +317,25 @@ func (b *Block) forAssistant() bool {
 	return b.Annotations == nil || len(b.Annotations.Audience) == 0 || slices.Contains(b.Annotations.Audience, "assistant")
 }
 
-// blockText is b's line in [Result.Text].
+// blockText is b's line in [Result.Text]: its text, or a placeholder
+// naming its type and what it says of itself.
 func blockText(b *Block) string {
-	if b.Type == BlockText {
-		return b.Text
-	}
-	var fields []string
-	add := func(s string) {
-		if s != "" {
-			fields = append(fields, s)
-		}
-	}
-	typ := string(b.Type)
-	if typ == "" {
-		typ = "content"
-	}
-	add(typ)
+	typ := cmp.Or(string(b.Type), "content")
 	switch b.Type {
+	case BlockText:
+		return b.Text
 	case BlockLink:
-		add(b.Name)
-		add(b.MIMEType)
+		var uri string
 		if b.URI != "" {
-			add("<" + b.URI + ">")
+			uri = "<" + b.URI + ">"
 		}
-	default:
-		add(b.MIMEType)
-		if b.Data != nil {
-			add(modeltext.Size(len(b.Data)))
-		}
-		add(b.Name)
-		add(b.URI)
+		return modeltext.Placeholder(typ, b.Name, b.MIMEType, uri)
 	}
-	return "[" + strings.Join(fields, " ") + "]"
+	var size string
+	if b.Data != nil {
+		size = modeltext.Size(len(b.Data))
+	}
+	return modeltext.Placeholder(typ, b.MIMEType, size, b.Name, b.URI)
 }
 
 // Parts returns the result as langchaingo message parts, in order: text

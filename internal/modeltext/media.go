@@ -5,6 +5,7 @@ package modeltext
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -47,4 +48,12 @@ func Fetchable(uri string) bool {
 		return true
 	}
 	return false
+}
+
+// Placeholder is the bracketed line that stands for media or a link in a
+// model's text: the non-empty fields, space-separated, such as
+// "[image image/png 14 KB]". Never the bytes.
+func Placeholder(fields ...string) string {
+	fields = slices.DeleteFunc(fields, func(s string) bool { return s == "" })
+	return "[" + strings.Join(fields, " ") + "]"
 }

@@ -43,3 +43,12 @@ func TestFetchable(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaceholder(t *testing.T) {
+	if got := Placeholder("image", "image/png", "", "14 KB"); got != "[image image/png 14 KB]" {
+		t.Errorf("Placeholder() = %q", got)
+	}
+	if got := Placeholder("content", "", ""); got != "[content]" {
+		t.Errorf("Placeholder(empty fields) = %q", got)
+	}
+}
