@@ -37,15 +37,24 @@ type SchemaPass func(fn *llms.FunctionDefinition) error
 // An error names the server, the tool and where its schema failed.
 func (t *Tool) LLMToolFor(passes ...SchemaPass) (llms.Tool, error) {
 	tool := t.LLMTool()
+	if err := applyPasses(tool.Function, passes); err != nil {
+		return llms.Tool{}, fmt.Errorf("mcpadapter: server %q: tool %q: %w", t.server, t.name, err)
+	}
+	return tool, nil
+}
+
+// applyPasses applies passes to fd in order, skipping nil ones, and stops
+// at the first error.
+func applyPasses(fd *llms.FunctionDefinition, passes []SchemaPass) error {
 	for _, pass := range passes {
 		if pass == nil {
 			continue
 		}
-		if err := pass(tool.Function); err != nil {
-			return llms.Tool{}, fmt.Errorf("mcpadapter: server %q: tool %q: %w", t.server, t.name, err)
+		if err := pass(fd); err != nil {
+			return err
 		}
 	}
-	return tool, nil
+	return nil
 }
 
 // LLMToolsFor is [Toolset.LLMTools] with passes applied to each tool (see

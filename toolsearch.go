@@ -191,13 +191,8 @@ func (x *ToolSearch) LLMTools(history []llms.MessageContent) []llms.Tool {
 // joining one per tool.
 func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...SchemaPass) ([]llms.Tool, error) {
 	search := x.LLMTool()
-	for _, pass := range passes {
-		if pass == nil {
-			continue
-		}
-		if err := pass(search.Function); err != nil {
-			return nil, fmt.Errorf("mcpadapter: search tool %q: %w", x.name, err)
-		}
+	if err := applyPasses(search.Function, passes); err != nil {
+		return nil, fmt.Errorf("mcpadapter: search tool %q: %w", x.name, err)
 	}
 	found, err := x.Found(history).LLMToolsFor(passes...)
 	return append([]llms.Tool{search}, found...), err
