@@ -52,11 +52,6 @@ func (t *Tool) resultBudget() int {
 	return t.a.cfg.ResultBudget
 }
 
-// modelText is [Result.Text] within budget.
-func (r *Result) modelText(budget int) string {
-	return modeltext.Cut(r.Text(), budgetLimit(budget))
-}
-
 // partOptions returns opts preceded by the budget of the tool that tc
 // calls, so that the caller's options win.
 func (s Toolset) partOptions(tc llms.ToolCall, opts []PartOption) []PartOption {

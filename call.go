@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,7 +90,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return res.modelText(t.resultBudget()), nil
+	return modeltext.Cut(res.Text(), budgetLimit(t.resultBudget())), nil
 }
 
 // A toolInput is the callbacks' view of a call's input. It is only computed

@@ -153,13 +153,10 @@ func (i *Interrupt) Error() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "mcpadapter: server %q: tool %q needs user input", i.Server, i.Tool)
-	for n, r := range i.Requests {
-		if n == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%s (%s)", r.Key, r.Mode)
+	sep := ": "
+	for _, r := range i.Requests {
+		fmt.Fprintf(&b, "%s%s (%s)", sep, r.Key, r.Mode)
+		sep = "; "
 		if r.Message != "" {
 			fmt.Fprintf(&b, " %q", r.Message)
 		}

@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
@@ -124,12 +123,9 @@ func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
 	}
 	model := visible(s, false, nil)
 	docs := make([]toolsearch.Doc, len(model))
-	var servers []string
+	servers := make([]string, len(model))
 	for i, t := range model {
-		docs[i] = searchDoc(t)
-		if !slices.Contains(servers, t.server) {
-			servers = append(servers, t.server)
-		}
+		docs[i], servers[i] = searchDoc(t), t.server
 	}
 	return &ToolSearch{
 		tools: s,

@@ -41,10 +41,11 @@ func DocOf(name, title, description string, params map[string]any) Doc {
 }
 
 // Description is the search tool's description, for a catalog of n tools
-// from servers (sorted in place; the first 20 are named), limit found per
-// search.
+// from servers (one name per tool, sorted and deduplicated in place; the
+// first 20 are named), limit found per search.
 func Description(n int, servers []string, limit int) string {
 	slices.Sort(servers)
+	servers = slices.Compact(servers)
 	from := strings.Join(servers, ", ")
 	if len(servers) > maxServers {
 		from = strings.Join(servers[:maxServers], ", ") + fmt.Sprintf(" and %d more", len(servers)-maxServers)

@@ -27,7 +27,7 @@ func TestDocOf(t *testing.T) {
 }
 
 func TestDescription(t *testing.T) {
-	got := Description(3, []string{"b", "a"}, 5)
+	got := Description(3, []string{"b", "a", "b"}, 5)
 	if !strings.Contains(got, "among 3 tools (servers: a, b)") || !strings.Contains(got, "the best 5 matches") {
 		t.Errorf("Description() = %q", got)
 	}
