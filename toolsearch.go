@@ -285,20 +285,9 @@ type foundSet struct {
 // messages of the search tool of x: the names they list
 // (toolsearch.Found) of x's tools.
 func (f *foundSet) read(x *ToolSearch, msgs []llms.MessageContent) {
-	for _, m := range msgs {
-		if m.Role != llms.ChatMessageTypeTool {
-			continue
-		}
-		for _, part := range m.Parts {
-			resp, ok := part.(llms.ToolCallResponse)
-			if !ok || !strings.EqualFold(resp.Name, x.name) {
-				continue
-			}
-			for name := range toolsearch.Found(resp.Content) {
-				if t := x.model.Lookup(name); t != nil {
-					f.add(t)
-				}
-			}
+	for name := range toolsearch.Found(x.name, msgs) {
+		if t := x.model.Lookup(name); t != nil {
+			f.add(t)
 		}
 	}
 }

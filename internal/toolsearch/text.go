@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // maxSummary bounds, in characters, the description of each tool in a
@@ -97,14 +98,27 @@ func Results(query string, found []Doc) string {
 	return b.String()
 }
 
-// Found returns the names a search's answer lists, in order: the part
-// before ": " of each line after the first of results ([Results]).
-func Found(results string) iter.Seq[string] {
+// Found returns the names the search results in msgs list, in order: the
+// part before ": " of each line after the first ([Results]) of the tool
+// messages answering a call of the search tool named search (case
+// ignored). The names may repeat.
+func Found(search string, msgs []llms.MessageContent) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		_, list, _ := strings.Cut(results, "\n")
-		for line := range strings.Lines(list) {
-			if name, _, ok := strings.Cut(line, ": "); ok && !yield(name) {
-				return
+		for _, m := range msgs {
+			if m.Role != llms.ChatMessageTypeTool {
+				continue
+			}
+			for _, part := range m.Parts {
+				resp, ok := part.(llms.ToolCallResponse)
+				if !ok || !strings.EqualFold(resp.Name, search) {
+					continue
+				}
+				_, list, _ := strings.Cut(resp.Content, "\n")
+				for line := range strings.Lines(list) {
+					if name, _, ok := strings.Cut(line, ": "); ok && !yield(name) {
+						return
+					}
+				}
 			}
 		}
 	}

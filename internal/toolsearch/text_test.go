@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tmc/langchaingo/llms"
 )
 
 func TestDocOf(t *testing.T) {
@@ -41,8 +43,15 @@ func TestDescription(t *testing.T) {
 	}
 }
 
-// TestResultsFound: the names Results lists are what Found reads back,
-// whatever the descriptions hold.
+// answer is a tool message answering a call of tool with text.
+func answer(tool, text string) llms.MessageContent {
+	return llms.MessageContent{Role: llms.ChatMessageTypeTool,
+		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c", Name: tool, Content: text}}}
+}
+
+// TestResultsFound: the names Results lists are what Found reads back from
+// the search tool's messages, whatever the descriptions hold, and from
+// nothing else.
 func TestResultsFound(t *testing.T) {
 	docs := []Doc{
 		{Name: "files__read", Description: "Reads a file.\nSee: the docs"},
@@ -55,20 +64,22 @@ func TestResultsFound(t *testing.T) {
 	if !strings.Contains(text, "\nbilling__new_invoice: Creates: an invoice") {
 		t.Errorf("Results() = %q, want one line per tool with its summary", text)
 	}
-	if got := slices.Collect(Found(text)); !slices.Equal(got, []string{"files__read", "billing__new_invoice"}) {
-		t.Errorf("Found(Results()) = %q", got)
-	}
 	none := Results("nothing", nil)
 	if none != `No tool matches "nothing": search again with other words.` {
 		t.Errorf("Results(none) = %q", none)
 	}
-	if got := slices.Collect(Found(none)); got != nil {
-		t.Errorf("Found(no match) = %q, want none", got)
+	history := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "first: line\nx: y"), // not a tool message
+		answer("other_tool", "first: line\nx: y"),                      // not the search tool
+		answer("SEARCH_TOOLS", text),
+		answer("search_tools", none),
+		answer("search_tools", "first: line\nno separator\nmemory__add: adds"),
 	}
-	if got := slices.Collect(Found("first: line\nno separator\nx: y")); !slices.Equal(got, []string{"x"}) {
-		t.Errorf("Found() = %q, want only the listed lines after the first", got)
+	got := slices.Collect(Found("search_tools", history))
+	if want := []string{"files__read", "billing__new_invoice", "memory__add"}; !slices.Equal(got, want) {
+		t.Errorf("Found() = %q, want %q", got, want)
 	}
-	for range Found(text) {
+	for range Found("search_tools", history) {
 		break // stops when asked
 	}
 }

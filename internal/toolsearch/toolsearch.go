@@ -17,7 +17,7 @@
 //
 // The package also writes the search tool's texts (text.go): its
 // description, and its answers, from which [Found] reads the found tools
-// back.
+// back out of a conversation's langchaingo messages.
 //
 // The package must not import mcpadapter: it is the adapter's ranking, fed
 // plain strings.
