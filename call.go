@@ -23,8 +23,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Invoke calls the tool with args, sent as given: the server validates
-// them. Nil args are sent as {}. A tool-level failure (the server's isError,
+// Invoke calls the tool with args, sent as given but for the nulls that
+// mean absent (a null for an optional property whose schema does not
+// accept null is dropped: strict-mode models send one for every property
+// they leave out); the server validates them. Nil args are sent as {}. A tool-level failure (the server's isError,
 // or a JSON-RPC invalid-params error) is a [Result] with IsError set, the
 // server's message in its content, and a nil error. Otherwise the error is
 // an [*ApprovalRequired] when [Config.Approval] asks for approval (the server

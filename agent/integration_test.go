@@ -88,6 +88,9 @@ func TestIntegrationStrictNullsFilesystemNPM(t *testing.T) {
 	checkStrictNulls(t, ts, []strictNullCall{
 		{"s__read_text_file", `{"path":"` + filepath.ToSlash(file) + `","head":null,"tail":null}`, "one\ntwo\nthree"},
 		{"s__list_directory_with_sizes", `{"path":"` + filepath.ToSlash(dir) + `","sortBy":null}`, "[FILE] notes.txt"},
+		{"s__directory_tree", `{"path":"` + filepath.ToSlash(dir) + `","excludePatterns":null}`, "[\n  {\n    \"name\": \"notes.txt\""},
+		// The same edit twice (once per path): a no-op, so that both apply.
+		{"s__edit_file", `{"path":"` + filepath.ToSlash(file) + `","edits":[{"oldText":"two","newText":"two"}],"dryRun":null}`, "```diff"},
 	})
 }
 
@@ -97,6 +100,7 @@ func TestIntegrationStrictNullsEverythingNPM(t *testing.T) {
 	ts := npmToolset(t, extserver.ServerEverything, "stdio")
 	checkStrictNulls(t, ts, []strictNullCall{
 		{"s__get-annotated-message", `{"messageType":"error","includeImage":null}`, "Error: Operation failed"},
-		{"s__get-resource-links", `{"count":null}`, "Here are 3 resource links"}, // the default count, not 0
+		{"s__get-resource-links", `{"count":null}`, "Here are 3 resource links"},                                                                 // the default count, not 0
+		{"s__trigger-long-running-operation", `{"duration":1,"steps":null}`, "Long running operation completed. Duration: 1 seconds, Steps: 5."}, // the default steps,
 	})
 }

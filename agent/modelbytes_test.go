@@ -102,12 +102,7 @@ func TestModelBytes(t *testing.T) {
 				return ag
 			}, answer)[0]
 
-			var strictSafe mcpadapter.Toolset
-			for _, tool := range ts {
-				if _, err := tool.LLMToolFor(mcpadapter.ForOpenAIStrict()); err == nil {
-					strictSafe = append(strictSafe, tool)
-				}
-			}
+			strictSafe := strictTools(ts)
 			strict := sentToolsBytes(t, func(llm *openai.LLM) agents.Agent {
 				ag, err := New(llm, strictSafe, WithSchemaPasses(mcpadapter.ForOpenAIStrict()))
 				if err != nil {

@@ -208,12 +208,7 @@ func TestOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var strictSafe mcpadapter.Toolset
-	for _, tool := range ts {
-		if _, err := tool.LLMToolFor(mcpadapter.ForOpenAIStrict()); err == nil {
-			strictSafe = append(strictSafe, tool)
-		}
-	}
+	strictSafe := strictTools(ts)
 	ag, err := New(llm, strictSafe, WithSchemaPasses(mcpadapter.ForOpenAIStrict()), WithPartOptions(mcpadapter.ImagesAsDataURL()))
 	if err != nil {
 		t.Fatal(err)
@@ -327,4 +322,15 @@ func TestAnthropicWire(t *testing.T) {
 	if want := "I saw: " + strings.Join(results, "; "); out != want {
 		t.Errorf("answer = %q, want %q", out, want)
 	}
+}
+
+// strictTools returns the tools of ts that the OpenAI strict pass takes.
+func strictTools(ts mcpadapter.Toolset) mcpadapter.Toolset {
+	var out mcpadapter.Toolset
+	for _, tool := range ts {
+		if _, err := tool.LLMToolFor(mcpadapter.ForOpenAIStrict()); err == nil {
+			out = append(out, tool)
+		}
+	}
+	return out
 }
