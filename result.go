@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -168,11 +169,7 @@ const reservedMetaPrefix = "io.modelcontextprotocol/"
 // resultMeta returns meta without its reserved keys, or nil when nothing is
 // left. It deletes in place: meta was decoded for one result alone.
 func resultMeta(meta mcp.Meta) map[string]any {
-	for k := range meta {
-		if strings.HasPrefix(k, reservedMetaPrefix) {
-			delete(meta, k)
-		}
-	}
+	maps.DeleteFunc(meta, func(k string, _ any) bool { return strings.HasPrefix(k, reservedMetaPrefix) })
 	if len(meta) == 0 {
 		return nil
 	}
