@@ -99,17 +99,22 @@
 //
 // A discovery's path, a cold [Adapter.ListTools] of one stdio server:
 //
-//	1 discovery.go   ListTools → discover: the servers in parallel (errgroup)
+//	1 discovery.go   ListTools → discover: list, one server's part, for each server in parallel,
+//	                 then settle, the skip policy
 //	2 adapter.go     connect → pool.connect (pool.go): the connection's key (principal.go),
 //	                 one shared dial (singleflight)
-//	3 pool.go        open → dialer.dial (dial.go): newClient with its handlers and sending
-//	                 middlewares, connectEra (eras.go) → the stdio transport, screened
+//	3 pool.go        open → dialer.tracedDial (trace.go: a span when a tracer is set) → dial
+//	                 (dial.go): newClient with its handlers and sending middlewares, connectEra (eras.go) → the stdio transport, screened
 //	                 (screen.go, internal/stdio, internal/wire) → go-sdk's handshake
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
 //	                 (sdkcache.go) → newTool (tools.go)
 //	6 filter.go      visible: the one pass that decides what the caller is offered, names
 //	                 (names.go), then the duplicate check
+//
+// Fifteen root files: discovery.go, adapter.go, pool.go, principal.go,
+// trace.go, dial.go, eras.go, screen.go, conn.go, notify.go, catalog.go,
+// sdkcache.go, tools.go, names.go and filter.go.
 //
 // # Files
 //
