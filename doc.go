@@ -104,8 +104,9 @@
 //	2 adapter.go     connect → pool.connect (pool.go): the connection's key (principal.go),
 //	                 one shared dial (singleflight)
 //	3 pool.go        open → dialer.tracedDial (trace.go: a span when a tracer is set) → dial
-//	                 (dial.go): newClient with its handlers and sending middlewares, connectEra (eras.go) → the stdio transport, screened
-//	                 (screen.go, internal/stdio, internal/wire) → go-sdk's handshake
+//	                 (dial.go): newClient with its handlers and sending middlewares,
+//	                 connectEra (eras.go) → the stdio transport, screened (screen.go,
+//	                 internal/stdio, internal/wire) → go-sdk's handshake
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
 //	                 (sdkcache.go) → newTool (tools.go)
