@@ -123,11 +123,12 @@
 // table complete):
 //
 //	doc.go                     this overview
-//	adapter.go                 Adapter, Config, Server, New and its checks, Close, Session, ServerInfo
+//	adapter.go                 Adapter, New, Close, Session, ServerInfo: thin methods over the owners
 //	approval.go                ApprovalRequired: a call held for a human; Approve, Reject
 //	budget.go                  ResultBudget: what one result may put into the model's context
 //	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
+//	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
 //	configfile.go              LoadConfig, ParseConfig: internal/configfile's result mapped onto Server
 //	conn.go                    the live connection: session, calls in flight, death, close, errors
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback, handshake
@@ -160,6 +161,7 @@
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool
 //	trace.go                   the call's one observer: spans, W3C trace context, debug record
+//	validate.go                New's checks: every problem of a configuration at once
 //	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
 //	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache
 //	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC

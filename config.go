@@ -1,0 +1,362 @@
+package mcpadapter
+
+// The configuration: Config, Server and the types they use. New's checks
+// of it are in validate.go, configuration files in configfile.go.
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/callbacks"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Mode selects the protocol era of a server.
+type Mode string
+
+const (
+	// ModeAuto (the zero value) tries the modern protocol (2026-07-28,
+	// server/discover) and falls back to the legacy initialize handshake.
+	ModeAuto Mode = ""
+	// ModeModern requires the modern protocol; a legacy-only server fails
+	// with an error wrapping [ErrLegacyOnly].
+	ModeModern Mode = "modern"
+	// ModeLegacy never sends server/discover: it speaks the 2025-11-25
+	// protocol through initialize.
+	ModeLegacy Mode = "legacy"
+)
+
+// Config configures an [Adapter]. [New] copies it: later changes to the
+// caller's maps and slices have no effect.
+type Config struct {
+	// Servers maps a server name to its target. Names are made of ASCII
+	// letters, digits, '_' and '-' (the characters providers accept in tool
+	// names) and must not contain "__" (the separator of prefixed tool
+	// names).
+	Servers map[string]Server
+
+	// RawToolNames keeps the servers' own tool names. By default tools are
+	// named "server__tool". Either way the name is made provider-safe by
+	// [SafeToolName]: at most [MaxToolNameLength] characters of
+	// [A-Za-z0-9_-].
+	RawToolNames bool
+
+	// ToolName, when set, names the tools the model sees, replacing the
+	// default policy (and RawToolNames, which must then be false). It gets
+	// the server's name and the tool's MCP name and must be deterministic;
+	// its result is used as given. Discovery fails when it gives an empty
+	// name or two tools the same name (see [ErrDuplicateToolName]).
+	ToolName func(server, tool string) string
+
+	// Filter selects the tools of every server the model is offered; see
+	// [Filter]. Each [Server.Filter] applies too.
+	Filter Filter
+
+	// DefaultToolTimeout, when positive, bounds every tool call and replaces
+	// each [Server.DefaultToolTimeout], longer or shorter. A deadline on the
+	// caller's context shortens either.
+	DefaultToolTimeout time.Duration
+
+	// OnConnectionError decides what a failed server does to discovery. When
+	// nil, discovery fails with an error naming every failed server. When it
+	// returns nil, the server is skipped; a server that could not be dialed
+	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close],
+	// unless it has a [Server.Restart] or [Server.Reconnect] policy: later
+	// discoveries then dial it again, after the policy's Delay, doubled at
+	// each failure in a row, up to 10 minutes.
+	// A non-nil return value fails discovery with that error. It is called
+	// without locks held, once per failed server; not for a Close during
+	// discovery, nor when the caller's context ended before any server
+	// answered (discovery then fails with the context's error).
+	OnConnectionError func(server string, err error) error
+
+	// ElicitationHandler, when set, answers servers' requests for user input
+	// synchronously: legacy servers' live elicitation/create requests, and
+	// modern input-required rounds (instead of returning an [*Interrupt]).
+	// Without it a legacy live request is declined.
+	//
+	// The request names the server and the tool of the call it serves, and
+	// ctx is that call's context (with the caller's values). A live request
+	// is accepted only from a legacy session while one of its tool calls is
+	// open, at most one per open call and 8 per server at once; the others
+	// are declined without calling the handler. MCP does not say which
+	// call a live request serves: when several calls to the server are
+	// open, the request's Tool is empty and ctx carries none of the
+	// callers' values (a handler serving several users should decline it).
+	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
+
+	// Approval, when set and returning true for a call, makes [Tool.Invoke]
+	// and [Tool.Call] return an [*ApprovalRequired] before the server is
+	// contacted.
+	Approval func(call ToolCall) bool
+
+	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
+	// [*ApprovalRequired], [*PausedCalls], and agent.PausedRun) with an
+	// HMAC-SHA256 under this key, and makes every Adapter with the key
+	// refuse decoded state that is not sealed with it ([ErrTamperedState]).
+	// Give every replica the same key, of at least 32 random bytes. Without
+	// a key, stored state is not protected: whoever can write it can make
+	// a resume call any tool of the same server with any arguments (the
+	// Approval gate still applies to them) and feed the model any
+	// observation.
+	StateKey []byte
+
+	// CallbacksHandler receives langchaingo tool callbacks for every call:
+	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
+	CallbacksHandler callbacks.Handler
+
+	// MaxMessageBytes bounds one message from a server; 0 means 16 MiB. A
+	// larger message is discarded, never truncated, and never held in
+	// memory whole: the call it answers fails with an error wrapping
+	// [ErrMessageTooLarge], and the connection stays usable. The bound is
+	// enforced on stdio, Streamable HTTP, SSE and custom *mcp.IOTransport
+	// streams, and on go-sdk Streamable HTTP and SSE client transports
+	// given as [Server.Transport] (the adapter screens a copy of them). The go-sdk in-memory transport (and any other custom
+	// transport) decodes with a fixed 16 MiB cap of its own, past which its
+	// connection fails; there a smaller bound is applied after decoding.
+	MaxMessageBytes int64
+
+	// OnListChanged, when set, is called after a server announced that its
+	// list of kind changed (notifications/tools/list_changed and its
+	// resources and prompts twins; on modern sessions they arrive over
+	// subscriptions/listen). The adapter has dropped its cached list
+	// first, so a callback that lists again gets the new one.
+	//
+	// Callbacks (this one and OnResourceUpdated) never run on the
+	// connection's reader: they run one at a time, in the order the
+	// notifications arrived, on a goroutine of the adapter's, so a slow
+	// callback delays later callbacks but no connection. Equal
+	// notifications waiting for a slow callback are delivered once; past
+	// 256 waiting ones (or 1 MiB of URIs), later ones are dropped, counted
+	// and logged. Close drops those not yet delivered and waits for a
+	// callback in progress, so a callback must not call Close, and none
+	// runs after Close returns.
+	// Servers built with a prebuilt [Server.Client] keep that client's own
+	// handlers: they get no callbacks.
+	OnListChanged func(server string, kind ListKind)
+
+	// OnResourceUpdated, when set, is called with a resource's URI after a
+	// server announced that it changed (notifications/resources/updated),
+	// which servers do for resources subscribed to with
+	// [Adapter.SubscribeResource]. It runs like OnListChanged.
+	OnResourceUpdated func(server, uri string)
+
+	// ResultBudget bounds what one tool result gives the model, in
+	// characters: the text of [Tool.Call] and the messages of
+	// [Toolset.HandleToolCalls] (media count [MediaBudgetCost] each). A
+	// longer text is cut at a line break or character, keeping its head and
+	// a little of its tail around a note saying how much was left out; the
+	// [Result] of [Tool.Invoke] is never cut. 0 means [DefaultResultBudget]
+	// (100,000); a negative value means no bound. A [ResultBudget] option
+	// of HandleToolCalls wins.
+	ResultBudget int
+
+	// MaxCatalogBytes bounds the tool list of one server, and each of its
+	// resource lists: the JSON of their items, over every page. 0 means 16
+	// MiB. A larger list fails that server's listing with an error wrapping
+	// [ErrCatalogTooLarge] (reported through OnConnectionError); the
+	// other servers are not concerned. The adapter holds a catalog in
+	// memory several times over (decoded descriptors, schemas, wrappers),
+	// so this bounds its memory per server.
+	MaxCatalogBytes int64
+
+	// Logger receives the adapter's diagnostics and the stderr of stdio
+	// servers. Nil means silence. Records carry the caller's context where
+	// there is one; at debug level there is one record per tool call
+	// (server, tool, call id, duration, isError, rounds, error).
+	Logger *slog.Logger
+
+	// Middleware wraps every tool call, the first outermost: it may rewrite
+	// the arguments and the request's _meta, answer without contacting the
+	// server, replace the result, or observe errors. See [Middleware].
+	Middleware []Middleware
+
+	// OnProgress, when set, receives every progress notification of every
+	// tool call (a progress token is then sent with each call). It is called
+	// on a goroutine of the adapter's, one server's notifications in order
+	// (behind its log messages, which the Logger gets the same way); while
+	// it blocks, up to 256 of them (or 1 MiB of messages and log data)
+	// wait, and later ones are dropped, counted and logged. See also
+	// [WithProgress] for one call's progress.
+	OnProgress func(ctx context.Context, p Progress)
+
+	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or
+	// the server's) count the time since the call's last progress
+	// notification instead of since its start, so that a long call that
+	// keeps reporting progress is not cut off. MaxToolTimeout, when
+	// positive, then bounds the whole call (each round) whatever the
+	// progress. A deadline on the caller's context bounds either.
+	ResetTimeoutOnProgress bool
+	MaxToolTimeout         time.Duration
+
+	// TracerProvider, when set, traces dials, tool lists and tool calls with
+	// OpenTelemetry spans named after the semantic conventions for MCP
+	// ("tools/call get_weather", client spans) under an "execute_tool"
+	// span per call. Nil means no spans (use otel.GetTracerProvider() for
+	// the global one). Whether or not it is set, every tools/call request
+	// carries the W3C trace context of the caller's span, if any, in its
+	// _meta (traceparent, tracestate), so that a server can join the trace.
+	TracerProvider trace.TracerProvider
+
+	// DialTimeout bounds one dial of a server: starting it or opening its
+	// connection, and the handshake (with the SSE fallbacks). 0 means one
+	// minute. Callers also wait on their own contexts; the dial, which
+	// they share, is bounded by this alone.
+	DialTimeout time.Duration
+
+	// PrincipalIdleTimeout closes a per-principal connection (see
+	// [Server.HeadersFor]) that no request has used for this long; the
+	// principal's next use dials again. 0 means
+	// [DefaultPrincipalIdleTimeout] (10 minutes). A connection with
+	// requests in flight is never closed for idleness.
+	PrincipalIdleTimeout time.Duration
+
+	// MaxPrincipalConns bounds the per-principal connections open at once,
+	// over every server: past it the least recently used idle one is
+	// closed. 0 means [DefaultMaxPrincipalConns] (1000). Connections with
+	// requests in flight are never closed for it: when every one is busy,
+	// the bound is passed, and restored when a connection is next opened
+	// or closed for idleness.
+	MaxPrincipalConns int
+}
+
+// IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips
+// every server that fails.
+func IgnoreConnectionErrors(server string, err error) error { return nil }
+
+// Server is one MCP server. Exactly one of URL, Command or Transport must be
+// set; a URL is never run as a program and a Command never goes through a
+// shell.
+//
+// Its JSON form names the fields as MCP configuration files do (url,
+// command, args, env, cwd, headers; mode, disableSSEFallback and logLevel
+// besides) and omits what is unset, so that a Server using only those six
+// fields marshals to an entry [ParseConfig] reads back. Transport,
+// HTTPClient, OAuth and Client are never encoded or decoded, nor are
+// DefaultToolTimeout, Restart and Reconnect: files give those in
+// milliseconds (see [ParseConfig]), encoding/json would use nanoseconds.
+type Server struct {
+	// URL is an http or https endpoint spoken to with Streamable HTTP,
+	// falling back to SSE (see DisableSSEFallback).
+	URL string `json:"url,omitempty"`
+
+	// Command, with Args, Env and Dir, starts a stdio server. The server's
+	// stderr goes to [Config.Logger], one record per line, and its last
+	// lines are quoted by the error that reports its exit.
+	//
+	// The server does not get the adapter process's whole environment,
+	// which may hold API keys meant for others: only HOME, LOGNAME, PATH,
+	// SHELL, TERM and USER (on Windows APPDATA, HOMEDRIVE, HOMEPATH,
+	// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
+	// TEMP, USERNAME and USERPROFILE), as the official TypeScript and
+	// Python SDKs pass, plus Env, which overrides them. Set InheritEnv to
+	// pass the whole environment instead (Env still overrides it).
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	InheritEnv bool              `json:"-"`
+	Dir        string            `json:"cwd,omitempty"`
+
+	// Transport returns a fresh transport for each dial (transports are
+	// single-use), e.g. one end of mcp.NewInMemoryTransports. A go-sdk
+	// *mcp.StreamableClientTransport or *mcp.SSEClientTransport is copied
+	// (the value returned is left alone) and sent through the adapter's
+	// HTTP transport, as a URL server is: MaxMessageBytes, the screen and
+	// the credential-origin policy apply to it.
+	Transport func(ctx context.Context) (mcp.Transport, error) `json:"-"`
+
+	// Mode selects the protocol era; see [ModeAuto], [ModeModern], [ModeLegacy].
+	Mode Mode `json:"mode,omitempty"`
+
+	// Headers are added to every HTTP request sent to this server (and
+	// never to another one), e.g. Authorization. A redirect, or an SSE
+	// message endpoint, on another origin (scheme, host and port) gets
+	// neither these headers nor an Authorization header.
+	Headers map[string]string `json:"headers,omitempty"`
+
+	// HTTPClient is used for HTTP and SSE. It is copied, never mutated; nil
+	// means a zero http.Client. Do not set its Timeout: SSE streams are
+	// long-lived; use context deadlines instead.
+	HTTPClient *http.Client `json:"-"`
+
+	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support);
+	// its token is never sent to another origin. The SSE fallback does not
+	// use it: put credentials for an SSE server in Headers.
+	OAuth auth.OAuthHandler `json:"-"`
+
+	// HeadersFor, when set, makes the server per-principal: each principal
+	// (see [WithPrincipal]) gets a connection, catalog and cache of its
+	// own, and no tool of one principal ever uses another's. HeadersFor is
+	// called for every HTTP request (Streamable HTTP and SSE) of a
+	// principal's connection, with the request's context, so that a token
+	// can be refreshed; what it returns is added to Headers, overriding
+	// them, and goes only to the server's origin. An error fails the
+	// request (its text may reach the caller: keep secrets out of it).
+	// Operations under a context without a principal fail with
+	// [ErrNoPrincipal]. Servers without HeadersFor or OAuthFor are shared
+	// by every principal. See [Config.PrincipalIdleTimeout] and
+	// [Config.MaxPrincipalConns] for the bounds.
+	HeadersFor func(ctx context.Context, principal string) (map[string]string, error) `json:"-"`
+
+	// OAuthFor, when set, makes the server per-principal like HeadersFor
+	// and gives each principal's connection its own OAuth handler (in
+	// place of OAuth), called once per dial of that principal.
+	OAuthFor func(principal string) auth.OAuthHandler `json:"-"`
+
+	// DefaultToolTimeout bounds every tool call of this server when positive,
+	// unless [Config.DefaultToolTimeout] is set.
+	DefaultToolTimeout time.Duration `json:"-"`
+
+	// DisableSSEFallback turns off the retry over SSE when Streamable HTTP
+	// answers 404 or 405 (any 4xx in ModeLegacy).
+	DisableSSEFallback bool `json:"disableSSEFallback,omitempty"`
+
+	// Restart starts a stdio server again, at the next discovery, after its
+	// process died. Nil means a dead server stays failed.
+	Restart *RetryPolicy `json:"-"`
+
+	// Reconnect dials an HTTP or SSE server again, at the next discovery,
+	// after its session died. Nil means a dead server stays failed.
+	Reconnect *RetryPolicy `json:"-"`
+
+	// LogLevel, when set, is sent with every request to a modern-era server
+	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).
+	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
+
+	// Filter selects the tools of this server the model is offered; see
+	// [Filter]. [Config.Filter] applies too.
+	Filter Filter `json:"-"`
+
+	// Client is a prebuilt go-sdk client to dial with. It is used as given:
+	// go-sdk copies client options at construction, so its own handlers and
+	// its multi-round-trip setting win over the adapter's. Interrupts need a
+	// client built with MultiRoundTrip disabled, list_changed invalidation
+	// needs its ToolListChangedHandler, and [Config.ElicitationHandler] does
+	// not apply to it. The adapter adds its middleware to it once.
+	Client *mcp.Client `json:"-"`
+}
+
+// RetryPolicy bounds how a dead connection is dialed again.
+type RetryPolicy struct {
+	MaxAttempts int           // dials per discovery; values below 1 mean 1
+	Delay       time.Duration // wait between two dials
+}
+
+// retryPolicy returns the policy that re-dials s after its connection
+// died: Restart for stdio servers, Reconnect for URL servers, either for
+// custom transports.
+func (s *Server) retryPolicy() *RetryPolicy {
+	switch {
+	case s.Command != "":
+		return s.Restart
+	case s.URL != "":
+		return s.Reconnect
+	case s.Reconnect != nil:
+		return s.Reconnect
+	}
+	return s.Restart
+}
