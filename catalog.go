@@ -28,7 +28,7 @@ package mcpadapter
 //
 // The SDK keeps its own list cache on modern sessions, with no bypass and
 // stale answers until list_changed (research notes §4). Every fetch here goes
-// past it with an uncached cursor (sdkcache.go, and middleware in eras.go) while still
+// past it with an uncached cursor (sdkcache.go, its key and its middleware) while still
 // calling the SDK's ListTools, so that its x-mcp-header checks and its record
 // of the tools (for Mcp-Param headers on modern HTTP) keep working.
 

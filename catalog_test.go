@@ -912,13 +912,24 @@ func TestCacheParamHeaders(t *testing.T) {
 			t.Fatalf("Mcp-Param-Region = %q, want eu-west", got)
 		}
 	}
-	setup := func(t *testing.T, logger *slog.Logger) (*testserver.Server, *Adapter) {
+	// setup serves the tools over modern Streamable HTTP, to a URL server,
+	// or with custom to a go-sdk Streamable transport of the user's, which
+	// the adapter screens as it does a URL server's.
+	setupWith := func(t *testing.T, logger *slog.Logger, custom bool) (*testserver.Server, *Adapter) {
 		s := testserver.New(testserver.Options{TTLMs: 60000}).AddWeather()
 		headerTool(s)
-		a := newAdapter(t, Config{Servers: map[string]Server{"h": {URL: s.StreamableHTTP(t, true).URL}}, Logger: logger})
+		srv := Server{URL: s.StreamableHTTP(t, true).URL}
+		if custom {
+			url := srv.URL
+			srv = Server{Transport: func(context.Context) (mcp.Transport, error) {
+				return &mcp.StreamableClientTransport{Endpoint: url}, nil
+			}}
+		}
+		a := newAdapter(t, Config{Servers: map[string]Server{"h": srv}, Logger: logger})
 		checkEra(t, a, "h", ModeModern)
 		return s, a
 	}
+	setup := func(t *testing.T, logger *slog.Logger) (*testserver.Server, *Adapter) { return setupWith(t, logger, false) }
 	for _, mode := range []CacheMode{CacheBypass, CacheRefresh, CacheUse} {
 		t.Run(fmt.Sprintf("first listing %q", mode), func(t *testing.T) {
 			s, a := setup(t, nil)
@@ -929,14 +940,16 @@ func TestCacheParamHeaders(t *testing.T) {
 			call(t, s, ts.Lookup("h__regional"))
 		})
 	}
-	t.Run("after list_changed", func(t *testing.T) {
-		changed := newLogSignal("mcpadapter: tool list changed")
-		s, a := setup(t, slog.New(changed))
-		ts, _ := mustList(t, a, CacheUse)
-		s.AddTool("other")
-		changed.wait(t)
-		call(t, s, ts.Lookup("h__regional"))
-	})
+	for _, custom := range []bool{false, true} {
+		t.Run(fmt.Sprintf("after list_changed, custom transport %v", custom), func(t *testing.T) {
+			changed := newLogSignal("mcpadapter: tool list changed")
+			s, a := setupWith(t, slog.New(changed), custom)
+			ts, _ := mustList(t, a, CacheUse)
+			s.AddTool("other")
+			changed.wait(t)
+			call(t, s, ts.Lookup("h__regional"))
+		})
+	}
 	t.Run("dialed again", func(t *testing.T) {
 		s, a := setup(t, nil)
 		old, _ := mustList(t, a, CacheUse)

@@ -1,7 +1,7 @@
 package mcpadapter
 
 // The live connection: one session with a server, its calls in flight, its
-// death and its close. Dialing and era negotiation are in eras.go.
+// death and its close. Dialing is in dial.go, era negotiation in eras.go.
 
 import (
 	"context"

@@ -56,10 +56,11 @@
 // # How it is built
 //
 // Data flows one way: Config → pool → dial (eras, transports, the screen) →
-// conn → catalog → Tool → call → Result or Interrupt. [Adapter] holds no
-// state of its own: its methods are short delegations to three owners, each
-// with its own lock whose comment names the fields it guards, and no lock is
-// held across I/O or while go-sdk holds one of its own.
+// conn → catalog → Tool → call → Result or Interrupt. [Adapter] holds its
+// configuration, logger, tracer and a call counter; its methods are short
+// delegations to three owners, each with its own lock whose comment names
+// the fields it guards, and no lock is held across I/O or while go-sdk
+// holds one of its own.
 //
 //	public API   Adapter (adapter.go), Tool and Toolset (tools.go), Result (result.go),
 //	             stored state (interrupt.go, approval.go, pause.go, state.go)
@@ -109,13 +110,15 @@
 //	                 internal/stdio, internal/wire) → go-sdk's handshake
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
-//	                 (sdkcache.go) → newTool (tools.go)
-//	6 filter.go      visible: the one pass that decides what the caller is offered, names
-//	                 (names.go), then the duplicate check
+//	                 (sdkcache.go), the names (names.go) → newTool (tools.go) with its
+//	                 metadata (metadata.go)
+//	6 filter.go      visible: the one pass that decides what the caller is offered, then
+//	                 the duplicate check
 //
-// Fifteen root files: discovery.go, adapter.go, pool.go, principal.go,
+// Sixteen root files: discovery.go, adapter.go, pool.go, principal.go,
 // trace.go, dial.go, eras.go, screen.go, conn.go, notify.go, catalog.go,
-// sdkcache.go, tools.go, names.go and filter.go.
+// sdkcache.go, names.go, tools.go, metadata.go and filter.go: a discovery
+// crosses every layer once.
 //
 // # Files
 //

@@ -8,7 +8,7 @@ package mcpadapter
 //     server, and an opaque requestState. The client calls the tool again,
 //     from the beginning, as a new JSON-RPC request carrying the answers
 //     under the same keys and the state echoed verbatim. The SDK can drive
-//     these rounds itself; the adapter turns that off (eras.go, newClient)
+//     these rounds itself; the adapter turns that off (dial.go, newClient)
 //     and drives them here, so that a round can be handed to the caller as
 //     an *Interrupt and resumed later, in another process if need be.
 //   - A round needs nothing but the Interrupt's JSON: server name, MCP tool

@@ -5,7 +5,7 @@ package mcpadapter
 // progress of tool calls (OnProgress, WithProgress), with, for progress, a
 // registry of the calls in flight keyed by the connection each went out on.
 //
-// go-sdk calls a client's notification handlers (newClient, eras.go) on
+// go-sdk calls a client's notification handlers (newClient, dial.go) on
 // the connection's reader, in order, and queues the notifications behind a handler without bound. So
 // the handlers do at once only what cannot wait (drop a stale cached list,
 // reset a call's idle timeout) and queue the rest, the call of the Logger,
@@ -49,7 +49,9 @@ type notifier struct {
 	droppedChanges  atomic.Int64             // change callbacks dropped
 
 	// mu guards progress, the progress registries of the live
-	// connections, every progressSinks in it, and late.
+	// connections, every progressSinks in it, and late. It is taken last:
+	// pool.mu may be held around it (conn.attach, under pool.open), never
+	// the other way round.
 	mu       sync.Mutex
 	progress map[*mcp.ClientSession]*progressSinks
 	late     [lateSinks]lateSink // the sinks of finished requests, oldest at lateN

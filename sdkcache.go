@@ -176,7 +176,7 @@ func compactEach[T any](items []*T, meta func(*T) *mcp.Meta) {
 // HTTP sessions need it. It is best effort: a failed listing is logged and
 // the call goes ahead.
 func (cs *catalogs) recordTools(ctx context.Context, c *conn) {
-	if !c.modern() || c.cfg.URL == "" {
+	if !c.modern() || c.http == nil { // modern Streamable HTTP only: a URL server's, or a custom transport's
 		return
 	}
 	cs.mu.Lock()

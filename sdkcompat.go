@@ -88,11 +88,11 @@ package mcpadapter
 //     requestLogLevel, slogLevel), ClientSession.SetLoggingLevel and
 //     mcp.SetLoggingLevelParams (Adapter.SetLoggingLevel),
 //     ClientOptions.LoggingMessageHandler (newClient) and
-//     mcp.LoggingMessageParams (deliver.go);
-//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (content.go),
+//     mcp.LoggingMessageParams (notify.go);
+//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (result.go),
 //     mcp.CreateMessageParams and mcp.CreateMessageWithToolsParams
-//     (elicitation.go: refused input requests);
-//   - roots: mcp.ListRootsParams (elicitation.go: refused input requests).
+//     (internal/elicit: refused input requests);
+//   - roots: mcp.ListRootsParams (internal/elicit: refused input requests).
 
 import (
 	"errors"
