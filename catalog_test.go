@@ -929,7 +929,9 @@ func TestCacheParamHeaders(t *testing.T) {
 		checkEra(t, a, "h", ModeModern)
 		return s, a
 	}
-	setup := func(t *testing.T, logger *slog.Logger) (*testserver.Server, *Adapter) { return setupWith(t, logger, false) }
+	setup := func(t *testing.T, logger *slog.Logger) (*testserver.Server, *Adapter) {
+		return setupWith(t, logger, false)
+	}
 	for _, mode := range []CacheMode{CacheBypass, CacheRefresh, CacheUse} {
 		t.Run(fmt.Sprintf("first listing %q", mode), func(t *testing.T) {
 			s, a := setup(t, nil)
