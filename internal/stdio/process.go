@@ -101,10 +101,10 @@ func (p *process) stopReading() {
 
 // exitError returns err, the failure of a read from stdout or a write to
 // stdin, naming how the server exited and the last lines of its stderr,
-// once it has exited (within terminate: a server that closed its end of
-// the pipe is exiting).
-func (p *process) exitError(err error) error {
-	if !p.awaitExit() {
+// once it has exited (within terminate, and while ctx lasts: a server that
+// closed its end of the pipe is exiting).
+func (p *process) exitError(ctx context.Context, err error) error {
+	if !p.awaitExit(ctx) {
 		return err
 	}
 	status := "exit status 0"
@@ -120,15 +120,17 @@ func (p *process) exitError(err error) error {
 	return fmt.Errorf("server process: %s (%w)", status, err)
 }
 
-// awaitExit waits for the leader to be reaped, for terminate at most, and
-// reports whether it was.
-func (p *process) awaitExit() bool {
+// awaitExit waits for the leader to be reaped, for terminate at most and
+// while ctx lasts, and reports whether it was.
+func (p *process) awaitExit(ctx context.Context) bool {
 	t := time.NewTimer(p.terminate)
 	defer t.Stop()
 	select {
 	case <-p.exited:
 		return true
 	case <-t.C:
+		return false
+	case <-ctx.Done():
 		return false
 	}
 }
@@ -168,7 +170,7 @@ func (p *process) end() { p.endOnce.Do(func() { go p.shutdown() }) }
 func (p *process) shutdown() {
 	defer close(p.ended)
 	err := p.stdin.Close()
-	if !p.awaitExit() && (p.cmd.Process.Signal(syscall.SIGTERM) != nil || !p.awaitExit()) {
+	if !p.awaitExit(context.Background()) && (p.cmd.Process.Signal(syscall.SIGTERM) != nil || !p.awaitExit(context.Background())) {
 		if kerr := p.cmd.Process.Kill(); kerr != nil && !errors.Is(kerr, os.ErrProcessDone) {
 			err = errors.Join(err, kerr)
 		} else {

@@ -193,7 +193,7 @@ func (c *conn) SessionID() string { return "" }
 // Read implements [mcp.Connection]. It returns io.EOF once the connection
 // is closed.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	return ReadLine(ctx, c.lines, c.closed, c.proc.exitError)
+	return ReadLine(ctx, c.lines, c.closed, func(err error) error { return c.proc.exitError(ctx, err) })
 }
 
 // Write implements [mcp.Connection].
@@ -222,7 +222,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	<-c.writer
 	if err != nil && ctx.Err() == nil {
-		err = c.proc.exitError(err) // the server closed stdin: it is exiting
+		err = c.proc.exitError(ctx, err) // the server closed stdin: it is exiting (waited for within ctx)
 	}
 	return err
 }

@@ -169,3 +169,25 @@ func receive[T any](t *testing.T, ch <-chan T, what string) T {
 		return zero
 	}
 }
+
+// TestWriteToExitingServerKeepsDeadline: a write to a server that closed
+// its stdin but has not exited yet waits for its exit status only while the
+// write's context lasts, not for the whole terminate delay (a minute here).
+func TestWriteToExitingServerKeepsDeadline(t *testing.T) {
+	script := `exec 0<&-; echo '{"jsonrpc":"2.0","method":"closed"}'; exec sleep 60`
+	tr, c, _ := connectShell(t, script, time.Minute, false)
+	if m, err := c.Read(t.Context()); err != nil || m.(*jsonrpc.Request).Method != "closed" {
+		t.Fatalf("Read() = %v, %v; want the server's word that it closed stdin", m, err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	var err error
+	returns(t, "the write to a closed stdin", func() { err = c.Write(ctx, &jsonrpc.Request{Method: "x"}) })
+	if err == nil {
+		t.Fatal("Write() to a closed stdin succeeded")
+	}
+	if !alive(tr.proc) {
+		t.Fatal("the server ended before its terminate delay: the test proves nothing")
+	}
+	tr.proc.cmd.Process.Kill() // stop, at the test's end, waits for it
+}
