@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
+	"github.com/mcpadapter/mcpadapter/internal/suggest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -261,7 +262,7 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 	}
 	t := s.Lookup(tc.FunctionCall.Name)
 	if t == nil || !t.offered(false) {
-		return errorResult(fmt.Sprintf("%s is not a valid tool, try another one", tc.FunctionCall.Name)), nil
+		return errorResult(s.unknownTool(tc.FunctionCall.Name)), nil
 	}
 	args := tc.FunctionCall.Arguments
 	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args, tc.ID)) })
@@ -271,4 +272,29 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 // reads when a call failed in a way it can correct.
 func errorResult(text string) *Result {
 	return &Result{IsError: true, Content: []Block{{Type: BlockText, Text: text}}}
+}
+
+// unknownTool is what the model reads when it calls a tool that s does not
+// offer: that it is not one, and the tool it most likely meant, when one
+// stands out: the one whose server calls it so (the model left out the
+// server's prefix), else the nearest by spelling.
+func (s Toolset) unknownTool(name string) string {
+	var meant string
+	names := make([]string, 0, len(s))
+	for _, t := range s {
+		if !t.offered(false) {
+			continue
+		}
+		if strings.EqualFold(t.MCPName(), name) && meant == "" {
+			meant = t.name
+		}
+		names = append(names, t.name)
+	}
+	if meant == "" {
+		meant = suggest.Nearest(name, names)
+	}
+	if meant == "" {
+		return fmt.Sprintf("%s is not a valid tool, try another one", name)
+	}
+	return fmt.Sprintf("%s is not a valid tool; did you mean %s?", name, meant)
 }

@@ -1076,6 +1076,8 @@ func TestHandleToolCalls(t *testing.T) {
 			scripted.Call("c6", "srv__era", ``),
 			scripted.Call("c7", "srv__fail", `{}`),
 			scripted.Call("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
+			scripted.Call("c9", "echo", `{}`),           // the server's own name, without the prefix
+			scripted.Call("c10", "srv__ehco", `{}`),     // misspelt
 		}}
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
 		if err != nil {
@@ -1090,6 +1092,8 @@ func TestHandleToolCalls(t *testing.T) {
 			"2026-07-28",
 			"it failed",
 			"backend unavailable",
+			"echo is not a valid tool; did you mean srv__echo?",
+			"srv__ehco is not a valid tool; did you mean srv__echo?",
 		}
 		if len(msgs) != 2*len(want) {
 			t.Fatalf("got %d messages, want %d", len(msgs), 2*len(want))
