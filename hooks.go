@@ -56,10 +56,20 @@ type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
 // holds.
 type Middleware func(next CallHandler) CallHandler
 
-// chain returns h wrapped in mws, the first outermost.
+// chain returns h wrapped in mws, the first outermost. A layer that returns
+// neither a result nor an error (which the CallHandler contract rules out,
+// and a caller reading the result would crash on) fails the call instead,
+// naming its place in [Config.Middleware].
 func chain(mws []Middleware, h CallHandler) CallHandler {
 	for i := len(mws) - 1; i >= 0; i-- {
-		h = mws[i](h)
+		next := mws[i](h)
+		h = func(ctx context.Context, req *CallRequest) (*Result, error) {
+			res, err := next(ctx, req)
+			if res == nil && err == nil {
+				return nil, fmt.Errorf("mcpadapter: server %q: tool %q: Config.Middleware[%d] returned neither a result nor an error", req.Server, req.Tool, i)
+			}
+			return res, err
+		}
 	}
 	return h
 }

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/scripted"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -364,4 +365,40 @@ func TestProgressFloodBounded(t *testing.T) {
 	if n := delivered.Load(); n > notifyQueueSize+1 {
 		t.Errorf("%d progress notifications delivered, want at most %d (the rest dropped)", n, notifyQueueSize+1)
 	}
+}
+
+// TestMiddlewareNilResult: a middleware that returns (nil, nil) fails the
+// call with an error naming its place in Config.Middleware, in every call
+// path, instead of handing a caller a nil result with a nil error.
+func TestMiddlewareNilResult(t *testing.T) {
+	srv := testserver.Full(testserver.Options{})
+	pass := func(next CallHandler) CallHandler { return next }
+	broken := func(next CallHandler) CallHandler {
+		return func(context.Context, *CallRequest) (*Result, error) { return nil, nil }
+	}
+	a := newAdapter(t, Config{
+		Servers:    map[string]Server{"s": memServer(srv, ModeAuto)},
+		Middleware: []Middleware{pass, broken},
+	})
+	echo := lookupTool(t, a, "s__echo")
+	check := func(path string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "Config.Middleware[1] returned neither a result nor an error") {
+			t.Errorf("%s: error = %v, want one naming Config.Middleware[1]", path, err)
+		}
+	}
+	res, err := echo.Invoke(t.Context(), map[string]any{"text": "hi"})
+	if res != nil {
+		t.Errorf("Invoke result = %v, want nil with the error", res)
+	}
+	check("Invoke", err)
+	out, err := echo.Call(t.Context(), `{"text":"hi"}`)
+	if out != "" {
+		t.Errorf("Call = %q, want no observation", out)
+	}
+	check("Call", err)
+	_, err = Toolset{echo}.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+		scripted.Call("c1", "s__echo", `{"text":"hi"}`),
+	}})
+	check("HandleToolCalls", err)
 }
