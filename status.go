@@ -3,6 +3,7 @@ package mcpadapter
 // Status: what a health endpoint reports, in the spirit of sql.DB.Stats.
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -59,6 +60,21 @@ type ServerStatus struct {
 	// DroppedLogs counts the server's log messages dropped since [New]
 	// because [Config.Logger] did not keep up (see [Adapter.SetLoggingLevel]).
 	DroppedLogs int64
+}
+
+// MarshalJSON encodes s for a health endpoint, with Err as its message
+// (the JSON of an error value is usually {}, or its fields without the
+// message), omitted when nil.
+func (s ServerStatus) MarshalJSON() ([]byte, error) {
+	type fields ServerStatus // without this method
+	var msg string
+	if s.Err != nil {
+		msg = s.Err.Error()
+	}
+	return json.Marshal(struct {
+		fields
+		Err string `json:",omitempty"` // hides fields.Err
+	}{fields(s), msg})
 }
 
 // A failure is a server's last dial failure in a generation.

@@ -2,7 +2,9 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -49,6 +51,18 @@ func TestStatus(t *testing.T) {
 			}
 			if got := want("down", StateSkipped, 0, 1); !errors.Is(got.Err, refused) {
 				t.Errorf("skipped Err = %v, want %v", got.Err, refused)
+			}
+			// A health endpoint marshals the status: Err as its message.
+			b, err := json.Marshal(a.Status().Servers["down"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shown struct {
+				State ServerState
+				Err   string
+			}
+			if err := json.Unmarshal(b, &shown); err != nil || shown.State != StateSkipped || !strings.Contains(shown.Err, "no such server") {
+				t.Errorf("Status JSON = %s (%v), want the state and the error's message", b, err)
 			}
 			done := asyncInvoke(t.Context(), tool, nil)
 			receive(t, s.SlowStarted(), "the call to start")
