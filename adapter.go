@@ -64,11 +64,7 @@ func New(cfg Config) (*Adapter, error) {
 	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}
 	a.policy = toolPolicy{cfg: &a.cfg, logger: logger}
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
-	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{
-		cfg: &a.cfg, logger: logger, tracer: a.tracer,
-		notify: &a.notify, listChanged: a.listChanged, elicit: a.elicit.live,
-		owner: a,
-	}}
+	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}
 	a.catalogs = catalogs{a: a}
 	a.notify = notifier{cfg: &a.cfg, logger: logger, droppedLogs: perServer[atomic.Int64](servers)}
 	a.states = newStates(cfg.StateKey, servers)

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"runtime"
 	"strings"
@@ -23,7 +22,6 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/stdio"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
 )
 
 const (
@@ -45,22 +43,12 @@ const (
 // timeout, and what the session tells of the server. It keeps no state
 // between dials, which run concurrently, each on a conn of its own.
 type dialer struct {
-	cfg    *Config // the Adapter's
-	logger *slog.Logger
-	tracer trace.Tracer // nil: no spans
-
-	// The targets of the handlers of the clients it builds (newClient):
-	// server notifications, list_changed (Adapter.listChanged: the
-	// catalogs, then the notifier) and live elicitation requests
-	// (elicitor.live).
-	notify      *notifier
-	listChanged func(g *generation, server string, kind ListKind, session *mcp.ClientSession)
-	elicit      func(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
-
-	// owner is the Adapter of the conns it dials (conn.a), through which
-	// their calls reach its catalogs and notifier. The dialer itself
-	// calls nothing through it.
-	owner *Adapter
+	// a is the Adapter whose connections it dials: their conn.a, and the
+	// targets of the handlers of the clients it builds (newClient): the
+	// notifier, list_changed (Adapter.listChanged) and live elicitation
+	// requests (elicitor.live). Its configuration, logger and tracer are
+	// the dialer's.
+	a *Adapter
 }
 
 // dial opens a new session with the named server under the generation's
@@ -68,7 +56,7 @@ type dialer struct {
 // of Connect, and the dial is shared by every waiting caller).
 func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 	name := key.server
-	c := &conn{server: name, key: key, cfg: s, a: d.owner, gen: g, life: g.ctx, done: make(chan struct{})}
+	c := &conn{server: name, key: key, cfg: s, a: d.a, gen: g, life: g.ctx, done: make(chan struct{})}
 	client := s.Client
 	if client == nil {
 		client = d.newClient(g, name)
@@ -118,7 +106,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 		c.close()
 		return nil, serverError(name, "dial", fmt.Errorf("%w (negotiated %s)", ErrLegacyOnly, ir.ProtocolVersion))
 	}
-	d.logger.Debug("mcpadapter: connected", "server", name, "era", c.info.Era, "protocol", ir.ProtocolVersion)
+	d.a.logger.Debug("mcpadapter: connected", "server", name, "era", c.info.Era, "protocol", ir.ProtocolVersion)
 	return c, nil
 }
 
@@ -128,31 +116,31 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 // with resources/updated, to the change callbacks (notify.go).
 func (d *dialer) newClient(g *generation, name string) *mcp.Client {
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
-		Logger: d.cfg.Logger,
+		Logger: d.a.cfg.Logger,
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return d.elicit(ctx, name, req)
+			return d.a.elicit.live(ctx, name, req)
 		},
 		// A non-nil Capabilities also drops the SDK's default roots capability.
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{},
 		}},
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			d.listChanged(g, name, ToolList, req.Session)
+			d.a.listChanged(g, name, ToolList, req.Session)
 		},
 		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
-			d.listChanged(g, name, ResourceList, req.Session)
+			d.a.listChanged(g, name, ResourceList, req.Session)
 		},
 		PromptListChangedHandler: func(ctx context.Context, req *mcp.PromptListChangedRequest) {
-			d.listChanged(g, name, PromptList, req.Session)
+			d.a.listChanged(g, name, PromptList, req.Session)
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			d.notify.resourceUpdated(g, name, req)
+			d.a.notify.resourceUpdated(g, name, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			d.notify.serverLog(g, name, req.Params) // bounded (notify.go)
+			d.a.notify.serverLog(g, name, req.Params) // bounded (notify.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.notify.progressed(g, name, req.Session, req.Params)
+			d.a.notify.progressed(g, name, req.Session, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
@@ -242,7 +230,7 @@ func (d *dialer) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
 		Env:        s.Env,
 		InheritEnv: s.InheritEnv,
 		Screen:     sc,
-		Logger:     d.logger,
+		Logger:     d.a.logger,
 		Server:     c.server,
 		Terminate:  time.Duration(terminateDelay.Load()),
 		Unwatched:  unwatched.Load(),
@@ -320,7 +308,7 @@ func (d *dialer) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, s
 		// SSE servers are legacy-only: skip the discover probe.
 		cs, err := d.connectSSE(ctx, client, c, sc, sse, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 		if err == nil {
-			d.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redact.URL(endpoint))
+			d.a.logger.DebugContext(ctx, "mcpadapter: fell back to SSE", "url", redact.URL(endpoint))
 			return cs, nil
 		}
 		errs = append(errs, fmt.Errorf("SSE %s: %w", redact.URL(endpoint), err))
@@ -398,11 +386,11 @@ func sseEndpoints(rawURL string) []string {
 }
 
 // dialTimeout returns Config.DialTimeout, or its default.
-func (d *dialer) dialTimeout() time.Duration { return orDefault(d.cfg.DialTimeout, dialTimeout) }
+func (d *dialer) dialTimeout() time.Duration { return orDefault(d.a.cfg.DialTimeout, dialTimeout) }
 
 // maxMessageBytes returns Config.MaxMessageBytes, or its default.
 func (d *dialer) maxMessageBytes() int {
-	return int(orDefault(d.cfg.MaxMessageBytes, defaultMaxMessageBytes))
+	return int(orDefault(d.a.cfg.MaxMessageBytes, defaultMaxMessageBytes))
 }
 
 // orDefault returns v when it is positive (set), else def.

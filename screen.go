@@ -17,7 +17,7 @@ import (
 func (d *dialer) newScreen(server string) *wire.Screen {
 	return wire.New(wire.Options{
 		MaxMessageBytes: d.maxMessageBytes(),
-		Logger:          d.logger.With("server", server),
+		Logger:          d.a.logger.With("server", server),
 		Placeholder:     unsupportedText,
 		PlaceholderKey:  originalMetaKey,
 	})

@@ -259,12 +259,12 @@ func withTraceContext(ctx context.Context, meta map[string]any) map[string]any {
 // "server/discover" when the modern era was negotiated), a child of the
 // span of the caller whose discovery started the dial.
 func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error) {
-	if d.tracer == nil {
+	if d.a.tracer == nil {
 		return d.dial(g, key, s)
 	}
 	ctx := trace.ContextWithSpanContext(context.Background(), parent)
 	attrs := append([]attribute.KeyValue{attrServer.String(key.server)}, transportAttrs(s)...)
-	_, span := d.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	_, span := d.a.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	c, err := d.dial(g, key, s)
 	method := "initialize"
 	if err == nil {
