@@ -2,7 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -79,25 +78,6 @@ func New(cfg Config) (*Adapter, error) {
 func (a *Adapter) Close() error {
 	a.pool.close()
 	return nil
-}
-
-// server returns the configuration of the named server.
-func (a *Adapter) server(name string) (*Server, error) {
-	s, ok := a.cfg.Servers[name]
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownServer, name)
-	}
-	return &s, nil
-}
-
-// connect returns a live connection of ctx to the named server, dialing it
-// if needed. Concurrent callers share one dial; each waits on its own ctx.
-func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
-	s, err := a.server(name)
-	if err != nil {
-		return nil, err
-	}
-	return a.pool.connect(ctx, name, s)
 }
 
 // listChanged handles a server's list_changed notification of kind on

@@ -68,7 +68,7 @@
 //	               (pool.go, principal.go, status.go)
 //	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)
 //	             notifier: change callbacks, server logs, progress by connection (notify.go)
-//	connection   dialer (dial.go, eras.go), HTTP transport (httptransport.go), screen (screen.go),
+//	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go),
 //	             live conn (conn.go, serverreq.go)
 //	seams        internal/stdio (processes), internal/wire (everything a server sends),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
@@ -102,22 +102,19 @@
 //
 //	1 discovery.go   ListTools → discover: list, one server's part, for each server in parallel,
 //	                 then settle, the skip policy
-//	2 adapter.go     connect → pool.connect (pool.go): the connection's key (principal.go),
-//	                 one shared dial (singleflight)
-//	3 pool.go        open → dialer.tracedDial (trace.go: a span when a tracer is set) → dial
-//	                 (dial.go): newClient with its handlers and sending middlewares,
-//	                 connectEra (eras.go) → the stdio transport, screened (screen.go,
-//	                 internal/stdio, internal/wire) → go-sdk's handshake
+//	2 pool.go        Adapter.connect → pool.connect: the connection's key, one shared dial
+//	                 (singleflight) → open → dialer.tracedDial
+//	3 dial.go        tracedDial: a span when a tracer is set → dial: newClient with its
+//	                 handlers and sending middlewares, connectEra (eras.go) → the stdio
+//	                 transport (internal/stdio), screened (internal/wire) → go-sdk's handshake
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
-//	                 (sdkcache.go), the names (names.go) → newTool (tools.go) with its
-//	                 metadata (metadata.go)
+//	                 (sdkcache.go) → newTool (tools.go): the names the model sees, the metadata
 //	6 filter.go      visible: the one pass that decides what the caller is offered, then
 //	                 the duplicate check
 //
-// Sixteen root files: discovery.go, adapter.go, pool.go, principal.go,
-// trace.go, dial.go, eras.go, screen.go, conn.go, notify.go, catalog.go,
-// sdkcache.go, names.go, tools.go, metadata.go and filter.go: a discovery
+// Ten root files: discovery.go, pool.go, dial.go, eras.go, conn.go,
+// notify.go, catalog.go, sdkcache.go, tools.go and filter.go: a discovery
 // crosses every layer once.
 //
 // # Files
@@ -134,7 +131,8 @@
 //	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
 //	configfile.go              LoadConfig, ParseConfig: internal/configfile's result mapped onto Server
 //	conn.go                    the live connection: session, calls in flight, death, close, errors
-//	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback, handshake
+//	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
+//	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
 //	discovery.go               ListTools, ListToolsets and their options; discover fans out
 //	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
 //	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
@@ -144,24 +142,22 @@
 //	httptransport.go           the HTTP RoundTripper: headers, origins, POST lives, answer bodies
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form
-//	metadata.go                Metadata: annotations, _meta and server identity; destructive hints
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
-//	names.go                   the names the model sees: SafeToolName, the server prefix, valid server names
 //	notify.go                  notifier: change callbacks, server logs, progress, delivery queues
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
-//	pool.go                    pool: generations, shared dials, skip/retry, failures
+//	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
 //	prompts.go                 ListPrompts, GetPrompt, PromptResult
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
 //	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
-//	screen.go                  the adapter's side of internal/wire: options, wrapping, faults
 //	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
 //	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: sealing, decoding, the owner checks (states)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
-//	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls
+//	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
+//	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool
 //	trace.go                   the call's one observer: spans, W3C trace context, debug record
 //	validate.go                New's checks: every problem of a configuration at once

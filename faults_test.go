@@ -221,7 +221,7 @@ func TestFaultCatalog(t *testing.T) {
 			for _, raw := range faultserver.Catalog() {
 				var d struct{ Name string }
 				json.Unmarshal([]byte(raw), &d)
-				tool := ts.Lookup(SafeToolName("f__"+d.Name, MaxToolNameLength)) // names.go
+				tool := ts.Lookup(SafeToolName("f__"+d.Name, MaxToolNameLength)) // tools.go
 				if slices.Contains(dropped, d.Name) {
 					if tool != nil {
 						t.Errorf("tool %q was listed; want it dropped", d.Name)

@@ -362,3 +362,50 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// perPrincipal reports whether s needs a connection per principal.
+func (s *Server) perPrincipal() bool { return s.HeadersFor != nil || s.OAuthFor != nil }
+
+// A connKey names a connection: its server, and the principal it acts for
+// ("" for a shared server).
+type connKey struct{ server, principal string }
+
+// flight is the key of the connection's dial in the generation's
+// singleflight group. Server names hold no '/'.
+func (k connKey) flight() string {
+	if k.principal == "" {
+		return k.server
+	}
+	return k.server + "/" + k.principal
+}
+
+// connKeyOf returns the key of the connection that ctx uses for server s.
+func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
+	if !s.perPrincipal() {
+		return connKey{server: name}, nil
+	}
+	p := PrincipalFrom(ctx)
+	if p == "" {
+		return connKey{}, serverError(name, "dial", ErrNoPrincipal)
+	}
+	return connKey{server: name, principal: p}, nil
+}
+
+// server returns the configuration of the named server.
+func (a *Adapter) server(name string) (*Server, error) {
+	s, ok := a.cfg.Servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownServer, name)
+	}
+	return &s, nil
+}
+
+// connect returns a live connection of ctx to the named server, dialing it
+// if needed. Concurrent callers share one dial; each waits on its own ctx.
+func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
+	s, err := a.server(name)
+	if err != nil {
+		return nil, err
+	}
+	return a.pool.connect(ctx, name, s)
+}

@@ -60,34 +60,6 @@ func PrincipalFrom(ctx context.Context) string {
 	return p
 }
 
-// perPrincipal reports whether s needs a connection per principal.
-func (s *Server) perPrincipal() bool { return s.HeadersFor != nil || s.OAuthFor != nil }
-
-// A connKey names a connection: its server, and the principal it acts for
-// ("" for a shared server).
-type connKey struct{ server, principal string }
-
-// flight is the key of the connection's dial in the generation's
-// singleflight group. Server names hold no '/'.
-func (k connKey) flight() string {
-	if k.principal == "" {
-		return k.server
-	}
-	return k.server + "/" + k.principal
-}
-
-// connKeyOf returns the key of the connection that ctx uses for server s.
-func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
-	if !s.perPrincipal() {
-		return connKey{server: name}, nil
-	}
-	p := PrincipalFrom(ctx)
-	if p == "" {
-		return connKey{}, serverError(name, "dial", ErrNoPrincipal)
-	}
-	return connKey{server: name, principal: p}, nil
-}
-
 // checkOwner refuses to resume or decide stored state of server made for
 // principal owner (an interrupt or an approval request: their
 // [WithPrincipal] when they were made) under ctx, before anything is sent:

@@ -2,6 +2,8 @@ package mcpadapter
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -297,4 +299,171 @@ func (s Toolset) unknownTool(name string) string {
 		return fmt.Sprintf("%s is not a valid tool, try another one", name)
 	}
 	return fmt.Sprintf("%s is not a valid tool; did you mean %s?", name, meant)
+}
+
+// Names the model sees.
+//
+// Providers accept tool names matching ^[a-zA-Z0-9_-]{1,64}$ (OpenAI and
+// Anthropic state it; Google AI allows dots and colons too, but no more than
+// 64 characters). MCP names are freer: "server__tool" may hold dots, slashes
+// or spaces and grow past 64. The default policy makes every exposed name
+// fit; [Config.ToolName] replaces it.
+
+// MaxToolNameLength is the longest tool name the default policy gives: the
+// limit of OpenAI, Anthropic and Google AI.
+const MaxToolNameLength = 64
+
+// hashLen is the number of hex digits of the suffix of a shortened name.
+const hashLen = 8
+
+// SafeToolName returns name in the form providers accept: every character
+// outside [A-Za-z0-9_-] is replaced by '_' (one '_' per character, however
+// many bytes it takes), and a result longer than maxLen is cut and ends in '_'
+// followed by the first 8 hex digits of the SHA-256 of the whole original
+// name, so that the same name always gives the same result, in every
+// process and version, and names that differ only past the cut stay
+// distinct. A maxLen below 16 counts as 16. An empty name stays empty.
+//
+// It is the default policy of the adapter (with maxLen 64, applied to
+// "server__tool" or, with [Config.RawToolNames], to the server's name), and
+// a building block for [Config.ToolName]:
+//
+//	ToolName: func(server, tool string) string { return mcpadapter.SafeToolName(tool, 128) }
+func SafeToolName(name string, maxLen int) string {
+	maxLen = max(maxLen, 16)
+	if len(name) <= maxLen && !strings.ContainsFunc(name, func(r rune) bool { return !isNameChar(r) }) {
+		return name // the common case, without a copy
+	}
+	var b strings.Builder
+	b.Grow(len(name))
+	n := 0
+	for _, r := range name {
+		if isNameChar(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+		n++
+	}
+	safe := b.String() // ASCII only: one byte per character
+	if n <= maxLen {
+		return safe
+	}
+	sum := sha256.Sum256([]byte(name))
+	return safe[:maxLen-hashLen-1] + "_" + hex.EncodeToString(sum[:])[:hashLen]
+}
+
+// isNameChar reports whether r may appear in a provider's tool name.
+func isNameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// validServerName reports whether every character of name may appear in a
+// provider's tool name, so that prefixed names keep the server's name as
+// written.
+func validServerName(name string) bool {
+	for _, r := range name {
+		if !isNameChar(r) {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// name returns the name the model sees for tool of server: the result of
+// [Config.ToolName] when set, else [SafeToolName] of "server__tool" (or of
+// tool with [Config.RawToolNames]) with [MaxToolNameLength].
+func (p *toolPolicy) name(server, tool string) string {
+	if p.cfg.ToolName != nil {
+		return p.cfg.ToolName(server, tool)
+	}
+	if !p.cfg.RawToolNames {
+		tool = server + nameSeparator + tool
+	}
+	return SafeToolName(tool, MaxToolNameLength)
+}
+
+// Metadata mirrors LangChain's "mcp" metadata namespace: what the server
+// declared about a tool and who the server is. Every nested field is nil
+// when the server did not provide it, and the accessor methods return nil
+// instead of panicking on a missing level, so
+// tool.Metadata().Annotations() is always safe. The nested values are
+// borrowed from the tool (like [Tool.Descriptor]): callers must not mutate
+// them. Metadata marshals to JSON in LangChain's shape:
+// {"mcp": {"tool": {"annotations": ..., "_meta": ...}, "server": {"name": ..., "version": ..., "title": ...}}}.
+type Metadata struct {
+	// MCP is set on every tool returned by an Adapter; it is nil in a zero
+	// Metadata.
+	MCP *MCPMetadata `json:"mcp,omitempty"`
+}
+
+// MCPMetadata is the MCP part of a tool's [Metadata].
+type MCPMetadata struct {
+	Tool   *ToolMetadata   `json:"tool,omitempty"`   // nil when the tool has neither annotations nor _meta
+	Server *ServerMetadata `json:"server,omitempty"` // nil when the server sent no name, version or title
+}
+
+// ToolMetadata holds what the server declared about a tool.
+type ToolMetadata struct {
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"` // nil when the tool has no annotations
+	Meta        map[string]any       `json:"_meta,omitempty"`       // the tool's _meta; nil when absent
+}
+
+// ServerMetadata identifies the server a tool comes from, as it introduced
+// itself (serverInfo).
+type ServerMetadata struct {
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	Title   string `json:"title,omitempty"` // the server's display name, when it sent one
+}
+
+// Annotations returns the tool's annotations, or nil.
+func (m Metadata) Annotations() *mcp.ToolAnnotations {
+	if m.MCP == nil || m.MCP.Tool == nil {
+		return nil
+	}
+	return m.MCP.Tool.Annotations
+}
+
+// Meta returns the tool's _meta, or nil.
+func (m Metadata) Meta() map[string]any {
+	if m.MCP == nil || m.MCP.Tool == nil {
+		return nil
+	}
+	return m.MCP.Tool.Meta
+}
+
+// Server returns the identity of the tool's server, or nil.
+func (m Metadata) Server() *ServerMetadata {
+	if m.MCP == nil {
+		return nil
+	}
+	return m.MCP.Server
+}
+
+// IsDestructive reports whether the server declared the tool destructive:
+// annotation destructiveHint true on a tool that is not read-only (the spec:
+// destructiveHint "is meaningful only when readOnlyHint == false"). An absent
+// hint counts as false here, unlike in the spec's defaults, and a nil tool is
+// not destructive. Annotations are hints from the server, not guarantees:
+// gate calls with [Config.Approval] accordingly.
+func IsDestructive(t *Tool) bool {
+	if t == nil {
+		return false
+	}
+	ann := t.meta.Annotations()
+	return ann != nil && !ann.ReadOnlyHint && ann.DestructiveHint != nil && *ann.DestructiveHint
+}
+
+// newMetadata builds the metadata of d, served by the server described by
+// info.
+func newMetadata(d *mcp.Tool, info ServerInfo) Metadata {
+	m := &MCPMetadata{}
+	if d.Annotations != nil || d.Meta != nil {
+		m.Tool = &ToolMetadata{Annotations: d.Annotations, Meta: d.Meta}
+	}
+	if info.Name != "" || info.Version != "" || info.Title != "" {
+		m.Server = &ServerMetadata{Name: info.Name, Version: info.Version, Title: info.Title}
+	}
+	return Metadata{MCP: m}
 }

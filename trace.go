@@ -254,30 +254,3 @@ func withTraceContext(ctx context.Context, meta map[string]any) map[string]any {
 	}
 	return meta
 }
-
-// tracedDial is [dialer.dial] in a client span ("initialize", or
-// "server/discover" when the modern era was negotiated), a child of the
-// span of the caller whose discovery started the dial.
-func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error) {
-	if d.a.tracer == nil {
-		return d.dial(g, key, s)
-	}
-	ctx := trace.ContextWithSpanContext(context.Background(), parent)
-	attrs := append([]attribute.KeyValue{attrServer.String(key.server)}, transportAttrs(s)...)
-	_, span := d.a.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	c, err := d.dial(g, key, s)
-	method := "initialize"
-	if err == nil {
-		if c.modern() {
-			method = "server/discover"
-			span.SetName(method)
-		}
-		span.SetAttributes(attrMCPProtocol.String(c.info.ProtocolVersion))
-		if id := c.session.ID(); id != "" {
-			span.SetAttributes(attrMCPSession.String(id))
-		}
-	}
-	span.SetAttributes(attrMCPMethod.String(method))
-	endSpan(span, nil, err)
-	return c, err
-}
