@@ -93,12 +93,13 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 
 	// 1. An Adapter over the two servers. New only validates: nothing is
 	// dialed until the first discovery.
-	booking := mcpadapter.InMemory(newBookingServer())
-	booking.Mode = mcpadapter.ModeModern
+	// Mode is left to auto on both: each server is asked for the modern
+	// era first, and the weather server, which speaks only the legacy one,
+	// gets the legacy handshake.
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers: map[string]mcpadapter.Server{
 			"weather": mcpadapter.InMemory(newWeatherServer()),
-			"booking": booking,
+			"booking": mcpadapter.InMemory(newBookingServer()),
 		},
 		CallbacksHandler: printer{w: w}, // prints what each tool returns
 	})
