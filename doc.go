@@ -185,7 +185,6 @@
 //	internal/schemapass/nulls.go              nulls that mean absent
 //	internal/schemapass/openai.go             the OpenAI and OpenAI strict passes
 //	internal/schemapass/schemapass.go         $ref inlining and what the passes share
-//	internal/scripted/scripted.go             a scripted llms.Model (tests, examples)
 //	internal/stdio/decode.go                  line reading and writing
 //	internal/stdio/env.go                     the environment allowlist
 //	internal/stdio/proc_linux.go              pdeathsig on a locked thread

@@ -8,7 +8,7 @@ import (
 	"log"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -30,8 +30,8 @@ func ExampleToolset_ResumeToolCalls() {
 		log.Fatal(err)
 	}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		scripted.Call("call_1", "booking__book_table", `{"party":4}`),
-		scripted.Call("call_2", "booking__cancel_booking", `{"id":"b-17"}`),
+		mcpadaptertest.Call("call_1", "booking__book_table", `{"party":4}`),
+		mcpadaptertest.Call("call_2", "booking__cancel_booking", `{"id":"b-17"}`),
 	}}
 	_, err = ts.HandleToolCalls(ctx, choice)
 	var paused *mcpadapter.PausedCalls

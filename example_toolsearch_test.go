@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -36,10 +36,10 @@ func ExampleToolSearch() {
 		log.Fatal(err)
 	}
 
-	model := scripted.New(
-		scripted.ToolCalls(scripted.Call("call_1", "search_tools", `{"query":"refund a payment"}`)),
-		scripted.ToolCalls(scripted.Call("call_2", "billing__createRefund", `{"payment_id":"pay_1"}`)),
-		scripted.Answer("Payment pay_1 is refunded."),
+	model := mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "search_tools", `{"query":"refund a payment"}`)),
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_2", "billing__createRefund", `{"payment_id":"pay_1"}`)),
+		mcpadaptertest.Answer("Payment pay_1 is refunded."),
 	)
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Refund payment pay_1.")}
 	fmt.Println(len(ts), "tools in the catalog")

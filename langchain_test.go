@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
@@ -60,11 +60,11 @@ func TestOpenAIFunctionsAgent(t *testing.T) {
 	for _, era := range serverEras {
 		t.Run(era.name, func(t *testing.T) {
 			s, ts := weatherAgentTools(t, era.legacy, Config{})
-			model := scripted.New(
-				scripted.ToolCalls(scripted.Call("call_1", "weather__get_weather", `{"city":"Paris","unit":"f"}`)),
-				scripted.ToolCalls(scripted.Call("call_2", "WEATHER__GET_WEATHER", `{"__arg1":"{\"city\":\"Oslo\"}"}`)),
-				scripted.ToolCalls(scripted.Call("call_3", "weather__get_weather", `{"town":"Rome"}`)),
-				scripted.Answer("Paris is 69°F, Oslo 21°C."),
+			model := mcpadaptertest.New(
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris","unit":"f"}`)),
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_2", "WEATHER__GET_WEATHER", `{"__arg1":"{\"city\":\"Oslo\"}"}`)),
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_3", "weather__get_weather", `{"town":"Rome"}`)),
+				mcpadaptertest.Answer("Paris is 69°F, Oslo 21°C."),
 			)
 			executor := agents.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()), agents.WithReturnIntermediateSteps())
 			answer, obs, err := runAgent(t, executor, "Weather in Paris and Oslo?")
@@ -112,9 +112,9 @@ func TestOpenAIFunctionsAgent(t *testing.T) {
 // the server was not called.
 func TestAgentAbortsOnApproval(t *testing.T) {
 	s, ts := weatherAgentTools(t, false, Config{Approval: func(ToolCall) bool { return true }})
-	model := scripted.New(
-		scripted.ToolCalls(scripted.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
-		scripted.Answer("unreachable"),
+	model := mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
+		mcpadaptertest.Answer("unreachable"),
 	)
 	_, _, err := runAgent(t, agents.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools())), "Weather?")
 	var ar *ApprovalRequired

@@ -7,16 +7,16 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // batchOfThree is a model turn of three calls whose second needs input.
 var batchOfThree = &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-	scripted.Call("call_1", "s__get_weather", `{"city":"Paris"}`),
-	scripted.Call("call_2", "s__book_table", `{"party":4}`),
-	scripted.Call("call_3", "s__echo", `{"text":"hi"}`),
+	mcpadaptertest.Call("call_1", "s__get_weather", `{"city":"Paris"}`),
+	mcpadaptertest.Call("call_2", "s__book_table", `{"party":4}`),
+	mcpadaptertest.Call("call_3", "s__echo", `{"text":"hi"}`),
 }}
 
 // storeCalls encodes p as JSON and decodes it, as a store would.
@@ -113,8 +113,8 @@ func TestResumeToolCallsTwoPauses(t *testing.T) {
 		t.Fatal(err)
 	}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		scripted.Call("call_1", "s__book_table", `{"party":2}`),
-		scripted.Call("call_2", "s__book_table", `{"party":4}`),
+		mcpadaptertest.Call("call_1", "s__book_table", `{"party":2}`),
+		mcpadaptertest.Call("call_2", "s__book_table", `{"party":4}`),
 	}}
 	_, err = ts.HandleToolCalls(t.Context(), choice)
 	first := storeCalls(t, err)
@@ -157,9 +157,9 @@ func TestResumeToolCallsApproval(t *testing.T) {
 					return Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall}
 				}
 				choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-					scripted.Call("call_1", "s__echo", `{"text":"a"}`),
-					scripted.Call("call_2", "s__destroy", `{"target":"db"}`),
-					scripted.Call("call_3", "s__echo", `{"text":"b"}`),
+					mcpadaptertest.Call("call_1", "s__echo", `{"text":"a"}`),
+					mcpadaptertest.Call("call_2", "s__destroy", `{"target":"db"}`),
+					mcpadaptertest.Call("call_3", "s__echo", `{"text":"b"}`),
 				}}
 				s1 := testserver.Full(testserver.Options{Legacy: legacy})
 				a1 := newAdapter(t, cfg(s1))

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -398,7 +398,7 @@ func TestMiddlewareNilResult(t *testing.T) {
 	}
 	check("Call", err)
 	_, err = Toolset{echo}.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		scripted.Call("c1", "s__echo", `{"text":"hi"}`),
+		mcpadaptertest.Call("c1", "s__echo", `{"text":"hi"}`),
 	}})
 	check("HandleToolCalls", err)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -65,8 +65,8 @@ func TestStoredStatePrincipal(t *testing.T) {
 				t.Fatal(err)
 			}
 			choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				scripted.Call("call_1", "s__echo", `{"text":"a"}`),
-				scripted.Call("call_2", "s__destroy", `{"target":"db"}`),
+				mcpadaptertest.Call("call_1", "s__echo", `{"text":"a"}`),
+				mcpadaptertest.Call("call_2", "s__destroy", `{"target":"db"}`),
 			}}
 			_, err = ts.HandleToolCalls(alice, choice)
 			batch := storeCalls(t, err)

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -923,9 +923,9 @@ func TestCallbacks(t *testing.T) {
 		}, []string{`start {"target":"x"}`, "error approval", `start {"target":"x"}`, "end destroyed x"}},
 		{"HandleToolCalls", func(t *testing.T) error {
 			_, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				scripted.Call("c1", "srv__echo", `{"text":"one"}`),
-				scripted.Call("c2", "srv__nope", `{}`), // unknown: no tool, no callbacks
-				scripted.Call("c3", "srv__echo", `{"text":"two"}`),
+				mcpadaptertest.Call("c1", "srv__echo", `{"text":"one"}`),
+				mcpadaptertest.Call("c2", "srv__nope", `{}`), // unknown: no tool, no callbacks
+				mcpadaptertest.Call("c3", "srv__echo", `{"text":"two"}`),
 			}})
 			return err
 		}, []string{`start {"text":"one"}`, "end one", `start {"text":"two"}`, "end two"}},
@@ -961,12 +961,12 @@ func TestNativeLoop(t *testing.T) {
 		for _, style := range styles {
 			t.Run(era.name+"/"+style.name, func(t *testing.T) {
 				_, ts := discover(t, eraServer(era.legacy), Config{})
-				model := scripted.New(
-					scripted.ToolCalls(
-						scripted.Call("call_1", "srv__get_weather", `{"city":"Paris"}`),
-						scripted.Call("call_2", "srv__image", `{}`),
+				model := mcpadaptertest.New(
+					mcpadaptertest.ToolCalls(
+						mcpadaptertest.Call("call_1", "srv__get_weather", `{"city":"Paris"}`),
+						mcpadaptertest.Call("call_2", "srv__image", `{}`),
 					).WithText("Let me look."),
-					scripted.Answer("Sunny in Paris; the picture is a single pixel."),
+					mcpadaptertest.Answer("Sunny in Paris; the picture is a single pixel."),
 				)
 				prompt := llms.TextParts(llms.ChatMessageTypeHuman, "Weather in Paris, and a picture?")
 				history := []llms.MessageContent{prompt}
@@ -1068,16 +1068,16 @@ func TestHandleToolCalls(t *testing.T) {
 
 	t.Run("model mistakes", func(t *testing.T) {
 		choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-			scripted.Call("c1", "srv__nope", `{}`),
-			scripted.Call("c2", "srv__echo", `{"text":`),
-			scripted.Call("c3", "srv__echo", `["x"]`),
+			mcpadaptertest.Call("c1", "srv__nope", `{}`),
+			mcpadaptertest.Call("c2", "srv__echo", `{"text":`),
+			mcpadaptertest.Call("c3", "srv__echo", `["x"]`),
 			{ID: "c4", Type: "function"},
-			scripted.Call("c5", "SRV__ECHO", `{"text":"case"}`),
-			scripted.Call("c6", "srv__era", ``),
-			scripted.Call("c7", "srv__fail", `{}`),
-			scripted.Call("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
-			scripted.Call("c9", "echo", `{}`),           // the server's own name, without the prefix
-			scripted.Call("c10", "srv__ehco", `{}`),     // misspelt
+			mcpadaptertest.Call("c5", "SRV__ECHO", `{"text":"case"}`),
+			mcpadaptertest.Call("c6", "srv__era", ``),
+			mcpadaptertest.Call("c7", "srv__fail", `{}`),
+			mcpadaptertest.Call("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
+			mcpadaptertest.Call("c9", "echo", `{}`),           // the server's own name, without the prefix
+			mcpadaptertest.Call("c10", "srv__ehco", `{}`),     // misspelt
 		}}
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
 		if err != nil {
@@ -1108,9 +1108,9 @@ func TestHandleToolCalls(t *testing.T) {
 
 	t.Run("approval stops the loop", func(t *testing.T) {
 		choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-			scripted.Call("c1", "srv__image", `{}`),
-			scripted.Call("c2", "srv__destroy", `{"target":"db"}`),
-			scripted.Call("c3", "srv__echo", `{"text":"later"}`),
+			mcpadaptertest.Call("c1", "srv__image", `{}`),
+			mcpadaptertest.Call("c2", "srv__destroy", `{"target":"db"}`),
+			mcpadaptertest.Call("c3", "srv__echo", `{"text":"later"}`),
 		}}
 		runs := s.Runs("echo")
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
@@ -1152,8 +1152,8 @@ func TestHandleToolCalls(t *testing.T) {
 			}
 		}()
 		msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-			scripted.Call("c1", "srv__echo", `{"text":"ok"}`),
-			scripted.Call("c2", "srv__slow", `{}`),
+			mcpadaptertest.Call("c1", "srv__echo", `{"text":"ok"}`),
+			mcpadaptertest.Call("c2", "srv__slow", `{}`),
 		}})
 		wantServerError(t, err)
 		if len(msgs) != 2 {

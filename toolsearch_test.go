@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/extserver"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -139,10 +139,10 @@ func TestToolSearchCatalog(t *testing.T) {
 		t.Run(task.entity, func(t *testing.T) {
 			want := task.domain + nameSeparator + testserver.CatalogToolName(task.domain, task.verb, task.entity)
 			query, _ := json.Marshal(searchArgs{Query: task.task}) // the model's query: the task's words
-			model := scripted.New(
-				scripted.ToolCalls(scripted.Call("s1", DefaultSearchToolName, string(query))),
-				scripted.ToolCalls(scripted.Call("c1", want, task.args)),
-				scripted.Answer("Done."),
+			model := mcpadaptertest.New(
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", DefaultSearchToolName, string(query))),
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", want, task.args)),
+				mcpadaptertest.Answer("Done."),
 			)
 			runSearchLoop(t, t.Context(), search, model, task.task)
 
@@ -182,12 +182,12 @@ func TestToolSearchCatalog(t *testing.T) {
 func TestToolSearchRefuses(t *testing.T) {
 	_, search, servers := catalogSearch(t, Config{}, &ToolSearchOptions{Name: "find_tools", MaxResults: 3}, "crm")
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		scripted.Call("c1", "crm__create_deal", `{"title":"Globex"}`),
-		scripted.Call("c2", "crm__no_such_tool", `{}`),
-		scripted.Call("c3", "find_tools", `{"query":"new sales opportunity in the pipeline"}`),
-		scripted.Call("c4", "CRM__CREATE_DEAL", `{"title":"Globex"}`),
-		scripted.Call("c5", "find_tools", `{"q":"deal"}`),
-		scripted.Call("c6", "find_tools", `{"query":"zebra"}`),
+		mcpadaptertest.Call("c1", "crm__create_deal", `{"title":"Globex"}`),
+		mcpadaptertest.Call("c2", "crm__no_such_tool", `{}`),
+		mcpadaptertest.Call("c3", "find_tools", `{"query":"new sales opportunity in the pipeline"}`),
+		mcpadaptertest.Call("c4", "CRM__CREATE_DEAL", `{"title":"Globex"}`),
+		mcpadaptertest.Call("c5", "find_tools", `{"q":"deal"}`),
+		mcpadaptertest.Call("c6", "find_tools", `{"query":"zebra"}`),
 	}}
 	msgs, err := search.HandleToolCalls(t.Context(), nil, choice)
 	if err != nil {
@@ -233,10 +233,10 @@ func TestToolSearchPauseResume(t *testing.T) {
 	ts, search, servers := catalogSearch(t, cfg, nil, "crm")
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Remove the Globex deal and its note.")}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		scripted.Call("c1", DefaultSearchToolName, `{"query":"delete a deal"}`),
-		scripted.Call("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
-		scripted.Call("c3", DefaultSearchToolName, `{"query":"delete a note"}`),
-		scripted.Call("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
+		mcpadaptertest.Call("c1", DefaultSearchToolName, `{"query":"delete a deal"}`),
+		mcpadaptertest.Call("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
+		mcpadaptertest.Call("c3", DefaultSearchToolName, `{"query":"delete a note"}`),
+		mcpadaptertest.Call("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
 	}}
 	msgs, err := search.HandleToolCalls(ctx, history, choice)
 	var paused *PausedCalls
@@ -299,7 +299,7 @@ func TestToolSearchPauseResume(t *testing.T) {
 func TestToolSearchLLMToolsFor(t *testing.T) {
 	ts, search, _ := catalogSearch(t, Config{}, nil, "billing")
 	msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		scripted.Call("c1", DefaultSearchToolName, `{"query":"refund a payment"}`),
+		mcpadaptertest.Call("c1", DefaultSearchToolName, `{"query":"refund a payment"}`),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -403,7 +403,7 @@ func TestToolSearchRealCatalogs(t *testing.T) {
 			checkGolden(t, "toolsearch/"+c.name+".json", append(b, '\n'))
 
 			msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				scripted.Call("s1", DefaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
+				mcpadaptertest.Call("s1", DefaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
 			}})
 			if err != nil {
 				t.Fatal(err)

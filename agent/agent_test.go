@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
@@ -25,24 +25,24 @@ func fullToolset(t *testing.T) (mcpadapter.Toolset, *testserver.Server) {
 // parallelTurn is a turn of parallel tool calls: a result with text and
 // structured content, an image, an isError result, an unknown tool and
 // arguments that are not JSON.
-func parallelTurn(withImage bool) scripted.Turn {
+func parallelTurn(withImage bool) mcpadaptertest.Turn {
 	calls := []llms.ToolCall{
-		scripted.Call("call_w", "s__get_weather", `{"city":"Paris","unit":null}`),
-		scripted.Call("call_f", "s__fail", `{}`),
-		scripted.Call("call_n", "s__nope", `{}`),
-		scripted.Call("call_s", "s__structured_only", `{}`),
+		mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris","unit":null}`),
+		mcpadaptertest.Call("call_f", "s__fail", `{}`),
+		mcpadaptertest.Call("call_n", "s__nope", `{}`),
+		mcpadaptertest.Call("call_s", "s__structured_only", `{}`),
 	}
 	if withImage {
-		calls = append(calls, scripted.Call("call_i", "s__image", `{}`))
+		calls = append(calls, mcpadaptertest.Call("call_i", "s__image", `{}`))
 	}
-	return scripted.ToolCalls(calls...)
+	return mcpadaptertest.ToolCalls(calls...)
 }
 
 // nativeLoop is the loop a user writes over HandleToolCalls: it returns
 // what the model was sent.
-func nativeLoop(t *testing.T, ts mcpadapter.Toolset, turns []scripted.Turn, parts ...mcpadapter.PartOption) *scripted.Model {
+func nativeLoop(t *testing.T, ts mcpadapter.Toolset, turns []mcpadaptertest.Turn, parts ...mcpadapter.PartOption) *mcpadaptertest.Model {
 	t.Helper()
-	model := scripted.New(turns...)
+	model := mcpadaptertest.New(turns...)
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "q")}
 	for {
 		resp, err := model.GenerateContent(t.Context(), history, llms.WithTools(ts.LLMTools()))
@@ -63,7 +63,7 @@ func nativeLoop(t *testing.T, ts mcpadapter.Toolset, turns []scripted.Turn, part
 
 // sameView fails the test unless the two models were sent the same
 // requests: the same messages and the same tools, byte for byte as JSON.
-func sameView(t *testing.T, what string, got, want *scripted.Model) {
+func sameView(t *testing.T, what string, got, want *mcpadaptertest.Model) {
 	t.Helper()
 	gr, _ := json.Marshal(got.Requests())
 	wr, _ := json.Marshal(want.Requests())
@@ -93,10 +93,10 @@ func sameView(t *testing.T, what string, got, want *scripted.Model) {
 func TestAgentSeesWhatNativeLoopSees(t *testing.T) {
 	ts, _ := fullToolset(t)
 	for _, parts := range [][]mcpadapter.PartOption{nil, {mcpadapter.ImagesAsDataURL()}} {
-		turns := []scripted.Turn{parallelTurn(true), scripted.Answer("done")}
+		turns := []mcpadaptertest.Turn{parallelTurn(true), mcpadaptertest.Answer("done")}
 		want := nativeLoop(t, ts, turns, parts...)
 
-		model := scripted.New(turns...)
+		model := mcpadaptertest.New(turns...)
 		ag, err := New(model, ts, WithPartOptions(parts...))
 		if err != nil {
 			t.Fatal(err)
@@ -112,9 +112,9 @@ func TestAgentSeesWhatNativeLoopSees(t *testing.T) {
 		}
 	}
 
-	turns := []scripted.Turn{parallelTurn(false), scripted.Answer("done")}
+	turns := []mcpadaptertest.Turn{parallelTurn(false), mcpadaptertest.Answer("done")}
 	want := nativeLoop(t, ts, turns)
-	model := scripted.New(turns...)
+	model := mcpadaptertest.New(turns...)
 	ag, err := New(model, ts)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func isImage(p llms.ContentPart) bool {
 // tool and a strict-mode null are messages the model can act on.
 func TestAgentToolMessages(t *testing.T) {
 	ts, _ := fullToolset(t)
-	model := scripted.New(parallelTurn(false), scripted.Answer("done"))
+	model := mcpadaptertest.New(parallelTurn(false), mcpadaptertest.Answer("done"))
 	ag, err := New(model, ts)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestAgentToolMessages(t *testing.T) {
 // the model; a pass that refuses a tool fails New.
 func TestAgentOptions(t *testing.T) {
 	ts, _ := fullToolset(t)
-	model := scripted.New(scripted.Answer("hi"))
+	model := mcpadaptertest.New(mcpadaptertest.Answer("hi"))
 	ag, err := New(model, ts, WithSchemaPasses(mcpadapter.ForGemini()), WithSystemPrompt("be brief"), WithCallOptions(llms.WithTemperature(0.25)))
 	if err != nil {
 		t.Fatal(err)
@@ -209,8 +209,8 @@ func TestAgentOptions(t *testing.T) {
 func TestTurnOfMergesChoices(t *testing.T) {
 	resp := &llms.ContentResponse{Choices: []*llms.ContentChoice{
 		{Content: "Let me look."},
-		{ToolCalls: []llms.ToolCall{scripted.Call("a", "x", `{}`)}},
-		{ToolCalls: []llms.ToolCall{scripted.Call("b", "y", `{}`)}, StopReason: "tool_use"},
+		{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("a", "x", `{}`)}},
+		{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("b", "y", `{}`)}, StopReason: "tool_use"},
 	}}
 	turn, err := turnOf(resp)
 	if err != nil || turn.Content != "Let me look." || len(turn.ToolCalls) != 2 || turn.ToolCalls[1].ID != "b" {

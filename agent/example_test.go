@@ -10,7 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/agent"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
@@ -46,9 +46,9 @@ func bookingServer() func(context.Context) (mcp.Transport, error) {
 func ExampleExecutor_Resume() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{Servers: map[string]mcpadapter.Server{"booking": {Transport: bookingServer()}}}
-	model := scripted.New( // any llms.Model with tool calling
-		scripted.ToolCalls(scripted.Call("call_1", "booking__book_table", `{"party":2}`)),
-		scripted.Answer("Your table for 2 is booked for 1 October."),
+	model := mcpadaptertest.New( // any llms.Model with tool calling
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "booking__book_table", `{"party":2}`)),
+		mcpadaptertest.Answer("Your table for 2 is booked for 1 October."),
 	)
 	a, err := mcpadapter.New(cfg)
 	if err != nil {

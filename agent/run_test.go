@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
@@ -19,13 +19,13 @@ import (
 // shown: a final answer that can only be right if the model saw the real
 // result of the resumed call.
 type finalModel struct {
-	*scripted.Model
+	*mcpadaptertest.Model
 	finish string // what starts a text agent's final answer
 }
 
 func (m finalModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	resp, err := m.Model.GenerateContent(ctx, msgs, opts...)
-	if !errors.Is(err, scripted.ErrExhausted) {
+	if !errors.Is(err, mcpadaptertest.ErrExhausted) {
 		return resp, err
 	}
 	text := m.finish + "The result: " + lastObservation(msgs)
@@ -59,33 +59,33 @@ func lastObservation(msgs []llms.MessageContent) string {
 // (tool name, JSON input) and then answers.
 var agentKinds = map[string]func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error){
 	"tool-calling": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return New(finalModel{Model: scripted.New(callTurns(calls)...)}, ts)
+		return New(finalModel{Model: mcpadaptertest.New(callTurns(calls)...)}, ts)
 	},
 	"openai-functions": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return agents.NewOpenAIFunctionsAgent(finalModel{Model: scripted.New(callTurns(calls)...)}, ts.Tools()), nil
+		return agents.NewOpenAIFunctionsAgent(finalModel{Model: mcpadaptertest.New(callTurns(calls)...)}, ts.Tools()), nil
 	},
 	"one-shot": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return agents.NewOneShotAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts.Tools()), nil
+		return agents.NewOneShotAgent(finalModel{Model: mcpadaptertest.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts.Tools()), nil
 	},
 	"conversational": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return agents.NewConversationalAgent(finalModel{Model: scripted.New(reactTurns(calls)...), finish: "AI:"}, ts.Tools()), nil
+		return agents.NewConversationalAgent(finalModel{Model: mcpadaptertest.New(reactTurns(calls)...), finish: "AI:"}, ts.Tools()), nil
 	},
 }
 
 // callTurns are the tool-calling agents' turns that make calls, one a turn.
-func callTurns(calls [][2]string) []scripted.Turn {
-	var turns []scripted.Turn
+func callTurns(calls [][2]string) []mcpadaptertest.Turn {
+	var turns []mcpadaptertest.Turn
 	for i, c := range calls {
-		turns = append(turns, scripted.ToolCalls(scripted.Call("call_"+string(rune('1'+i)), c[0], c[1])))
+		turns = append(turns, mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_"+string(rune('1'+i)), c[0], c[1])))
 	}
 	return turns
 }
 
 // reactTurns are the text agents' turns that make calls.
-func reactTurns(calls [][2]string) []scripted.Turn {
-	var turns []scripted.Turn
+func reactTurns(calls [][2]string) []mcpadaptertest.Turn {
+	var turns []mcpadaptertest.Turn
 	for _, c := range calls {
-		turns = append(turns, scripted.Answer("Thought: I need "+c[0]+"\nAction: "+c[0]+"\nAction Input: "+c[1]))
+		turns = append(turns, mcpadaptertest.Answer("Thought: I need "+c[0]+"\nAction: "+c[0]+"\nAction Input: "+c[1]))
 	}
 	return turns
 }
@@ -212,48 +212,48 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 			return ag
 		},
 	}
-	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, agent string, turns []scripted.Turn, opts ...agents.Option) outcome {
-		out, err := chains.Call(t.Context(), newChain(newAgents[agent](scripted.New(turns...)), opts...), map[string]any{"input": "q"})
+	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, agent string, turns []mcpadaptertest.Turn, opts ...agents.Option) outcome {
+		out, err := chains.Call(t.Context(), newChain(newAgents[agent](mcpadaptertest.New(turns...)), opts...), map[string]any{"input": "q"})
 		return outcome{out, err}
 	}
 	theirs := func(ag agents.Agent, opts ...agents.Option) chains.Chain { return agents.NewExecutor(ag, opts...) }
 	ours := func(ag agents.Agent, opts ...agents.Option) chains.Chain { return NewExecutor(ag, opts...) }
 	for _, tt := range []struct {
 		name, agent string
-		turns       []scripted.Turn
+		turns       []mcpadaptertest.Turn
 		opts        []agents.Option
 	}{
-		{"functions: calls, unknown tool, answer", "openai-functions", []scripted.Turn{
-			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
-			scripted.Answer("sunny"),
+		{"functions: calls, unknown tool, answer", "openai-functions", []mcpadaptertest.Turn{
+			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`), mcpadaptertest.Call("c2", "nope", `{}`)),
+			mcpadaptertest.Answer("sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
-		{"tool-calling: parallel calls, unknown tool, answer", "tool-calling", []scripted.Turn{
-			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`), scripted.Call("c2", "nope", `{}`)),
-			scripted.Answer("sunny"),
+		{"tool-calling: parallel calls, unknown tool, answer", "tool-calling", []mcpadaptertest.Turn{
+			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`), mcpadaptertest.Call("c2", "nope", `{}`)),
+			mcpadaptertest.Answer("sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
-		{"tool-calling: not finished", "tool-calling", []scripted.Turn{
-			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+		{"tool-calling: not finished", "tool-calling", []mcpadaptertest.Turn{
+			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
 		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
-		{"functions: not finished", "openai-functions", []scripted.Turn{
-			scripted.ToolCalls(scripted.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+		{"functions: not finished", "openai-functions", []mcpadaptertest.Turn{
+			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
 		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
-		{"conversational: call, answer", "conversational", []scripted.Turn{
-			scripted.Answer("Thought: Do I need to use a tool? Yes\nAction: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
-			scripted.Answer("AI: sunny"),
+		{"conversational: call, answer", "conversational", []mcpadaptertest.Turn{
+			mcpadaptertest.Answer("Thought: Do I need to use a tool? Yes\nAction: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			mcpadaptertest.Answer("AI: sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
-		{"final answer", "one-shot", []scripted.Turn{
-			scripted.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
-			scripted.Answer("Action: nope\nAction Input: x"),
-			scripted.Answer("Final Answer: sunny"),
+		{"final answer", "one-shot", []mcpadaptertest.Turn{
+			mcpadaptertest.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			mcpadaptertest.Answer("Action: nope\nAction Input: x"),
+			mcpadaptertest.Answer("Final Answer: sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
-		{"parse error handled", "one-shot", []scripted.Turn{
-			scripted.Answer("gibberish"),
-			scripted.Answer("Final Answer: ok"),
+		{"parse error handled", "one-shot", []mcpadaptertest.Turn{
+			mcpadaptertest.Answer("gibberish"),
+			mcpadaptertest.Answer("Final Answer: ok"),
 		}, []agents.Option{agents.WithParserErrorHandler(agents.NewParserErrorHandler(nil)), agents.WithReturnIntermediateSteps()}},
-		{"parse error", "one-shot", []scripted.Turn{scripted.Answer("gibberish")}, nil},
-		{"not finished", "one-shot", []scripted.Turn{
-			scripted.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
-			scripted.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Oslo\"}"),
+		{"parse error", "one-shot", []mcpadaptertest.Turn{mcpadaptertest.Answer("gibberish")}, nil},
+		{"not finished", "one-shot", []mcpadaptertest.Turn{
+			mcpadaptertest.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			mcpadaptertest.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Oslo\"}"),
 		}, []agents.Option{agents.WithMaxIterations(2), agents.WithReturnIntermediateSteps()}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,9 +278,9 @@ func TestExecutorParallelPauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := scripted.New(
-		scripted.ToolCalls(scripted.Call("call_1", "s__book_table", `{"party":2}`), scripted.Call("call_2", "s__book_table", `{"party":4}`)),
-		scripted.Answer("both booked"),
+	model := mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "s__book_table", `{"party":2}`), mcpadaptertest.Call("call_2", "s__book_table", `{"party":4}`)),
+		mcpadaptertest.Answer("both booked"),
 	)
 	ex := NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()))
 	_, err = chains.Call(t.Context(), ex, map[string]any{"input": "two tables"})

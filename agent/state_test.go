@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
@@ -44,9 +44,9 @@ func TestStoredRun(t *testing.T) {
 			s := testserver.Full(testserver.Options{StateKey: stateKey})
 			a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}, StateKey: key})
 			ts := listTools(t, a)
-			model := finalModel{Model: scripted.New(scripted.ToolCalls(
-				scripted.Call("call_w", "s__get_weather", `{"city":"Paris"}`),
-				scripted.Call("call_b", "s__book_table", `{"party":4}`),
+			model := finalModel{Model: mcpadaptertest.New(mcpadaptertest.ToolCalls(
+				mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris"}`),
+				mcpadaptertest.Call("call_b", "s__book_table", `{"party":4}`),
 			))}
 			ex := NewExecutor(newAgent(t, model, ts), agents.WithReturnIntermediateSteps())
 			_, err := chains.Call(alice, ex, map[string]any{"input": "q"})
@@ -167,7 +167,7 @@ func TestZeroRunIsNoError(t *testing.T) {
 		if msg := p.Error(); !strings.Contains(msg, "no paused run") {
 			t.Errorf("Error() = %q", msg)
 		}
-		if _, err := NewExecutor(agents.NewOneShotAgent(scripted.New(), nil)).Resume(t.Context(), p, mcpadapter.Approved()); !errors.Is(err, mcpadapter.ErrInvalidState) {
+		if _, err := NewExecutor(agents.NewOneShotAgent(mcpadaptertest.New(), nil)).Resume(t.Context(), p, mcpadapter.Approved()); !errors.Is(err, mcpadapter.ErrInvalidState) {
 			t.Errorf("Resume(zero run) error = %v, want ErrInvalidState", err)
 		}
 	}

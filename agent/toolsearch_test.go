@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
@@ -64,17 +64,17 @@ func toolNames(tools []llms.Tool) []string {
 func TestAgentToolSearch(t *testing.T) {
 	ts, servers := catalogToolset(t, true)
 	expense := "hr__" + testserver.CatalogToolName("hr", "create", "expense_report")
-	model := finalModel{Model: scripted.New(
-		scripted.ToolCalls(
-			scripted.Call("c1", expense, `{"employee_id":"emp_7"}`),
-			scripted.Call("c2", mcpadapter.DefaultSearchToolName, `{"query":"claim back taxi receipts"}`),
+	model := finalModel{Model: mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(
+			mcpadaptertest.Call("c1", expense, `{"employee_id":"emp_7"}`),
+			mcpadaptertest.Call("c2", mcpadapter.DefaultSearchToolName, `{"query":"claim back taxi receipts"}`),
 		),
-		scripted.ToolCalls(
-			scripted.Call("c3", expense, `{"employee_id":"emp_7"}`),
-			scripted.Call("c4", mcpadapter.DefaultSearchToolName, `{"query":"book a restaurant table"}`),
-			scripted.Call("c5", "s__book_table", `{"party":4}`),
+		mcpadaptertest.ToolCalls(
+			mcpadaptertest.Call("c3", expense, `{"employee_id":"emp_7"}`),
+			mcpadaptertest.Call("c4", mcpadapter.DefaultSearchToolName, `{"query":"book a restaurant table"}`),
+			mcpadaptertest.Call("c5", "s__book_table", `{"party":4}`),
 		),
-		scripted.ToolCalls(scripted.Call("c6", expense, `{"employee_id":"emp_8"}`)),
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c6", expense, `{"employee_id":"emp_8"}`)),
 	)}
 	newExecutor := func() *Executor {
 		ag, err := New(model, ts, WithToolSearch(nil))
@@ -143,9 +143,9 @@ func TestAgentToolSearch(t *testing.T) {
 func TestAgentToolSearchInAgentsExecutor(t *testing.T) {
 	ts, servers := catalogToolset(t, true)
 	refund := "billing__" + testserver.CatalogToolName("billing", "create", "refund")
-	model := finalModel{Model: scripted.New(
-		scripted.ToolCalls(scripted.Call("c1", "find", `{"query":"refund a payment charged twice"}`)),
-		scripted.ToolCalls(scripted.Call("c2", refund, `{"payment_id":"pay_1"}`)),
+	model := finalModel{Model: mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "find", `{"query":"refund a payment charged twice"}`)),
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c2", refund, `{"payment_id":"pay_1"}`)),
 	)}
 	ag, err := New(model, ts, WithToolSearch(&mcpadapter.ToolSearchOptions{Name: "find"}))
 	if err != nil {
@@ -170,7 +170,7 @@ func TestAgentToolSearchInAgentsExecutor(t *testing.T) {
 // refused.
 func TestAgentToolSearchName(t *testing.T) {
 	ts, _ := fullToolset(t)
-	_, err := New(scripted.New(), ts, WithToolSearch(&mcpadapter.ToolSearchOptions{Name: "s__get_weather"}))
+	_, err := New(mcpadaptertest.New(), ts, WithToolSearch(&mcpadapter.ToolSearchOptions{Name: "s__get_weather"}))
 	if !errors.Is(err, mcpadapter.ErrDuplicateToolName) {
 		t.Errorf("New with a search tool named s__get_weather: %v, want ErrDuplicateToolName", err)
 	}

@@ -28,12 +28,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -180,45 +179,19 @@ func toolTexts(msgs []llms.MessageContent) []string {
 	return texts
 }
 
-// scriptedModel is an llms.Model that plays a fixed script: the model's side
-// of the loop above. Swap in a real model (openai.New(), ...) and the loop
-// works the same.
-type scriptedModel struct {
-	mu    sync.Mutex
-	turns []*llms.ContentChoice
-}
-
-func newScriptedModel() *scriptedModel {
-	call := func(id, name, args string) llms.ToolCall {
-		return llms.ToolCall{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}}
-	}
-	return &scriptedModel{turns: []*llms.ContentChoice{
-		{ToolCalls: []llms.ToolCall{call("call_1", "files__list_files", `{}`)}},
-		{ToolCalls: []llms.ToolCall{
+// newScriptedModel returns a model that plays a fixed script
+// (mcpadaptertest, the module's test kit): the model's side of the loop
+// above. Swap in a real model (openai.New(), ...) and the loop works the
+// same.
+func newScriptedModel() *mcpadaptertest.Model {
+	call := mcpadaptertest.Call
+	return mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(call("call_1", "files__list_files", `{}`)),
+		mcpadaptertest.ToolCalls(
 			call("call_2", "files__delete_file", `{"path":"tmp/cache.db"}`),
 			call("call_3", "files__delete_file", `{"path":"reports/q3.pdf"}`),
-		}},
-		{ToolCalls: []llms.ToolCall{call("call_4", "files__write_file", `{"path":"notes.txt","text":"cleanup done"}`)}},
-		{Content: "I deleted tmp/cache.db and noted it in notes.txt. The reviewer kept reports/q3.pdf: it must be kept for the auditors."},
-	}}
-}
-
-// GenerateContent implements llms.Model: it returns the next scripted turn.
-func (m *scriptedModel) GenerateContent(ctx context.Context, _ []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.turns) == 0 {
-		return nil, errors.New("scripted model: no more turns")
-	}
-	turn := m.turns[0]
-	m.turns = slices.Delete(m.turns, 0, 1)
-	return &llms.ContentResponse{Choices: []*llms.ContentChoice{turn}}, nil
-}
-
-// Call implements llms.Model.
-func (m *scriptedModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
-	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+		),
+		mcpadaptertest.ToolCalls(call("call_4", "files__write_file", `{"path":"notes.txt","text":"cleanup done"}`)),
+		mcpadaptertest.Answer("I deleted tmp/cache.db and noted it in notes.txt. The reviewer kept reports/q3.pdf: it must be kept for the auditors."),
+	)
 }

@@ -34,13 +34,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/agent"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/chains"
@@ -148,7 +147,7 @@ func firstRun(ctx context.Context, w io.Writer, llm llms.Model) ([]byte, error) 
 
 // resume restores the paused run, asks the user, and resumes the same run
 // on a new Adapter (whose server was restarted).
-func resume(ctx context.Context, w io.Writer, llm *scriptedModel, stored []byte) error {
+func resume(ctx context.Context, w io.Writer, llm *mcpadaptertest.Model, stored []byte) error {
 	var paused agent.PausedRun
 	if err := json.Unmarshal(stored, &paused); err != nil {
 		return err
@@ -177,7 +176,7 @@ func resume(ctx context.Context, w io.Writer, llm *scriptedModel, stored []byte)
 			fmt.Fprintf(w, "   refused, nothing sent: %s\n", firstLine(err.Error()))
 			continue
 		}
-		for _, seen := range llm.lastResults() {
+		for _, seen := range lastResults(llm) {
 			fmt.Fprintf(w, "   the model saw the tool result: %s\n", seen)
 		}
 		fmt.Fprintf(w, "   answer: %s\n", out["output"])
@@ -249,60 +248,33 @@ func (p printer) HandleToolEnd(_ context.Context, output string) {
 	fmt.Fprintf(p.w, "   tool result: %s\n", output)
 }
 
-// scriptedModel is an llms.Model that plays a fixed script: the model's side
-// of the two agent runs. Swap in a real model (openai.New(), ...) and the
-// program works the same; the model then decides what to call.
-type scriptedModel struct {
-	mu    sync.Mutex
-	turns []*llms.ContentChoice
-	seen  []string // the tool results in the last request
-}
-
-func newScriptedModel() *scriptedModel {
-	call := func(id, name, args string) *llms.ContentChoice {
-		return &llms.ContentChoice{ToolCalls: []llms.ToolCall{{
-			ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args},
-		}}}
-	}
-	return &scriptedModel{turns: []*llms.ContentChoice{
-		call("call_1", "restaurant__check_availability", `{"restaurant":"Chez Nous","party":4}`),
-		call("call_2", "restaurant__book_table", `{"restaurant":"Chez Nous","party":4}`),
+// newScriptedModel returns a model that plays a fixed script
+// (mcpadaptertest, the module's test kit): the model's side of the two
+// agent runs. Swap in a real model (openai.New(), ...) and the program works
+// the same; the model then decides what to call.
+func newScriptedModel() *mcpadaptertest.Model {
+	call := mcpadaptertest.Call
+	return mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(call("call_1", "restaurant__check_availability", `{"restaurant":"Chez Nous","party":4}`)),
+		mcpadaptertest.ToolCalls(call("call_2", "restaurant__book_table", `{"restaurant":"Chez Nous","party":4}`)),
 		// The resumed run: the model sees both tool results and answers.
-		{Content: "Your table for 4 at Chez Nous is booked for 19 September 2026."},
-	}}
+		mcpadaptertest.Answer("Your table for 4 at Chez Nous is booked for 19 September 2026."),
+	)
 }
 
-// GenerateContent implements llms.Model: it returns the next scripted turn.
-func (m *scriptedModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// lastResults returns the tool results the model's last request showed it.
+func lastResults(m *mcpadaptertest.Model) []string {
+	reqs := m.Requests()
+	if len(reqs) == 0 {
+		return nil
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.turns) == 0 {
-		return nil, errors.New("scripted model: no more turns")
-	}
-	turn := m.turns[0]
-	m.turns = m.turns[1:]
-	m.seen = nil
-	for _, msg := range msgs {
+	var out []string
+	for _, msg := range reqs[len(reqs)-1] {
 		for _, part := range msg.Parts {
 			if r, ok := part.(llms.ToolCallResponse); ok {
-				m.seen = append(m.seen, r.Content)
+				out = append(out, r.Content)
 			}
 		}
 	}
-	return &llms.ContentResponse{Choices: []*llms.ContentChoice{turn}}, nil
-}
-
-// lastResults returns the tool results the last request showed the model.
-func (m *scriptedModel) lastResults() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.seen)
-}
-
-// Call implements llms.Model.
-func (m *scriptedModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
-	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+	return out
 }

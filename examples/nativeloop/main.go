@@ -31,10 +31,10 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -173,46 +173,20 @@ func barChart(values []float64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// scriptedModel is an llms.Model that plays a fixed script: two parallel
-// tool calls, a mistaken call it then sees fail, and an answer.
-type scriptedModel struct {
-	mu    sync.Mutex
-	turns []llms.ContentChoice
-}
-
-func newScriptedModel() *scriptedModel {
-	call := func(id, name, args string) llms.ToolCall {
-		return llms.ToolCall{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args}}
-	}
-	return &scriptedModel{turns: []llms.ContentChoice{
-		{ToolCalls: []llms.ToolCall{
+// newScriptedModel returns a model that plays a fixed script
+// (mcpadaptertest, the module's test kit): two parallel tool calls, a
+// mistaken call it then sees fail, and an answer.
+func newScriptedModel() *mcpadaptertest.Model {
+	call := mcpadaptertest.Call
+	return mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(
 			call("call_1", "math__add", `{"a":19.5,"b":22.5}`),
 			call("call_2", "math__bar_chart", `{"values":[19.5,22.5,42]}`),
-		}},
-		{ToolCalls: []llms.ToolCall{
+		),
+		mcpadaptertest.ToolCalls(
 			call("call_3", "math__bar_chart", `{"values":[]}`),
 			call("call_4", "math__plot", `{}`),
-		}},
-		{Content: "19.5 + 22.5 = 42. The chart shows the two numbers and their sum."},
-	}}
-}
-
-// GenerateContent implements llms.Model: it returns the next scripted turn.
-func (m *scriptedModel) GenerateContent(ctx context.Context, _ []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.turns) == 0 {
-		return nil, errors.New("scripted model: no more turns")
-	}
-	turn := m.turns[0]
-	m.turns = m.turns[1:]
-	return &llms.ContentResponse{Choices: []*llms.ContentChoice{&turn}}, nil
-}
-
-// Call implements llms.Model.
-func (m *scriptedModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
-	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+		),
+		mcpadaptertest.Answer("19.5 + 22.5 = 42. The chart shows the two numbers and their sum."),
+	)
 }

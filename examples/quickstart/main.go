@@ -41,13 +41,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/agent"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/callbacks"
@@ -255,47 +254,19 @@ func (p printer) HandleToolEnd(_ context.Context, output string) {
 	fmt.Fprintf(p.w, "   tool result: %s\n", output)
 }
 
-// scriptedModel is an llms.Model that plays a fixed script: the model's side
-// of the two agent runs above. It needs no key and no network; swap in a
-// real model with -base-url.
-type scriptedModel struct {
-	mu    sync.Mutex
-	turns []*llms.ContentChoice
-}
-
-func newScriptedModel() *scriptedModel {
-	call := func(id, name, args string) *llms.ContentChoice {
-		return &llms.ContentChoice{ToolCalls: []llms.ToolCall{{
-			ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: args},
-		}}}
-	}
-	return &scriptedModel{turns: []*llms.ContentChoice{
+// newScriptedModel returns a model that plays a fixed script
+// (mcpadaptertest, the module's test kit): the model's side of the two agent
+// runs above. It needs no key and no network; swap in a real model with
+// -base-url.
+func newScriptedModel() *mcpadaptertest.Model {
+	call := mcpadaptertest.Call
+	return mcpadaptertest.New(
 		// Run 2: weather.
-		call("call_1", "weather__get_forecast", `{"city":"Paris"}`),
-		{Content: "Tomorrow in Paris: sunny, 24°C, light wind."},
+		mcpadaptertest.ToolCalls(call("call_1", "weather__get_forecast", `{"city":"Paris"}`)),
+		mcpadaptertest.Answer("Tomorrow in Paris: sunny, 24°C, light wind."),
 		// Run 3: booking; the run pauses at the interrupt.
-		call("call_2", "booking__book_table", `{"restaurant":"Chez Nous","party":2}`),
+		mcpadaptertest.ToolCalls(call("call_2", "booking__book_table", `{"restaurant":"Chez Nous","party":2}`)),
 		// Run 3, resumed: the answer after the resumed call.
-		{Content: "Done: your table for 2 at Chez Nous is booked for 18 September 2026."},
-	}}
-}
-
-// GenerateContent implements llms.Model: it returns the next scripted turn.
-func (m *scriptedModel) GenerateContent(ctx context.Context, _ []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.turns) == 0 {
-		return nil, errors.New("scripted model: no more turns")
-	}
-	turn := m.turns[0]
-	m.turns = slices.Delete(m.turns, 0, 1)
-	return &llms.ContentResponse{Choices: []*llms.ContentChoice{turn}}, nil
-}
-
-// Call implements llms.Model.
-func (m *scriptedModel) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
-	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+		mcpadaptertest.Answer("Done: your table for 2 at Chez Nous is booked for 18 September 2026."),
+	)
 }

@@ -1,4 +1,4 @@
-package scripted_test
+package mcpadaptertest_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/mcpadapter/mcpadapter/internal/scripted"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 )
 
 func human(text string) []llms.MessageContent {
@@ -19,12 +19,12 @@ func human(text string) []llms.MessageContent {
 
 func TestScript(t *testing.T) {
 	ctx := context.Background()
-	m := scripted.New(
-		scripted.ToolCalls(
-			scripted.Call("call_1", "get_weather", `{"city":"Paris"}`),
-			scripted.Call("call_2", "get_weather", `{"city":"Oslo"}`),
+	m := mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(
+			mcpadaptertest.Call("call_1", "get_weather", `{"city":"Paris"}`),
+			mcpadaptertest.Call("call_2", "get_weather", `{"city":"Oslo"}`),
 		),
-		scripted.Answer("Sunny in both."),
+		mcpadaptertest.Answer("Sunny in both."),
 	)
 	tool := llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: "get_weather"}}
 
@@ -62,7 +62,7 @@ func TestScript(t *testing.T) {
 	}
 
 	_, err = m.GenerateContent(ctx, human("more?"))
-	if !errors.Is(err, scripted.ErrExhausted) {
+	if !errors.Is(err, mcpadaptertest.ErrExhausted) {
 		t.Errorf("exhausted: err = %v; want ErrExhausted", err)
 	}
 
@@ -79,7 +79,7 @@ func TestScript(t *testing.T) {
 
 func TestFailAndWithText(t *testing.T) {
 	boom := errors.New("boom")
-	m := scripted.New(scripted.Fail(boom), scripted.ToolCalls(scripted.Call("1", "f", "{}")).WithText("thinking"))
+	m := mcpadaptertest.New(mcpadaptertest.Fail(boom), mcpadaptertest.ToolCalls(mcpadaptertest.Call("1", "f", "{}")).WithText("thinking"))
 	if _, err := m.GenerateContent(context.Background(), human("x")); err != boom {
 		t.Errorf("Fail turn: err = %v", err)
 	}
@@ -90,7 +90,7 @@ func TestFailAndWithText(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m = scripted.New(scripted.Answer("a"))
+	m = mcpadaptertest.New(mcpadaptertest.Answer("a"))
 	if _, err := m.GenerateContent(ctx, human("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled ctx: err = %v", err)
 	}
@@ -100,7 +100,7 @@ func TestFailAndWithText(t *testing.T) {
 }
 
 func TestRecordIsACopy(t *testing.T) {
-	m := scripted.New(scripted.Answer("a"))
+	m := mcpadaptertest.New(mcpadaptertest.Answer("a"))
 	msgs := human("x")
 	if _, err := m.GenerateContent(context.Background(), msgs); err != nil {
 		t.Fatal(err)
@@ -113,11 +113,11 @@ func TestRecordIsACopy(t *testing.T) {
 
 func TestConcurrent(t *testing.T) {
 	const n = 50
-	turns := make([]scripted.Turn, n)
+	turns := make([]mcpadaptertest.Turn, n)
 	for i := range turns {
-		turns[i] = scripted.Answer(fmt.Sprint(i))
+		turns[i] = mcpadaptertest.Answer(fmt.Sprint(i))
 	}
-	m := scripted.New(turns...)
+	m := mcpadaptertest.New(turns...)
 	var wg sync.WaitGroup
 	seen := make(chan string, n)
 	for range n {
@@ -141,9 +141,9 @@ func TestConcurrent(t *testing.T) {
 }
 
 func ExampleModel() {
-	m := scripted.New(
-		scripted.ToolCalls(scripted.Call("call_1", "get_weather", `{"city":"Paris"}`)),
-		scripted.Answer("It is sunny in Paris."),
+	m := mcpadaptertest.New(
+		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "get_weather", `{"city":"Paris"}`)),
+		mcpadaptertest.Answer("It is sunny in Paris."),
 	)
 	resp, _ := m.GenerateContent(context.Background(), human("Weather in Paris?"))
 	call := resp.Choices[0].ToolCalls[0]
@@ -155,5 +155,5 @@ func ExampleModel() {
 	// Output:
 	// get_weather {"city":"Paris"}
 	// It is sunny in Paris.
-	// scripted: script exhausted: request 3, but the script has 2 turns
+	// mcpadaptertest: script exhausted: request 3, but the script has 2 turns
 }

@@ -1,17 +1,27 @@
-// Package scripted provides a scripted [llms.Model] for tests and examples:
-// it plays a fixed list of turns (text answers or tool calls) and records
-// every request it receives.
+// Package mcpadaptertest helps test agents built on mcpadapter without a
+// model API or a network, the way this module's examples and tests do: a
+// scripted [llms.Model] that plays a fixed list of turns (text answers or
+// tool calls) and records every request it receives. For the servers, use
+// go-sdk servers in the test's process with [mcpadapter.InMemory].
 //
-//	model := scripted.New(
-//		scripted.ToolCalls(scripted.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
-//		scripted.Answer("It is sunny in Paris."),
+//	model := mcpadaptertest.New(
+//		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
+//		mcpadaptertest.Answer("It is sunny in Paris."),
 //	)
+//	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
+//		"weather": mcpadapter.InMemory(newWeatherServer()), // an *mcp.Server
+//	}})
+//	...
+//	model.Requests() // what the agent sent the model: messages, tool results
+//	model.Options()  // and the tools it offered
 //
 // Tool-call turns set both [llms.ContentChoice.ToolCalls] and, for
 // langchaingo's OpenAIFunctionsAgent legacy path, [llms.ContentChoice.FuncCall]
 // (the first call), so they drive agents.Executor and native tool-calling
 // loops alike.
-package scripted
+//
+// [mcpadapter.InMemory]: https://pkg.go.dev/github.com/mcpadapter/mcpadapter#InMemory
+package mcpadaptertest
 
 import (
 	"context"
@@ -25,7 +35,7 @@ import (
 
 // ErrExhausted is returned (wrapped) when the model is asked for more turns
 // than its script holds.
-var ErrExhausted = errors.New("scripted: script exhausted")
+var ErrExhausted = errors.New("mcpadaptertest: script exhausted")
 
 // Turn is one scripted model response. Build it with [Answer], [ToolCalls] or
 // [Fail].
@@ -43,7 +53,7 @@ func Answer(text string) Turn { return Turn{text: text} }
 // is empty.
 func ToolCalls(calls ...llms.ToolCall) Turn {
 	if len(calls) == 0 {
-		panic("scripted.ToolCalls: no calls")
+		panic("mcpadaptertest.ToolCalls: no calls")
 	}
 	return Turn{calls: slices.Clone(calls)}
 }
