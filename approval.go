@@ -17,22 +17,21 @@ import (
 // [Tool.InvokeJSON], [Tool.Call] and [Toolset.HandleToolCalls] when
 // [Config.Approval] says that a call needs human approval. The server has
 // not been contacted. Find it with [errors.As], show Call to a human, then
-// decide once: [ApprovalRequired.Approve] runs the call,
-// [ApprovalRequired.Reject] runs nothing and returns a result for the
-// model.
+// decide once with [Adapter.Decide]: [Approved] runs the call, [Rejected]
+// runs nothing and returns a result for the model.
 //
-// Approve sends Call.Args as they are when it is called, so a reviewer may
-// edit them first.
+// Approval sends Call.Args as they are when it is decided, so a reviewer
+// may edit them first.
 //
 // An ApprovalRequired is durable: json.Marshal stores the call (server,
 // tool, arguments, ID, and the principal it acts for; sealed with
-// [Config.StateKey] when set), and [Adapter.Approve] or [Adapter.Reject]
-// decides a decoded one on any Adapter, in any process, that has the same
-// server. A decoded one has no Metadata until then. It is decided under
-// the principal it was made for, as [Adapter.Resume] resumes an interrupt.
+// [Config.StateKey] when set), and [Adapter.Decide] decides a decoded one
+// on any Adapter, in any process, that has the same server. A decoded one
+// has no Metadata until then. It is decided under the principal it was
+// made for, as [Adapter.Resume] resumes an interrupt.
 //
-// A decision is applied once per value: the first Approve or Reject wins,
-// later ones fail. Decoding the same JSON twice gives two values, so across
+// A decision is applied once per value: the first decision wins, later
+// ones fail. Decoding the same JSON twice gives two values, so across
 // processes "once" is the application's to enforce: record ID (a random
 // 128-bit id made with the request) with the decision, atomically (a
 // unique key in a database), and decide only when the record is new.
@@ -46,7 +45,7 @@ type ApprovalRequired struct {
 	resume    *resumeCall // set when the call is the resume of an interrupt
 	principal string      // whom the call acts for ([WithPrincipal]); stored
 	seal      stateSeal
-	decided   atomic.Bool // set by the first Approve or Reject
+	decided   *atomic.Bool // set by the first decision; shared by copies of the value
 }
 
 // A resumeCall is the resume that an approval of a resumed interrupt sends
@@ -56,6 +55,12 @@ type resumeCall struct {
 	in        *Interrupt
 	reqs      []ElicitationRequest
 	responses mcp.InputResponseMap
+}
+
+// newApproval returns the request that holds call of t, made under ctx,
+// for approval; resume is set when the call is the resume of an interrupt.
+func newApproval(ctx context.Context, t *Tool, call ToolCall, resume *resumeCall) *ApprovalRequired {
+	return &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, resume: resume, principal: PrincipalFrom(ctx), decided: new(atomic.Bool)}
 }
 
 // newApprovalID returns a random approval id.
@@ -74,7 +79,47 @@ func (p *ApprovalRequired) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: tool %q needs approval", p.Call.Server, p.Call.Tool)
 }
 
-// decide records the decision; it fails when one was already made.
+// Decide settles the call that p holds for approval with r: [Approved]
+// runs it, with p.Call.Args, and returns what [Tool.Invoke] would have (the
+// error may be an [*Interrupt], resumed without asking for approval again,
+// or a [*ServerError]); [Rejected] runs nothing and returns a result for
+// the model: an error result (IsError set) saying that the user rejected
+// the call, with the reason when it is not empty, so that the model can
+// tell the user or try something else. p may come from this Adapter,
+// another one, or another process through JSON.
+//
+// p is checked first, as [Adapter.Resume] checks an interrupt: the seal
+// ([ErrTamperedState]), the principal of ctx against the one the call was
+// made for ([ErrWrongPrincipal], [ErrNoPrincipal]; a refusal decides
+// nothing), then the server, the tool's name and the server's catalog
+// ([ErrInvalidState]). The tool runs as the catalog describes it now; an
+// interrupt it returns is marked approved, so that resuming it does not
+// ask again (across processes, only when it is sealed with
+// [Config.StateKey]). Each value is decided once: a second decision fails
+// and runs nothing; see [ApprovalRequired] for once across processes.
+func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
+	t, err := p.open(ctx, &a.states, &a.catalogs, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.decide(r.verdict); err != nil {
+		return nil, err
+	}
+	if r.verdict == verdictReject {
+		text := fmt.Sprintf("The user rejected the call to tool %s; it was not run.", p.Call.Tool)
+		if r.reason != "" {
+			text += " Reason: " + r.reason
+		}
+		return errorResult(text), nil
+	}
+	if rc := p.resume; rc != nil {
+		return t.resume(ctx, rc.in, rc.reqs, rc.responses, true)
+	}
+	res, err := t.invoke(ctx, p.Call.Args)
+	return res, t.interrupted(err, true)
+}
+
+// decide records the decision (verb); it fails when one was already made.
 func (p *ApprovalRequired) decide(verb string) error {
 	if !p.decided.CompareAndSwap(false, true) {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: %s: the call was already approved or rejected", p.Call.Server, p.Call.Tool, verb)
@@ -82,84 +127,19 @@ func (p *ApprovalRequired) decide(verb string) error {
 	return nil
 }
 
-// Approve runs the approved call, with Call.Args, and returns what
-// [Tool.Invoke] would have: the error may be an [*Interrupt] (resumed
-// without asking for approval again) or a [*ServerError]. It runs the call
-// at most once: a second Approve, or one after Reject, fails and runs
-// nothing. A request decoded from JSON is approved with [Adapter.Approve].
-func (p *ApprovalRequired) Approve(ctx context.Context) (*Result, error) {
-	if p == nil || p.tool == nil {
-		return nil, errors.New("mcpadapter: approve: not an approval request returned by a tool call (decoded from JSON? use Adapter.Approve)")
-	}
-	return p.tool.a.Approve(ctx, p)
-}
-
-// Reject runs nothing and returns a result for the model: an error result
-// (IsError set) saying that the user rejected the call, with reason when it
-// is not empty, so that the model can tell the user or try something else.
-// It fails after Approve, or a previous Reject. A request decoded from JSON
-// is rejected with [Adapter.Reject].
-func (p *ApprovalRequired) Reject(ctx context.Context, reason string) (*Result, error) {
-	if p == nil || p.tool == nil {
-		return nil, errors.New("mcpadapter: reject: not an approval request returned by a tool call (decoded from JSON? use Adapter.Reject)")
-	}
-	return p.tool.a.Reject(ctx, p, reason)
-}
-
-// Approve runs the call that p holds for approval and returns what
-// [Tool.Invoke] would have, as [ApprovalRequired.Approve] does; p may come
-// from another Adapter or process through JSON. The call is checked first,
-// as [Adapter.Resume] checks an interrupt: the seal ([ErrTamperedState]),
-// the principal of ctx against the one the call was made for
-// ([ErrWrongPrincipal], [ErrNoPrincipal]; a refusal decides nothing), then
-// the server, the tool's name and the server's catalog
-// ([ErrInvalidState]). The tool runs as the catalog describes it now, with
-// p.Call.Args; an interrupt it returns is marked approved, so that resuming
-// it does not ask again (across processes, only when it is sealed with
-// [Config.StateKey]). Each value is decided once; see [ApprovalRequired]
-// for once across processes.
-func (a *Adapter) Approve(ctx context.Context, p *ApprovalRequired) (*Result, error) {
-	t, err := p.open(ctx, &a.states, &a.catalogs, "approve")
-	if err != nil {
-		return nil, err
-	}
-	if err := p.decide("approve"); err != nil {
-		return nil, err
-	}
-	if r := p.resume; r != nil {
-		return t.resume(ctx, r.in, r.reqs, r.responses, true)
-	}
-	res, err := t.invoke(ctx, p.Call.Args)
-	return res, t.interrupted(err, true)
-}
-
-// Reject decides p as rejected, as [ApprovalRequired.Reject] does, after
-// the checks of [Adapter.Approve]; p may come from another Adapter or
-// process through JSON. Nothing is sent.
-func (a *Adapter) Reject(ctx context.Context, p *ApprovalRequired, reason string) (*Result, error) {
-	if _, err := p.open(ctx, &a.states, &a.catalogs, "reject"); err != nil {
-		return nil, err
-	}
-	if err := p.decide("reject"); err != nil {
-		return nil, err
-	}
-	text := fmt.Sprintf("The user rejected the call to tool %s; it was not run.", p.Call.Tool)
-	if reason != "" {
-		text += " Reason: " + reason
-	}
-	return errorResult(text), nil
-}
-
-// open checks p before it is decided (verb) on the adapter whose stored
-// state s guards, as [Adapter.Approve] documents, and returns the tool its
+// open checks p before it is decided with r on the adapter whose stored
+// state s guards, as [Adapter.Decide] documents, and returns the tool its
 // call runs on: p's own when that adapter made p, else the checked tool of
 // the server's catalog in cs.
-func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, verb string) (*Tool, error) {
-	if p == nil || (p.tool == nil && !p.seal.decoded) {
-		return nil, fmt.Errorf("mcpadapter: %s: not an approval request returned by a tool call", verb)
+func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r Resolution) (*Tool, error) {
+	if p == nil || p.decided == nil {
+		return nil, errors.New("mcpadapter: decide: not an approval request returned by a tool call")
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("mcpadapter: server %q: tool %q: %s: %w", p.Call.Server, p.Call.Tool, verb, err)
+		return fmt.Errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
+	}
+	if r.verdict == "" {
+		return nil, fail(errors.New("the call waits for approval: resolve it with Approved or Rejected"))
 	}
 	if err := s.open(ctx, stateApproval, p.seal, p.Call.Server, p.principal); err != nil {
 		return nil, fail(err)
@@ -193,13 +173,15 @@ const (
 )
 
 // MarshalJSON implements [json.Marshaler]: the call held for approval
-// (server, tool, MCP name, Call.Args as they are now, ID, principal), sealed with
-// [Config.StateKey] when the adapter that made it has one. A decoded sealed
-// request is written as it was read: edits to its Call are not stored
-// (they would break the seal), though [Adapter.Approve] sends them. The approval of
-// a resumed interrupt (see [Adapter.Resume]) holds the user's answers and
-// cannot be stored.
-func (p *ApprovalRequired) MarshalJSON() ([]byte, error) {
+// (server, tool, MCP name, Call.Args as they are now, ID, principal),
+// sealed with [Config.StateKey] when the adapter that made it has one. A
+// decoded sealed request is written as it was read: edits to its Call are
+// not stored (they would break the seal), though an approval sends them.
+// The approval of a resumed interrupt (see [Adapter.Resume]) holds the
+// user's answers and cannot be stored. (A value receiver: an
+// ApprovalRequired held by value in a checkpoint struct marshals whole
+// too.)
+func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
 	if p.resume != nil {
 		return nil, errors.New("mcpadapter: encoding approval request: the approval of a resumed call holds the user's answers and cannot be stored: decide it in this process")
 	}
@@ -221,7 +203,7 @@ func (p *ApprovalRequired) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded request belongs
-// to no adapter: decide it with [Adapter.Approve] or [Adapter.Reject].
+// to no adapter: decide it with [Adapter.Decide].
 // Malformed or oversized JSON is an error wrapping [ErrInvalidState], never
 // a panic.
 func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
@@ -252,8 +234,7 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 		}
 	}
 	p.Call = ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}
-	p.ID, p.tool, p.resume, p.principal, p.seal = w.ID, nil, nil, w.Principal, seal
-	p.decided.Store(false)
+	p.ID, p.tool, p.resume, p.principal, p.seal, p.decided = w.ID, nil, nil, w.Principal, seal, new(atomic.Bool)
 	return nil
 }
 

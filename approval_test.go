@@ -1,7 +1,6 @@
 package mcpadapter
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -68,15 +67,15 @@ func TestApprovalDestructive(t *testing.T) {
 			if want := `mcpadapter: server "s": tool "s__destroy" needs approval`; p.Error() != want || strings.Contains(p.Error(), "db") {
 				t.Errorf("Error() = %q, want %q (no arguments)", p.Error(), want)
 			}
-			res := must(t).result(p.Approve(t.Context()))
+			res := must(t).result(a.Decide(t.Context(), p, Approved()))
 			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 				t.Errorf("Approve() = %s with %d runs, want destroyed db after 1", resultText(res), s.Runs("destroy"))
 			}
 			// Decided once.
-			if _, err := p.Approve(t.Context()); err == nil || !strings.Contains(err.Error(), "already approved or rejected") {
+			if _, err := a.Decide(t.Context(), p, Approved()); err == nil || !strings.Contains(err.Error(), "already approved or rejected") {
 				t.Errorf("second Approve() error = %v, want a refusal", err)
 			}
-			if _, err := p.Reject(t.Context(), "too late"); err == nil {
+			if _, err := a.Decide(t.Context(), p, Rejected("too late")); err == nil {
 				t.Error("Reject() after Approve succeeded, want an error")
 			}
 			if s.Runs("destroy") != 1 {
@@ -85,17 +84,17 @@ func TestApprovalDestructive(t *testing.T) {
 
 			// Rejected: nothing runs, the model reads why.
 			p = must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), map[string]any{"target": "prod"}))
-			res = must(t).result(p.Reject(t.Context(), "production is off limits"))
+			res = must(t).result(a.Decide(t.Context(), p, Rejected("production is off limits")))
 			if !res.IsError || !strings.Contains(res.Text(), "production is off limits") || !strings.Contains(res.Text(), "s__destroy") {
 				t.Errorf("Reject() = %s, want an error result naming the tool and the reason", resultText(res))
 			}
-			if _, err := p.Approve(t.Context()); err == nil {
+			if _, err := a.Decide(t.Context(), p, Approved()); err == nil {
 				t.Error("Approve() after Reject succeeded, want an error")
 			}
 			if s.Runs("destroy") != 1 {
 				t.Errorf("destroy runs = %d after Reject, want 1", s.Runs("destroy"))
 			}
-			res = must(t).result(must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil)).Reject(t.Context(), ""))
+			res = must(t).result(a.Decide(t.Context(), must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil)), Rejected("")))
 			if want := "The user rejected the call to tool s__destroy; it was not run."; res.Text() != want {
 				t.Errorf("Reject(\"\") = %s, want %q", resultText(res), want)
 			}
@@ -142,7 +141,7 @@ func TestApprovalArgument(t *testing.T) {
 	}
 	// The reviewer edits the arguments before approving.
 	p.Call.Args["text"] = "/etc/hosts (redacted)"
-	if res := must(t).result(p.Approve(t.Context())); res.Text() != "/etc/hosts (redacted)" {
+	if res := must(t).result(a.Decide(t.Context(), p, Approved())); res.Text() != "/etc/hosts (redacted)" {
 		t.Errorf("Approve() = %s, want the edited argument", resultText(res))
 	}
 }
@@ -160,8 +159,8 @@ func TestApprovalThenInterrupt(t *testing.T) {
 	if s.Runs("book_table") != 0 {
 		t.Fatalf("runs before Approve = %d, want 0", s.Runs("book_table"))
 	}
-	intr := must(t).interrupt(p.Approve(t.Context()))
-	res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	intr := must(t).interrupt(a.Decide(t.Context(), p, Approved()))
+	res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("date", Accept, date("2026-09-18")))))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume() = %s, want %q", resultText(res), want)
 	}
@@ -179,7 +178,7 @@ func TestApproveOnce(t *testing.T) {
 	var ok atomic.Int32
 	for range 8 {
 		wg.Go(func() {
-			if _, err := p.Approve(t.Context()); err == nil {
+			if _, err := a.Decide(t.Context(), p, Approved()); err == nil {
 				ok.Add(1)
 			}
 		})
@@ -190,21 +189,36 @@ func TestApproveOnce(t *testing.T) {
 	}
 }
 
-// TestApprovalMisuse: zero and nil values fail without panicking.
+// TestApprovalMisuse: zero and nil values, and a Resolution of the wrong
+// sort, fail without panicking and without sending anything.
 func TestApprovalMisuse(t *testing.T) {
 	var nilP *ApprovalRequired
 	var nilI *Interrupt
 	if nilP.Error() == "" || nilI.Error() == "" {
 		t.Error("nil Error() is empty")
 	}
-	if _, err := nilP.Approve(context.Background()); err == nil {
-		t.Error("nil Approve() succeeded")
+	s := testserver.Full(testserver.Options{})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall})
+	if _, err := a.Decide(t.Context(), nilP, Approved()); err == nil {
+		t.Error("nil Decide(Approved) succeeded")
 	}
-	if _, err := nilP.Reject(context.Background(), ""); err == nil {
-		t.Error("nil Reject() succeeded")
+	if _, err := a.Decide(t.Context(), nilP, Rejected("")); err == nil {
+		t.Error("nil Decide(Rejected) succeeded")
 	}
-	if _, err := new(ApprovalRequired).Approve(context.Background()); err == nil || !strings.Contains(err.Error(), "not an approval request") {
-		t.Errorf("zero Approve() error = %v", err)
+	if _, err := a.Decide(t.Context(), new(ApprovalRequired), Approved()); err == nil || !strings.Contains(err.Error(), "not an approval request") {
+		t.Errorf("zero Decide() error = %v", err)
+	}
+	p := must(t).approval(lookupTool(t, a, "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
+	if _, err := a.Decide(t.Context(), p, Answered(nil)); err == nil || !strings.Contains(err.Error(), "resolve it with Approved or Rejected") {
+		t.Errorf("Decide(Answered) error = %v, want a pointer to Approved or Rejected", err)
+	}
+	must(t).result(a.Decide(t.Context(), p, Approved())) // the refusal decided nothing
+	if s.Runs("destroy") != 1 {
+		t.Errorf("destroy runs = %d, want 1", s.Runs("destroy"))
+	}
+	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
+	if _, err := a.Resume(t.Context(), intr, Approved()); err == nil || !strings.Contains(err.Error(), "resolve it with Answered") {
+		t.Errorf("Resume(Approved) error = %v, want a pointer to Answered", err)
 	}
 }
 

@@ -158,13 +158,13 @@ func (t *Tool) gated(ctx context.Context, args map[string]any, id string, approv
 	}
 	if approve := t.a.cfg.Approval; approve != nil && !approved {
 		if call := t.call(args); approve(call) {
-			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, principal: PrincipalFrom(ctx)}
+			return nil, newApproval(ctx, t, call, nil)
 		}
 	}
 	return t.run(ctx, args, id)
 }
 
-// invoke runs an approved call, with callbacks: [Adapter.Approve].
+// invoke runs an approved call, with callbacks: [Adapter.Decide].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args, "", true) })
 }

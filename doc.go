@@ -41,11 +41,13 @@
 // # Interrupts and approval
 //
 // When a modern server needs the user's input (elicitation), the call
-// returns an [*Interrupt] error: show its Requests, then [Interrupt.Resume]
-// with the answers. An Interrupt survives JSON, so [Adapter.Resume] can
-// finish it later, in another process. Legacy servers ask while the call is
-// open; [Config.ElicitationHandler] answers them (and modern rounds, inline).
-// [Config.Approval] holds chosen calls for a human with [*ApprovalRequired].
+// returns an [*Interrupt] error: show its Requests, then [Adapter.Resume]
+// it with [Answered]. An Interrupt survives JSON, so it can be resumed
+// later, in another process. Legacy servers ask while the call is open;
+// [Config.ElicitationHandler] answers them (and modern rounds, inline).
+// [Config.Approval] holds chosen calls for a human with [*ApprovalRequired],
+// which [Adapter.Decide] settles with [Approved] or [Rejected]. Every kind
+// of stored state takes a [Resolution] at its one entry point.
 //
 // # Errors
 //
@@ -124,7 +126,7 @@
 //
 //	doc.go                     this overview
 //	adapter.go                 Adapter, New, Close, Session, ServerInfo: thin methods over the owners
-//	approval.go                ApprovalRequired: a call held for a human; Approve, Reject
+//	approval.go                ApprovalRequired: a call held for a human; Decide
 //	budget.go                  ResultBudget: what one result may put into the model's context
 //	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches

@@ -59,7 +59,7 @@ const (
 //	var intr *mcpadapter.Interrupt
 //	if errors.As(err, &intr) {
 //		// show intr.Requests to the user, collect one Answer per Key
-//		res, err = intr.Resume(ctx, answers)
+//		res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers))
 //	}
 //
 // An Interrupt is durable: json.Marshal stores everything needed to resume
@@ -164,26 +164,13 @@ func (i *Interrupt) Error() string {
 	return b.String()
 }
 
-// Resume answers the interrupt's requests, one [Answer] per request key,
-// and calls the tool again on the adapter that returned the interrupt, as
-// [Adapter.Resume] does. It fails with [ErrClosed] after that adapter's
-// [Adapter.Close], and for an Interrupt decoded from JSON, which belongs to
-// no adapter: resume those with [Adapter.Resume].
-func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Result, error) {
-	if i == nil || i.a == nil {
-		return nil, errors.New("mcpadapter: resume: interrupt not bound to an adapter (decoded from JSON?): use Adapter.Resume")
-	}
-	if i.gen != nil && i.gen.ctx.Err() != nil {
-		return nil, serverError(i.Server, fmt.Sprintf("resume tool %q", i.MCPName), ErrClosed)
-	}
-	return i.a.Resume(ctx, i, answers)
-}
-
-// Resume answers an interrupt's requests, one [Answer] per request key, and
-// calls the tool again, from the beginning, on the current connection of
-// the server named in.Server (dialing it if needed), with the answers and
-// the server's request state. in may come from another Adapter or process
-// through JSON.
+// Resume resolves the interrupt in with r, which must be [Answered]: the
+// user's answers, one [Answer] per request key. It calls the tool again,
+// from the beginning, on the current connection of the server named
+// in.Server (dialing it if needed), with the answers and the server's
+// request state. in may come from this Adapter, another one, or another
+// process through JSON; an interrupt this Adapter made fails with
+// [ErrClosed] after [Adapter.Close].
 //
 // Stored state is checked before anything is sent: with [Config.StateKey]
 // set, a decoded interrupt must be sealed with it ([ErrTamperedState]);
@@ -207,21 +194,27 @@ func (i *Interrupt) Resume(ctx context.Context, answers map[string]Answer) (*Res
 // arguments. When it asks for approval, the resume goes ahead only if the
 // call was approved and the interrupt can be believed (it was made in this
 // process, or it is sealed with [Config.StateKey]); otherwise the error is
-// an [*ApprovalRequired] whose Approve sends these answers with the stored
-// arguments (its Call.Args are shown, not sent: the server's request state
-// belongs to the stored ones). It cannot be stored (it holds the answers):
-// decide it in this process.
+// an [*ApprovalRequired] whose approval ([Adapter.Decide]) sends these
+// answers with the stored arguments (its Call.Args are shown, not sent:
+// the server's request state belongs to the stored ones). It cannot be
+// stored (it holds the answers): decide it in this process.
 //
 // The server may ask again: the error is then a new *Interrupt, for the
 // next round. A call has at most 32 rounds. Other errors are as for
 // [Tool.Invoke]. [Config.CallbacksHandler] is not called: it saw the call
 // when it started.
-func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]Answer) (*Result, error) {
+func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+	}
+	if r.verdict != "" {
+		return nil, fail(errors.New("the call waits for user input: resolve it with Answered"))
+	}
+	if in.a == a && in.gen != nil && in.gen.ctx.Err() != nil {
+		return nil, serverError(in.Server, fmt.Sprintf("resume tool %q", in.MCPName), ErrClosed)
 	}
 	if err := a.states.open(ctx, stateInterrupt, in.seal, in.Server, in.principal); err != nil {
 		return nil, fail(err)
@@ -231,7 +224,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	if err != nil {
 		return nil, fail(err)
 	}
-	responses, err := validateAnswers(reqs, answers)
+	responses, err := validateAnswers(reqs, r.answers)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -248,7 +241,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, answers map[string]
 	approved := in.approved && a.states.trusted(in.seal)
 	if approve := a.cfg.Approval; approve != nil && !approved {
 		if call := t.call(in.args); approve(call) {
-			return nil, &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, principal: PrincipalFrom(ctx), resume: &resumeCall{in: in, reqs: reqs, responses: responses}}
+			return nil, newApproval(ctx, t, call, &resumeCall{in: in, reqs: reqs, responses: responses})
 		}
 	}
 	return t.resume(ctx, in, reqs, responses, approved)

@@ -149,7 +149,7 @@ func TestBooking(t *testing.T) {
 				if got := s.Runs("book_table"); got != 1 {
 					t.Errorf("runs before resume = %d, want 1", got)
 				}
-				res := must(t).result(intr.Resume(t.Context(), answer("date", tt.action, tt.content)))
+				res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("date", tt.action, tt.content))))
 				if res.Text() != tt.want || res.IsError != tt.isError {
 					t.Errorf("Resume() = %s, want %q (isError %t)", resultText(res), tt.want, tt.isError)
 				}
@@ -237,7 +237,7 @@ func TestResumeValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := s.Count("tools/call")
-			res, err := tt.intr.Resume(t.Context(), tt.answers)
+			res, err := a.Resume(t.Context(), tt.intr, Answered(tt.answers))
 			if err == nil {
 				t.Fatalf("Resume() = %s, want an error", resultText(res))
 			}
@@ -255,11 +255,11 @@ func TestResumeValidation(t *testing.T) {
 		})
 	}
 	// The refused answers left the interrupt usable.
-	res := must(t).result(book.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	res := must(t).result(a.Resume(t.Context(), book, Answered(answer("date", Accept, date("2026-09-18")))))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume() after refusals = %s, want %q", resultText(res), want)
 	}
-	res = must(t).result(url.Resume(t.Context(), answer("consent", Accept, nil)))
+	res = must(t).result(a.Resume(t.Context(), url, Answered(answer("consent", Accept, nil))))
 	if want := "consent given"; res.Text() != want {
 		t.Errorf("Resume(url) = %s, want %q", resultText(res), want)
 	}
@@ -292,10 +292,10 @@ func TestSchemaDefaults(t *testing.T) {
 		})
 	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}})
 	intr := must(t).interrupt(lookupTool(t, a, "s__ask_defaults").Invoke(t.Context(), nil))
-	if _, err := intr.Resume(t.Context(), answer("prefs", Accept, map[string]any{"seat": "middle"})); err == nil || !strings.Contains(err.Error(), "does not match") {
+	if _, err := a.Resume(t.Context(), intr, Answered(answer("prefs", Accept, map[string]any{"seat": "middle"}))); err == nil || !strings.Contains(err.Error(), "does not match") {
 		t.Fatalf("Resume(seat=middle) error = %v, want a schema mismatch", err)
 	}
-	must(t).result(intr.Resume(t.Context(), answer("prefs", Accept, map[string]any{"count": 2})))
+	must(t).result(a.Resume(t.Context(), intr, Answered(answer("prefs", Accept, map[string]any{"count": 2}))))
 	if want := `{"count":2,"seat":"window"}`; got.Load() != want {
 		t.Errorf("server got %v, want %s (defaults applied)", got.Load(), want)
 	}
@@ -311,7 +311,7 @@ func TestTwoRounds(t *testing.T) {
 	if len(first.Requests) != 1 || first.Requests[0].Key != "date" {
 		t.Fatalf("first round Requests = %+v, want date", first.Requests)
 	}
-	second := must(t).interrupt(first.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	second := must(t).interrupt(a.Resume(t.Context(), first, Answered(answer("date", Accept, date("2026-09-18")))))
 	if len(second.Requests) != 1 || second.Requests[0].Key != "time" || second.Requests[0].Message != "Which time?" {
 		t.Fatalf("second round Requests = %+v, want time", second.Requests)
 	}
@@ -319,10 +319,10 @@ func TestTwoRounds(t *testing.T) {
 		t.Errorf("second round = %d, want 2", second.round)
 	}
 	// The first round's answer is not valid for the second.
-	if _, err := second.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))); err == nil {
+	if _, err := a.Resume(t.Context(), second, Answered(answer("date", Accept, date("2026-09-18")))); err == nil {
 		t.Fatal("Resume(second, date) succeeded, want a wrong-key error")
 	}
-	res := must(t).result(a.Resume(t.Context(), roundTrip(t, second), answer("time", Accept, map[string]any{"time": "19:30"})))
+	res := must(t).result(a.Resume(t.Context(), roundTrip(t, second), Answered(answer("time", Accept, map[string]any{"time": "19:30"}))))
 	if want := "Booked a table for 4 on 2026-09-18 at 19:30"; res.Text() != want {
 		t.Errorf("Resume(second) = %s, want %q", resultText(res), want)
 	}
@@ -341,17 +341,17 @@ func TestTamperedState(t *testing.T) {
 		st := w["requestState"].(string)
 		w["requestState"] = "x" + st[1:]
 	})
-	res := must(t).result(a.Resume(t.Context(), tampered, answer("date", Accept, date("2026-09-18"))))
+	res := must(t).result(a.Resume(t.Context(), tampered, Answered(answer("date", Accept, date("2026-09-18")))))
 	if !res.IsError || !strings.Contains(res.Text(), "invalid requestState") {
 		t.Errorf("Resume(tampered) = %s, want the server's invalid requestState", resultText(res))
 	}
 	// State sealed for another tool is refused too.
 	foreign := tamper(t, intr, func(w map[string]any) { w["mcpName"] = "book_two_rounds" })
-	if _, err := a.Resume(t.Context(), foreign, answer("date", Accept, date("2026-09-18"))); !errors.Is(err, ErrInvalidState) {
+	if _, err := a.Resume(t.Context(), foreign, Answered(answer("date", Accept, date("2026-09-18")))); !errors.Is(err, ErrInvalidState) {
 		t.Errorf("Resume(mcpName edited, tool not) error = %v, want ErrInvalidState", err)
 	}
 	foreign = tamper(t, intr, func(w map[string]any) { w["mcpName"], w["tool"] = "book_two_rounds", "booking__book_two_rounds" })
-	res = must(t).result(a.Resume(t.Context(), foreign, answer("date", Accept, date("2026-09-18"))))
+	res = must(t).result(a.Resume(t.Context(), foreign, Answered(answer("date", Accept, date("2026-09-18")))))
 	if !res.IsError || !strings.Contains(res.Text(), "invalid requestState") {
 		t.Errorf("Resume(foreign state) = %s, want the server's invalid requestState", resultText(res))
 	}
@@ -393,7 +393,7 @@ func TestRoundCap(t *testing.T) {
 			if round%8 == 0 {
 				intr = roundTrip(t, intr) // the count survives JSON
 			}
-			res, err = a.Resume(t.Context(), intr, answer("again", Accept, map[string]any{"ok": true}))
+			res, err = a.Resume(t.Context(), intr, Answered(answer("again", Accept, map[string]any{"ok": true})))
 		}
 		var se *ServerError
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), "more than 32 times") {
@@ -485,20 +485,16 @@ func TestInterruptJSON(t *testing.T) {
 	if !reflect.DeepEqual(back.Requests, intr.Requests) || back.Server != intr.Server || back.Tool != intr.Tool || back.MCPName != intr.MCPName {
 		t.Errorf("decoded = %+v, want %+v", back, intr)
 	}
-	// A decoded interrupt belongs to no adapter.
-	if _, err := back.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))); err == nil || !strings.Contains(err.Error(), "Adapter.Resume") {
-		t.Errorf("decoded Interrupt.Resume() error = %v, want a pointer to Adapter.Resume", err)
-	}
 	// A new adapter (another process, as far as the interrupt knows).
 	s2 := bookingServer(false)
 	// An adapter whose naming differs refuses it: its name for the tool is
 	// not the interrupt's.
 	raw := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}, RawToolNames: true})
-	if _, err := raw.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))); !errors.Is(err, ErrInvalidState) {
+	if _, err := raw.Resume(t.Context(), &back, Answered(answer("date", Accept, date("2026-09-18")))); !errors.Is(err, ErrInvalidState) {
 		t.Errorf("Resume on a RawToolNames adapter: error = %v, want ErrInvalidState", err)
 	}
 	a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}})
-	res := must(t).result(a2.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))))
+	res := must(t).result(a2.Resume(t.Context(), &back, Answered(answer("date", Accept, date("2026-09-18")))))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Adapter.Resume(decoded) = %s, want %q", resultText(res), want)
 	}
@@ -549,11 +545,11 @@ func TestInterruptJSONErrors(t *testing.T) {
 	// Zero and nil interrupts are refused, not a panic.
 	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(bookingServer(false), ModeAuto)}})
 	for _, in := range []*Interrupt{nil, {}, {Server: "b", MCPName: "book_table", Requests: []ElicitationRequest{{Key: "date"}}}} {
-		if _, err := a.Resume(t.Context(), in, nil); err == nil || !strings.Contains(err.Error(), "not an interrupt returned by a tool call") {
+		if _, err := a.Resume(t.Context(), in, Answered(nil)); err == nil || !strings.Contains(err.Error(), "not an interrupt returned by a tool call") {
 			t.Errorf("Adapter.Resume(%+v) error = %v, want a refusal", in, err)
 		}
-		if _, err := in.Resume(t.Context(), nil); err == nil {
-			t.Errorf("Interrupt.Resume(%+v) succeeded, want an error", in)
+		if _, err := a.Resume(t.Context(), in, Answered(nil)); err == nil {
+			t.Errorf("Resume(%+v) succeeded, want an error", in)
 		}
 	}
 }
@@ -579,8 +575,8 @@ func TestResumeAfterRestart(t *testing.T) {
 	if !processGone(pid) {
 		t.Fatalf("server process %d still exists after Close", pid)
 	}
-	if _, err := intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))); !errors.Is(err, ErrClosed) {
-		t.Errorf("Interrupt.Resume() after Close = %v, want ErrClosed", err)
+	if _, err := a.Resume(t.Context(), intr, Answered(answer("date", Accept, date("2026-09-18")))); !errors.Is(err, ErrClosed) {
+		t.Errorf("Resume(live interrupt) after Close = %v, want ErrClosed", err)
 	}
 
 	for _, tt := range []struct {
@@ -597,7 +593,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": stdioServer(t, tt.kind)}})
-			res := must(t).result(a2.Resume(t.Context(), &back, answer("date", Accept, date("2026-09-18"))))
+			res := must(t).result(a2.Resume(t.Context(), &back, Answered(answer("date", Accept, date("2026-09-18")))))
 			if res.Text() != tt.want || res.IsError != tt.isError {
 				t.Errorf("Resume() = %s, want %q (isError %t)", resultText(res), tt.want, tt.isError)
 			}
@@ -652,7 +648,7 @@ func TestInterruptHidesSecrets(t *testing.T) {
 	args := map[string]any{"party": 2}
 	later := must(t).interrupt(ts.Lookup("booking__book_table").Invoke(t.Context(), args))
 	args["party"] = 9
-	res := must(t).result(later.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	res := must(t).result(a.Resume(t.Context(), later, Answered(answer("date", Accept, date("2026-09-18")))))
 	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume() = %s, want %q", resultText(res), want)
 	}
@@ -886,7 +882,7 @@ func TestPrebuiltClientElicitation(t *testing.T) {
 		// The adapter drives the rounds, and still leaves them to the caller.
 		a := newAdapter(t, Config{Servers: map[string]Server{"b": srv}, ElicitationHandler: configHandler})
 		intr := must(t).interrupt(lookupTool(t, a, "b__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
-		res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+		res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("date", Accept, date("2026-09-18")))))
 		if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 			t.Errorf("Resume() = %s, want %q", resultText(res), want)
 		}
@@ -905,7 +901,7 @@ func TestURLMode(t *testing.T) {
 		if !reflect.DeepEqual(intr.Requests, want) {
 			t.Errorf("Requests = %+v, want %+v", intr.Requests, want)
 		}
-		res := must(t).result(intr.Resume(t.Context(), answer("consent", Decline, nil)))
+		res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("consent", Decline, nil))))
 		if res.Text() != "consent declined by user" {
 			t.Errorf("Resume(decline) = %s", resultText(res))
 		}
@@ -922,12 +918,12 @@ func TestURLMode(t *testing.T) {
 				t.Errorf("Requests = %+v, want %+v", intr.Requests, want)
 			}
 			// Declined: nothing can be sent, the model is told.
-			res := must(t).result(intr.Resume(t.Context(), answer("pay-1", Decline, nil)))
+			res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("pay-1", Decline, nil))))
 			if !res.IsError || !strings.Contains(res.Text(), "declined") || calls.Load() != 1 {
 				t.Errorf("Resume(decline) = %s after %d calls, want a local refusal after 1", resultText(res), calls.Load())
 			}
 			// Accepted, after JSON: the same request again.
-			res = must(t).result(a.Resume(t.Context(), roundTrip(t, intr), answer("pay-1", Accept, nil)))
+			res = must(t).result(a.Resume(t.Context(), roundTrip(t, intr), Answered(answer("pay-1", Accept, nil))))
 			if res.Text() != "paid 5" || calls.Load() != 2 {
 				t.Errorf("Resume(accept) = %s after %d calls, want paid 5 after 2", resultText(res), calls.Load())
 			}
@@ -1050,7 +1046,7 @@ func TestInterruptTable(t *testing.T) {
 					if s != nil {
 						calls = s.Count("tools/call")
 					}
-					res, err := b.Resume(t.Context(), &back, tc.answers)
+					res, err := b.Resume(t.Context(), &back, Answered(tc.answers))
 					switch {
 					case tc.refused:
 						if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -1105,7 +1101,7 @@ func TestConcurrentInterrupts(t *testing.T) {
 			results := make([]*Result, n)
 			for i := range n {
 				wg.Go(func() {
-					results[i], errs[i] = intrs[i].Resume(t.Context(), answer("date", Accept, date(fmt.Sprintf("2026-09-%02d", i+1))))
+					results[i], errs[i] = a.Resume(t.Context(), intrs[i], Answered(answer("date", Accept, date(fmt.Sprintf("2026-09-%02d", i+1)))))
 				})
 			}
 			wg.Wait()
@@ -1132,7 +1128,7 @@ func TestInterruptThroughTextAPIs(t *testing.T) {
 	if out != "" {
 		t.Errorf("Call() text = %q with its interrupt, want none", out)
 	}
-	res := must(t).result(intr.Resume(t.Context(), answer("date", Accept, date("2026-09-18"))))
+	res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("date", Accept, date("2026-09-18")))))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume() = %s, want %q", resultText(res), want)
 	}
@@ -1174,18 +1170,18 @@ func TestEverythingServer(t *testing.T) {
 		if len(intr.Requests) != 1 || intr.Requests[0].Key != "user_name" || intr.Requests[0].Message != "What is your name?" {
 			t.Fatalf("Requests = %+v, want user_name", intr.Requests)
 		}
-		res := must(t).result(a.Resume(t.Context(), roundTrip(t, intr), answer("user_name", Accept, map[string]any{"name": "Ada"})))
+		res := must(t).result(a.Resume(t.Context(), roundTrip(t, intr), Answered(answer("user_name", Accept, map[string]any{"name": "Ada"}))))
 		if res.Text() != "Hello, Ada!" {
 			t.Errorf("Resume() = %s, want Hello, Ada!", resultText(res))
 		}
 	})
 	t.Run("multi round", func(t *testing.T) {
 		first := must(t).interrupt(tool("test_input_required_result_multi_round").Invoke(t.Context(), nil))
-		second := must(t).interrupt(first.Resume(t.Context(), answer("step1", Accept, map[string]any{"name": "Ada"})))
+		second := must(t).interrupt(a.Resume(t.Context(), first, Answered(answer("step1", Accept, map[string]any{"name": "Ada"}))))
 		if len(second.Requests) != 1 || second.Requests[0].Key != "step2" {
 			t.Fatalf("second round Requests = %+v, want step2", second.Requests)
 		}
-		res := must(t).result(a.Resume(t.Context(), roundTrip(t, second), answer("step2", Accept, map[string]any{"color": "teal"})))
+		res := must(t).result(a.Resume(t.Context(), roundTrip(t, second), Answered(answer("step2", Accept, map[string]any{"color": "teal"}))))
 		if want := "Multi-round complete: Ada likes teal"; res.Text() != want {
 			t.Errorf("Resume() = %s, want %q", resultText(res), want)
 		}
@@ -1193,7 +1189,7 @@ func TestEverythingServer(t *testing.T) {
 	t.Run("request state", func(t *testing.T) {
 		for _, name := range []string{"test_input_required_result_request_state", "test_input_required_result_tampered_state"} {
 			intr := must(t).interrupt(tool(name).Invoke(t.Context(), nil))
-			res := must(t).result(intr.Resume(t.Context(), answer("confirm", Accept, map[string]any{"ok": true})))
+			res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("confirm", Accept, map[string]any{"ok": true}))))
 			if want := "state-ok: requestState received and confirmation accepted"; res.Text() != want {
 				t.Errorf("%s: Resume() = %s, want %q", name, resultText(res), want)
 			}
@@ -1202,14 +1198,14 @@ func TestEverythingServer(t *testing.T) {
 	t.Run("tampered state", func(t *testing.T) {
 		intr := must(t).interrupt(tool("test_input_required_result_tampered_state").Invoke(t.Context(), nil))
 		tampered := tamper(t, intr, func(w map[string]any) { w["requestState"] = w["requestState"].(string) + "-TAMPERED" })
-		res := must(t).result(a.Resume(t.Context(), tampered, answer("confirm", Accept, map[string]any{"ok": true})))
+		res := must(t).result(a.Resume(t.Context(), tampered, Answered(answer("confirm", Accept, map[string]any{"ok": true}))))
 		if !res.IsError || !strings.Contains(res.Text(), "invalid requestState: tampered") {
 			t.Errorf("Resume(tampered) = %s, want the server's refusal", resultText(res))
 		}
 	})
 	t.Run("validation", func(t *testing.T) {
 		intr := must(t).interrupt(tool("test_input_required_result_request_state").Invoke(t.Context(), nil))
-		if _, err := intr.Resume(t.Context(), answer("confirm", Accept, map[string]any{"ok": "yes"})); err == nil || !strings.Contains(err.Error(), "does not match") {
+		if _, err := a.Resume(t.Context(), intr, Answered(answer("confirm", Accept, map[string]any{"ok": "yes"}))); err == nil || !strings.Contains(err.Error(), "does not match") {
 			t.Errorf("Resume(ok=\"yes\") error = %v, want a schema mismatch", err)
 		}
 	})
@@ -1220,7 +1216,7 @@ func TestEverythingServer(t *testing.T) {
 		if len(intr.Requests) != 1 || intr.Requests[0].Key != "user_name" {
 			t.Fatalf("Requests = %+v, want only user_name", intr.Requests)
 		}
-		res := must(t).result(intr.Resume(t.Context(), answer("user_name", Accept, map[string]any{"name": "Ada"})))
+		res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("user_name", Accept, map[string]any{"name": "Ada"}))))
 		if want := "Capability-aware input requests fulfilled"; res.Text() != want {
 			t.Errorf("Resume() = %s, want %q", resultText(res), want)
 		}

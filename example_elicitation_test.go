@@ -59,7 +59,7 @@ func docsBookingServer() func(context.Context) (mcp.Transport, error) {
 // A server that needs the user's input interrupts the call. Answer every
 // request by its key and resume; invalid answers are refused before
 // anything is sent.
-func ExampleInterrupt_Resume() {
+func ExampleInterrupt() {
 	ctx := context.Background()
 	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
 		"booking": {Transport: docsBookingServer()},
@@ -83,12 +83,12 @@ func ExampleInterrupt_Resume() {
 	}
 
 	// An answer that does not match the requested schema.
-	_, err = intr.Resume(ctx, map[string]mcpadapter.Answer{"date": {Action: mcpadapter.Accept}})
+	_, err = a.Resume(ctx, intr, mcpadapter.Answered(map[string]mcpadapter.Answer{"date": {Action: mcpadapter.Accept}}))
 	fmt.Println("refused:", err != nil)
 
-	res, err := intr.Resume(ctx, map[string]mcpadapter.Answer{
+	res, err := a.Resume(ctx, intr, mcpadapter.Answered(map[string]mcpadapter.Answer{
 		"date": {Action: mcpadapter.Accept, Content: map[string]any{"date": "2026-09-18"}},
-	})
+	}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -133,9 +133,9 @@ func ExampleAdapter_Resume() {
 		log.Fatal(err)
 	}
 	defer b.Close()
-	res, err := b.Resume(ctx, &back, map[string]mcpadapter.Answer{
+	res, err := b.Resume(ctx, &back, mcpadapter.Answered(map[string]mcpadapter.Answer{
 		"date": {Action: mcpadapter.Accept, Content: map[string]any{"date": "2026-10-01"}},
-	})
+	}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -200,9 +200,9 @@ func ExampleApprovalRequired() {
 		fmt.Printf("held: %s %v\n", held.Call.Tool, held.Call.Args)
 		var res *mcpadapter.Result
 		if id == "b-17" {
-			res, err = held.Approve(ctx)
+			res, err = a.Decide(ctx, held, mcpadapter.Approved())
 		} else {
-			res, err = held.Reject(ctx, "the guest confirmed by phone")
+			res, err = a.Decide(ctx, held, mcpadapter.Rejected("the guest confirmed by phone"))
 		}
 		if err != nil {
 			log.Fatal(err)

@@ -65,7 +65,7 @@ func ExampleToolset_ResumeToolCalls() {
 
 // An approval request is JSON: a reviewer decides it later, on any replica.
 // With a StateKey, the stored request is sealed, and a forged one refused.
-func ExampleAdapter_Approve() {
+func ExampleAdapter_Decide() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}},
@@ -103,12 +103,12 @@ func ExampleAdapter_Approve() {
 	}
 	defer b.Close()
 	fmt.Printf("review: %s %v\n", p.Call.Tool, p.Call.Args)
-	res, err := b.Approve(ctx, &p)
+	res, err := b.Decide(ctx, &p, mcpadapter.Approved())
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Text())
-	_, err = b.Approve(ctx, &p)
+	_, err = b.Decide(ctx, &p, mcpadapter.Approved())
 	fmt.Println("again:", err != nil)
 	// Output:
 	// review: booking__cancel_booking map[id:b-17]

@@ -745,7 +745,7 @@ func TestElicitationURLNeverOpened(t *testing.T) {
 				if !errors.As(err, &intr) || len(intr.Requests) != 1 || intr.Requests[0].URL != consent || intr.Requests[0].Mode != "url" {
 					t.Fatalf("Invoke() error = %v, want an Interrupt carrying the URL", err)
 				}
-				res, err := intr.Resume(faultCtx(t), map[string]Answer{"consent": {Action: Accept}})
+				res, err := b.Resume(faultCtx(t), intr, Answered(map[string]Answer{"consent": {Action: Accept}}))
 				if err != nil || res.Text() != "consent accept" {
 					t.Fatalf("Resume() = %q, %v", res.Text(), err)
 				}

@@ -522,7 +522,7 @@ func TestOutputSchemaValidationOnResume(t *testing.T) {
 	_, err := lookup(t, ts, "srv__ask").Invoke(t.Context(), nil)
 	intr := must(t).interrupt(nil, err)
 	answers := map[string]Answer{"date": {Action: Accept, Content: map[string]any{"date": "2026-09-18"}}}
-	if _, err := intr.Resume(t.Context(), answers); !errors.As(err, new(*OutputSchemaError)) {
+	if _, err := a.Resume(t.Context(), intr, Answered(answers)); !errors.As(err, new(*OutputSchemaError)) {
 		t.Errorf("Resume() error = %v, want *OutputSchemaError", err)
 	}
 	stored, err := json.Marshal(intr)
@@ -534,7 +534,7 @@ func TestOutputSchemaValidationOnResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := newAdapter(t, Config{Servers: a.cfg.Servers})
-	if _, err := fresh.Resume(t.Context(), &decoded, answers); !errors.As(err, new(*OutputSchemaError)) {
+	if _, err := fresh.Resume(t.Context(), &decoded, Answered(answers)); !errors.As(err, new(*OutputSchemaError)) {
 		t.Errorf("Resume() on a fresh Adapter error = %v, want *OutputSchemaError", err)
 	}
 }

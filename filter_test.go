@@ -177,13 +177,13 @@ func TestFilterResume(t *testing.T) {
 	}
 	filtered := newAdapter(t, Config{Servers: map[string]Server{"b": {Transport: s.Transport(), Mode: ModeModern, Filter: Filter{Deny: []string{"book_*"}}}}})
 	runs := s.Runs("book_table")
-	if _, err := filtered.Resume(t.Context(), intr, answers); !errors.Is(err, errFiltered) {
+	if _, err := filtered.Resume(t.Context(), intr, Answered(answers)); !errors.Is(err, errFiltered) {
 		t.Fatalf("Resume() error = %v, want the filter's refusal", err)
 	}
 	if s.Runs("book_table") != runs {
 		t.Fatal("the filtered tool ran")
 	}
-	if _, err := a.Resume(t.Context(), intr, answers); err != nil {
+	if _, err := a.Resume(t.Context(), intr, Answered(answers)); err != nil {
 		t.Fatalf("Resume() without a filter: %v", err)
 	}
 }

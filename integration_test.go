@@ -400,23 +400,23 @@ func goEverythingInterrupts(t *testing.T, ctx context.Context, a *mcpadapter.Ada
 	_, err := integTool(t, ts, "everything__test_input_required_result_elicitation").Invoke(ctx, nil)
 	in := wantInterrupt(t, "test_input_required_result_elicitation", err)
 	wantRequest(t, in, "user_name", "What is your name?", "name")
-	res, err := in.Resume(ctx, accept("user_name", map[string]any{"name": "Ada"}))
+	res, err := a.Resume(ctx, in, mcpadapter.Answered(accept("user_name", map[string]any{"name": "Ada"})))
 	if err != nil || res.Text() != "Hello, Ada!" {
 		t.Fatalf("Resume = %q, %v; want Hello, Ada!", res.Text(), err)
 	}
 	// Answers that do not match the requested schema are refused before
 	// anything is sent.
-	if _, err := in.Resume(ctx, accept("user_name", map[string]any{"name": 42})); err == nil {
+	if _, err := a.Resume(ctx, in, mcpadapter.Answered(accept("user_name", map[string]any{"name": 42}))); err == nil {
 		t.Error("Resume with a number for a string: nil error")
 	}
 
 	_, err = integTool(t, ts, "everything__test_input_required_result_multi_round").Invoke(ctx, nil)
 	in = wantInterrupt(t, "multi_round", err)
 	wantRequest(t, in, "step1", "Step 1: What is your name?", "name")
-	_, err = in.Resume(ctx, accept("step1", map[string]any{"name": "Ada"}))
+	_, err = a.Resume(ctx, in, mcpadapter.Answered(accept("step1", map[string]any{"name": "Ada"})))
 	in = wantInterrupt(t, "multi_round, round 2", err)
 	wantRequest(t, in, "step2", "Step 2: What is your favorite color?", "color")
-	res, err = in.Resume(ctx, accept("step2", map[string]any{"color": "blue"}))
+	res, err = a.Resume(ctx, in, mcpadapter.Answered(accept("step2", map[string]any{"color": "blue"})))
 	if err != nil || res.Text() != "Multi-round complete: Ada likes blue" {
 		t.Fatalf("multi_round = %q, %v", res.Text(), err)
 	}
@@ -432,7 +432,7 @@ func goEverythingInterrupts(t *testing.T, ctx context.Context, a *mcpadapter.Ada
 	if err := json.Unmarshal(saved, &restored); err != nil {
 		t.Fatal(err)
 	}
-	res, err = a.Resume(ctx, &restored, accept("confirm", map[string]any{"ok": true}))
+	res, err = a.Resume(ctx, &restored, mcpadapter.Answered(accept("confirm", map[string]any{"ok": true})))
 	if err != nil || res.Text() != "state-ok: requestState received and confirmation accepted" {
 		t.Fatalf("request_state resumed from JSON = %q, %v", res.Text(), err)
 	}
@@ -459,7 +459,7 @@ func goEverythingInterrupts(t *testing.T, ctx context.Context, a *mcpadapter.Ada
 	if err := json.Unmarshal(tampered, &restored); err != nil {
 		t.Fatal(err)
 	}
-	res, err = a.Resume(ctx, &restored, accept("confirm", map[string]any{"ok": true}))
+	res, err = a.Resume(ctx, &restored, mcpadapter.Answered(accept("confirm", map[string]any{"ok": true})))
 	if err != nil || !res.IsError || !strings.Contains(res.Text(), "invalid requestState") {
 		t.Errorf("tampered state: %q (IsError=%v), %v; want an invalid requestState error result", res.Text(), res.IsError, err)
 	}

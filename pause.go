@@ -16,26 +16,35 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// A Resolution settles a paused tool call: [Answered] for an interrupt,
-// [Approved] or [Rejected] for an approval request. Pass it to
-// [Toolset.ResumeToolCalls], or to the agent package's Executor.Resume.
+// A Resolution settles stored state, of every kind: [Answered] for an
+// interrupt, [Approved] or [Rejected] for an approval request. Each kind
+// has one entry point that takes it: [Adapter.Resume] (an [*Interrupt]),
+// [Adapter.Decide] (an [*ApprovalRequired]), [Toolset.ResumeToolCalls] and
+// [ToolSearch.ResumeToolCalls] (a [*PausedCalls]), and the agent package's
+// Executor.Resume (a paused run). A Resolution of the wrong sort for the
+// state is refused before anything is sent.
 type Resolution struct {
 	answers map[string]Answer
-	verdict string // "approve" or "reject"; "" for answers
+	verdict string // verdictApprove or verdictReject; "" for answers
 	reason  string
 }
 
+// The verdicts of a decision.
+const (
+	verdictApprove = "approve"
+	verdictReject  = "reject"
+)
+
 // Answered resolves an interrupt with the user's answers, one per request
-// key, as [Adapter.Resume] takes them.
+// key.
 func Answered(answers map[string]Answer) Resolution { return Resolution{answers: answers} }
 
-// Approved resolves an approval request by running the call, as
-// [Adapter.Approve] does.
-func Approved() Resolution { return Resolution{verdict: "approve"} }
+// Approved resolves an approval request by running the call.
+func Approved() Resolution { return Resolution{verdict: verdictApprove} }
 
-// Rejected resolves an approval request by running nothing, as
-// [Adapter.Reject] does, with reason for the model.
-func Rejected(reason string) Resolution { return Resolution{verdict: "reject", reason: reason} }
+// Rejected resolves an approval request by running nothing, with reason
+// for the model.
+func Rejected(reason string) Resolution { return Resolution{verdict: verdictReject, reason: reason} }
 
 // A pause is what a paused call waits for: exactly one of an
 // interrupt and an approval request.
@@ -102,18 +111,10 @@ func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, erro
 	if err := p.check(t.name); err != nil {
 		return nil, fmt.Errorf("mcpadapter: %w: %w", ErrInvalidState, err)
 	}
-	switch {
-	case p.Interrupt != nil && r.verdict == "":
-		return t.a.Resume(ctx, p.Interrupt, r.answers)
-	case p.Approval != nil && r.verdict == "approve":
-		return t.a.Approve(ctx, p.Approval)
-	case p.Approval != nil && r.verdict == "reject":
-		return t.a.Reject(ctx, p.Approval, r.reason)
-	case p.Interrupt != nil:
-		return nil, fmt.Errorf("mcpadapter: %s: the call waits for user input: resolve it with Answered", p.Interrupt.Error())
-	default:
-		return nil, fmt.Errorf("mcpadapter: %s: the call waits for approval: resolve it with Approved or Rejected", p.Approval.Error())
+	if p.Interrupt != nil {
+		return t.a.Resume(ctx, p.Interrupt, r)
 	}
+	return t.a.Decide(ctx, p.Approval, r)
 }
 
 // adapter returns the adapter that made the pause, or nil for a decoded
@@ -146,7 +147,7 @@ func decodeState(what string, b []byte, v any) (stateSeal, error) {
 // the calls after it, as [Toolset.HandleToolCalls] does. p may come from
 // another process through JSON; the paused call runs on the adapter of the
 // tool of s it names, after the checks of [Adapter.Resume] or
-// [Adapter.Approve]: under the principal of the paused call only (a
+// [Adapter.Decide]: under the principal of the paused call only (a
 // refusal returns no messages). The calls answered before the pause are
 // not run again.
 //
@@ -284,8 +285,9 @@ const maxPausedCalls = 1024
 
 // MarshalJSON implements [json.Marshaler]. The JSON holds the tool
 // results the model has not seen yet and the pause (with the call's
-// arguments): store it where those may be stored.
-func (p *PausedCalls) MarshalJSON() ([]byte, error) {
+// arguments): store it where those may be stored. (A value receiver: a
+// PausedCalls held by value in a checkpoint struct marshals whole too.)
+func (p PausedCalls) MarshalJSON() ([]byte, error) {
 	return marshalState(p.pause.adapter(), stateCalls, p.seal, func() ([]byte, error) {
 		calls := make([]storedCall, len(p.Calls))
 		for i, tc := range p.Calls {

@@ -74,7 +74,7 @@ func TestForgedInterrupt(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := decodeInterrupt(t, editJSON(t, stored, tt.edit))
-			_, err := a.Resume(t.Context(), in, ans)
+			_, err := a.Resume(t.Context(), in, Answered(ans))
 			if !errors.Is(err, tt.want) || !errors.Is(err, ErrInvalidState) {
 				t.Errorf("Resume() error = %v, want %v and ErrInvalidState", err, tt.want)
 			}
@@ -90,7 +90,7 @@ func TestForgedInterrupt(t *testing.T) {
 		w["mcpName"], w["tool"], w["arguments"], w["approved"] = "destroy", "s__destroy", map[string]any{"target": "everything"}, true
 	}))
 	asked = nil
-	_, err = a.Resume(t.Context(), forged, ans)
+	_, err = a.Resume(t.Context(), forged, Answered(ans))
 	var p *ApprovalRequired
 	if !errors.As(err, &p) || p.Call.Tool != "s__destroy" || p.Call.Args["target"] != "everything" {
 		t.Fatalf("Resume(forged gated call) error = %v, want *ApprovalRequired for s__destroy", err)
@@ -202,7 +202,7 @@ func TestStateKey(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := decodeInterrupt(t, tt.state)
-			if _, err := a2.Resume(t.Context(), in, ans); !errors.Is(err, ErrTamperedState) {
+			if _, err := a2.Resume(t.Context(), in, Answered(ans)); !errors.Is(err, ErrTamperedState) {
 				t.Errorf("Resume() error = %v, want ErrTamperedState", err)
 			}
 		})
@@ -210,7 +210,7 @@ func TestStateKey(t *testing.T) {
 	if s.Count("tools/call") != calls {
 		t.Errorf("tools/call = %d after the refusals, want %d", s.Count("tools/call"), calls)
 	}
-	res := must(t).result(a2.Resume(t.Context(), decodeInterrupt(t, sealed), ans))
+	res := must(t).result(a2.Resume(t.Context(), decodeInterrupt(t, sealed), Answered(ans)))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(sealed) = %s, want %q", resultText(res), want)
 	}
@@ -225,18 +225,18 @@ func TestStateKey(t *testing.T) {
 	if err := json.Unmarshal([]byte(aenv.Sealed), &unsealed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a2.Approve(t.Context(), &unsealed); !errors.Is(err, ErrTamperedState) {
+	if _, err := a2.Decide(t.Context(), &unsealed, Approved()); !errors.Is(err, ErrTamperedState) {
 		t.Errorf("Approve(unsealed) error = %v, want ErrTamperedState", err)
 	}
 	var back ApprovalRequired
 	if err := json.Unmarshal(sealedApproval, &back); err != nil {
 		t.Fatal(err)
 	}
-	res = must(t).result(a2.Approve(t.Context(), &back))
+	res = must(t).result(a2.Decide(t.Context(), &back, Approved()))
 	if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 		t.Errorf("Approve(sealed) = %s, destroy runs %d; want destroyed db, 1", resultText(res), s.Runs("destroy"))
 	}
-	if _, err := a2.Approve(t.Context(), &back); err == nil || s.Runs("destroy") != 1 {
+	if _, err := a2.Decide(t.Context(), &back, Approved()); err == nil || s.Runs("destroy") != 1 {
 		t.Errorf("second Approve() error = %v, destroy runs %d; want an error, 1", err, s.Runs("destroy"))
 	}
 }
@@ -269,14 +269,11 @@ func TestDurableApproval(t *testing.T) {
 			if back.ID != p.ID || back.Call.Tool != "s__destroy" || back.Call.Args["target"] != "db" {
 				t.Errorf("decoded = %+v, want the stored call", back)
 			}
-			if _, err := back.Approve(t.Context()); err == nil {
-				t.Error("decoded ApprovalRequired.Approve succeeded, want a pointer to Adapter.Approve")
-			}
-			rejected := must(t).result(a2.Reject(t.Context(), decode(b), "no"))
+			rejected := must(t).result(a2.Decide(t.Context(), decode(b), Rejected("no")))
 			if !rejected.IsError || s.Runs("destroy") != 0 {
 				t.Errorf("Reject() = %s, runs %d; want an error result, 0", resultText(rejected), s.Runs("destroy"))
 			}
-			res := must(t).result(a2.Approve(t.Context(), back))
+			res := must(t).result(a2.Decide(t.Context(), back, Approved()))
 			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 				t.Errorf("Approve() = %s, runs %d", resultText(res), s.Runs("destroy"))
 			}
@@ -288,7 +285,7 @@ func TestDurableApproval(t *testing.T) {
 				editJSON(t, b, func(w map[string]any) { w["mcpName"], w["tool"] = "nothing", "s__nothing" }),
 				editJSON(t, b, func(w map[string]any) { w["server"] = "x" }),
 			} {
-				if _, err := a2.Approve(t.Context(), decode(forged)); !errors.Is(err, ErrInvalidState) {
+				if _, err := a2.Decide(t.Context(), decode(forged), Approved()); !errors.Is(err, ErrInvalidState) {
 					t.Errorf("Approve(%s) error = %v, want ErrInvalidState", forged, err)
 				}
 			}
@@ -308,26 +305,26 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	always := func(ToolCall) bool { return true }
 	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always})
 	p := must(t).approval(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
-	intr := must(t).interrupt(a.Approve(t.Context(), p))
+	intr := must(t).interrupt(a.Decide(t.Context(), p, Approved()))
 	ans := answer("date", Accept, date("2026-09-18"))
 
 	// Unsealed from storage: approval again, then the resume with the
 	// answers given.
-	held := must(t).approval(a.Resume(t.Context(), roundTrip(t, intr), ans))
-	res := must(t).result(held.Approve(t.Context()))
+	held := must(t).approval(a.Resume(t.Context(), roundTrip(t, intr), Answered(ans)))
+	res := must(t).result(a.Decide(t.Context(), held, Approved()))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Approve(resume) = %s, want %q", resultText(res), want)
 	}
 	// Live: no approval.
-	must(t).result(a.Resume(t.Context(), intr, ans))
+	must(t).result(a.Resume(t.Context(), intr, Answered(ans)))
 
 	// Sealed: no approval either, on another replica.
 	key := []byte("0123456789abcdef0123456789abcdef")
 	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, StateKey: key}
 	k1 := newAdapter(t, cfg)
 	p = must(t).approval(lookupTool(t, k1, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
-	sealed := roundTrip(t, must(t).interrupt(k1.Approve(t.Context(), p)))
-	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), sealed, ans))
+	sealed := roundTrip(t, must(t).interrupt(k1.Decide(t.Context(), p, Approved())))
+	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), sealed, Answered(ans)))
 	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(sealed approved) = %s, want %q", resultText(res), want)
 	}
@@ -505,5 +502,71 @@ func TestStatesOpen(t *testing.T) {
 		if got := tt.a.states.trusted(tt.seal); got != tt.want {
 			t.Errorf("trusted(%s) = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestStoredStateByValue: a checkpoint struct that holds an interrupt, an
+// approval request and a paused batch by value marshals each of them whole
+// (sealed), and each resumes from the decoded struct on another replica.
+func TestStoredStateByValue(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	s := testserver.Full(testserver.Options{StateKey: stateKey})
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
+	a := newAdapter(t, cfg)
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type checkpoint struct {
+		Interrupt Interrupt
+		Approval  ApprovalRequired
+		Calls     PausedCalls
+	}
+	var cp checkpoint
+	cp.Interrupt = *must(t).interrupt(ts.Lookup("s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
+	cp.Approval = *must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
+	_, err = ts.HandleToolCalls(t.Context(), batchOfThree)
+	var paused *PausedCalls
+	if !errors.As(err, &paused) {
+		t.Fatalf("HandleToolCalls() error = %v, want *PausedCalls", err)
+	}
+	cp.Calls = *paused
+	b, err := json.Marshal(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]struct {
+		Sealed string `json:"sealed"`
+	}
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Interrupt", "Approval", "Calls"} {
+		if fields[name].Sealed == "" {
+			t.Errorf("a struct holding %s by value marshals it unsealed: %s", name, b)
+		}
+	}
+	var back checkpoint
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("json.Unmarshal(checkpoint): %v", err)
+	}
+
+	a2 := newAdapter(t, cfg)
+	ts2, err := a2.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans := Answered(answer("date", Accept, date("2026-09-18")))
+	res := must(t).result(a2.Resume(t.Context(), &back.Interrupt, ans))
+	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
+		t.Errorf("Resume(checkpoint.Interrupt) = %s, want %q", resultText(res), want)
+	}
+	res = must(t).result(a2.Decide(t.Context(), &back.Approval, Approved()))
+	if res.Text() != "destroyed db" {
+		t.Errorf("Decide(checkpoint.Approval) = %s, want destroyed db", resultText(res))
+	}
+	msgs, err := ts2.ResumeToolCalls(t.Context(), &back.Calls, ans)
+	if err != nil || len(msgs) != 6 {
+		t.Errorf("ResumeToolCalls(checkpoint.Calls) = %d messages, %v; want the 6 of the batch", len(msgs), err)
 	}
 }

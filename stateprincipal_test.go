@@ -76,17 +76,23 @@ func TestStoredStatePrincipal(t *testing.T) {
 				do   func() error
 				want error
 			}{
-				{"live approval, another principal", func() error { _, err := p.Approve(bob); return err }, ErrWrongPrincipal},
-				{"live rejection, another principal", func() error { _, err := a.Reject(bob, p, "no"); return err }, ErrWrongPrincipal},
-				{"live approval, no principal", func() error { _, err := a.Approve(t.Context(), p); return err }, ErrNoPrincipal},
-				{"stored approval, another principal", func() error { _, err := a2.Approve(bob, decodeStored[ApprovalRequired](t, stored)); return err }, ErrWrongPrincipal},
-				{"stored rejection, another principal", func() error { _, err := a2.Reject(bob, decodeStored[ApprovalRequired](t, stored), "no"); return err }, ErrWrongPrincipal},
+				{"live approval, another principal", func() error { _, err := a.Decide(bob, p, Approved()); return err }, ErrWrongPrincipal},
+				{"live rejection, another principal", func() error { _, err := a.Decide(bob, p, Rejected("no")); return err }, ErrWrongPrincipal},
+				{"live approval, no principal", func() error { _, err := a.Decide(t.Context(), p, Approved()); return err }, ErrNoPrincipal},
+				{"stored approval, another principal", func() error {
+					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, stored), Approved())
+					return err
+				}, ErrWrongPrincipal},
+				{"stored rejection, another principal", func() error {
+					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, stored), Rejected("no"))
+					return err
+				}, ErrWrongPrincipal},
 				{"stored approval, principal edited", func() error {
-					_, err := a2.Approve(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")))
+					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")), Approved())
 					return err
 				}, ErrWrongPrincipal},
 				{"stored approval, principal removed", func() error {
-					_, err := a2.Approve(alice, decodeStored[ApprovalRequired](t, edit(stored, "")))
+					_, err := a2.Decide(alice, decodeStored[ApprovalRequired](t, edit(stored, "")), Approved())
 					return err
 				}, ErrNoPrincipal},
 				{"paused batch, another principal", func() error {
@@ -102,10 +108,10 @@ func TestStoredStatePrincipal(t *testing.T) {
 			if got := s.Count("tools/call"); got != calls || s.Runs("destroy") != 0 {
 				t.Fatalf("tools/call %d, destroy runs %d after the refusals; want %d, 0 (nothing sent)", got, s.Runs("destroy"), calls)
 			}
-			if res := must(t).result(a2.Approve(alice, decodeStored[ApprovalRequired](t, stored))); res.Text() != "destroyed db" {
+			if res := must(t).result(a2.Decide(alice, decodeStored[ApprovalRequired](t, stored), Approved())); res.Text() != "destroyed db" {
 				t.Errorf("Approve(stored, alice) = %s, want destroyed db", resultText(res))
 			}
-			if res := must(t).result(p.Approve(alice)); res.Text() != "destroyed db" {
+			if res := must(t).result(a.Decide(alice, p, Approved())); res.Text() != "destroyed db" {
 				t.Errorf("Approve(live, alice) after the refusals = %s, want destroyed db (undecided)", resultText(res))
 			}
 
@@ -124,18 +130,21 @@ func TestStoredStatePrincipal(t *testing.T) {
 				do   func() error
 				want error
 			}{
-				{"live interrupt, another principal", func() error { _, err := a.Resume(bob, in, ans); return err }, ErrWrongPrincipal},
-				{"stored interrupt, another principal", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, b), ans); return err }, ErrWrongPrincipal},
-				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), ans); return err }, ErrNoPrincipal},
-				{"stored interrupt, principal edited", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, edit(b, "mallory")), ans); return err }, ErrWrongPrincipal},
-				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), ans); return err }, ErrNoPrincipal},
+				{"live interrupt, another principal", func() error { _, err := a.Resume(bob, in, Answered(ans)); return err }, ErrWrongPrincipal},
+				{"stored interrupt, another principal", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, b), Answered(ans)); return err }, ErrWrongPrincipal},
+				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), Answered(ans)); return err }, ErrNoPrincipal},
+				{"stored interrupt, principal edited", func() error {
+					_, err := a2.Resume(bob, decodeInterrupt(t, edit(b, "mallory")), Answered(ans))
+					return err
+				}, ErrWrongPrincipal},
+				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), Answered(ans)); return err }, ErrNoPrincipal},
 			} {
 				refusedFor(t, tt.name, tt.do(), tt.want)
 			}
 			if got := s.Runs("book_table"); got != runs {
 				t.Fatalf("book_table runs %d after the refusals, want %d (nothing sent)", got, runs)
 			}
-			if res := must(t).result(a2.Resume(alice, decodeInterrupt(t, b), ans)); res.Text() != "Booked a table for 4 on 2026-09-18" {
+			if res := must(t).result(a2.Resume(alice, decodeInterrupt(t, b), Answered(ans))); res.Text() != "Booked a table for 4 on 2026-09-18" {
 				t.Errorf("Resume(stored, alice) = %s", resultText(res))
 			}
 		})
@@ -161,14 +170,14 @@ func TestStoredStatePrincipalShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := s.Runs("book_table")
-	_, err = a.Resume(bob, decodeInterrupt(t, b), ans)
+	_, err = a.Resume(bob, decodeInterrupt(t, b), Answered(ans))
 	refusedFor(t, "another principal", err, ErrWrongPrincipal)
-	_, err = a.Resume(t.Context(), decodeInterrupt(t, b), ans)
+	_, err = a.Resume(t.Context(), decodeInterrupt(t, b), Answered(ans))
 	refusedFor(t, "no principal", err, ErrWrongPrincipal)
 	if got := s.Runs("book_table"); got != runs {
 		t.Fatalf("book_table runs %d after the refusals, want %d", got, runs)
 	}
-	if res := must(t).result(a.Resume(alice, decodeInterrupt(t, b), ans)); res.Text() != want {
+	if res := must(t).result(a.Resume(alice, decodeInterrupt(t, b), Answered(ans))); res.Text() != want {
 		t.Errorf("Resume(alice) = %s, want %q", resultText(res), want)
 	}
 
@@ -179,7 +188,7 @@ func TestStoredStatePrincipalShared(t *testing.T) {
 	if strings.Contains(string(old), "principal") {
 		t.Fatalf("an interrupt made without a principal stores one: %s", old)
 	}
-	if res := must(t).result(a.Resume(bob, decodeInterrupt(t, old), ans)); res.Text() != want {
+	if res := must(t).result(a.Resume(bob, decodeInterrupt(t, old), Answered(ans))); res.Text() != want {
 		t.Errorf("Resume(state without a principal, bob) = %s, want %q", resultText(res), want)
 	}
 
@@ -195,6 +204,6 @@ func TestStoredStatePrincipalShared(t *testing.T) {
 	if string(forged) == string(sealed) {
 		t.Fatalf("the sealed interrupt records no principal: %s", sealed)
 	}
-	_, err = newAdapter(t, cfg).Resume(bob, decodeInterrupt(t, forged), ans)
+	_, err = newAdapter(t, cfg).Resume(bob, decodeInterrupt(t, forged), Answered(ans))
 	refusedFor(t, "sealed, principal edited", err, ErrTamperedState)
 }

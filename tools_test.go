@@ -875,7 +875,7 @@ func (h *recordingHandler) take() []string {
 // exactly one of HandleToolEnd or HandleToolError, whatever its outcome.
 func TestCallbacks(t *testing.T) {
 	h := &recordingHandler{}
-	_, ts := discover(t, eraServer(false), Config{
+	a, ts := discover(t, eraServer(false), Config{
 		CallbacksHandler: h,
 		Approval:         func(call ToolCall) bool { return call.MCPName == "destroy" },
 	})
@@ -918,7 +918,7 @@ func TestCallbacks(t *testing.T) {
 			if !errors.As(err, &ar) {
 				return errors.New("no ApprovalRequired")
 			}
-			_, err = ar.Approve(t.Context())
+			_, err = a.Decide(t.Context(), ar, Approved())
 			return err
 		}, []string{`start {"target":"x"}`, "error approval", `start {"target":"x"}`, "end destroyed x"}},
 		{"HandleToolCalls", func(t *testing.T) error {

@@ -388,7 +388,7 @@ func requestMetadata(ctx context.Context, r *run) error { return initialize(ctx,
 // Without an ElicitationHandler each round is an *Interrupt: the
 // echo-state tool's interrupt goes through JSON and is resumed with
 // Adapter.Resume after an unrelated call (which must carry none of its
-// state), the no-state tool's with Interrupt.Resume; the tool whose result
+// state), the no-state tool's as it came; the tool whose result
 // has no resultType must not be an interrupt. With an ElicitationHandler,
 // the same rounds are answered inline.
 func requestState(ctx context.Context, r *run) error {
@@ -429,7 +429,7 @@ func requestState(ctx context.Context, r *run) error {
 	if err := json.Unmarshal(stored, &loaded); err != nil {
 		return fmt.Errorf("load the interrupt of %q: %w", echo.MCPName(), err)
 	}
-	res, err := a.Resume(ctx, &loaded, answers)
+	res, err := a.Resume(ctx, &loaded, mcpadapter.Answered(answers))
 	if err != nil {
 		return fmt.Errorf("resume %q: %w", echo.MCPName(), err)
 	}
@@ -440,7 +440,7 @@ func requestState(ctx context.Context, r *run) error {
 	if intr, err = interrupted(ctx, noState, "confirm"); err != nil {
 		return err
 	}
-	if res, err = intr.Resume(ctx, answers); err != nil {
+	if res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers)); err != nil {
 		return fmt.Errorf("resume %q: %w", noState.MCPName(), err)
 	}
 	if err := checkResult(noState.MCPName(), res, "no-state-ok"); err != nil {
