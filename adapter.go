@@ -55,6 +55,10 @@ func New(cfg Config) (*Adapter, error) {
 	cfg.Servers = servers
 	cfg.Middleware = slices.Clone(cfg.Middleware)
 	cfg.StateKey = slices.Clone(cfg.StateKey)
+	cfg.OldStateKeys = slices.Clone(cfg.OldStateKeys)
+	for i, k := range cfg.OldStateKeys {
+		cfg.OldStateKeys[i] = slices.Clone(k)
+	}
 	cfg.Filter = cfg.Filter.clone()
 	logger := cfg.Logger
 	if logger == nil {
@@ -66,7 +70,7 @@ func New(cfg Config) (*Adapter, error) {
 	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}
 	a.catalogs = catalogs{a: a}
 	a.notify = notifier{cfg: &a.cfg, logger: logger, droppedLogs: perServer[atomic.Int64](servers)}
-	a.states = newStates(cfg.StateKey, servers)
+	a.states = newStates(&a.cfg)
 	return a, nil
 }
 

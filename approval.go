@@ -2,12 +2,10 @@ package mcpadapter
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,21 +29,18 @@ import (
 // made for, as [Adapter.Resume] resumes an interrupt.
 //
 // A decision is applied once per value: the first decision wins, later
-// ones fail. Decoding the same JSON twice gives two values, so across
-// processes "once" is the application's to enforce: record ID (a random
-// 128-bit id made with the request) with the decision, atomically (a
-// unique key in a database), and decide only when the record is new.
+// ones fail with [ErrClaimedState]. Decoding the same JSON twice gives two
+// values; [Config.StateClaims] makes "once" hold across them, on every
+// replica, by claiming the ID (random, made with the request). Without it,
+// "once" across processes is the application's to enforce.
 type ApprovalRequired struct {
 	Call ToolCall
-	// ID identifies the request (32 hex digits), for the application's
-	// record of decisions.
-	ID string
 
 	tool      *Tool       // nil after JSON decoding
 	resume    *resumeCall // set when the call is the resume of an interrupt
 	principal string      // whom the call acts for ([WithPrincipal]); stored
 	seal      stateSeal
-	decided   *atomic.Bool // set by the first decision; shared by copies of the value
+	stamp     // ID and Issued (the interrupt's, for a resume); claimed by the decision
 }
 
 // A resumeCall is the resume that an approval of a resumed interrupt sends
@@ -58,16 +53,14 @@ type resumeCall struct {
 }
 
 // newApproval returns the request that holds call of t, made under ctx,
-// for approval; resume is set when the call is the resume of an interrupt.
+// for approval; resume is set when the call is the resume of an interrupt,
+// whose stamp the request shares.
 func newApproval(ctx context.Context, t *Tool, call ToolCall, resume *resumeCall) *ApprovalRequired {
-	return &ApprovalRequired{Call: call, ID: newApprovalID(), tool: t, resume: resume, principal: PrincipalFrom(ctx), decided: new(atomic.Bool)}
-}
-
-// newApprovalID returns a random approval id.
-func newApprovalID() string {
-	b := make([]byte, 16)
-	rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
+	p := &ApprovalRequired{Call: call, tool: t, resume: resume, principal: PrincipalFrom(ctx), stamp: newStamp()}
+	if resume != nil {
+		p.stamp = resume.in.stamp
+	}
+	return p
 }
 
 // Error implements error. It names the server and the tool, never the
@@ -95,15 +88,18 @@ func (p *ApprovalRequired) Error() string {
 // ([ErrInvalidState]). The tool runs as the catalog describes it now; an
 // interrupt it returns is marked approved, so that resuming it does not
 // ask again (across processes, only when it is sealed with
-// [Config.StateKey]). Each value is decided once: a second decision fails
-// and runs nothing; see [ApprovalRequired] for once across processes.
+// [Config.StateKey] and [Config.StateClaims] is set). p is claimed right
+// before the decision is applied: a second decision fails with
+// [ErrClaimedState] and runs nothing; see [ApprovalRequired] for once
+// across processes. With [Config.StateMaxAge], a request issued longer ago
+// fails with [ErrExpiredState].
 func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
 	t, err := p.open(ctx, &a.states, &a.catalogs, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.decide(r.verdict); err != nil {
-		return nil, err
+	if err := a.states.claim(ctx, p.stamp); err != nil {
+		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
 	}
 	if r.verdict == verdictReject {
 		text := fmt.Sprintf("The user rejected the call to tool %s; it was not run.", p.Call.Tool)
@@ -119,20 +115,12 @@ func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution)
 	return res, t.interrupted(err, true)
 }
 
-// decide records the decision (verb); it fails when one was already made.
-func (p *ApprovalRequired) decide(verb string) error {
-	if !p.decided.CompareAndSwap(false, true) {
-		return fmt.Errorf("mcpadapter: server %q: tool %q: %s: the call was already approved or rejected", p.Call.Server, p.Call.Tool, verb)
-	}
-	return nil
-}
-
 // open checks p before it is decided with r on the adapter whose stored
 // state s guards, as [Adapter.Decide] documents, and returns the tool its
 // call runs on: p's own when that adapter made p, else the checked tool of
 // the server's catalog in cs.
 func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r Resolution) (*Tool, error) {
-	if p == nil || p.decided == nil {
+	if p == nil || p.used == nil {
 		return nil, errors.New("mcpadapter: decide: not an approval request returned by a tool call")
 	}
 	fail := func(err error) error {
@@ -141,7 +129,7 @@ func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r 
 	if r.verdict == "" {
 		return nil, fail(errors.New("the call waits for approval: resolve it with Approved or Rejected"))
 	}
-	if err := s.open(ctx, stateApproval, p.seal, p.Call.Server, p.principal); err != nil {
+	if err := s.open(ctx, stateApproval, p.seal, p.stamp, p.Call.Server, p.principal); err != nil {
 		return nil, fail(err)
 	}
 	if p.tool != nil && p.tool.a == cs.a {
@@ -160,6 +148,7 @@ type approvalJSON struct {
 	Version   int             `json:"version"` // approvalVersion
 	Kind      string          `json:"kind"`    // kindApproval
 	ID        string          `json:"id"`
+	Issued    time.Time       `json:"issued,omitzero"` // absent in state stored before it was recorded
 	Server    string          `json:"server"`
 	Tool      string          `json:"tool"`
 	MCPName   string          `json:"mcpName"`
@@ -190,7 +179,7 @@ func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
 		a = p.tool.a
 	}
 	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
-		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.ID, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
+		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
 		if p.Call.Args != nil {
 			b, err := json.Marshal(p.Call.Args)
 			if err != nil {
@@ -233,8 +222,11 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 			return fail(fmt.Errorf("arguments: %w", err))
 		}
 	}
-	p.Call = ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}
-	p.ID, p.tool, p.resume, p.principal, p.seal, p.decided = w.ID, nil, nil, w.Principal, seal, new(atomic.Bool)
+	st, err := decodeStamp(w.ID, w.Issued)
+	if err != nil {
+		return fail(err)
+	}
+	*p = ApprovalRequired{Call: ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}, principal: w.Principal, seal: seal, stamp: st}
 	return nil
 }
 

@@ -72,7 +72,7 @@ func TestApprovalDestructive(t *testing.T) {
 				t.Errorf("Approve() = %s with %d runs, want destroyed db after 1", resultText(res), s.Runs("destroy"))
 			}
 			// Decided once.
-			if _, err := a.Decide(t.Context(), p, Approved()); err == nil || !strings.Contains(err.Error(), "already approved or rejected") {
+			if _, err := a.Decide(t.Context(), p, Approved()); !errors.Is(err, ErrClaimedState) {
 				t.Errorf("second Approve() error = %v, want a refusal", err)
 			}
 			if _, err := a.Decide(t.Context(), p, Rejected("too late")); err == nil {

@@ -398,7 +398,7 @@ func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string
 		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
 		a: a, gen: c.gen,
 		args: snapshot(args), state: state, round: round, requests: asked,
-		retry: retry, principal: PrincipalFrom(ctx),
+		retry: retry, principal: PrincipalFrom(ctx), stamp: newStamp(),
 	}
 	if retry {
 		i.responses = responses

@@ -105,6 +105,26 @@ type Config struct {
 	// observation.
 	StateKey []byte
 
+	// OldStateKeys are keys that StateKey replaced: state sealed with one
+	// of them still opens, and state made now is sealed with StateKey.
+	// To rotate, give every replica the new StateKey with the old one
+	// here; drop an old key once the state it sealed is past StateMaxAge.
+	OldStateKeys [][]byte
+
+	// StateMaxAge, when set, refuses stored state issued longer ago
+	// ([ErrExpiredState]), before anything is sent.
+	StateMaxAge time.Duration
+
+	// StateClaims, when set, makes every resume and decision of stored
+	// state claim the state's ID in the application's store first, so
+	// that each state is applied at most once across the Adapters that
+	// share the store ([ErrClaimedState]), and lets a sealed interrupt
+	// of an approved call resume without asking Approval again (without
+	// a store it asks again, as a replay could otherwise resend the call).
+	// Without it each value is applied once, but the same JSON decoded
+	// again is a new value that can be applied again.
+	StateClaims ClaimStore
+
 	// CallbacksHandler receives langchaingo tool callbacks for every call:
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
 	CallbacksHandler callbacks.Handler

@@ -71,9 +71,12 @@ const (
 // travel in the JSON, but never appear in Requests or in Error. Do not
 // show the JSON to the model.
 //
-// Resuming does not change the Interrupt: it can be resumed again (the
-// server decides whether a repeated answer is valid). An Interrupt is safe
-// for concurrent use.
+// An Interrupt is resumed at most once: a second resume fails with
+// [ErrClaimedState] and sends nothing, unless the first was refused before
+// anything was sent (invalid answers, for one). A copy decoded again from
+// the same JSON is another value; [Config.StateClaims] makes "once" hold
+// across values and replicas. The server's next question is a new
+// Interrupt, with a new ID. An Interrupt is safe for concurrent use.
 type Interrupt struct {
 	Server   string               // the server's name in [Config.Servers]
 	Tool     string               // the adapter's tool name ([Tool.Name])
@@ -99,6 +102,7 @@ type Interrupt struct {
 	principal string    // whom the call acted for ([WithPrincipal]); stored
 	tool      *Tool     // the tool that made it; nil after JSON decoding
 	seal      stateSeal // decoded from JSON, and how it was sealed
+	stamp               // ID and Issued; claimed by the resume
 }
 
 // ElicitationRequest is one request for user input. Form requests (Mode
@@ -192,12 +196,19 @@ func (i *Interrupt) Error() string {
 //
 // [Config.Approval] is consulted again for the tool and the stored
 // arguments. When it asks for approval, the resume goes ahead only if the
-// call was approved and the interrupt can be believed (it was made in this
-// process, or it is sealed with [Config.StateKey]); otherwise the error is
-// an [*ApprovalRequired] whose approval ([Adapter.Decide]) sends these
+// call was approved and the interrupt can be believed: it was made in this
+// process, or it is sealed with [Config.StateKey] and [Config.StateClaims]
+// makes its resume happen once. Otherwise the error is an
+// [*ApprovalRequired] whose approval ([Adapter.Decide]) sends these
 // answers with the stored arguments (its Call.Args are shown, not sent:
 // the server's request state belongs to the stored ones). It cannot be
-// stored (it holds the answers): decide it in this process.
+// stored (it holds the answers): decide it in this process. It has the
+// interrupt's ID: deciding it claims the interrupt.
+//
+// The interrupt is claimed right before the answers are sent (see
+// [Interrupt]); a resume of a claimed one fails with [ErrClaimedState].
+// With [Config.StateMaxAge], an interrupt issued longer ago fails with
+// [ErrExpiredState].
 //
 // The server may ask again: the error is then a new *Interrupt, for the
 // next round. A call has at most 32 rounds. Other errors are as for
@@ -216,7 +227,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Res
 	if in.a == a && in.gen != nil && in.gen.ctx.Err() != nil {
 		return nil, serverError(in.Server, fmt.Sprintf("resume tool %q", in.MCPName), ErrClosed)
 	}
-	if err := a.states.open(ctx, stateInterrupt, in.seal, in.Server, in.principal); err != nil {
+	if err := a.states.open(ctx, stateInterrupt, in.seal, in.stamp, in.Server, in.principal); err != nil {
 		return nil, fail(err)
 	}
 	// Validate against the server's requests, not the exported copy.
@@ -243,6 +254,9 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Res
 		if call := t.call(in.args); approve(call) {
 			return nil, newApproval(ctx, t, call, &resumeCall{in: in, reqs: reqs, responses: responses})
 		}
+	}
+	if err := a.states.claim(ctx, in.stamp); err != nil {
+		return nil, fail(err)
 	}
 	return t.resume(ctx, in, reqs, responses, approved)
 }

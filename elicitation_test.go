@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -476,7 +477,17 @@ func TestInterruptJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "interrupt/book_table.json", append(b, '\n'))
+	// The stamp differs each time: its form is checked, the golden holds
+	// placeholders.
+	stampRE := regexp.MustCompile(`"id": "([0-9a-f]{32})",\n  "issued": "([^"]+)",`)
+	m := stampRE.FindSubmatch(b)
+	if m == nil || string(m[1]) != intr.ID() {
+		t.Fatalf("stored interrupt has no id %s and issue time: %s", intr.ID(), b)
+	}
+	if issued, err := time.Parse(time.RFC3339Nano, string(m[2])); err != nil || !issued.Equal(intr.Issued()) || time.Since(issued) > time.Minute {
+		t.Errorf("stored issue time %s, want %s, now", m[2], intr.Issued())
+	}
+	checkGolden(t, "interrupt/book_table.json", append(stampRE.ReplaceAll(b, []byte("\"id\": \"<id>\",\n  \"issued\": \"<issued>\",")), '\n'))
 
 	var back Interrupt
 	if err := json.Unmarshal(b, &back); err != nil {

@@ -91,8 +91,8 @@ func ExampleAdapter_Decide() {
 	}
 	a.Close()
 
-	// The reviewer's request, on another replica. Record held.ID with the
-	// decision to decide each request once across replicas.
+	// The reviewer's request, on another replica. Config.StateClaims
+	// makes each request decided once across replicas.
 	var p mcpadapter.ApprovalRequired
 	if err := json.Unmarshal(stored, &p); err != nil {
 		log.Fatal(err)

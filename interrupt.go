@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,6 +25,10 @@ type interruptJSON struct {
 	// Principal: whom the call acted for ([WithPrincipal]); absent in
 	// state stored before it was recorded, which then records none.
 	Principal string `json:"principal,omitempty"`
+	// ID and Issued: the stamp (state.go); absent in state stored before
+	// they were recorded.
+	ID     string    `json:"id,omitempty"`
+	Issued time.Time `json:"issued,omitzero"`
 
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
 	RequestState  string          `json:"requestState,omitempty"`
@@ -57,6 +62,7 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 		w := interruptJSON{
 			Version: interruptVersion, Kind: kindInputRequired,
 			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
+			ID: i.id, Issued: i.issued,
 			RequestState: i.state, InputRequests: reqs,
 		}
 		if i.args != nil {
@@ -112,6 +118,10 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fail(err)
 	}
+	st, err := decodeStamp(w.ID, w.Issued)
+	if err != nil {
+		return fail(err)
+	}
 	var args map[string]any
 	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
 		// decodeObject keeps numbers exact.
@@ -122,7 +132,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
-		retry: w.Kind == kindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal,
+		retry: w.Kind == kindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	return nil
 }

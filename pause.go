@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 )
@@ -97,9 +98,9 @@ func (p pause) check(tool string) error {
 func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal) error {
 	switch {
 	case p.Interrupt != nil:
-		return s.open(ctx, kind, seal, p.Interrupt.Server, p.Interrupt.principal)
+		return s.open(ctx, kind, seal, p.Interrupt.stamp, p.Interrupt.Server, p.Interrupt.principal)
 	case p.Approval != nil:
-		return s.open(ctx, kind, seal, p.Approval.Call.Server, p.Approval.principal)
+		return s.open(ctx, kind, seal, p.Approval.stamp, p.Approval.Call.Server, p.Approval.principal)
 	}
 	return s.checkSeal(kind, seal)
 }
@@ -115,6 +116,17 @@ func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, erro
 		return t.a.Resume(ctx, p.Interrupt, r)
 	}
 	return t.a.Decide(ctx, p.Approval, r)
+}
+
+// stamp returns the stamp of what the pause waits for.
+func (p pause) stamp() stamp {
+	switch {
+	case p.Interrupt != nil:
+		return p.Interrupt.stamp
+	case p.Approval != nil:
+		return p.Approval.stamp
+	}
+	return stamp{}
 }
 
 // adapter returns the adapter that made the pause, or nil for a decoded
@@ -259,6 +271,14 @@ func (p *PausedCalls) Error() string {
 	}
 	return p.pause.err().Error()
 }
+
+// ID returns the ID of the [*Interrupt] or [*ApprovalRequired] the batch
+// waits for, which its resume claims (see [Config.StateClaims]).
+func (p PausedCalls) ID() string { return p.pause.stamp().id }
+
+// Issued returns when the [*Interrupt] or [*ApprovalRequired] the batch
+// waits for was made; [Config.StateMaxAge] counts from it.
+func (p PausedCalls) Issued() time.Time { return p.pause.stamp().issued }
 
 // Unwrap returns the [*Interrupt] or [*ApprovalRequired] the batch waits
 // for.

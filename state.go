@@ -7,7 +7,15 @@ package mcpadapter
 // oversized state; resuming re-checks what the state names against this
 // Adapter (its configuration and the server's catalog) and the Approval
 // gate; with Config.StateKey, state is sealed with an HMAC and state that
-// is not sealed, or sealed with another key, or altered, is refused.
+// is not sealed, or sealed with a key not in the ring (StateKey and
+// OldStateKeys), or altered, is refused.
+//
+// Every kind carries a stamp (an ID and an issue time) and goes through
+// the same two steps of states: open (seal, age, owner) before anything
+// else is checked, claim (once per value, and once across replicas with
+// Config.StateClaims) right before anything is sent, so that a resume or
+// decision refused for invalid answers or an unreachable server can be
+// made again.
 //
 // A sealed value is the envelope {"sealed": "<the state's JSON, as a
 // string>", "mac": "<base64 HMAC-SHA256>"}: the payload is a string, so
@@ -18,10 +26,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 )
 
 var (
@@ -37,7 +49,66 @@ var (
 	// MCP name under this Adapter's naming, or state that is malformed or
 	// exceeds the size bound. Nothing is sent.
 	ErrInvalidState = errors.New("mcpadapter: invalid stored state")
+
+	// ErrClaimedState is returned when stored state was already resumed
+	// or decided: by this value, or, with [Config.StateClaims], by any
+	// value of the same ID on any Adapter that shares the store. A
+	// [ClaimStore] returns it for an ID claimed before. Nothing is sent.
+	ErrClaimedState = errors.New("mcpadapter: stored state was already resumed or decided")
+
+	// ErrExpiredState is returned when [Config.StateMaxAge] is set and
+	// stored state was issued longer ago, or records no issue time (state
+	// stored by an earlier version). Nothing is sent.
+	ErrExpiredState = errors.New("mcpadapter: stored state expired")
 )
+
+// A ClaimStore records the IDs of stored state that was applied (resumed,
+// approved or rejected), so that each is applied at most once across the
+// Adapters, in any process, that share it ([Config.StateClaims]).
+// Implement it over a store every replica reaches with a unique key: an
+// INSERT that fails on a duplicate key, a Redis SET NX with an expiry.
+type ClaimStore interface {
+	// Claim records id. It returns nil when id was not recorded before,
+	// [ErrClaimedState] (or an error wrapping it) when it was, and any
+	// other error when it cannot tell; the resume then fails, sends
+	// nothing, and can be tried again. The record must be kept until
+	// expires, after which state of that id is refused as expired
+	// anyway; the zero time (no [Config.StateMaxAge]) means for ever.
+	Claim(ctx context.Context, id string, expires time.Time) error
+}
+
+// A stamp identifies one stored state, of any kind: every kind carries
+// one, and states checks it (open) and claims it (claim).
+type stamp struct {
+	id     string       // 32 hex digits; empty in state stored before ids
+	issued time.Time    // when the state was made (UTC); zero in state stored before
+	used   *atomic.Bool // set when the state is applied; shared by copies of one value
+}
+
+// newStamp returns the stamp of state made now.
+func newStamp() stamp {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand)
+	return stamp{id: hex.EncodeToString(b), issued: time.Now().UTC(), used: new(atomic.Bool)}
+}
+
+// decodeStamp returns the stamp of decoded state, refusing an id that this
+// package would not have made.
+func decodeStamp(id string, issued time.Time) (stamp, error) {
+	if _, err := hex.DecodeString(id); err != nil || id != "" && len(id) != 32 {
+		return stamp{}, fmt.Errorf("id %.40q is not 32 hex digits", id)
+	}
+	return stamp{id: id, issued: issued, used: new(atomic.Bool)}, nil
+}
+
+// ID returns the state's ID: 32 hex digits, random, made with the state
+// (empty for state stored before IDs were recorded). [Config.StateClaims]
+// claims it when the state is applied.
+func (s stamp) ID() string { return s.id }
+
+// Issued returns when the state was made (the zero time for state stored
+// before issue times were recorded); [Config.StateMaxAge] counts from it.
+func (s stamp) Issued() time.Time { return s.issued }
 
 // maxStateBytes bounds the JSON of one stored value.
 const maxStateBytes = 32 << 20
@@ -74,19 +145,25 @@ func stateMAC(key []byte, kind string, payload []byte) []byte {
 }
 
 // A states guards the state an Adapter stores: it seals what the Adapter
-// encodes with [Config.StateKey], and checks state given back to it (its
-// seal, then whose it is) before anything is resumed or decided. It is
-// built once, in New, from the validated configuration.
+// encodes with [Config.StateKey], checks state given back to it (its seal,
+// its age, then whose it is) before anything is resumed or decided, and
+// claims it before anything is sent. It is built once, in New, from the
+// validated configuration.
 type states struct {
-	key          []byte          // Config.StateKey; empty: nothing is sealed
+	keys         [][]byte        // Config.StateKey, then Config.OldStateKeys: the first seals, each opens; none: nothing is sealed
+	maxAge       time.Duration   // Config.StateMaxAge; 0: no limit
+	claims       ClaimStore      // Config.StateClaims; nil: once per value only
 	perPrincipal map[string]bool // the servers whose connections are per principal
 }
 
-// newStates returns the guard of state stored under key by an adapter of
-// servers.
-func newStates(key []byte, servers map[string]Server) states {
-	s := states{key: key, perPrincipal: make(map[string]bool)}
-	for name, srv := range servers {
+// newStates returns the guard of the state stored by an adapter of the
+// validated configuration cfg.
+func newStates(cfg *Config) states {
+	s := states{maxAge: cfg.StateMaxAge, claims: cfg.StateClaims, perPrincipal: make(map[string]bool)}
+	if len(cfg.StateKey) > 0 {
+		s.keys = append([][]byte{cfg.StateKey}, cfg.OldStateKeys...)
+	}
+	for name, srv := range cfg.Servers {
 		if srv.perPrincipal() {
 			s.perPrincipal[name] = true
 		}
@@ -94,14 +171,14 @@ func newStates(key []byte, servers map[string]Server) states {
 	return s
 }
 
-// seal returns payload sealed as state of kind, or payload itself when
-// there is no key.
+// seal returns payload sealed as state of kind with the current key, or
+// payload itself when there is no key.
 func (s *states) seal(kind string, payload []byte) ([]byte, error) {
-	if len(s.key) == 0 {
+	if len(s.keys) == 0 {
 		return payload, nil
 	}
 	p := string(payload)
-	return json.Marshal(sealedJSON{Sealed: &p, MAC: stateMAC(s.key, kind, payload)})
+	return json.Marshal(sealedJSON{Sealed: &p, MAC: stateMAC(s.keys[0], kind, payload)})
 }
 
 // marshalState encodes state made by adapter a (nil for decoded state, which
@@ -148,11 +225,15 @@ func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	return payload, stateSeal{decoded: true, payload: payload, mac: env.MAC}, nil
 }
 
-// open checks stored state of kind, with seal, that a call of server made
-// for principal owner left, before it is resumed or decided under ctx:
-// the seal (checkSeal), then the principal (checkOwner).
-func (s *states) open(ctx context.Context, kind string, seal stateSeal, server, owner string) error {
+// open checks stored state of kind, with seal and stamp st, that a call of
+// server made for principal owner left, before it is resumed or decided
+// under ctx: the seal (checkSeal), the stamp (checkStamp), then the
+// principal (checkOwner).
+func (s *states) open(ctx context.Context, kind string, seal stateSeal, st stamp, server, owner string) error {
 	if err := s.checkSeal(kind, seal); err != nil {
+		return err
+	}
+	if err := s.checkStamp(st); err != nil {
 		return err
 	}
 	return s.checkOwner(ctx, server, owner)
@@ -160,22 +241,64 @@ func (s *states) open(ctx context.Context, kind string, seal stateSeal, server, 
 
 // checkSeal verifies the seal of stored state when there is a
 // [Config.StateKey]: state made in this process needs none; decoded state
-// must be sealed with the key.
+// must be sealed with a key of the ring.
 func (s *states) checkSeal(kind string, seal stateSeal) error {
-	if !seal.decoded || len(s.key) == 0 {
+	if !seal.decoded || len(s.keys) == 0 {
 		return nil
 	}
-	if seal.mac == nil || !hmac.Equal(seal.mac, stateMAC(s.key, kind, seal.payload)) {
-		return ErrTamperedState
+	for _, k := range s.keys {
+		if seal.mac != nil && hmac.Equal(seal.mac, stateMAC(k, kind, seal.payload)) {
+			return nil
+		}
+	}
+	return ErrTamperedState
+}
+
+// checkStamp refuses state that [Config.StateMaxAge] rules out, and state
+// without an ID when there is a claim store, which could not claim it.
+func (s *states) checkStamp(st stamp) error {
+	switch {
+	case s.claims != nil && st.id == "":
+		return fmt.Errorf("%w: no id (stored by an earlier version), so it cannot be claimed", ErrInvalidState)
+	case s.maxAge > 0 && st.issued.IsZero():
+		return fmt.Errorf("%w: no issue time (stored by an earlier version)", ErrExpiredState)
+	case s.maxAge > 0 && time.Since(st.issued) > s.maxAge:
+		return fmt.Errorf("%w: issued %s ago, StateMaxAge is %s", ErrExpiredState, time.Since(st.issued).Round(time.Second), s.maxAge)
 	}
 	return nil
 }
 
+// claim marks the state of stamp st applied, right before it is: once per
+// value, and with a claim store once per ID across the Adapters sharing
+// it. A store that cannot tell leaves the value unclaimed.
+func (s *states) claim(ctx context.Context, st stamp) error {
+	if st.used == nil || !st.used.CompareAndSwap(false, true) {
+		return ErrClaimedState
+	}
+	if s.claims == nil {
+		return nil
+	}
+	var expires time.Time
+	if s.maxAge > 0 {
+		expires = st.issued.Add(s.maxAge)
+	}
+	switch err := s.claims.Claim(ctx, st.id, expires); {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrClaimedState):
+		return ErrClaimedState
+	default:
+		st.used.Store(false)
+		return fmt.Errorf("StateClaims: %w", err)
+	}
+}
+
 // trusted reports whether what stored state says about itself (that its
-// call was approved) can be believed: it was made in this process, or it is
-// sealed (checkSeal passed with a key).
+// call was approved) can be believed: it was made in this process, or it
+// is sealed (checkSeal passed with a key) and can be applied only once
+// (a claim store), so that an approval is not replayed.
 func (s *states) trusted(seal stateSeal) bool {
-	return !seal.decoded || len(s.key) > 0
+	return !seal.decoded || len(s.keys) > 0 && s.claims != nil
 }
 
 // storedTool returns the tool that stored state names, from the server's

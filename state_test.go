@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 )
@@ -250,8 +252,8 @@ func TestDurableApproval(t *testing.T) {
 			s := testserver.Full(testserver.Options{Legacy: legacy})
 			cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall}
 			p := must(t).approval(lookupTool(t, newAdapter(t, cfg), "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
-			if len(p.ID) != 32 {
-				t.Errorf("ID = %q, want 32 hex digits", p.ID)
+			if len(p.ID()) != 32 {
+				t.Errorf("ID = %q, want 32 hex digits", p.ID())
 			}
 			b, err := json.Marshal(p)
 			if err != nil {
@@ -266,7 +268,7 @@ func TestDurableApproval(t *testing.T) {
 			}
 			a2 := newAdapter(t, cfg)
 			back := decode(b)
-			if back.ID != p.ID || back.Call.Tool != "s__destroy" || back.Call.Args["target"] != "db" {
+			if back.ID() != p.ID() || back.Call.Tool != "s__destroy" || back.Call.Args["target"] != "db" {
 				t.Errorf("decoded = %+v, want the stored call", back)
 			}
 			rejected := must(t).result(a2.Decide(t.Context(), decode(b), Rejected("no")))
@@ -318,16 +320,56 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	// Live: no approval.
 	must(t).result(a.Resume(t.Context(), intr, Answered(ans)))
 
-	// Sealed: no approval either, on another replica.
+	// Sealed, on another replica: without a claim store, a replay of the
+	// stored interrupt would send the call again, so Approval is asked
+	// again; with one, no approval, and the resume happens once across
+	// replicas.
 	key := []byte("0123456789abcdef0123456789abcdef")
 	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, StateKey: key}
 	k1 := newAdapter(t, cfg)
 	p = must(t).approval(lookupTool(t, k1, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
-	sealed := roundTrip(t, must(t).interrupt(k1.Decide(t.Context(), p, Approved())))
-	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), sealed, Answered(ans)))
+	stored, err := json.Marshal(must(t).interrupt(k1.Decide(t.Context(), p, Approved())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs("book_table")
+	for range 2 {
+		must(t).approval(newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)))
+	}
+	cfg.StateClaims = newClaims()
+	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)))
 	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(sealed approved) = %s, want %q", resultText(res), want)
 	}
+	if _, err := newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)); !errors.Is(err, ErrClaimedState) {
+		t.Errorf("replayed Resume(sealed approved) error = %v, want ErrClaimedState", err)
+	}
+	if got := s.Runs("book_table"); got != runs+1 {
+		t.Errorf("book_table runs = %d, want %d: the approved call sent once", got, runs+1)
+	}
+}
+
+// memClaims is a ClaimStore in memory, shared by the Adapters of a test
+// as replicas share a database.
+type memClaims struct {
+	mu      sync.Mutex
+	claimed map[string]time.Time // id -> expires
+	err     error                // returned by every Claim when set
+}
+
+func newClaims() *memClaims { return &memClaims{claimed: make(map[string]time.Time)} }
+
+func (c *memClaims) Claim(_ context.Context, id string, expires time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	if _, ok := c.claimed[id]; ok {
+		return ErrClaimedState
+	}
+	c.claimed[id] = expires
+	return nil
 }
 
 // TestStoredStateNeverPanics: hostile stored state is an error wrapping
@@ -441,14 +483,14 @@ func TestStateKeyPauses(t *testing.T) {
 func TestStatesOpen(t *testing.T) {
 	headers := func(context.Context, string) (map[string]string, error) { return nil, nil }
 	servers := map[string]Server{"shared": {URL: "http://shared.test/mcp"}, "own": {URL: "http://own.test/mcp", HeadersFor: headers}}
-	newAdapter := func(key []byte) *Adapter {
-		a, err := New(Config{StateKey: key, Servers: servers})
+	newAdapter := func(key []byte, claims ClaimStore) *Adapter {
+		a, err := New(Config{StateKey: key, StateClaims: claims, Servers: servers})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return a
 	}
-	keyed, plain := newAdapter([]byte("k")), newAdapter(nil)
+	keyed, plain, claimed := newAdapter([]byte("k"), nil), newAdapter(nil, nil), newAdapter([]byte("k"), newClaims())
 	payload := []byte(`{"x":1}`)
 	b, err := keyed.states.seal(stateInterrupt, payload)
 	if err != nil {
@@ -483,7 +525,7 @@ func TestStatesOpen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.a.states.open(tt.ctx, tt.kind, tt.seal, tt.server, tt.owner)
+			err := tt.a.states.open(tt.ctx, tt.kind, tt.seal, newStamp(), tt.server, tt.owner)
 			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
 				t.Errorf("open() = %v, want %v", err, tt.want)
 			}
@@ -497,7 +539,9 @@ func TestStatesOpen(t *testing.T) {
 	}{
 		{"made here", plain, local, true},
 		{"decoded without a key", plain, unsealed, false},
-		{"decoded under a key", keyed, sealed, true},
+		{"decoded under a key", keyed, sealed, false},
+		{"decoded under a key, with claims", claimed, sealed, true},
+		{"decoded with claims, no key", newAdapter(nil, newClaims()), unsealed, false},
 	} {
 		if got := tt.a.states.trusted(tt.seal); got != tt.want {
 			t.Errorf("trusted(%s) = %v, want %v", tt.name, got, tt.want)

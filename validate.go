@@ -40,6 +40,15 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 	if cfg.PrincipalIdleTimeout < 0 || cfg.MaxPrincipalConns < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative PrincipalIdleTimeout or MaxPrincipalConns"))
 	}
+	if len(cfg.OldStateKeys) > 0 && len(cfg.StateKey) == 0 {
+		errs = append(errs, errors.New("mcpadapter: OldStateKeys without a StateKey (the current key seals; old keys only open)"))
+	}
+	if slices.ContainsFunc(cfg.OldStateKeys, func(k []byte) bool { return len(k) == 0 }) {
+		errs = append(errs, errors.New("mcpadapter: an empty key in OldStateKeys"))
+	}
+	if cfg.StateMaxAge < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative StateMaxAge"))
+	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s := cfg.Servers[name]

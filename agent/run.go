@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/tmc/langchaingo/agents"
@@ -349,6 +350,26 @@ func (p *PausedRun) Error() string {
 		return "agent: <no paused run>"
 	}
 	return p.calls.Error()
+}
+
+// ID returns the ID of the [*mcpadapter.Interrupt] or
+// [*mcpadapter.ApprovalRequired] the run waits for, which its resume claims
+// (see [mcpadapter.Config.StateClaims]).
+func (p PausedRun) ID() string {
+	if p.calls == nil {
+		return ""
+	}
+	return p.calls.ID()
+}
+
+// Issued returns when the [*mcpadapter.Interrupt] or
+// [*mcpadapter.ApprovalRequired] the run waits for was made
+// ([mcpadapter.Config.StateMaxAge] counts from it).
+func (p PausedRun) Issued() time.Time {
+	if p.calls == nil {
+		return time.Time{}
+	}
+	return p.calls.Issued()
 }
 
 // Unwrap returns the [*mcpadapter.Interrupt] or

@@ -102,9 +102,15 @@ func TestStoredRun(t *testing.T) {
 			if err := json.Unmarshal(b, &p); err != nil {
 				t.Fatal(err)
 			}
+			if p.ID() != intr.ID() || len(p.ID()) != 32 || !p.Issued().Equal(intr.Issued()) {
+				t.Errorf("stored run: ID %q issued %v, want its interrupt's, %q issued %v", p.ID(), p.Issued(), intr.ID(), intr.Issued())
+			}
 			out, err := ex.Resume(alice, &p, ans)
 			if err != nil {
 				t.Fatalf("Resume: %v", err)
+			}
+			if _, err := ex.Resume(alice, &p, ans); !errors.Is(err, mcpadapter.ErrClaimedState) {
+				t.Errorf("second Resume of the run: error = %v, want ErrClaimedState", err)
 			}
 			const booked = "Booked a table for 4 on 2026-09-18"
 			if got := out["output"]; got != "The result: "+booked {
