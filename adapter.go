@@ -69,7 +69,7 @@ func New(cfg Config) (*Adapter, error) {
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}
 	a.catalogs = catalogs{a: a}
-	a.notify = notifier{cfg: &a.cfg, logger: logger, droppedLogs: perServer[atomic.Int64](servers)}
+	a.notify = notifier{cfg: &a.cfg, logger: logger, counts: deliveryCounts{servers: perServer[Deliveries](servers)}}
 	a.states = newStates(&a.cfg)
 	return a, nil
 }
@@ -85,15 +85,15 @@ func (a *Adapter) Close() error {
 }
 
 // listChanged handles a server's list_changed notification of kind on
-// session: the connections of that session drop their cached list, then
-// [Config.OnListChanged] is queued.
-func (a *Adapter) listChanged(g *generation, server string, kind ListKind, session *mcp.ClientSession) {
-	s := a.cfg.Servers[server]
-	if conns := a.pool.sessionConns(g, server, &s, session); len(conns) > 0 {
+// session, the connection of key: the connections of that session drop
+// their cached list, then [Config.OnListChanged] is queued.
+func (a *Adapter) listChanged(g *generation, key connKey, kind ListKind, session *mcp.ClientSession) {
+	s := a.cfg.Servers[key.server]
+	if conns := a.pool.sessionConns(g, key.server, &s, session); len(conns) > 0 {
 		a.catalogs.invalidate(conns, kind)
-		a.logger.Debug("mcpadapter: "+kind.singular()+" list changed", "server", server)
+		a.logger.Debug("mcpadapter: "+kind.singular()+" list changed", key.attrs()...)
 	}
-	a.notify.listChanged(g, server, kind)
+	a.notify.listChanged(g, key, kind)
 }
 
 // Session returns the live go-sdk session of the named server (of ctx's

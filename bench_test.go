@@ -514,7 +514,7 @@ func BenchmarkOverhead(b *testing.B) {
 			benchPair(b, "raw", session(b, rawClient(), false), "raw2", session(b, rawClient(), false))
 		})
 		b.Run("era="+era+"/part=options", func(b *testing.B) {
-			benchPair(b, "raw", session(b, rawClient(), false), "options", session(b, a.pool.dialer.newClient(a.pool.generation(), "s"), false))
+			benchPair(b, "raw", session(b, rawClient(), false), "options", session(b, a.pool.dialer.newClient(a.pool.generation(), connKey{server: "s"}), false))
 		})
 		b.Run("era="+era+"/part=transport", func(b *testing.B) {
 			benchPair(b, "raw", session(b, rawClient(), false), "transport", session(b, rawClient(), true))

@@ -141,29 +141,34 @@ type Config struct {
 	MaxMessageBytes int64
 
 	// OnListChanged, when set, is called after a server announced that its
-	// list of kind changed (notifications/tools/list_changed and its
+	// list of a kind changed (notifications/tools/list_changed and its
 	// resources and prompts twins; on modern sessions they arrive over
-	// subscriptions/listen). The adapter has dropped its cached list
-	// first, so a callback that lists again gets the new one.
+	// subscriptions/listen), with the principal of the connection it came
+	// on. The adapter has dropped that connection's cached list first, so
+	// a callback that lists again (under that principal) gets the new one.
 	//
-	// Callbacks (this one and OnResourceUpdated) never run on the
-	// connection's reader: they run one at a time, in the order the
-	// notifications arrived, on a goroutine of the adapter's, so a slow
-	// callback delays later callbacks but no connection. Equal
-	// notifications waiting for a slow callback are delivered once; past
-	// 256 waiting ones (or 1 MiB of URIs), later ones are dropped, counted
-	// and logged. Close drops those not yet delivered and waits for a
+	// Callbacks (this one, OnResourceUpdated, OnProgress and the Logger's
+	// server log messages) never run on a connection's reader: they run
+	// one at a time on a goroutine of the adapter's, each (server,
+	// principal)'s in the order its notifications arrived, the pairs
+	// taking turns; so a slow callback delays later callbacks but no
+	// connection. Equal notifications waiting for a slow callback are
+	// delivered once; past 256 waiting ones of a (server, principal) (or
+	// 1 MiB of their data), later ones of that pair are dropped, counted
+	// ([ServerStatus.Deliveries]) and logged, and the other pairs' still
+	// wait their turn. Close drops those not yet delivered and waits for a
 	// callback in progress, so a callback must not call Close, and none
 	// runs after Close returns.
 	// Servers built with a prebuilt [Server.Client] keep that client's own
 	// handlers: they get no callbacks.
-	OnListChanged func(server string, kind ListKind)
+	OnListChanged func(ListChange)
 
-	// OnResourceUpdated, when set, is called with a resource's URI after a
-	// server announced that it changed (notifications/resources/updated),
-	// which servers do for resources subscribed to with
-	// [Adapter.SubscribeResource]. It runs like OnListChanged.
-	OnResourceUpdated func(server, uri string)
+	// OnResourceUpdated, when set, is called after a server announced that
+	// a resource changed (notifications/resources/updated), once for each
+	// principal that subscribed to it on that connection with
+	// [Adapter.SubscribeResource]. An update of a URI nobody subscribed to
+	// is dropped, counted and logged. It runs like OnListChanged.
+	OnResourceUpdated func(ResourceUpdate)
 
 	// ResultBudget bounds what one tool result gives the model, in
 	// characters: the text of [Tool.Call] and the messages of
@@ -187,7 +192,10 @@ type Config struct {
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence. Records carry the caller's context where
 	// there is one; at debug level there is one record per tool call
-	// (server, tool, call id, duration, isError, rounds, error).
+	// (server, tool, call id, duration, isError, rounds, error). The
+	// servers' log messages are records "mcpadapter: server log" with the
+	// server, the principal of a per-principal connection, the server's
+	// logger name and data; they are delivered like OnListChanged.
 	Logger *slog.Logger
 
 	// Middleware wraps every tool call, the first outermost: it may rewrite
@@ -196,12 +204,12 @@ type Config struct {
 	Middleware []Middleware
 
 	// OnProgress, when set, receives every progress notification of every
-	// tool call (a progress token is then sent with each call). It is called
-	// on a goroutine of the adapter's, one server's notifications in order
-	// (behind its log messages, which the Logger gets the same way); while
-	// it blocks, up to 256 of them (or 1 MiB of messages and log data)
-	// wait, and later ones are dropped, counted and logged. See also
-	// [WithProgress] for one call's progress.
+	// tool call (a progress token is then sent with each call). It runs
+	// like OnListChanged, the notifications for the principal of the call
+	// (ctx's [WithPrincipal]) in order: while it blocks, up to 256 of a
+	// (server, principal) (or 1 MiB of their messages) wait, and later ones
+	// are dropped, counted and logged. See also [WithProgress] for one
+	// call's progress.
 	OnProgress func(ctx context.Context, p Progress)
 
 	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or

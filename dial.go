@@ -62,7 +62,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 	c := &conn{server: name, key: key, cfg: s, a: d.a, gen: g, life: g.ctx, done: make(chan struct{})}
 	client := s.Client
 	if client == nil {
-		client = d.newClient(g, name)
+		client = d.newClient(g, key)
 		client.AddReceivingMiddleware(c.refuseInputRequests)
 	} else {
 		prepare(client)
@@ -116,8 +116,10 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 // newClient builds the go-sdk client of one dial: automatic multi-round-trip
 // handling off (the adapter drives input rounds itself), elicitation
 // advertised (form and URL), list_changed wired to the catalog cache and,
-// with resources/updated, to the change callbacks (notify.go).
-func (d *dialer) newClient(g *generation, name string) *mcp.Client {
+// with resources/updated and log messages, to the notifier (notify.go),
+// for the connection of key.
+func (d *dialer) newClient(g *generation, key connKey) *mcp.Client {
+	name := key.server
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
 		Logger: d.a.cfg.Logger,
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -128,19 +130,19 @@ func (d *dialer) newClient(g *generation, name string) *mcp.Client {
 			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{},
 		}},
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			d.a.listChanged(g, name, ToolList, req.Session)
+			d.a.listChanged(g, key, ToolList, req.Session)
 		},
 		ResourceListChangedHandler: func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
-			d.a.listChanged(g, name, ResourceList, req.Session)
+			d.a.listChanged(g, key, ResourceList, req.Session)
 		},
 		PromptListChangedHandler: func(ctx context.Context, req *mcp.PromptListChangedRequest) {
-			d.a.listChanged(g, name, PromptList, req.Session)
+			d.a.listChanged(g, key, PromptList, req.Session)
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			d.a.notify.resourceUpdated(g, name, req)
+			d.a.notify.resourceUpdated(g, key, req)
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			d.a.notify.serverLog(g, name, req.Params) // bounded (notify.go)
+			d.a.notify.serverLog(g, key, req.Params) // bounded (notify.go)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			d.a.notify.progressed(g, name, req.Session, req.Params)

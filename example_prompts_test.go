@@ -136,12 +136,14 @@ func ExampleConfig_onListChanged() {
 	var a *mcpadapter.Adapter
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers: map[string]mcpadapter.Server{"svc": {Transport: docsTransport(s)}},
-		OnListChanged: func(server string, kind mcpadapter.ListKind) {
-			tools, err := a.ListTools(context.Background())
+		OnListChanged: func(c mcpadapter.ListChange) {
+			// c.Principal is whose connection the change came on: list
+			// again under it (here a shared server: none).
+			tools, err := a.ListTools(mcpadapter.WithPrincipal(context.Background(), c.Principal))
 			if err != nil {
 				log.Print(err)
 			}
-			changed <- fmt.Sprintf("%s %s changed: %d tools", server, kind, len(tools))
+			changed <- fmt.Sprintf("%s %s changed: %d tools", c.Server, c.Kind, len(tools))
 		},
 	})
 	if err != nil {
@@ -158,9 +160,10 @@ func ExampleConfig_onListChanged() {
 	// svc tools changed: 2 tools
 }
 
-// SubscribeResource asks a server to announce changes of a resource; each
-// announcement calls Config.OnResourceUpdated, where the resource can be
-// read again.
+// SubscribeResource asks a server to announce changes of a resource for
+// the principal of its context; each announcement calls
+// Config.OnResourceUpdated for each principal subscribed, where the
+// resource can be read again.
 func ExampleAdapter_SubscribeResource() {
 	updated := make(chan string)
 	var a *mcpadapter.Adapter
@@ -169,20 +172,22 @@ func ExampleAdapter_SubscribeResource() {
 			// The server changes the resource and says so.
 			s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		})}},
-		OnResourceUpdated: func(server, uri string) {
-			res, err := a.ReadResource(context.Background(), server, uri)
+		OnResourceUpdated: func(u mcpadapter.ResourceUpdate) {
+			// One call per principal subscribed: read it for that one.
+			ctx := mcpadapter.WithPrincipal(context.Background(), u.Principal)
+			res, err := a.ReadResource(ctx, u.Server, u.URI)
 			if err != nil {
 				log.Print(err)
 				return
 			}
-			updated <- fmt.Sprintf("%s %s: %s", server, uri, res.Contents[0].Text)
+			updated <- fmt.Sprintf("%s %s for %s: %s", u.Server, u.URI, u.Principal, res.Contents[0].Text)
 		},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer a.Close()
-	ctx := context.Background()
+	ctx := mcpadapter.WithPrincipal(context.Background(), "alice") // the subscription is hers
 
 	if err := a.SubscribeResource(ctx, "review", "config://app"); err != nil {
 		log.Fatal(err)
@@ -192,5 +197,5 @@ func ExampleAdapter_SubscribeResource() {
 		log.Fatal(err)
 	}
 	// Output:
-	// review config://app: {"debug":false}
+	// review config://app for alice: {"debug":false}
 }

@@ -73,9 +73,9 @@ func TestIntegrationSubscribeNPM(t *testing.T) {
 			defer cancel()
 			updated := make(chan string, 16)
 			a := integAdapter(t, npmEverything(t, transport), func(cfg *mcpadapter.Config) {
-				cfg.OnResourceUpdated = func(server, uri string) {
-					if server == "everything" {
-						updated <- uri
+				cfg.OnResourceUpdated = func(u mcpadapter.ResourceUpdate) {
+					if u.Server == "everything" {
+						updated <- u.URI
 					}
 				}
 			})

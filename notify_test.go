@@ -16,17 +16,17 @@ import (
 // A change is one callback call: a list change, or a resource update (uri
 // set, kind "").
 type change struct {
-	server string
-	kind   ListKind
-	uri    string
+	server, principal string
+	kind              ListKind
+	uri               string
 }
 
 // recordChanges returns callbacks that send every call on the returned
 // channel.
-func recordChanges() (func(string, ListKind), func(string, string), chan change) {
+func recordChanges() (func(ListChange), func(ResourceUpdate), chan change) {
 	ch := make(chan change, 64)
-	return func(server string, kind ListKind) { ch <- change{server: server, kind: kind} },
-		func(server, uri string) { ch <- change{server: server, uri: uri} },
+	return func(c ListChange) { ch <- change{server: c.Server, principal: c.Principal, kind: c.Kind} },
+		func(u ResourceUpdate) { ch <- change{server: u.Server, principal: u.Principal, uri: u.URI} },
 		ch
 }
 
@@ -59,9 +59,10 @@ func TestOnListChanged(t *testing.T) {
 				seen := make(chan int, 8) // the length of the list the callback gets
 				a = newAdapter(t, Config{
 					Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
-					OnListChanged: func(server string, kind ListKind) {
-						if server != "srv" {
-							t.Errorf("OnListChanged(%q, %q), want server srv", server, kind)
+					OnListChanged: func(c ListChange) {
+						server, kind := c.Server, c.Kind
+						if c != (ListChange{Server: "srv", Kind: kind}) {
+							t.Errorf("OnListChanged(%+v), want server srv and no principal", c)
 						}
 						var n int
 						var err error
@@ -131,8 +132,8 @@ func TestOnListChangedSlowCallback(t *testing.T) {
 				got := make(chan ListKind, 8)
 				a := newAdapter(t, Config{
 					Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
-					OnListChanged: func(server string, kind ListKind) {
-						got <- kind
+					OnListChanged: func(c ListChange) {
+						got <- c.Kind
 						<-release
 					},
 				})
@@ -177,8 +178,8 @@ func TestOnListChangedClose(t *testing.T) {
 		calls := make(chan ListKind, 8)
 		a, err := New(Config{
 			Servers: map[string]Server{"srv": memServer(s, ModeAuto)},
-			OnListChanged: func(server string, kind ListKind) {
-				calls <- kind
+			OnListChanged: func(c ListChange) {
+				calls <- c.Kind
 				<-release
 			},
 		})

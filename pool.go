@@ -72,11 +72,9 @@ type generation struct {
 	principals int  // per-principal conns in conns (principal.go)
 	reaping    bool // the reaper of idle per-principal conns runs
 
-	// The delivery queues of the notifier (notify.go), each guarded by
-	// its own lock: of server log and progress notifications, by server
-	// (a map never changed), and of change callbacks.
-	deliveries map[string]*deliveryQueue
-	changes    deliveryQueue
+	// The deliveries of the notifier (notify.go), guarded by their own
+	// lock.
+	deliveries deliveryQueues
 }
 
 // enter registers a goroutine's work with g, so that Close waits for it; it
@@ -110,7 +108,6 @@ func (p *pool) generation() *generation {
 			skipped:    map[string]error{},
 			failures:   map[string]failure{},
 			retries:    map[string]*skipRetry{},
-			deliveries: perServer[deliveryQueue](p.cfg.Servers),
 		}
 	}
 	return p.gen

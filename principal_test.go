@@ -610,14 +610,15 @@ func TestPrincipalInMiddleware(t *testing.T) {
 }
 
 // TestPrincipalListChanged: a list_changed on one principal's session drops
-// that principal's cached catalog alone.
+// that principal's cached catalog alone, and reaches OnListChanged with
+// that principal.
 func TestPrincipalListChanged(t *testing.T) {
 	ts := newTokenServers()
 	srv := testserver.Serve(t, ts.handler("legacy")) // stateful: the server can notify
 	changed := make(chan string, 1)
 	a := newAdapter(t, Config{
 		Servers:       map[string]Server{"users": {URL: srv.URL, Mode: ModeLegacy, HeadersFor: bearer}},
-		OnListChanged: func(server string, kind ListKind) { changed <- server },
+		OnListChanged: func(c ListChange) { changed <- c.Server + ":" + c.Principal },
 	})
 	alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
 	for _, ctx := range []context.Context{alice, bob} {
@@ -632,7 +633,9 @@ func TestPrincipalListChanged(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	<-changed
+	if got := <-changed; got != "users:alice" {
+		t.Errorf("OnListChanged for %s, want users:alice (the principal of the connection it came on)", got)
+	}
 	tools, err := a.ListTools(alice)
 	if err != nil {
 		t.Fatal(err)

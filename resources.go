@@ -43,7 +43,8 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 }
 
 // SubscribeResource asks the named server to announce changes of the
-// resource uri; each announcement calls [Config.OnResourceUpdated]. The
+// resource uri; each announcement calls [Config.OnResourceUpdated] with the
+// principal of ctx ([WithPrincipal]; none is a principal of its own, ""). The
 // server must advertise resources.subscribe: otherwise it fails with
 // [ErrNotSupported]. On modern sessions the subscription is a
 // subscriptions/listen stream of its own, which go-sdk opens without
@@ -51,11 +52,14 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 // not reported); on legacy ones it is a resources/subscribe request.
 // Subscribing twice is subscribing once.
 //
-// A subscription belongs to the server's current connection: it ends with
-// [Adapter.UnsubscribeResource], with [Adapter.Close] and with the
-// connection (a connection dialed again after its server died has no
-// subscriptions; subscribe again). A subscription that a concurrent Close
-// would outlive is undone, and the call fails with [ErrClosed].
+// A subscription belongs to its principal and to the server's current
+// connection: several principals subscribed to one URI of a shared server
+// each get every update (the server is asked once they all unsubscribed
+// to stop). It ends with [Adapter.UnsubscribeResource] under the same
+// principal, with [Adapter.Close] and with the connection (a connection
+// dialed again after its server died has no subscriptions; subscribe
+// again). A subscription that a concurrent Close would outlive is undone,
+// and the call fails with [ErrClosed].
 func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) error {
 	op := fmt.Sprintf("subscribe to resource %q", uri)
 	c, err := a.connect(ctx, server)
@@ -65,23 +69,42 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		return serverError(server, op, ErrNotSupported)
 	}
+	subs := a.notify.subscriptions(c, true)
+	if subs == nil { // released
+		if err := c.usable(op); err != nil {
+			return err
+		}
+		return serverError(server, op, ErrClosed)
+	}
 	ctx, done := c.callContext(ctx)
 	defer done()
-	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-		return c.callError(op, err)
+	if err := subs.take(ctx); err != nil {
+		return serverError(server, op, err)
 	}
-	// A modern Subscribe only starts a stream, which the SDK keeps until
-	// the session's Close cancels it, even when that Close ran first.
-	if err := c.usable(op); err != nil {
+	defer subs.give()
+	// The principal is subscribed first: a server may announce an update
+	// before it answers.
+	principal := PrincipalFrom(ctx)
+	added := subs.add(uri, principal)
+	err = c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	if err != nil {
+		err = c.callError(op, err)
+	} else if err = c.usable(op); err != nil {
+		// A modern Subscribe only starts a stream, which the SDK keeps
+		// until the session's Close cancels it, even when that Close ran
+		// first.
 		c.session.Unsubscribe(context.WithoutCancel(ctx), &mcp.UnsubscribeParams{URI: uri})
-		return err
 	}
-	return nil
+	if err != nil && added {
+		subs.remove(uri, principal)
+	}
+	return err
 }
 
-// UnsubscribeResource ends a subscription of [Adapter.SubscribeResource].
-// It is idempotent: a uri not subscribed to, or a server without a live
-// connection (whose subscriptions ended with it), is no error.
+// UnsubscribeResource ends the subscription of ctx's principal made by
+// [Adapter.SubscribeResource]. It is idempotent: a uri the principal is not
+// subscribed to, or a server without a live connection (whose
+// subscriptions ended with it), is no error.
 func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) error {
 	s, err := a.server(server)
 	if err != nil {
@@ -91,10 +114,22 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	if c == nil {
 		return nil
 	}
+	subs := a.notify.subscriptions(c, false)
+	if subs == nil {
+		return nil
+	}
+	op := fmt.Sprintf("unsubscribe from resource %q", uri)
 	ctx, done := c.callContext(ctx)
 	defer done()
+	if err := subs.take(ctx); err != nil {
+		return serverError(server, op, err)
+	}
+	defer subs.give()
+	if was, last := subs.remove(uri, PrincipalFrom(ctx)); !was || !last {
+		return nil // others still want the updates
+	}
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-		return c.callError(fmt.Sprintf("unsubscribe from resource %q", uri), err)
+		return c.callError(op, err)
 	}
 	return nil
 }

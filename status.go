@@ -57,9 +57,34 @@ type ServerStatus struct {
 	// DialAttempts counts the dials of the server since [New], successful
 	// or not, across [Adapter.Close].
 	DialAttempts int64
-	// DroppedLogs counts the server's log messages dropped since [New]
-	// because [Config.Logger] did not keep up (see [Adapter.SetLoggingLevel]).
-	DroppedLogs int64
+	// Deliveries counts what the server sent for user code since [New]:
+	// delivered, and dropped because user code did not keep up.
+	Deliveries Deliveries
+	// PrincipalDeliveries holds the same counts for each principal (see
+	// [WithPrincipal]) of the server: the principals of its per-principal
+	// connections, of the calls whose progress it reported and of the
+	// subscriptions it updated. It keeps the 1,024 (server, principal)
+	// pairs of the Adapter counted most recently; nil when none is
+	// counted. Principals are the application's names: a health endpoint
+	// open to others may want to leave them out.
+	PrincipalDeliveries map[string]Deliveries
+}
+
+// Deliveries counts a server's notifications for user code: server log
+// messages for [Config.Logger], progress for [Config.OnProgress] and
+// [WithProgress], list changes and resource updates for
+// [Config.OnListChanged] and [Config.OnResourceUpdated]. Each
+// (server, principal) has a queue of 256 of them (and 1 MiB of their
+// data) that waits while user code is busy; past it, they are dropped.
+type Deliveries struct {
+	Delivered       int64 // handed to user code
+	DroppedLogs     int64 // server log messages dropped (see [Adapter.SetLoggingLevel])
+	DroppedProgress int64 // progress notifications dropped
+	DroppedChanges  int64 // list changes and resource updates dropped
+	// UnsolicitedUpdates counts the resource updates of URIs no principal
+	// was subscribed to on the connection they came on: dropped, never
+	// delivered.
+	UnsolicitedUpdates int64
 }
 
 // MarshalJSON encodes s for a health endpoint, with Err as its message
@@ -90,7 +115,8 @@ func (a *Adapter) Status() Status {
 	seen := a.pool.known()
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
-		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load(), DroppedLogs: a.notify.droppedLogs[name].Load()}
+		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load()}
+		s.Deliveries, s.PrincipalDeliveries = a.notify.counts.of(name)
 		var latest *conn // the most recent live conn, else the last to die
 		for _, c := range k.conns {
 			c.openMu.Lock()
