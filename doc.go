@@ -69,7 +69,8 @@
 //	owners       pool: dials, skip/retry, per-principal admission and reaping, failures
 //	               (pool.go, principal.go, status.go)
 //	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)
-//	             notifier: change callbacks, server logs, progress by connection (notify.go)
+//	             notifier: change callbacks, server logs, progress by connection, subscriptions
+//	               by principal, fair delivery queues by (server, principal) (notify.go)
 //	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go),
 //	             live conn (conn.go, serverreq.go)
 //	seams        internal/stdio (processes), internal/wire (everything a server sends),
@@ -145,7 +146,7 @@
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
-//	notify.go                  notifier: change callbacks, server logs, progress, delivery queues
+//	notify.go                  notifier: change callbacks, server logs, progress, subscriptions, delivery queues and counts
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping

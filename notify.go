@@ -320,7 +320,7 @@ const countedPrincipals = 1024
 // deliveryCounts are the [Deliveries] of an Adapter's servers since New:
 // by server, and by (server, principal) for the most recent pairs.
 type deliveryCounts struct {
-	mu      sync.Mutex // guards the fields below
+	mu      sync.Mutex             // guards the fields below
 	servers map[string]*Deliveries // by server; made by New, never changed
 	keys    map[connKey]*keyCounts // at most countedPrincipals
 	tick    uint64                 // counts the calls of add

@@ -104,10 +104,10 @@ func (p *pool) generation() *generation {
 		ctx, cancel := context.WithCancel(context.Background())
 		p.gen = &generation{
 			ctx: ctx, cancel: cancel,
-			conns:      map[connKey]*conn{},
-			skipped:    map[string]error{},
-			failures:   map[string]failure{},
-			retries:    map[string]*skipRetry{},
+			conns:    map[connKey]*conn{},
+			skipped:  map[string]error{},
+			failures: map[string]failure{},
+			retries:  map[string]*skipRetry{},
 		}
 	}
 	return p.gen
