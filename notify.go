@@ -186,8 +186,8 @@ func (k connKey) attrs() []any {
 
 // deliver queues d for key in g, starting g's delivering goroutine if
 // none runs. It never blocks on user code. A d made redundant by a waiting
-// one is not queued; a d past the bounds is dropped and counted, and so is
-// a d of a closed g, uncounted.
+// one is not queued; a d past the bounds is dropped and counted; a d of a
+// closed g is dropped uncounted, as Close drops what waits.
 func (n *notifier) deliver(g *generation, key connKey, d delivery) {
 	qs := &g.deliveries
 	qs.mu.Lock()

@@ -82,8 +82,8 @@ type Deliveries struct {
 	DroppedProgress int64 // progress notifications dropped
 	DroppedChanges  int64 // list changes and resource updates dropped
 	// UnsolicitedUpdates counts the resource updates of URIs no principal
-	// was subscribed to on the connection they came on: dropped, never
-	// delivered.
+	// was subscribed to on the connection they came on, while
+	// [Config.OnResourceUpdated] is set: dropped, never delivered.
 	UnsolicitedUpdates int64
 }
 
