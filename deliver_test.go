@@ -356,6 +356,7 @@ func TestLogFloodSparesProgress(t *testing.T) {
 					t.Errorf("bob got %d progress notifications, want all %d", n, reports)
 				}
 				st := a.Status().Servers["users"]
+				t.Logf("deliveries: %+v; by principal: %+v", st.Deliveries, st.PrincipalDeliveries)
 				if got := st.PrincipalDeliveries["bob"]; got != (Deliveries{Delivered: reports}) {
 					t.Errorf("bob's deliveries %+v, want %d delivered and nothing dropped", got, reports)
 				}
@@ -432,6 +433,7 @@ func TestChangeFloodSparesOtherServer(t *testing.T) {
 					t.Errorf("OnListChanged(%+v), want %+v", got, want)
 				}
 				st := a.Status()
+				t.Logf("noisy: %+v; quiet: %+v", st.Servers["noisy"].Deliveries, st.Servers["quiet"].Deliveries)
 				if d := st.Servers["noisy"].Deliveries; d.DroppedChanges < n-notifyQueueSize-1 || d.Delivered+d.DroppedChanges != n {
 					t.Errorf("noisy: %+v, want the %d updates delivered or dropped, all but the queue (%d) and the one held dropped", d, n, notifyQueueSize)
 				}
