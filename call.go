@@ -173,7 +173,7 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // callbacks: through [Config.Middleware], watched by a tracer and the debug
 // log, when any of them is there.
 func (t *Tool) run(ctx context.Context, args map[string]any, id string) (*Result, error) {
-	if t.taskRequired {
+	if t.taskSupport == taskRequired && !t.conn.tasksOn() {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
 	a := t.a
@@ -194,7 +194,15 @@ func (t *Tool) run(ctx context.Context, args map[string]any, id string) (*Result
 // rounds calls the tool with args, for the call described by info (nil on
 // the fast path: nothing to tell).
 func (t *Tool) rounds(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
-	res, err := t.callRounds(ctx, args, nil, "", 0, info)
+	var (
+		res *Result
+		err error
+	)
+	if t.asTask(ctx) {
+		res, err = t.task(ctx, args, info) // tasks.go
+	} else {
+		res, err = t.callRounds(ctx, args, nil, "", 0, info)
+	}
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, false)
 }

@@ -61,6 +61,12 @@ type Config struct {
 	// caller's context shortens either.
 	DefaultToolTimeout time.Duration
 
+	// TaskWait bounds how long a call that runs as a task waits for it
+	// (besides its context) before it returns a [*PendingTask] to collect
+	// later; 0 means ten minutes. The tool timeout bounds each request of
+	// the task, not the task.
+	TaskWait time.Duration
+
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
 	// returns nil, the server is skipped; a server that could not be dialed
@@ -338,6 +344,11 @@ type Server struct {
 	// DefaultToolTimeout bounds every tool call of this server when positive,
 	// unless [Config.DefaultToolTimeout] is set.
 	DefaultToolTimeout time.Duration `json:"-"`
+
+	// Tasks says which of the server's tools run as tasks (long-running
+	// calls the server runs in the background; see [TaskMode]): by
+	// default those that require it.
+	Tasks TaskMode `json:"-"`
 
 	// DisableSSEFallback turns off the retry over SSE when Streamable HTTP
 	// answers 404 or 405 (any 4xx in ModeLegacy).

@@ -76,6 +76,9 @@ type conn struct {
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 
+	raw   rawCalls     // requests of the adapter's own (rawrpc.go)
+	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)
+
 	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
 
 	use usage // requests in flight and last use, of a per-principal conn
@@ -471,6 +474,7 @@ func (c *conn) usable(op string) error {
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
 		c.wire = &ownedConn{Connection: conn, end: endSignal{c: c}}
+		c.raw.conn = c.wire
 		return c.wire
 	})
 }

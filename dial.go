@@ -195,7 +195,7 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server)
+	sc := d.newScreen(c.server, c.raw.claim)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -334,7 +334,7 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	cp := *st
 	cp.HTTPClient = rt.client(st.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
-	cs, err := client.Connect(ctx, &cp, opts)
+	cs, err := client.Connect(ctx, c.recordRPC(&cp), opts)
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
@@ -410,13 +410,17 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // screen gets the adapter's size bound, logger and placeholder text, and
 // its faults become the adapter's errors.
 
-// newScreen returns the screen of one connection to the named server.
-func (d *dialer) newScreen(server string) *wire.Screen {
+// newScreen returns the screen of one connection to the named server;
+// claim (when not nil) takes the answers to the adapter's own requests
+// (rawrpc.go).
+func (d *dialer) newScreen(server string, claim func([]byte)) *wire.Screen {
 	return wire.New(wire.Options{
 		MaxMessageBytes: d.maxMessageBytes(),
 		Logger:          d.a.logger.With("server", server),
 		Placeholder:     unsupportedText,
 		PlaceholderKey:  originalMetaKey,
+		Claim:           claim,
+		ClaimPrefix:     rawPrefix,
 	})
 }
 

@@ -148,10 +148,12 @@
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
 //	notify.go                  notifier: change callbacks, server logs, progress, subscriptions, delivery queues and counts
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
+//	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
 //	prompts.go                 ListPrompts, GetPrompt, PromptResult
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs
+//	rawrpc.go                  requests of the adapter's own on a session's connection (the tasks seam)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
 //	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
 //	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
@@ -159,6 +161,7 @@
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: sealing, decoding, the owner checks (states)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
+//	tasks.go                   long-running tools: TaskMode, task-augmented calls, polling, cancel, questions
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
 //	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool

@@ -98,6 +98,10 @@ type Interrupt struct {
 	retry     bool
 	responses mcp.InputResponseMap
 
+	// task is the task whose questions these are (tasks.go): a resume
+	// answers them through tasks/update.
+	task *PendingTask
+
 	approved  bool      // the call was approved: the Approval gate passes it
 	principal string    // whom the call acted for ([WithPrincipal]); stored
 	tool      *Tool     // the tool that made it; nil after JSON decoding
@@ -270,6 +274,11 @@ func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequ
 			return res, nil
 		}
 		responses = in.responses // nil for a decoded interrupt
+	}
+	if in.task != nil {
+		res, err := t.resumeTask(ctx, in, responses) // tasks.go
+		res, err = t.checkOutput(ctx, res, err)
+		return res, t.interrupted(err, approved)
 	}
 	res, err := t.callRounds(ctx, in.args, responses, in.state, in.round, nil)
 	res, err = t.checkOutput(ctx, res, err)

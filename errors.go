@@ -42,10 +42,11 @@ var (
 
 	// ErrTaskRequired is returned, wrapped in a [*ServerError], when a
 	// tool whose descriptor requires task-based execution
-	// (execution.taskSupport "required") is called: the adapter has no
-	// tasks client. Such tools are left out of [Adapter.ListTools] and
+	// (execution.taskSupport "required") is called on a server the adapter
+	// runs no tasks on ([TasksOff], or a modern server without the tasks
+	// extension). Such tools are then left out of [Adapter.ListTools] and
 	// [Adapter.ListToolsets]; the server is not contacted.
-	ErrTaskRequired = errors.New("mcpadapter: tool requires task-based execution, which the adapter does not support")
+	ErrTaskRequired = errors.New("mcpadapter: tool requires task-based execution, which is off for this server")
 
 	// ErrCatalogTooLarge is returned, wrapped in a [*ServerError], when a
 	// server's tool list (or resource list) is larger than

@@ -23,9 +23,10 @@ import (
 //     [Toolset.LLMTools] and [Toolset.HandleToolCalls] skip them in any
 //     set, so that a set listed with IncludeAppOnly is still safe to hand
 //     to an agent;
-//   - tools whose server requires task-based execution, which the adapter
-//     cannot run: a call that reaches one anyway (through stored state)
-//     fails with [ErrTaskRequired] (call.go).
+//   - tools whose server requires task-based execution when the adapter
+//     cannot run them as tasks (tasks off for the server, or a modern
+//     server without the tasks extension: tasks.go): a call that reaches
+//     one anyway (through stored state) fails with [ErrTaskRequired].
 //
 // A tool without a name cannot be called at all: it is dropped when the
 // list is read, with a debug log (catalog.go), and never becomes a Tool.
@@ -224,10 +225,12 @@ func visible(set Toolset, app bool, keep func(*Tool) bool) Toolset {
 }
 
 // offered reports whether t may be offered, filters aside: not when it is
-// for an MCP Apps view alone and app is false, nor when the
-// server requires task-based execution for it, which the adapter cannot run
-// (call.go).
-func (t *Tool) offered(app bool) bool { return (app || !t.appOnly) && !t.taskRequired }
+// for an MCP Apps view alone and app is false, nor when the server
+// requires task-based execution for it and the adapter cannot run it so
+// (tasks.go).
+func (t *Tool) offered(app bool) bool {
+	return (app || !t.appOnly) && (t.taskSupport != taskRequired || t.conn.tasksOn())
+}
 
 // checkDuplicates fails when two tools share a name, ignoring case the way
 // langchaingo's executor does (it looks tools up by strings.ToUpper). It

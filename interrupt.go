@@ -30,6 +30,9 @@ type interruptJSON struct {
 	ID     string    `json:"id,omitempty"`
 	Issued time.Time `json:"issued,omitzero"`
 
+	// TaskID: the task whose questions these are (tasks.go).
+	TaskID string `json:"taskId,omitempty"`
+
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
 	RequestState  string          `json:"requestState,omitempty"`
 	InputRequests json.RawMessage `json:"inputRequests"`
@@ -74,6 +77,9 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 		}
 		if i.retry {
 			w.Kind = kindURLRequired
+		}
+		if i.task != nil {
+			w.TaskID = i.task.TaskID
 		}
 		return json.Marshal(w)
 	})
@@ -133,6 +139,9 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
 		retry: w.Kind == kindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
+	}
+	if w.TaskID != "" {
+		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal}
 	}
 	return nil
 }

@@ -194,9 +194,10 @@ func TestInvalidResults(t *testing.T) {
 	}
 }
 
-// TestTaskRequiredTools: a tool whose descriptor requires task-based
-// execution (execution.taskSupport "required", which go-sdk v1.8.0 does not
-// decode) is not offered to the model, and calling it fails locally with
+// TestTaskRequiredTools: on a server whose tasks are off (TasksOff), a
+// tool whose descriptor requires task-based execution
+// (execution.taskSupport "required", which go-sdk v1.8.0 does not decode)
+// is not offered to the model, and calling it fails locally with
 // ErrTaskRequired; a tool that only allows tasks is offered as usual.
 func TestTaskRequiredTools(t *testing.T) {
 	catalog := []string{
@@ -210,7 +211,9 @@ func TestTaskRequiredTools(t *testing.T) {
 		}
 		t.Run(target.name, func(t *testing.T) {
 			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: catalog})
-			a := newAdapter(t, Config{Servers: map[string]Server{"f": target.server(t, p, "")}})
+			srv := target.server(t, p, "")
+			srv.Tasks = TasksOff
+			a := newAdapter(t, Config{Servers: map[string]Server{"f": srv}})
 			ts, err := a.ListTools(faultCtx(t))
 			if err != nil {
 				t.Fatal(err)

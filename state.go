@@ -119,6 +119,7 @@ const (
 	stateInterrupt = "interrupt"
 	stateApproval  = "approval"
 	stateCalls     = "calls"
+	stateTask      = "task"
 )
 
 // A stateSeal records where a value came from: made by an Adapter in this

@@ -49,6 +49,9 @@ type ServerStatus struct {
 	// CallsInFlight counts the tools/call requests waiting for the server
 	// (over all its principals' connections).
 	CallsInFlight int
+	// TasksInFlight counts the tasks (long-running tool calls, tasks.go)
+	// a call of this Adapter is waiting for on the server.
+	TasksInFlight int
 	// Principals counts the live connections of a per-principal server
 	// ([Server.HeadersFor], [Server.OAuthFor]), one per principal; the
 	// server is StateConnected while one is live, and its Era and Since are
@@ -122,6 +125,7 @@ func (a *Adapter) Status() Status {
 			c.openMu.Lock()
 			s.CallsInFlight += len(c.open)
 			c.openMu.Unlock()
+			s.TasksInFlight += int(c.tasks.Load())
 			live := c.alive()
 			if live && c.key.principal != "" {
 				s.Principals++

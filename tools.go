@@ -59,7 +59,7 @@ type Tool struct {
 	summary     string // the server's description, or its title
 	description string // summary with an argument hint for text agents
 
-	taskRequired bool // the server requires task-based execution, which the adapter has not
+	taskSupport string // execution.taskSupport: "required", "optional", "forbidden" or "" (tasks.go)
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -81,7 +81,9 @@ type ToolCall struct {
 // newTool wraps descriptor d of conn c, naming it name (toolPolicy.name).
 func newTool(c *conn, name string, d *mcp.Tool) *Tool {
 	t := &Tool{a: c.a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
-	t.taskRequired = c.screen != nil && c.screen.TaskRequired(d.Name)
+	if c.screen != nil {
+		t.taskSupport = c.screen.TaskSupport(d.Name)
+	}
 	t.meta = newMetadata(d, c.info)
 	t.appOnly = appOnly(d)
 	t.params = schemapass.Shared(d.InputSchema)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,14 +24,21 @@ type screenedConn struct {
 func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp == nil || resp.Error != nil || resp.Result == nil {
+	if !ok || resp == nil {
 		return msg, err
 	}
-	out, ferr := c.s.Result(resp.Result)
-	if f, ok := ferr.(*Fault); ok {
-		resp.Result, resp.Error = nil, f.rpcError()
-		return msg, err
+	if resp.Error == nil && resp.Result != nil {
+		out, ferr := c.s.Result(resp.Result)
+		if f, ok := ferr.(*Fault); ok {
+			resp.Result, resp.Error = nil, f.rpcError()
+		} else {
+			resp.Result = out
+		}
 	}
-	resp.Result = out
+	if id, ok := resp.ID.Raw().(string); ok && c.s.opts.Claim != nil && strings.HasPrefix(id, c.s.opts.ClaimPrefix) {
+		if b, err := jsonrpc.EncodeMessage(resp); err == nil {
+			c.s.opts.Claim(b)
+		}
+	}
 	return msg, err
 }

@@ -38,6 +38,7 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,6 +60,12 @@ type Options struct {
 	// kept in the placeholder's _meta, under PlaceholderKey.
 	Placeholder    func(typ string) string
 	PlaceholderKey string
+	// Claim, when set, is handed every response whose id is a JSON string
+	// starting with ClaimPrefix, as it is passed on (screened: repaired,
+	// or the error response that stands for it): the answers to requests
+	// the screen's user sent itself on the connection, beside the SDK's.
+	Claim       func(msg []byte)
+	ClaimPrefix string
 }
 
 // A Screen checks the messages of one server connection. It is safe for
@@ -67,8 +74,8 @@ type Screen struct {
 	opts Options
 	log  *slog.Logger
 
-	mu           sync.Mutex
-	taskRequired map[string]bool // tools whose last listing requires task-based execution
+	mu          sync.Mutex
+	taskSupport map[string]string // execution.taskSupport of the tools whose last listing set one
 }
 
 // New returns a screen configured by opts.
@@ -80,16 +87,16 @@ func New(opts Options) *Screen {
 	if opts.Placeholder == nil {
 		opts.Placeholder = func(string) string { return "[unsupported content]" }
 	}
-	return &Screen{opts: opts, log: log, taskRequired: map[string]bool{}}
+	return &Screen{opts: opts, log: log, taskSupport: map[string]string{}}
 }
 
-// TaskRequired reports whether the last tools/list page that listed tool
-// said it requires task-based execution (execution.taskSupport
-// "required"), which the go-sdk does not decode.
-func (s *Screen) TaskRequired(tool string) bool {
+// TaskSupport returns the execution.taskSupport ("required", "optional",
+// "forbidden" or another string) that the last tools/list page listing
+// tool gave it, which the go-sdk does not decode; "" when it gave none.
+func (s *Screen) TaskSupport(tool string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.taskRequired[tool]
+	return s.taskSupport[tool]
 }
 
 // tooLarge returns the fault of a message of size bytes (or more, when
@@ -193,6 +200,9 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	}
 	if deepest > SDKMaxDepth {
 		return s.replace(rec, fallbackID, &Fault{Kind: TooDeep, Text: fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", SDKMaxDepth)})
+	}
+	if !rec.method.ok {
+		s.claim(rec.usableID(), out)
 	}
 	return out, changed, nil
 }
@@ -301,7 +311,20 @@ func (s *Screen) replace(rec *record, fallbackID func() []byte, f *Fault) ([]byt
 		return nil, false, f
 	}
 	s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
-	return f.response(id), true, nil
+	out := f.response(id)
+	s.claim(id, out)
+	return out, true, nil
+}
+
+// claim hands msg, a response to id passed on, to Options.Claim when id is
+// one of its user's.
+func (s *Screen) claim(id, msg []byte) {
+	if s.opts.Claim == nil || len(id) == 0 || id[0] != '"' {
+		return
+	}
+	if v, ok := stringValue(id); ok && strings.HasPrefix(v, s.opts.ClaimPrefix) {
+		s.opts.Claim(msg)
+	}
 }
 
 // usableID returns the raw id of the message, when it can answer a call.
@@ -324,7 +347,7 @@ func decodableNumber(raw []byte) bool {
 
 // toolList drops from a tools/list result the descriptors the SDK cannot
 // decode (the wrong shape, or nesting too deep), which would fail the whole
-// page, and records which tools require task-based execution. It returns
+// page, and records the tools' task support. It returns
 // the edit and the message's depth without the dropped tools.
 func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	if rec.tools.kind != '[' {
@@ -333,7 +356,7 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	var (
 		kept    [][]byte
 		dropped int
-		tasks   = map[string]bool{}
+		tasks   = map[string]string{}
 	)
 	for _, d := range rec.descriptors {
 		raw := d.raw(msg)
@@ -355,16 +378,19 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 		deepest = max(deepest, d.deepest)
 		kept = append(kept, raw)
 		if d.name.ok {
-			ts, _ := stringValue(d.taskSupport.raw(msg))
-			tasks[name] = d.taskSupport.ok && ts == "required"
+			ts := ""
+			if d.taskSupport.ok {
+				ts, _ = stringValue(d.taskSupport.raw(msg))
+			}
+			tasks[name] = ts
 		}
 	}
 	s.mu.Lock()
-	for name, required := range tasks {
-		if required {
-			s.taskRequired[name] = true
+	for name, ts := range tasks {
+		if ts != "" {
+			s.taskSupport[name] = ts
 		} else {
-			delete(s.taskRequired, name)
+			delete(s.taskSupport, name)
 		}
 	}
 	s.mu.Unlock()

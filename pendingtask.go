@@ -1,0 +1,183 @@
+package mcpadapter
+
+// PendingTask: a task a call stopped waiting for, as stored state.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// A PendingTask is returned (as an error) by a tool call that runs as a
+// task on the server (see [TaskMode]) when the call stopped waiting before
+// the task ended: its context's deadline or [Config.TaskWait] passed, or
+// [WithPendingTask] asked for it at once. The task goes on on the server.
+// Find it with [errors.As]:
+//
+//	var pt *mcpadapter.PendingTask
+//	if errors.As(err, &pt) {
+//		b, _ := json.Marshal(pt) // store it; later, anywhere:
+//		res, err = a.CollectTask(ctx, decoded)
+//	}
+//
+// A PendingTask is durable like an [Interrupt]: its JSON, sealed with
+// [Config.StateKey] when set, is all [Adapter.CollectTask] and
+// [Adapter.CancelTask] need, on any Adapter with a server of the same
+// name listing the tool, and only under the principal the call acted for
+// ([WithPrincipal]). Whether the task can be reached from another
+// connection is the server's affair: servers that bind tasks to a session
+// (the TypeScript SDK's in-memory store does) answer that it is not found.
+type PendingTask struct {
+	Server  string // the server's name in [Config.Servers]
+	Tool    string // the adapter's tool name ([Tool.Name])
+	MCPName string // the server's tool name ([Tool.MCPName])
+	TaskID  string // the server's id of the task
+	// Status and StatusMessage are the task's as last seen.
+	Status        string
+	StatusMessage string
+
+	a         *Adapter    // the adapter that made it; nil after JSON decoding
+	gen       *generation // the adapter generation it was made in
+	tool      *Tool       // the tool that made it; nil after JSON decoding
+	principal string      // whom the call acted for
+	seal      stateSeal
+}
+
+// Error implements error.
+func (p *PendingTask) Error() string {
+	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s: collect it later", p.Server, p.Tool, p.TaskID, p.Status)
+}
+
+// observe records what w tells of the task and reports whether its status
+// or message changed.
+func (p *PendingTask) observe(w *taskWire) bool {
+	status, msg := truncate(w.Status), truncate(w.StatusMessage)
+	changed := status != p.Status || msg != p.StatusMessage
+	p.Status, p.StatusMessage = status, msg
+	return changed
+}
+
+// rebind returns a copy of p for a follow by t under principal, which
+// reports the task's status afresh.
+func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
+	return &PendingTask{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+		a: t.a, gen: t.conn.gen, tool: t, principal: principal}
+}
+
+// Collect waits for the task within ctx and [Config.TaskWait], as the call
+// did, on the adapter that made p: see [Adapter.CollectTask].
+func (p *PendingTask) Collect(ctx context.Context) (*Result, error) {
+	if p == nil || p.a == nil {
+		return nil, errors.New("mcpadapter: collect: pending task not bound to an adapter (decoded from JSON?): use Adapter.CollectTask")
+	}
+	return p.a.CollectTask(ctx, p)
+}
+
+// CollectTask polls the task of p on the current connection of p.Server
+// (dialing it if needed) until it ends, within ctx and [Config.TaskWait],
+// and returns its result, its failure ([ErrTaskFailed]), an [*Interrupt]
+// when a modern server asks for input, or a *PendingTask again when a
+// deadline passed first. Cancelling ctx cancels the task. p may come from
+// another Adapter or process through JSON: it is checked first as an
+// [Interrupt] is by [Adapter.Resume] (its seal, its principal, its server
+// and tool).
+func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, error) {
+	t, err := a.openTask(ctx, p, "collect")
+	if err != nil {
+		return nil, err
+	}
+	tc, forget := t.newTaskCall(ctx, "")
+	defer forget()
+	return tc.follow(ctx, p.rebind(t, PrincipalFrom(ctx)), nil)
+}
+
+// CancelTask asks the server to cancel the task of p (tasks/cancel), after
+// the checks of [Adapter.CollectTask]. Cancellation is the server's to
+// honour.
+func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
+	t, err := a.openTask(ctx, p, "cancel")
+	if err != nil {
+		return err
+	}
+	tc := &taskCall{t: t, op: callToolOp(t.desc.Name)}
+	_, err = tc.request(ctx, "tasks/cancel", p, nil)
+	return err
+}
+
+// openTask checks stored p before op and returns its tool.
+func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Tool, error) {
+	if p == nil || p.TaskID == "" || p.MCPName == "" {
+		return nil, fmt.Errorf("mcpadapter: %s: not a pending task returned by a tool call", op)
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("mcpadapter: server %q: tool %q: %s task: %w", p.Server, p.Tool, op, err)
+	}
+	if err := a.states.open(ctx, stateTask, p.seal, p.Server, p.principal); err != nil {
+		return nil, fail(err)
+	}
+	if !a.policy.allows(p.Server, p.MCPName) {
+		return nil, fail(errFiltered)
+	}
+	t, err := a.catalogs.storedTool(ctx, p.Server, p.Tool, p.MCPName)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
+		return nil, err
+	}
+	if !t.conn.tasksOn() {
+		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
+	}
+	return t, nil
+}
+
+// pendingTaskJSON is the wire form of a PendingTask.
+type pendingTaskJSON struct {
+	Version       int    `json:"version"`
+	Server        string `json:"server"`
+	Tool          string `json:"tool"`
+	MCPName       string `json:"mcpName"`
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	Principal     string `json:"principal,omitempty"`
+}
+
+const pendingTaskVersion = 1
+
+// MarshalJSON implements [json.Marshaler]: everything needed to collect
+// the task in another process, sealed with [Config.StateKey] when the
+// adapter that made it has one.
+func (p PendingTask) MarshalJSON() ([]byte, error) {
+	return marshalState(p.a, stateTask, p.seal, func() ([]byte, error) {
+		return json.Marshal(pendingTaskJSON{Version: pendingTaskVersion, Server: p.Server, Tool: p.Tool, MCPName: p.MCPName,
+			TaskID: p.TaskID, Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal})
+	})
+}
+
+// UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to
+// no adapter: collect it with [Adapter.CollectTask]. Malformed or oversized
+// JSON is an error wrapping [ErrInvalidState].
+func (p *PendingTask) UnmarshalJSON(b []byte) error {
+	payload, seal, err := unsealState("pending task", b)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("mcpadapter: decoding pending task: %w: %w", ErrInvalidState, err)
+	}
+	var w pendingTaskJSON
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return fail(err)
+	}
+	if w.Version != pendingTaskVersion {
+		return fail(fmt.Errorf("unsupported version %d", w.Version))
+	}
+	if w.Server == "" || w.MCPName == "" || w.TaskID == "" {
+		return fail(errors.New("missing server, tool or task id"))
+	}
+	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
+		Status: truncate(w.Status), StatusMessage: truncate(w.StatusMessage), principal: w.Principal, seal: seal}
+	return nil
+}
