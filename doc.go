@@ -65,7 +65,7 @@
 // holds one of its own.
 //
 //	public API   Adapter (adapter.go), Tool and Toolset (tools.go), Result (result.go),
-//	             stored state (interrupt.go, approval.go, pause.go, state.go)
+//	             stored state (interrupt.go, approval.go, pause.go, pendingtask.go, state.go)
 //	owners       pool: dials, skip/retry, per-principal admission and reaping, failures
 //	               (pool.go, principal.go, status.go)
 //	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)

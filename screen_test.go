@@ -39,7 +39,7 @@ func sanitizeTransport(t mcp.Transport) mcp.Transport { return screenTransport(t
 // sanitizeResultJSON screens a tools/call result as the adapter does, and
 // reports whether it changed.
 func sanitizeResultJSON(res []byte) ([]byte, bool) {
-	out, err := testScreen().Result(res)
+	out, err := testScreen().Result(res, nil)
 	if err != nil {
 		return res, false
 	}

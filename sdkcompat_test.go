@@ -5,8 +5,11 @@ package mcpadapter
 // go-sdk client, not through the adapter: what they pin is go-sdk's.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -452,4 +455,134 @@ func TestSDKCompatLegacyShimSecondRound(t *testing.T) {
 	if len(res.InputRequests) == 0 || res.NeedsInput() {
 		t.Fatalf("second round: InputRequests %v, NeedsInput %v; want input requests with NeedsInput false (call.go may then drop its InputRequests clause)", res.InputRequests, res.NeedsInput())
 	}
+}
+
+// TestSDKCompatForeignRequests pins entry 8: a request written with a
+// string id on the connection a go-sdk client session runs on (in memory,
+// and go-sdk's own Streamable HTTP connection, in both eras) reaches the
+// server, whose answer comes back through the session's connection; the
+// session's jsonrpc2, whose own ids are numbers, drops that answer and
+// goes on working.
+func TestSDKCompatForeignRequests(t *testing.T) {
+	type target struct {
+		name      string
+		transport func(t *testing.T, answers *foreignAnswers) mcp.Transport
+	}
+	targets := []target{
+		{"in memory", func(t *testing.T, answers *foreignAnswers) mcp.Transport {
+			tr, err := testserver.Lean(testserver.Options{}).Transport()(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return wrapTransport(tr, func(c mcp.Connection) mcp.Connection { return &foreignReader{Connection: c, answers: answers} })
+		}},
+	}
+	for _, stateless := range []bool{true, false} {
+		targets = append(targets, target{fmt.Sprintf("streamable stateless=%v", stateless), func(t *testing.T, answers *foreignAnswers) mcp.Transport {
+			s := testserver.Lean(testserver.Options{Legacy: !stateless})
+			return &mcp.StreamableClientTransport{Endpoint: s.StreamableHTTP(t, stateless).URL, HTTPClient: &http.Client{Transport: answers}}
+		}})
+	}
+	for _, tt := range targets {
+		t.Run(tt.name, func(t *testing.T) {
+			answers := &foreignAnswers{seen: make(chan struct{}, 1)}
+			var conn mcp.Connection
+			tr := wrapTransport(tt.transport(t, answers), func(c mcp.Connection) mcp.Connection { conn = c; return c })
+			cs, err := sdkClient(nil).Connect(t.Context(), tr, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			id, _ := jsonrpc.MakeID(rawPrefix + "1")
+			params := json.RawMessage(`{}`)
+			if v := cs.InitializeResult().ProtocolVersion; v >= "2026-07-28" { // the modern era's per-request _meta
+				params, _ = json.Marshal(map[string]any{"_meta": map[string]any{mcp.MetaKeyProtocolVersion: v, mcp.MetaKeyClientCapabilities: map[string]any{}}})
+			}
+			if err := conn.Write(t.Context(), &jsonrpc.Request{ID: id, Method: "tools/list", Params: params}); err != nil {
+				t.Fatalf("Write of a foreign request: %v", err)
+			}
+			select {
+			case <-answers.seen:
+			case <-faultCtx(t).Done():
+				t.Fatal("no answer to the foreign request came back through the connection")
+			}
+			if _, err := cs.ListTools(t.Context(), nil); err != nil {
+				t.Fatalf("ListTools after a foreign answer: %v", err)
+			}
+			answers.mu.Lock()
+			defer answers.mu.Unlock()
+			if answers.bad != "" {
+				t.Fatalf("go-sdk sent a request with id %s, want numbers only", answers.bad)
+			}
+		})
+	}
+}
+
+// foreignAnswers notes an answer to the foreign request: in the messages
+// a connection reads (foreignReader) or in HTTP answer bodies (as an
+// http.RoundTripper).
+type foreignAnswers struct {
+	seen chan struct{}
+	mu   sync.Mutex
+	bad  string // a non-numeric id of go-sdk's (foreignReader)
+}
+
+func (f *foreignAnswers) note(b []byte) {
+	if bytes.Contains(b, []byte(`"`+rawPrefix+`1"`)) {
+		select {
+		case f.seen <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// RoundTrip implements http.RoundTripper: it reads each answer whole.
+func (f *foreignAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost {
+		return resp, err
+	}
+	resp.Body = &notingBody{ReadCloser: resp.Body, f: f}
+	return resp, nil
+}
+
+// A notingBody shows what it reads to foreignAnswers.
+type notingBody struct {
+	io.ReadCloser
+	f *foreignAnswers
+}
+
+func (b *notingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.f.note(p[:n])
+	return n, err
+}
+
+// A foreignReader shows the responses it reads to foreignAnswers.
+type foreignReader struct {
+	mcp.Connection
+	answers *foreignAnswers
+}
+
+// Write implements [mcp.Connection], and records the ids of go-sdk's own
+// requests that are not numbers.
+func (r *foreignReader) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		if _, num := req.ID.Raw().(int64); !num && req.ID.Raw() != rawPrefix+"1" {
+			r.answers.mu.Lock()
+			r.answers.bad = fmt.Sprint(req.ID.Raw())
+			r.answers.mu.Unlock()
+		}
+	}
+	return r.Connection.Write(ctx, msg)
+}
+
+func (r *foreignReader) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := r.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if b, err := jsonrpc.EncodeMessage(resp); err == nil {
+			r.answers.note(b)
+		}
+	}
+	return msg, err
 }

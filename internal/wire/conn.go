@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -27,15 +28,19 @@ func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if !ok || resp == nil {
 		return msg, err
 	}
+	var id []byte
+	if s, ok := resp.ID.Raw().(string); ok && c.s.opts.Claim != nil && strings.HasPrefix(s, c.s.opts.ClaimPrefix) {
+		id, _ = json.Marshal(s)
+	}
 	if resp.Error == nil && resp.Result != nil {
-		out, ferr := c.s.Result(resp.Result)
+		out, ferr := c.s.Result(resp.Result, id)
 		if f, ok := ferr.(*Fault); ok {
 			resp.Result, resp.Error = nil, f.rpcError()
 		} else {
 			resp.Result = out
 		}
 	}
-	if id, ok := resp.ID.Raw().(string); ok && c.s.opts.Claim != nil && strings.HasPrefix(id, c.s.opts.ClaimPrefix) {
+	if id != nil {
 		if b, err := jsonrpc.EncodeMessage(resp); err == nil {
 			c.s.opts.Claim(b)
 		}

@@ -62,7 +62,7 @@ func testScreen(n int, logs io.Writer) *Screen {
 // sanitizeResultJSON screens a result alone (Screen.Result), and reports
 // whether it changed.
 func sanitizeResultJSON(res []byte) ([]byte, bool) {
-	out, err := testScreen(16<<20, nil).Result(res)
+	out, err := testScreen(16<<20, nil).Result(res, nil)
 	if err != nil {
 		return res, false
 	}

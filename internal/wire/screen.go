@@ -207,10 +207,11 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	return out, changed, nil
 }
 
-// Result screens the result of a response the SDK has already decoded
-// (see [Screen.Conn]): it returns result itself, a repaired copy, or the
-// fault to answer the call with instead.
-func (s *Screen) Result(result []byte) ([]byte, error) {
+// Result screens the result of a response to id (its raw JSON, nil when
+// unknown) that the SDK has already decoded (see [Screen.Conn]): it
+// returns result itself, a repaired copy, or the fault to answer the call
+// with instead.
+func (s *Screen) Result(result, id []byte) ([]byte, error) {
 	if len(result) > s.opts.MaxMessageBytes {
 		f := s.tooLarge(len(result), false)
 		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
@@ -223,6 +224,9 @@ func (s *Screen) Result(result []byte) ([]byte, error) {
 	sc.finish()
 	if !sc.complete() || rec.result.kind != '{' {
 		return result, nil // the SDK decoded it: only a valid object needs a look
+	}
+	if len(id) > 0 {
+		rec.id, rec.idKind = id, id[0]
 	}
 	edits, _, f := s.screenResult(result, &rec, sc.deepest)
 	if f != nil {
@@ -275,7 +279,9 @@ func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
 }
 
 // resultTypes are the values of a result's resultType the protocol
-// defines (2026-07-28: SEP-2322).
+// defines (2026-07-28: SEP-2322), and the tasks extension's "task"
+// (SEP-2663), which only the screen user's own requests may get: the SDK
+// never declares the extension.
 var resultTypes = map[string]bool{"complete": true, "input_required": true}
 
 // checkResult returns the fault of a result the SDK would panic on or
@@ -287,7 +293,7 @@ func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
 		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
 	}
 	if rt := rec.resultType; rt.ok && rt.kind == '"' {
-		if v, _ := stringValue(rt.raw(msg)); !resultTypes[v] {
+		if v, _ := stringValue(rt.raw(msg)); !resultTypes[v] && (v != "task" || !s.claims(rec.usableID())) {
 			return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: resultType %q is not one this protocol defines", v)}
 		}
 	}
@@ -319,12 +325,19 @@ func (s *Screen) replace(rec *record, fallbackID func() []byte, f *Fault) ([]byt
 // claim hands msg, a response to id passed on, to Options.Claim when id is
 // one of its user's.
 func (s *Screen) claim(id, msg []byte) {
-	if s.opts.Claim == nil || len(id) == 0 || id[0] != '"' {
-		return
-	}
-	if v, ok := stringValue(id); ok && strings.HasPrefix(v, s.opts.ClaimPrefix) {
+	if s.claims(id) {
 		s.opts.Claim(msg)
 	}
+}
+
+// claims reports whether the raw id is one of the screen user's own
+// requests (Options.Claim).
+func (s *Screen) claims(id []byte) bool {
+	if s.opts.Claim == nil || len(id) == 0 || id[0] != '"' {
+		return false
+	}
+	v, ok := stringValue(id)
+	return ok && strings.HasPrefix(v, s.opts.ClaimPrefix)
 }
 
 // usableID returns the raw id of the message, when it can answer a call.

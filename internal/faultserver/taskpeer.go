@@ -1,0 +1,283 @@
+package faultserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TaskPeer is a hand-written MCP server with tasks, which no go-sdk server
+// can have: in the legacy era (2025-11-25, params.task, tasks/result) or,
+// with Modern, the modern one (2026-07-28, the io.modelcontextprotocol
+// /tasks extension, tasks/update). Its tasks outlive connections: any
+// connection can poll any task, as a server with a durable task store
+// does. It lists two tools: "job", whose taskSupport is Support, and
+// "plain", which never runs as a task. A job's "mode" argument picks its
+// behaviour:
+//
+//	""        working for Steps polls (default 1), then completed with "done: <topic>"
+//	"ask"     (modern) input_required with one form request "q" until tasks/update answers it
+//	"never"   working forever
+//	"unknown" status "exploding"
+//	"otherid" tasks/get answers for another task
+//	"huge"    completed with a text of HugeBytes bytes
+//	"fail"    failed with a JSON-RPC error
+//	"flood"   a new status message at every poll, with pollInterval 0
+//
+// A TaskPeer is safe for concurrent use.
+type TaskPeer struct {
+	Modern    bool
+	Support   string // the job tool's execution.taskSupport
+	Steps     int
+	HugeBytes int
+
+	wg sync.WaitGroup
+	mu sync.Mutex
+	// guarded by mu
+	tasks   map[string]*peerTask
+	methods map[string]int // requests by method ("tools/call+task" for task-augmented calls)
+	answers []string       // the inputResponses of tasks/update, as JSON
+	seq     int
+}
+
+// A peerTask is one task of a TaskPeer.
+type peerTask struct {
+	mode, topic string
+	polls       int
+	status      string
+	answered    bool
+}
+
+// Methods reports how many requests of method the peer received.
+func (p *TaskPeer) Methods(method string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.methods[method]
+}
+
+// Answers returns the inputResponses tasks/update delivered, as JSON.
+func (p *TaskPeer) Answers() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.answers...)
+}
+
+// Wait waits for the connections being served to end.
+func (p *TaskPeer) Wait() { p.wg.Wait() }
+
+// Transport returns a factory for in-memory connections to p, as
+// [Peer.Transport] does.
+func (p *TaskPeer) Transport() func(ctx context.Context) (mcp.Transport, error) {
+	return func(context.Context) (mcp.Transport, error) {
+		client, server := net.Pipe()
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			defer server.Close()
+			p.serve(server, server)
+		}()
+		return &mcp.IOTransport{Reader: client, Writer: client}, nil
+	}
+}
+
+// taskRequest is a request a TaskPeer reads.
+type taskRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			Mode  string `json:"mode"`
+			Topic string `json:"topic"`
+		} `json:"arguments"`
+		Task           json.RawMessage `json:"task"`
+		TaskID         string          `json:"taskId"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+		Meta           struct {
+			Caps struct {
+				Extensions map[string]any `json:"extensions"`
+			} `json:"io.modelcontextprotocol/clientCapabilities"`
+		} `json:"_meta"`
+	} `json:"params"`
+}
+
+// serve answers the requests read from r on w, a line each.
+func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var req taskRequest
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || req.ID == nil {
+			continue
+		}
+		res, code, msg := p.answer(&req)
+		var line string
+		if code != 0 {
+			m, _ := json.Marshal(msg)
+			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, req.ID, code, m)
+		} else {
+			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, res)
+		}
+		if _, err := io.WriteString(w, line+"\n"); err != nil {
+			return
+		}
+	}
+}
+
+// answer returns the result of req, or its error code and message.
+func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.methods == nil {
+		p.methods = map[string]int{}
+		p.tasks = map[string]*peerTask{}
+	}
+	method := req.Method
+	if method == "tools/call" && p.taskAsked(req) {
+		method += "+task"
+	}
+	p.methods[method]++
+	switch req.Method {
+	case "server/discover":
+		if !p.Modern {
+			return "", -32601, "Method not found"
+		}
+		return `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"taskpeer","version":"1"}}}`, 0, ""
+	case "initialize":
+		return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"taskpeer","version":"1"}}`, 0, ""
+	case "tools/list":
+		support := ""
+		if p.Support != "" {
+			support = `,"execution":{"taskSupport":"` + p.Support + `"}`
+		}
+		return `{"tools":[{"name":"job","inputSchema":{"type":"object"}` + support + `},{"name":"plain","inputSchema":{"type":"object"}}]}`, 0, ""
+	case "tools/call":
+		if !p.taskAsked(req) {
+			return `{"content":[{"type":"text","text":"sync: ` + req.Params.Name + `"}]}`, 0, ""
+		}
+		p.seq++
+		id := "task-" + strconv.Itoa(p.seq)
+		t := &peerTask{mode: req.Params.Arguments.Mode, topic: req.Params.Arguments.Topic, status: "working"}
+		p.tasks[id] = t
+		if p.Modern {
+			return `{"resultType":"task",` + p.taskFields(id, t)[1:], 0, ""
+		}
+		return `{"task":` + p.taskFields(id, t) + `}`, 0, ""
+	case "tasks/get", "tasks/result", "tasks/update", "tasks/cancel":
+		t := p.tasks[req.Params.TaskID]
+		if t == nil {
+			return "", -32602, "Failed to retrieve task: Task not found"
+		}
+		return p.taskMethod(req, t)
+	}
+	return "", -32601, "Method not found"
+}
+
+// taskAsked reports whether a tools/call asks for a task.
+func (p *TaskPeer) taskAsked(req *taskRequest) bool {
+	if req.Params.Name != "job" {
+		return false
+	}
+	if p.Modern {
+		_, ok := req.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]
+		return ok
+	}
+	return len(req.Params.Task) > 0
+}
+
+// taskMethod answers a tasks request for t.
+func (p *TaskPeer) taskMethod(req *taskRequest, t *peerTask) (string, int, string) {
+	id := req.Params.TaskID
+	switch req.Method {
+	case "tasks/cancel":
+		t.status = "cancelled"
+		if p.Modern {
+			return `{}`, 0, ""
+		}
+		return p.taskFields(id, t), 0, ""
+	case "tasks/update":
+		p.answers = append(p.answers, string(req.Params.InputResponses))
+		t.answered = true
+		t.status = "working"
+		return `{"resultType":"complete"}`, 0, ""
+	case "tasks/result":
+		if t.status != "completed" {
+			return "", -32602, "task not completed"
+		}
+		return p.result(t), 0, ""
+	}
+	t.polls++
+	p.advance(t)
+	if t.mode == "otherid" {
+		id = "task-other"
+	}
+	return p.taskFields(id, t), 0, ""
+}
+
+// advance moves t on at a poll.
+func (p *TaskPeer) advance(t *peerTask) {
+	if t.status != "working" && t.status != "input_required" {
+		return
+	}
+	switch t.mode {
+	case "never", "flood", "otherid":
+	case "unknown":
+		t.status = "exploding"
+	case "fail":
+		t.status = "failed"
+	case "ask":
+		if !t.answered {
+			t.status = "input_required"
+			return
+		}
+		t.status = "completed"
+	default:
+		if t.polls >= max(p.Steps, 1) {
+			t.status = "completed"
+		}
+	}
+}
+
+// taskFields returns the task t as JSON, with what its status carries in
+// the modern era (the result, the error, the input requests).
+func (p *TaskPeer) taskFields(id string, t *peerTask) string {
+	poll := `"pollInterval":100`
+	if p.Modern {
+		poll = `"pollIntervalMs":100`
+	}
+	msg := "step " + strconv.Itoa(t.polls)
+	if t.mode == "flood" {
+		poll = strings.Replace(poll, "100", "0", 1)
+		msg = "flood " + strconv.Itoa(t.polls)
+	}
+	s := fmt.Sprintf(`{"taskId":%q,"status":%q,"statusMessage":%q,"createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000,%s`, id, t.status, msg, poll)
+	if p.Modern {
+		switch t.status {
+		case "completed":
+			s += `,"result":` + p.result(t)
+		case "failed":
+			s += `,"error":{"code":-32603,"message":"backend exploded"}`
+		case "input_required":
+			s += `,"inputRequests":{"q":{"method":"elicitation/create","params":{"mode":"form","message":"Which one?","requestedSchema":{"type":"object","properties":{"pick":{"type":"string"}},"required":["pick"]}}}}`
+		}
+	}
+	return s + "}"
+}
+
+// result is the tool result of completed t.
+func (p *TaskPeer) result(t *peerTask) string {
+	text := "done: " + t.topic
+	if t.mode == "huge" {
+		text = strings.Repeat("x", p.HugeBytes)
+	}
+	b, _ := json.Marshal(text)
+	return `{"content":[{"type":"text","text":` + string(b) + `}]}`
+}

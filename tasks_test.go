@@ -1,0 +1,293 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+)
+
+// taskEras are the two eras of tasks, as a TaskPeer speaks them.
+var taskEras = []struct {
+	name   string
+	modern bool
+}{{"legacy", false}, {"modern", true}}
+
+// taskAdapter returns an adapter of one server "p", peer, with edit
+// applied to its configuration.
+func taskAdapter(t *testing.T, peer *faultserver.TaskPeer, edit func(*Config, *Server)) *Adapter {
+	t.Helper()
+	srv := Server{Transport: peer.Transport()}
+	cfg := Config{}
+	if edit != nil {
+		edit(&cfg, &srv)
+	}
+	cfg.Servers = map[string]Server{"p": srv}
+	return newAdapter(t, cfg)
+}
+
+// TestTasksCall: a task-required tool is offered and called as a task in
+// both eras: one task-augmented tools/call, tasks/get polled to the end,
+// the result (legacy: tasks/result; modern: inline), each status message
+// reported as progress, and nothing in flight afterwards. A tool without
+// task support is called as usual.
+func TestTasksCall(t *testing.T) {
+	for _, era := range taskEras {
+		t.Run(era.name, func(t *testing.T) {
+			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 3}
+			a := taskAdapter(t, peer, nil)
+			ctx := faultCtx(t)
+			ts, err := a.ListTools(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := make(chan string, 64)
+			pctx := WithProgress(ctx, func(p Progress) { msgs <- p.Message })
+			res, err := lookup(t, ts, "p__job").Invoke(pctx, map[string]any{"topic": "tides"})
+			if err != nil || res.Text() != "done: tides" {
+				t.Fatalf("Invoke(job) = %v, %v; want done: tides", res, err)
+			}
+			if n := peer.Methods("tools/call+task"); n != 1 {
+				t.Errorf("task-augmented tools/call sent %d times, want 1", n)
+			}
+			if n := peer.Methods("tasks/get"); n != 3 {
+				t.Errorf("tasks/get sent %d times, want 3", n)
+			}
+			wantResult := 1
+			if era.modern {
+				wantResult = 0
+			}
+			if n := peer.Methods("tasks/result"); n != wantResult {
+				t.Errorf("tasks/result sent %d times, want %d", n, wantResult)
+			}
+			// Delivered in order: the status at creation and after each poll.
+			for _, want := range []string{"step 0", "step 1", "step 2"} {
+				select {
+				case got := <-msgs:
+					if got != want {
+						t.Errorf("progress message %q, want %q", got, want)
+					}
+				case <-ctx.Done():
+					t.Fatalf("no progress message %q", want)
+				}
+			}
+			if n := a.Status().Servers["p"].TasksInFlight; n != 0 {
+				t.Errorf("TasksInFlight = %d after the call, want 0", n)
+			}
+			res, err = lookup(t, ts, "p__plain").Invoke(ctx, nil)
+			if err != nil || res.Text() != "sync: plain" {
+				t.Errorf("Invoke(plain) = %v, %v; want a synchronous call", res, err)
+			}
+		})
+	}
+}
+
+// TestTasksOptional: a tool that allows tasks is called synchronously by
+// default, as a task when its server (Server.Tasks) or the call
+// (WithTasks) opts in; TasksOff hides a task-required tool.
+func TestTasksOptional(t *testing.T) {
+	for _, era := range taskEras {
+		t.Run(era.name, func(t *testing.T) {
+			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "optional"}
+			ctx := faultCtx(t)
+			job := lookup(t, taskTools(t, taskAdapter(t, peer, nil)), "p__job")
+			if res, err := job.Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
+				t.Fatalf("Invoke(job) by default = %v, %v; want synchronous", res, err)
+			}
+			if res, err := job.Invoke(WithTasks(ctx, TasksOptional), map[string]any{"topic": "a"}); err != nil || res.Text() != "done: a" {
+				t.Fatalf("Invoke(WithTasks(TasksOptional)) = %v, %v; want a task", res, err)
+			}
+			opted := lookup(t, taskTools(t, taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksOptional })), "p__job")
+			if res, err := opted.Invoke(ctx, map[string]any{"topic": "b"}); err != nil || res.Text() != "done: b" {
+				t.Fatalf("Invoke on a TasksOptional server = %v, %v; want a task", res, err)
+			}
+			if res, err := opted.Invoke(WithTasks(ctx, TasksRequired), nil); err != nil || res.Text() != "sync: job" {
+				t.Fatalf("Invoke(WithTasks(TasksRequired)) = %v, %v; want synchronous", res, err)
+			}
+			if n := peer.Methods("tools/call+task"); n != 2 {
+				t.Errorf("task-augmented calls = %d, want 2", n)
+			}
+
+			required := &faultserver.TaskPeer{Modern: era.modern, Support: "required"}
+			ts := taskTools(t, taskAdapter(t, required, func(_ *Config, s *Server) { s.Tasks = TasksOff }))
+			if ts.Lookup("p__job") != nil {
+				t.Errorf("TasksOff offers the task-required tool")
+			}
+		})
+	}
+}
+
+// taskTools lists a's tools.
+func taskTools(t *testing.T, a *Adapter) Toolset {
+	t.Helper()
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// TestTasksDurable: a call asked for a pending task returns it at once;
+// stored as JSON (sealed), it is collected by another Adapter after the
+// first one closed, only under the principal of the call; a tampered one
+// is refused; a deadline returns the task still pending.
+func TestTasksDurable(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	for _, era := range taskEras {
+		t.Run(era.name, func(t *testing.T) {
+			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 2}
+			sealed := func(c *Config, _ *Server) { c.StateKey = key }
+			a := taskAdapter(t, peer, sealed)
+			ctx := WithPrincipal(faultCtx(t), "alice")
+			_, err := lookup(t, taskTools(t, a), "p__job").Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"})
+			var pt *PendingTask
+			if !errors.As(err, &pt) || pt.Status != "working" || pt.TaskID == "" {
+				t.Fatalf("Invoke(WithPendingTask) = %v, want a working *PendingTask", err)
+			}
+			b, err := json.Marshal(pt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Close()
+
+			b2 := taskAdapter(t, peer, sealed)
+			var stored PendingTask
+			if err := json.Unmarshal(b, &stored); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b2.CollectTask(WithPrincipal(faultCtx(t), "mallory"), &stored); !errors.Is(err, ErrWrongPrincipal) {
+				t.Fatalf("CollectTask as another principal = %v, want ErrWrongPrincipal", err)
+			}
+			var tampered PendingTask
+			if err := json.Unmarshal([]byte(strings.Replace(string(b), "task-", "task-9", 1)), &tampered); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b2.CollectTask(ctx, &tampered); !errors.Is(err, ErrTamperedState) {
+				t.Fatalf("CollectTask of tampered state = %v, want ErrTamperedState", err)
+			}
+			res, err := b2.CollectTask(ctx, &stored)
+			if err != nil || res.Text() != "done: reefs" {
+				t.Fatalf("CollectTask on a new Adapter = %v, %v; want done: reefs", res, err)
+			}
+
+			never := lookup(t, taskTools(t, b2), "p__job")
+			dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			if _, err := never.Invoke(dctx, map[string]any{"mode": "never"}); !errors.As(err, &pt) || pt.Status != "working" {
+				t.Fatalf("Invoke past its deadline = %v, want a *PendingTask", err)
+			}
+			if err := b2.CancelTask(ctx, pt); err != nil {
+				t.Fatalf("CancelTask: %v", err)
+			}
+			if _, err := b2.CollectTask(ctx, pt); !errors.Is(err, ErrTaskFailed) {
+				t.Fatalf("CollectTask of a cancelled task = %v, want ErrTaskFailed", err)
+			}
+		})
+	}
+}
+
+// TestTasksCancel: cancelling a call's context sends tasks/cancel.
+func TestTasksCancel(t *testing.T) {
+	for _, era := range taskEras {
+		t.Run(era.name, func(t *testing.T) {
+			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required"}
+			a := taskAdapter(t, peer, nil)
+			ctx, cancel := context.WithCancel(faultCtx(t))
+			defer cancel()
+			pctx := WithProgress(ctx, func(Progress) { cancel() })
+			_, err := lookup(t, taskTools(t, a), "p__job").Invoke(pctx, map[string]any{"mode": "never"})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Invoke cancelled = %v, want context.Canceled", err)
+			}
+			if n := peer.Methods("tasks/cancel"); n != 1 {
+				t.Errorf("tasks/cancel sent %d times, want 1", n)
+			}
+		})
+	}
+}
+
+// TestTasksModernInterrupt: a modern task's questions are an *Interrupt
+// that survives JSON and resumes on another Adapter through tasks/update;
+// with an ElicitationHandler they are answered inline.
+func TestTasksModernInterrupt(t *testing.T) {
+	peer := &faultserver.TaskPeer{Modern: true, Support: "required"}
+	a := taskAdapter(t, peer, nil)
+	ctx := faultCtx(t)
+	_, err := lookup(t, taskTools(t, a), "p__job").Invoke(ctx, map[string]any{"mode": "ask", "topic": "t"})
+	var in *Interrupt
+	if !errors.As(err, &in) || len(in.Requests) != 1 || in.Requests[0].Key != "q" || in.Requests[0].Message != "Which one?" {
+		t.Fatalf("Invoke(ask) = %v, want an *Interrupt asking q", err)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored Interrupt
+	if err := json.Unmarshal(b, &stored); err != nil {
+		t.Fatal(err)
+	}
+	b2 := taskAdapter(t, peer, nil)
+	res, err := b2.Resume(ctx, &stored, map[string]Answer{"q": {Action: Accept, Content: map[string]any{"pick": "north"}}})
+	if err != nil || res.Text() != "done: t" {
+		t.Fatalf("Resume on a new Adapter = %v, %v; want done: t", res, err)
+	}
+	if got := peer.Answers(); len(got) != 1 || !strings.Contains(got[0], `"pick":"north"`) {
+		t.Errorf("tasks/update delivered %q, want the answer", got)
+	}
+
+	inline := taskAdapter(t, peer, func(c *Config, _ *Server) {
+		c.ElicitationHandler = func(context.Context, ElicitationRequest) (Answer, error) {
+			return Answer{Action: Accept, Content: map[string]any{"pick": "south"}}, nil
+		}
+	})
+	res, err = lookup(t, taskTools(t, inline), "p__job").Invoke(ctx, map[string]any{"mode": "ask", "topic": "u"})
+	if err != nil || res.Text() != "done: u" {
+		t.Fatalf("Invoke(ask) answered inline = %v, %v", res, err)
+	}
+}
+
+// TestTasksHostile: a server that breaks the protocol fails the call with
+// a typed error, within bounded time and memory: an unknown status, an
+// answer for another task, a result over MaxMessageBytes, a failed task;
+// a task that never ends, or floods status changes with a zero poll
+// interval, is left pending after TaskWait, polled no faster than the
+// lower bound. Nothing is left running after Close.
+func TestTasksHostile(t *testing.T) {
+	for _, era := range taskEras {
+		t.Run(era.name, func(t *testing.T) {
+			before := goroutines()
+			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", HugeBytes: 8 << 10}
+			a, err := New(Config{TaskWait: 500 * time.Millisecond, MaxMessageBytes: 4 << 10, OnProgress: func(context.Context, Progress) {},
+				Servers: map[string]Server{"p": {Transport: peer.Transport()}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := faultCtx(t)
+			job := lookup(t, taskTools(t, a), "p__job")
+			for mode, want := range map[string]error{"unknown": ErrBadTask, "otherid": ErrBadTask, "huge": ErrMessageTooLarge, "fail": ErrTaskFailed} {
+				if _, err := job.Invoke(ctx, map[string]any{"mode": mode}); !errors.Is(err, want) {
+					t.Errorf("mode %s: %v, want %v", mode, err, want)
+				} else {
+					checkServerErr(t, err, "p")
+				}
+			}
+			start := time.Now()
+			for _, mode := range []string{"never", "flood"} {
+				var pt *PendingTask
+				if _, err := job.Invoke(ctx, map[string]any{"mode": mode}); !errors.As(err, &pt) {
+					t.Errorf("mode %s: %v, want a *PendingTask after TaskWait", mode, err)
+				}
+			}
+			if polls, most := peer.Methods("tasks/get"), int(2*time.Since(start)/minPollInterval)+2; polls > most {
+				t.Errorf("%d polls in %v, more than %d", polls, time.Since(start), most)
+			}
+			a.Close()
+			peer.Wait()
+			checkNoLeaks(t, before)
+		})
+	}
+}
