@@ -1,7 +1,7 @@
 package mcpadapter
 
-// Pauses: a tool call that stopped at an [*Interrupt] or an
-// [*ApprovalRequired], inside a batch of native tool calls (PausedCalls,
+// Pauses: a tool call that stopped at an [*Interrupt], an
+// [*ApprovalRequired] or a [*PendingTask], inside a batch of native tool calls (PausedCalls,
 // tools.go), and the Resolution that settles it. An agent run (package
 // agent) pauses as a PausedCalls that carries the run in its State.
 
@@ -18,22 +18,25 @@ import (
 )
 
 // A Resolution settles stored state, of every kind: [Answered] for an
-// interrupt, [Approved] or [Rejected] for an approval request. Each kind
+// interrupt, [Approved] or [Rejected] for an approval request,
+// [Collected] for a pending task. Each kind
 // has one entry point that takes it: [Adapter.Resume] (an [*Interrupt]),
 // [Adapter.Decide] (an [*ApprovalRequired]), [Toolset.ResumeToolCalls] and
 // [ToolSearch.ResumeToolCalls] (a [*PausedCalls]), and the agent package's
-// Executor.Resume (a paused run). A Resolution of the wrong sort for the
+// Executor.Resume (a paused run), [Adapter.CollectTask] (a [*PendingTask],
+// which takes no Resolution). A Resolution of the wrong sort for the
 // state is refused before anything is sent.
 type Resolution struct {
 	answers map[string]Answer
-	verdict string // verdictApprove or verdictReject; "" for answers
+	verdict string // verdictApprove, verdictReject or verdictCollect; "" for answers
 	reason  string
 }
 
-// The verdicts of a decision.
+// The verdicts of a decision, and of a pending task's collection.
 const (
 	verdictApprove = "approve"
 	verdictReject  = "reject"
+	verdictCollect = "collect"
 )
 
 // Answered resolves an interrupt with the user's answers, one per request
@@ -47,11 +50,16 @@ func Approved() Resolution { return Resolution{verdict: verdictApprove} }
 // for the model.
 func Rejected(reason string) Resolution { return Resolution{verdict: verdictReject, reason: reason} }
 
+// Collected resolves a pending task by waiting for it again, as
+// [Adapter.CollectTask] does (the call may pause on it again).
+func Collected() Resolution { return Resolution{verdict: verdictCollect} }
+
 // A pause is what a paused call waits for: exactly one of an
-// interrupt and an approval request.
+// interrupt, an approval request and a pending task.
 type pause struct {
 	Interrupt *Interrupt        `json:"interrupt,omitempty"`
 	Approval  *ApprovalRequired `json:"approval,omitempty"`
+	Task      *PendingTask      `json:"task,omitempty"`
 }
 
 // pauseOf returns the pause in err, if err is an interrupt or an approval
@@ -64,6 +72,9 @@ func pauseOf(err error) (pause, bool) {
 	if errors.As(err, &p.Approval) {
 		return p, true
 	}
+	if errors.As(err, &p.Task) {
+		return p, true
+	}
 	return pause{}, false
 }
 
@@ -74,6 +85,8 @@ func (p pause) err() error {
 		return p.Interrupt
 	case p.Approval != nil:
 		return p.Approval
+	case p.Task != nil:
+		return p.Task
 	}
 	return nil // an untyped nil: a zero pause is no error
 }
@@ -82,10 +95,17 @@ func (p pause) err() error {
 // that is not a call of tool (as an agent or a model names it: case is
 // ignored, as langchaingo's executor and [Toolset.Lookup] ignore it).
 func (p pause) check(tool string) error {
+	n := 0
+	for _, set := range []bool{p.Interrupt != nil, p.Approval != nil, p.Task != nil} {
+		if set {
+			n++
+		}
+	}
 	switch {
-	case (p.Interrupt == nil) == (p.Approval == nil):
-		return errors.New("a paused call needs exactly one of an interrupt and an approval request")
-	case p.Interrupt != nil && !strings.EqualFold(p.Interrupt.Tool, tool), p.Approval != nil && !strings.EqualFold(p.Approval.Call.Tool, tool):
+	case n != 1:
+		return errors.New("a paused call needs exactly one of an interrupt, an approval request and a pending task")
+	case p.Interrupt != nil && !strings.EqualFold(p.Interrupt.Tool, tool), p.Approval != nil && !strings.EqualFold(p.Approval.Call.Tool, tool),
+		p.Task != nil && !strings.EqualFold(p.Task.Tool, tool):
 		return fmt.Errorf("the paused call is to tool %q, its pause is for another tool", tool)
 	}
 	return nil
@@ -101,6 +121,8 @@ func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal)
 		return s.open(ctx, kind, seal, p.Interrupt.stamp, p.Interrupt.Server, p.Interrupt.principal)
 	case p.Approval != nil:
 		return s.open(ctx, kind, seal, p.Approval.stamp, p.Approval.Call.Server, p.Approval.principal)
+	case p.Task != nil:
+		return s.open(ctx, kind, seal, p.Task.stamp, p.Task.Server, p.Task.principal)
 	}
 	return s.checkSeal(kind, seal)
 }
@@ -112,7 +134,12 @@ func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, erro
 	if err := p.check(t.name); err != nil {
 		return nil, fmt.Errorf("mcpadapter: %w: %w", ErrInvalidState, err)
 	}
-	if p.Interrupt != nil {
+	switch {
+	case p.Task != nil && r.verdict == verdictCollect:
+		return t.a.CollectTask(ctx, p.Task)
+	case p.Task != nil:
+		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", p.Task.Error())
+	case p.Interrupt != nil:
 		return t.a.Resume(ctx, p.Interrupt, r)
 	}
 	return t.a.Decide(ctx, p.Approval, r)
@@ -125,6 +152,8 @@ func (p pause) stamp() stamp {
 		return p.Interrupt.stamp
 	case p.Approval != nil:
 		return p.Approval.stamp
+	case p.Task != nil:
+		return p.Task.stamp
 	}
 	return stamp{}
 }
@@ -137,6 +166,8 @@ func (p pause) adapter() *Adapter {
 		return p.Interrupt.a
 	case p.Approval != nil && p.Approval.tool != nil:
 		return p.Approval.tool.a
+	case p.Task != nil:
+		return p.Task.a
 	}
 	return nil
 }
@@ -202,7 +233,7 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 
 // A PausedCalls is returned (as an error) by [Toolset.HandleToolCalls] and
 // [Toolset.ResumeToolCalls] when a call of the batch needs user input or
-// approval. [errors.As] finds the [*Interrupt] or [*ApprovalRequired]
+// approval. [errors.As] finds the [*Interrupt], [*ApprovalRequired] or [*PendingTask]
 // through it. It survives json.Marshal and Unmarshal (sealed with
 // [Config.StateKey] when set): the batch's calls, the messages of the calls
 // answered so far, and the pause, which records the principal of its call.
@@ -227,7 +258,7 @@ type PausedCalls struct {
 }
 
 // PausedCallOf returns err as the pause of a batch of the one call tc, when
-// err is (or wraps) the [*Interrupt] or [*ApprovalRequired] that calling
+// err is (or wraps) the [*Interrupt], [*ApprovalRequired] or [*PendingTask] that calling
 // tc's tool returned ([Tool.Call], [Tool.Invoke]): a batch that
 // [Toolset.ResumeToolCalls] settles like one [Toolset.HandleToolCalls]
 // paused, and that stores the same way. ok is false when err holds
@@ -272,15 +303,15 @@ func (p *PausedCalls) Error() string {
 	return p.pause.err().Error()
 }
 
-// ID returns the ID of the [*Interrupt] or [*ApprovalRequired] the batch
+// ID returns the ID of the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
 // waits for, which its resume claims (see [Config.StateClaims]).
 func (p PausedCalls) ID() string { return p.pause.stamp().id }
 
-// Issued returns when the [*Interrupt] or [*ApprovalRequired] the batch
+// Issued returns when the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
 // waits for was made; [Config.StateMaxAge] counts from it.
 func (p PausedCalls) Issued() time.Time { return p.pause.stamp().issued }
 
-// Unwrap returns the [*Interrupt] or [*ApprovalRequired] the batch waits
+// Unwrap returns the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch waits
 // for.
 func (p *PausedCalls) Unwrap() error {
 	if p == nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
+	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
@@ -317,5 +318,60 @@ func TestExecutorParallelPauses(t *testing.T) {
 	}
 	if len(reqs) != 2 {
 		t.Errorf("model requests = %d, want 2 (the plan, then the answer)", len(reqs))
+	}
+}
+
+// TestExecutorTaskPause: a run whose tool runs as a task on the server
+// pauses on the pending task like on an interrupt; stored as JSON, every
+// Adapter closed, the same run resumes on a new Adapter with Collected,
+// and its final answer is the task's real result.
+func TestExecutorTaskPause(t *testing.T) {
+	for _, modern := range []bool{false, true} {
+		peer := &faultserver.TaskPeer{Modern: modern, Support: "required", Steps: 2}
+		cfg := mcpadapter.Config{StateKey: []byte(stateKey), Servers: map[string]mcpadapter.Server{"p": {Transport: peer.Transport()}}}
+		calls := [][2]string{{"p__job", `{"topic":"tides"}`}}
+		question := map[string]any{"input": "Research tides"}
+
+		a1 := newAdapter(t, cfg)
+		ts1, err := a1.ListTools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ag1, err := agentKinds["tool-calling"](calls, ts1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = chains.Call(mcpadapter.WithPendingTask(t.Context()), NewExecutor(ag1, agents.WithMaxIterations(3)), question)
+		var paused *PausedRun
+		var pending *mcpadapter.PendingTask
+		if !errors.As(err, &paused) || !errors.As(err, &pending) {
+			t.Fatalf("run error = %v, want a *PausedRun on a *PendingTask", err)
+		}
+		stored, err := json.Marshal(paused)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a1.Close()
+
+		var back PausedRun
+		if err := json.Unmarshal(stored, &back); err != nil {
+			t.Fatal(err)
+		}
+		a2 := newAdapter(t, cfg)
+		ts2, err := a2.ListTools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ag2, err := agentKinds["tool-calling"](nil, ts2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := NewExecutor(ag2, agents.WithMaxIterations(3)).Resume(t.Context(), &back, mcpadapter.Collected())
+		if err != nil {
+			t.Fatalf("Resume: %v", err)
+		}
+		if got := out["output"]; got != "The result: done: tides" {
+			t.Errorf("modern %v: final answer = %q, want the task's result", modern, got)
+		}
 	}
 }
