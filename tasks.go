@@ -256,8 +256,8 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 		Server: c.server, Tool: t.name, MCPName: t.desc.Name, TaskID: w.TaskID,
 		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx),
 	}
-	tc.report(p, &w)
 	if pending, _ := ctx.Value(pendingKey{}).(bool); pending {
+		p.observe(&w)
 		return nil, p
 	}
 	return tc.follow(ctx, p, &w)
@@ -334,8 +334,8 @@ func (tc *taskCall) follow(ctx context.Context, p *PendingTask, w *taskWire) (*R
 		if w, err = tc.request(waitCtx, "tasks/get", p, nil); err != nil {
 			return tc.stopped(ctx, waitCtx, p, err)
 		}
-		tc.report(p, w)
 	}
+	tc.report(p, w)
 	interval := w.interval()
 	for {
 		switch w.Status {

@@ -291,3 +291,71 @@ func TestTasksHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestTasksNegotiated: the modern tasks extension is declared on the
+// adapter's task requests only, never on go-sdk's own (which a server may
+// then not answer with a task); a modern server that does not declare the
+// extension gets no task requests, and its task-required tool is not
+// offered; a tool that forbids tasks is never called as one.
+func TestTasksNegotiated(t *testing.T) {
+	peer := &faultserver.TaskPeer{Modern: true, Support: "required"}
+	a := taskAdapter(t, peer, nil)
+	ctx := faultCtx(t)
+	ts := taskTools(t, a)
+	if _, err := lookup(t, ts, "p__job").Invoke(ctx, map[string]any{"topic": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lookup(t, ts, "p__plain").Invoke(WithTasks(ctx, TasksOptional), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, all := peer.Methods("declared tools/call"), peer.Methods("tools/call"); n != 1 || all != 1 {
+		t.Errorf("tools/call declaring the extension: %d of %d, want the task call only", n, all)
+	}
+	if n := peer.Methods("declared tools/list") + peer.Methods("declared server/discover"); n != 0 {
+		t.Errorf("go-sdk's requests declared the extension %d times, want never", n)
+	}
+
+	for _, support := range []string{"required", "forbidden"} {
+		bare := &faultserver.TaskPeer{Modern: true, NoExtension: support == "required", Support: support}
+		b := taskAdapter(t, bare, func(_ *Config, s *Server) { s.Tasks = TasksOptional })
+		ts := taskTools(t, b)
+		if support == "required" {
+			if ts.Lookup("p__job") != nil {
+				t.Errorf("a modern server without the extension has its task-required tool offered")
+			}
+			continue
+		}
+		if res, err := lookup(t, ts, "p__job").Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
+			t.Errorf("forbidden tool: %v, %v; want a synchronous call", res, err)
+		}
+		if n := bare.Methods("declared tools/call"); n != 0 {
+			t.Errorf("a forbidden tool was called as a task %d times", n)
+		}
+	}
+}
+
+// TestTasksStatus: Status counts the tasks a call waits for.
+func TestTasksStatus(t *testing.T) {
+	peer := &faultserver.TaskPeer{Modern: false, Support: "required"}
+	a := taskAdapter(t, peer, nil)
+	ctx, cancel := context.WithCancel(faultCtx(t))
+	defer cancel()
+	seen := make(chan int, 1)
+	pctx := WithProgress(ctx, func(Progress) {
+		select {
+		case seen <- a.Status().Servers["p"].TasksInFlight:
+		default:
+		}
+		cancel()
+	})
+	_, err := lookup(t, taskTools(t, a), "p__job").Invoke(pctx, map[string]any{"mode": "never"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Invoke = %v, want it cancelled", err)
+	}
+	if n := <-seen; n != 1 {
+		t.Errorf("TasksInFlight during the call = %d, want 1", n)
+	}
+	if n := a.Status().Servers["p"].TasksInFlight; n != 0 {
+		t.Errorf("TasksInFlight after the call = %d, want 0", n)
+	}
+}

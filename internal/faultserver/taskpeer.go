@@ -34,7 +34,10 @@ import (
 //
 // A TaskPeer is safe for concurrent use.
 type TaskPeer struct {
-	Modern    bool
+	Modern bool
+	// NoExtension: a modern peer that does not declare the tasks
+	// extension (it never makes a task).
+	NoExtension bool
 	Support   string // the job tool's execution.taskSupport
 	Steps     int
 	HugeBytes int
@@ -56,7 +59,9 @@ type peerTask struct {
 	answered    bool
 }
 
-// Methods reports how many requests of method the peer received.
+// Methods reports how many requests of method the peer received;
+// "declared <method>" counts those that declared the modern tasks
+// extension, "tools/call+task" the task-augmented tools/call requests.
 func (p *TaskPeer) Methods(method string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -145,12 +150,19 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 		method += "+task"
 	}
 	p.methods[method]++
+	if _, ok := req.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]; ok {
+		p.methods["declared "+req.Method]++
+	}
 	switch req.Method {
 	case "server/discover":
 		if !p.Modern {
 			return "", -32601, "Method not found"
 		}
-		return `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"taskpeer","version":"1"}}}`, 0, ""
+		ext := `,"extensions":{"io.modelcontextprotocol/tasks":{}}`
+		if p.NoExtension {
+			ext = ""
+		}
+		return `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}` + ext + `},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"taskpeer","version":"1"}}}`, 0, ""
 	case "initialize":
 		return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"taskpeer","version":"1"}}`, 0, ""
 	case "tools/list":
