@@ -181,6 +181,7 @@
 //	internal/faultserver/faultserver.go       a server that misbehaves on purpose (tests)
 //	internal/faultserver/http.go              its HTTP faults
 //	internal/faultserver/peer.go              a raw JSON-RPC peer for what go-sdk cannot send
+//	internal/faultserver/taskpeer.go          a raw JSON-RPC task server, both eras, durable tasks (tests)
 //	internal/jsonvalue/jsonvalue.go           copying and rewriting decoded JSON
 //	internal/modeltext/media.go               media types, image checks, links a provider loads itself
 //	internal/modeltext/modeltext.go           text cut to a budget, structured content as a line
