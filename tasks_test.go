@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // taskEras are the two eras of tasks, as a TaskPeer speaks them.
@@ -30,59 +32,73 @@ func taskAdapter(t *testing.T, peer *faultserver.TaskPeer, edit func(*Config, *S
 	return newAdapter(t, cfg)
 }
 
+// opaqueTransport hides the type of the transport it wraps, as a custom
+// transport does: the screen then reads decoded messages (wire.Conn).
+type opaqueTransport struct{ mcp.Transport }
+
 // TestTasksCall: a task-required tool is offered and called as a task in
-// both eras: one task-augmented tools/call, tasks/get polled to the end,
-// the result (legacy: tasks/result; modern: inline), each status message
-// reported as progress, and nothing in flight afterwards. A tool without
-// task support is called as usual.
+// both eras, over a newline-delimited stream and a custom transport: one
+// task-augmented tools/call, tasks/get polled to the end, the result
+// (legacy: tasks/result; modern: inline), each status message reported as
+// progress, and nothing in flight afterwards. A tool without task support
+// is called as usual.
 func TestTasksCall(t *testing.T) {
 	for _, era := range taskEras {
-		t.Run(era.name, func(t *testing.T) {
-			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 3}
-			a := taskAdapter(t, peer, nil)
-			ctx := faultCtx(t)
-			ts, err := a.ListTools(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs := make(chan string, 64)
-			pctx := WithProgress(ctx, func(p Progress) { msgs <- p.Message })
-			res, err := lookup(t, ts, "p__job").Invoke(pctx, map[string]any{"topic": "tides"})
-			if err != nil || res.Text() != "done: tides" {
-				t.Fatalf("Invoke(job) = %v, %v; want done: tides", res, err)
-			}
-			if n := peer.Methods("tools/call+task"); n != 1 {
-				t.Errorf("task-augmented tools/call sent %d times, want 1", n)
-			}
-			if n := peer.Methods("tasks/get"); n != 3 {
-				t.Errorf("tasks/get sent %d times, want 3", n)
-			}
-			wantResult := 1
-			if era.modern {
-				wantResult = 0
-			}
-			if n := peer.Methods("tasks/result"); n != wantResult {
-				t.Errorf("tasks/result sent %d times, want %d", n, wantResult)
-			}
-			// Delivered in order: the status at creation and after each poll.
-			for _, want := range []string{"step 0", "step 1", "step 2"} {
-				select {
-				case got := <-msgs:
-					if got != want {
-						t.Errorf("progress message %q, want %q", got, want)
+		for _, custom := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/custom=%v", era.name, custom), func(t *testing.T) {
+				peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 3}
+				a := taskAdapter(t, peer, func(_ *Config, s *Server) {
+					if custom {
+						s.Transport = func(ctx context.Context) (mcp.Transport, error) {
+							tr, err := peer.Transport()(ctx)
+							return opaqueTransport{tr}, err
+						}
 					}
-				case <-ctx.Done():
-					t.Fatalf("no progress message %q", want)
+				})
+				ctx := faultCtx(t)
+				ts, err := a.ListTools(ctx)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if n := a.Status().Servers["p"].TasksInFlight; n != 0 {
-				t.Errorf("TasksInFlight = %d after the call, want 0", n)
-			}
-			res, err = lookup(t, ts, "p__plain").Invoke(ctx, nil)
-			if err != nil || res.Text() != "sync: plain" {
-				t.Errorf("Invoke(plain) = %v, %v; want a synchronous call", res, err)
-			}
-		})
+				msgs := make(chan string, 64)
+				pctx := WithProgress(ctx, func(p Progress) { msgs <- p.Message })
+				res, err := lookup(t, ts, "p__job").Invoke(pctx, map[string]any{"topic": "tides"})
+				if err != nil || res.Text() != "done: tides" {
+					t.Fatalf("Invoke(job) = %v, %v; want done: tides", res, err)
+				}
+				if n := peer.Methods("tools/call+task"); n != 1 {
+					t.Errorf("task-augmented tools/call sent %d times, want 1", n)
+				}
+				if n := peer.Methods("tasks/get"); n != 3 {
+					t.Errorf("tasks/get sent %d times, want 3", n)
+				}
+				wantResult := 1
+				if era.modern {
+					wantResult = 0
+				}
+				if n := peer.Methods("tasks/result"); n != wantResult {
+					t.Errorf("tasks/result sent %d times, want %d", n, wantResult)
+				}
+				// Delivered in order: the status at creation and after each poll.
+				for _, want := range []string{"step 0", "step 1", "step 2"} {
+					select {
+					case got := <-msgs:
+						if got != want {
+							t.Errorf("progress message %q, want %q", got, want)
+						}
+					case <-ctx.Done():
+						t.Fatalf("no progress message %q", want)
+					}
+				}
+				if n := a.Status().Servers["p"].TasksInFlight; n != 0 {
+					t.Errorf("TasksInFlight = %d after the call, want 0", n)
+				}
+				res, err = lookup(t, ts, "p__plain").Invoke(ctx, nil)
+				if err != nil || res.Text() != "sync: plain" {
+					t.Errorf("Invoke(plain) = %v, %v; want a synchronous call", res, err)
+				}
+			})
+		}
 	}
 }
 
