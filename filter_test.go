@@ -192,8 +192,9 @@ func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
 // TestVisibleBeforeDuplicates: the duplicate check sees what a discovery
 // offers, after the one visibility pass: a tool for the app alone clashes
-// only when IncludeAppOnly offers it, a task-required tool never, and Keep
-// is asked about every tool Allow and Deny keep, hidden or not.
+// only when IncludeAppOnly offers it, a task-required tool never on a
+// server whose tasks are off, and Keep is asked about every tool Allow and
+// Deny keep, hidden or not.
 func TestVisibleBeforeDuplicates(t *testing.T) {
 	peer := faultserver.NewPeer(faultserver.PeerOptions{Tools: []string{
 		`{"name":"Poll","inputSchema":{"type":"object"},"_meta":{"ui":{"visibility":["app"]}}}`,
@@ -202,7 +203,7 @@ func TestVisibleBeforeDuplicates(t *testing.T) {
 		`{"name":"research","inputSchema":{"type":"object"}}`,
 	}})
 	var asked []string
-	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: peer.Transport(), Filter: Filter{
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: peer.Transport(), Tasks: TasksOff, Filter: Filter{
 		Keep: func(_ context.Context, _ string, d *mcp.Tool) bool { asked = append(asked, d.Name); return true },
 	}}}})
 	ts, err := a.ListTools(t.Context())
