@@ -1,7 +1,8 @@
 // Package agent runs langchaingo agents over MCP tools: a tool-calling
 // [Agent] that offers the model the tools' real JSON schemas, and an
 // [Executor] whose runs pause at a tool that needs the user (an
-// [*mcpadapter.Interrupt] or an [*mcpadapter.ApprovalRequired]) and resume
+// [*mcpadapter.Interrupt] or an [*mcpadapter.ApprovalRequired]) or that
+// runs on as a task on the server (an [*mcpadapter.PendingTask]) and resume
 // as the same run, in this process or in another one. It is the only
 // package of the module that imports langchaingo's agents and chains, so
 // that programs using the root package alone (native tool-calling loops)

@@ -32,8 +32,8 @@ import (
 
 // Executor is an [agents.Executor] whose runs can pause and resume. Use it
 // as the langchaingo executor (chains.Run, chains.Call): a run works the
-// same until a tool returns an [*mcpadapter.Interrupt] or an
-// [*mcpadapter.ApprovalRequired]. The run then stops with a [*PausedRun]
+// same until a tool returns an [*mcpadapter.Interrupt], an
+// [*mcpadapter.ApprovalRequired] or an [*mcpadapter.PendingTask]. The run then stops with a [*PausedRun]
 // error holding the run's state, which [Executor.Resume] continues, in this
 // process or, through JSON, in another one with an Executor over an agent
 // with the same tools.
@@ -267,9 +267,10 @@ func toolsByName(ts []tools.Tool) map[string]tools.Tool {
 }
 
 // A PausedRun is returned (as an error) by an [Executor] run, and by
-// [Executor.Resume], when a tool call needs user input or approval.
-// [errors.As] finds the [*mcpadapter.Interrupt] or
-// [*mcpadapter.ApprovalRequired] through it.
+// [Executor.Resume], when a tool call needs user input or approval, or
+// stopped waiting for its task. [errors.As] finds the
+// [*mcpadapter.Interrupt], [*mcpadapter.ApprovalRequired] or
+// [*mcpadapter.PendingTask] through it.
 //
 // It survives json.Marshal and Unmarshal, as an [mcpadapter.PausedCalls]
 // (sealed with [mcpadapter.Config.StateKey] when set) whose State holds the
@@ -372,8 +373,9 @@ func (p PausedRun) Issued() time.Time {
 	return p.calls.Issued()
 }
 
-// Unwrap returns the [*mcpadapter.Interrupt] or
-// [*mcpadapter.ApprovalRequired] the run waits for.
+// Unwrap returns the [*mcpadapter.Interrupt],
+// [*mcpadapter.ApprovalRequired] or [*mcpadapter.PendingTask] the run
+// waits for.
 func (p *PausedRun) Unwrap() error {
 	if p == nil || p.calls == nil {
 		return nil
