@@ -37,8 +37,8 @@ package mcpadapter
 //     hold it past its deadlines, or grow its memory: statuses are read
 //     one poll at a time, status messages are cut to maxStatusMessage,
 //     results are bounded by Config.MaxMessageBytes like any message, and
-//     an unknown status, a task id that is not the one asked for, or an
-//     answer that is not a task fails the call with ErrBadTask.
+//     an unknown status, a task id that is not the one asked for, or a
+//     task without an id fails the call with ErrBadTask.
 
 import (
 	"context"
@@ -100,8 +100,9 @@ var (
 	ErrTaskFailed = errors.New("mcpadapter: task failed")
 
 	// ErrBadTask is returned, wrapped in a [*ServerError], when a server
-	// breaks the tasks protocol: an answer that is not a task, an unknown
-	// status, a task id other than the one asked for.
+	// breaks the tasks protocol: a task without an id, an unknown status,
+	// a task id other than the one asked for, an answer that cannot be
+	// decoded.
 	ErrBadTask = errors.New("mcpadapter: invalid task answer from server")
 )
 
@@ -244,10 +245,13 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, serverError(c.server, tc.op, fmt.Errorf("%w: %w", ErrBadTask, err))
 	}
-	if w.Task != nil {
+	switch {
+	case w.Task != nil:
 		w = *w.Task
-	} else if c.modern() && w.ResultType != "task" {
-		return tc.toolResult(raw) // the server chose to answer at once
+	case !c.modern() || w.ResultType != "task":
+		// The server chose to answer at once (modern), or ignored the
+		// task (legacy): the result is the tool's.
+		return tc.toolResult(raw)
 	}
 	if w.TaskID == "" {
 		return nil, serverError(c.server, tc.op, fmt.Errorf("%w: no task id", ErrBadTask))

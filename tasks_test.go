@@ -312,7 +312,8 @@ func TestTasksHostile(t *testing.T) {
 // adapter's task requests only, never on go-sdk's own (which a server may
 // then not answer with a task); a modern server that does not declare the
 // extension gets no task requests, and its task-required tool is not
-// offered; a tool that forbids tasks is never called as one.
+// offered; a tool that forbids tasks is never called as one; a legacy
+// server that ignores the task answers with the tool's result.
 func TestTasksNegotiated(t *testing.T) {
 	peer := &faultserver.TaskPeer{Modern: true, Support: "required"}
 	a := taskAdapter(t, peer, nil)
@@ -329,6 +330,11 @@ func TestTasksNegotiated(t *testing.T) {
 	}
 	if n := peer.Methods("declared tools/list") + peer.Methods("declared server/discover"); n != 0 {
 		t.Errorf("go-sdk's requests declared the extension %d times, want never", n)
+	}
+
+	ignoring := &faultserver.TaskPeer{Support: "required", IgnoreTasks: true}
+	if res, err := lookup(t, taskTools(t, taskAdapter(t, ignoring, nil)), "p__job").Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
+		t.Errorf("a legacy server that ignores the task: %v, %v; want its result", res, err)
 	}
 
 	for _, support := range []string{"required", "forbidden"} {

@@ -41,6 +41,9 @@ type TaskPeer struct {
 	Support   string // the job tool's execution.taskSupport
 	Steps     int
 	HugeBytes int
+	// IgnoreTasks: a legacy peer that answers a task-augmented call at
+	// once, as a server without tasks does.
+	IgnoreTasks bool
 
 	wg sync.WaitGroup
 	mu sync.Mutex
@@ -202,7 +205,7 @@ func (p *TaskPeer) taskAsked(req *taskRequest) bool {
 		_, ok := req.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]
 		return ok
 	}
-	return len(req.Params.Task) > 0
+	return len(req.Params.Task) > 0 && !p.IgnoreTasks
 }
 
 // taskMethod answers a tasks request for t.
