@@ -38,9 +38,9 @@ type TaskPeer struct {
 	// NoExtension: a modern peer that does not declare the tasks
 	// extension (it never makes a task).
 	NoExtension bool
-	Support   string // the job tool's execution.taskSupport
-	Steps     int
-	HugeBytes int
+	Support     string // the job tool's execution.taskSupport
+	Steps       int
+	HugeBytes   int
 	// IgnoreTasks: a legacy peer that answers a task-augmented call at
 	// once, as a server without tasks does.
 	IgnoreTasks bool
