@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // A PendingTask is returned (as an error) by a tool call that runs as a
@@ -37,6 +38,11 @@ type PendingTask struct {
 	Status        string
 	StatusMessage string
 
+	// ID and Issued (state.go). A collection checks the stamp but does
+	// not claim it: polling a task again, or cancelling it again, is
+	// harmless, and a task still pending comes back with a new stamp.
+	stamp
+
 	a         *Adapter    // the adapter that made it; nil after JSON decoding
 	gen       *generation // the adapter generation it was made in
 	tool      *Tool       // the tool that made it; nil after JSON decoding
@@ -61,7 +67,7 @@ func (p *PendingTask) observe(w *taskWire) bool {
 // rebind returns a copy of p for a follow by t under principal, which
 // reports the task's status afresh.
 func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
-	return &PendingTask{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+	return &PendingTask{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID, stamp: newStamp(),
 		a: t.a, gen: t.conn.gen, tool: t, principal: principal}
 }
 
@@ -113,7 +119,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: %s task: %w", p.Server, p.Tool, op, err)
 	}
-	if err := a.states.open(ctx, stateTask, p.seal, p.Server, p.principal); err != nil {
+	if err := a.states.open(ctx, stateTask, p.seal, p.stamp, p.Server, p.principal); err != nil {
 		return nil, fail(err)
 	}
 	if !a.policy.allows(p.Server, p.MCPName) {
@@ -141,7 +147,9 @@ type pendingTaskJSON struct {
 	TaskID        string `json:"taskId"`
 	Status        string `json:"status,omitempty"`
 	StatusMessage string `json:"statusMessage,omitempty"`
-	Principal     string `json:"principal,omitempty"`
+	Principal     string    `json:"principal,omitempty"`
+	ID            string    `json:"id"`
+	Issued        time.Time `json:"issued"`
 }
 
 const pendingTaskVersion = 1
@@ -152,7 +160,7 @@ const pendingTaskVersion = 1
 func (p PendingTask) MarshalJSON() ([]byte, error) {
 	return marshalState(p.a, stateTask, p.seal, func() ([]byte, error) {
 		return json.Marshal(pendingTaskJSON{Version: pendingTaskVersion, Server: p.Server, Tool: p.Tool, MCPName: p.MCPName,
-			TaskID: p.TaskID, Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal})
+			TaskID: p.TaskID, Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, ID: p.id, Issued: p.issued})
 	})
 }
 
@@ -177,7 +185,11 @@ func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	if w.Server == "" || w.MCPName == "" || w.TaskID == "" {
 		return fail(errors.New("missing server, tool or task id"))
 	}
+	st, err := decodeStamp(w.ID, w.Issued)
+	if err != nil {
+		return fail(err)
+	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
-		Status: truncate(w.Status), StatusMessage: truncate(w.StatusMessage), principal: w.Principal, seal: seal}
+		Status: truncate(w.Status), StatusMessage: truncate(w.StatusMessage), principal: w.Principal, seal: seal, stamp: st}
 	return nil
 }

@@ -257,7 +257,7 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 		return nil, serverError(c.server, tc.op, fmt.Errorf("%w: no task id", ErrBadTask))
 	}
 	p := &PendingTask{
-		Server: c.server, Tool: t.name, MCPName: t.desc.Name, TaskID: w.TaskID,
+		Server: c.server, Tool: t.name, MCPName: t.desc.Name, TaskID: w.TaskID, stamp: newStamp(),
 		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx),
 	}
 	if pending, _ := ctx.Value(pendingKey{}).(bool); pending {

@@ -175,6 +175,9 @@ func TestTasksDurable(t *testing.T) {
 			if err := json.Unmarshal(b, &stored); err != nil {
 				t.Fatal(err)
 			}
+			if stored.ID() == "" || stored.ID() != pt.ID() || !stored.Issued().Equal(pt.Issued()) {
+				t.Errorf("stored ID %q issued %v, want %q issued %v", stored.ID(), stored.Issued(), pt.ID(), pt.Issued())
+			}
 			if _, err := b2.CollectTask(WithPrincipal(faultCtx(t), "mallory"), &stored); !errors.Is(err, ErrWrongPrincipal) {
 				t.Fatalf("CollectTask as another principal = %v, want ErrWrongPrincipal", err)
 			}
@@ -247,7 +250,7 @@ func TestTasksModernInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2 := taskAdapter(t, peer, nil)
-	res, err := b2.Resume(ctx, &stored, map[string]Answer{"q": {Action: Accept, Content: map[string]any{"pick": "north"}}})
+	res, err := b2.Resume(ctx, &stored, Answered(map[string]Answer{"q": {Action: Accept, Content: map[string]any{"pick": "north"}}}))
 	if err != nil || res.Text() != "done: t" {
 		t.Fatalf("Resume on a new Adapter = %v, %v; want done: t", res, err)
 	}
