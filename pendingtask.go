@@ -140,13 +140,13 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 
 // pendingTaskJSON is the wire form of a PendingTask.
 type pendingTaskJSON struct {
-	Version       int    `json:"version"`
-	Server        string `json:"server"`
-	Tool          string `json:"tool"`
-	MCPName       string `json:"mcpName"`
-	TaskID        string `json:"taskId"`
-	Status        string `json:"status,omitempty"`
-	StatusMessage string `json:"statusMessage,omitempty"`
+	Version       int       `json:"version"`
+	Server        string    `json:"server"`
+	Tool          string    `json:"tool"`
+	MCPName       string    `json:"mcpName"`
+	TaskID        string    `json:"taskId"`
+	Status        string    `json:"status,omitempty"`
+	StatusMessage string    `json:"statusMessage,omitempty"`
 	Principal     string    `json:"principal,omitempty"`
 	ID            string    `json:"id"`
 	Issued        time.Time `json:"issued"`
