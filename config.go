@@ -330,8 +330,8 @@ type Server struct {
 	// can be refreshed; what it returns is added to Headers, overriding
 	// them, and goes only to the server's origin. An error fails the
 	// request (its text may reach the caller: keep secrets out of it).
-	// Operations under a context without a principal fail with
-	// [ErrNoPrincipal]. Servers without HeadersFor or OAuthFor are shared
+	// Discovery under a context without a principal leaves the server
+	// out; other operations of it fail with [ErrNoPrincipal]. Servers without HeadersFor or OAuthFor are shared
 	// by every principal. See [Config.PrincipalIdleTimeout] and
 	// [Config.MaxPrincipalConns] for the bounds.
 	HeadersFor func(ctx context.Context, principal string) (map[string]string, error) `json:"-"`

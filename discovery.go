@@ -19,7 +19,8 @@ type listOptions struct {
 }
 
 // Servers selects the servers whose tools are returned; no names selects
-// every server. Discovery still contacts every configured server.
+// every server. Discovery still contacts every configured server. Naming a per-principal server under a
+// context without a principal fails the discovery with [ErrNoPrincipal].
 func Servers(names ...string) ListOption {
 	return func(o *listOptions) { o.servers = append(o.servers, names...) }
 }
@@ -60,23 +61,18 @@ func (a *Adapter) ListToolsets(ctx context.Context, opts ...ListOption) (map[str
 	return sets, err
 }
 
-// discover lists the tools of every configured server in parallel and
-// returns those of the selected ones that the caller is offered (visible),
-// each set checked for duplicate names, with the selected names in order.
+// discover lists the tools of the servers it contacts (contacted) in
+// parallel and returns those of the selected ones that the caller is
+// offered (visible), each set checked for duplicate names, with the
+// selected names in order.
 func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]Toolset, []string, error) {
 	o, err := listOptionsOf(opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	all := slices.Sorted(maps.Keys(a.cfg.Servers))
-	selected := all
-	if len(o.servers) > 0 {
-		selected = slices.Compact(slices.Sorted(slices.Values(o.servers)))
-		for _, name := range selected {
-			if _, err := a.server(name); err != nil {
-				return nil, nil, err
-			}
-		}
+	all, selected, err := a.contacted(ctx, o.servers)
+	if err != nil {
+		return nil, nil, err
 	}
 	listings := make([]listing, len(all))
 	g := a.pool.generation()
@@ -94,6 +90,38 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 		return nil, nil, err
 	}
 	return sets, selected, nil
+}
+
+// contacted returns the servers a discovery of names (none: every server)
+// under ctx contacts, and the selected ones, both sorted. It contacts
+// every server but, without a principal, the per-principal ones, which
+// have no connection to list: those are left out (a debug record says
+// so), and naming one is [ErrNoPrincipal].
+func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected []string, err error) {
+	anonymous := PrincipalFrom(ctx) == ""
+	if len(names) > 0 {
+		selected = slices.Compact(slices.Sorted(slices.Values(names)))
+		for _, name := range selected {
+			s, err := a.server(name)
+			if err != nil {
+				return nil, nil, err
+			}
+			if anonymous && s.perPrincipal() {
+				return nil, nil, serverError(name, "list tools", ErrNoPrincipal)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
+		if s := a.cfg.Servers[name]; anonymous && s.perPrincipal() {
+			a.logger.DebugContext(ctx, "mcpadapter: per-principal server left out of a discovery without a principal (see WithPrincipal)", "server", name)
+			continue
+		}
+		all = append(all, name)
+	}
+	if len(names) == 0 {
+		selected = all
+	}
+	return all, selected, nil
 }
 
 // A listing is one server's part of a discovery: the tools the caller is

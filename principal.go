@@ -21,9 +21,10 @@ const (
 var (
 	// ErrNoPrincipal is returned, wrapped in a [*ServerError], when a
 	// per-principal server ([Server.HeadersFor] or [Server.OAuthFor]) is
-	// discovered or used under a context without a principal
-	// ([WithPrincipal]). Discovery reports it like any other failure of
-	// that server (see [Config.OnConnectionError]). Resuming or deciding
+	// used under a context without a principal ([WithPrincipal]): a
+	// [Adapter.Session] of it, or a discovery naming it with [Servers]. A
+	// discovery that does not name it leaves it out and lists the shared
+	// servers (a debug record says so). Resuming or deciding
 	// stored state of such a server fails with it too when the state
 	// records no principal (see [Adapter.Resume]).
 	ErrNoPrincipal = errors.New("mcpadapter: per-principal server used without a principal (see WithPrincipal)")

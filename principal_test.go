@@ -258,37 +258,47 @@ func TestPrincipalTokens(t *testing.T) {
 	}
 }
 
-// TestPrincipalRefusals: a per-principal server discovered without a
-// principal fails that server alone (and is not skipped for the others),
-// and a tool of one principal refuses to run for another or for none.
+// TestPrincipalRefusals: a discovery without a principal lists the shared
+// servers and leaves the per-principal one out (a debug record says so,
+// and the server is not contacted); naming the per-principal server
+// without a principal is ErrNoPrincipal; and a tool of one principal
+// refuses to run for another or for none.
 func TestPrincipalRefusals(t *testing.T) {
 	ts := newTokenServers()
 	srv := testserver.Serve(t, ts.handler("modern"))
 	shared := testserver.New(testserver.Options{}).AddWeather()
-	var reported []error
+	var logs syncBuffer
 	a := newAdapter(t, Config{
 		Servers: map[string]Server{
 			"users":  {URL: srv.URL, HeadersFor: bearer},
 			"shared": memServer(shared, ModeAuto),
 		},
-		OnConnectionError: func(server string, err error) error {
-			reported = append(reported, err)
-			return nil
-		},
+		Logger: logsTo(&logs),
 	})
 	tools, err := a.ListTools(t.Context())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("ListTools without a principal: %v, want the shared server's tools", err)
 	}
 	if got := toolNames(tools); !slices.Equal(got, []string{"shared__get_weather"}) {
 		t.Errorf("tools without a principal = %v, want the shared server's", got)
 	}
+	if sets, err := a.ListToolsets(t.Context()); err != nil || len(sets) != 1 || sets["shared"] == nil {
+		t.Errorf("ListToolsets without a principal = %v, %v, want the shared server's set alone", sets, err)
+	}
+	if !strings.Contains(logs.String(), "per-principal server left out") || !strings.Contains(logs.String(), "server=users") {
+		t.Errorf("log = %s\nwant a debug record naming the server left out", logs.String())
+	}
 	var se *ServerError
-	if len(reported) != 1 || !errors.Is(reported[0], ErrNoPrincipal) || !errors.As(reported[0], &se) || se.Server != "users" {
-		t.Fatalf("reported %v, want one ErrNoPrincipal of server users", reported)
+	for _, names := range [][]string{{"users"}, {"shared", "users"}} {
+		if _, err := a.ListTools(t.Context(), Servers(names...)); !errors.Is(err, ErrNoPrincipal) || !errors.As(err, &se) || se.Server != "users" {
+			t.Errorf("ListTools(Servers(%q)) without a principal: %v, want ErrNoPrincipal of server users", names, err)
+		}
 	}
 	if _, err := a.Session(t.Context(), "users"); !errors.Is(err, ErrNoPrincipal) {
 		t.Errorf("Session without a principal: %v, want ErrNoPrincipal", err)
+	}
+	if n := len(ts.servers); n != 0 {
+		t.Errorf("the per-principal server was reached %d times without a principal", n)
 	}
 
 	alice := WithPrincipal(t.Context(), "alice")
