@@ -54,8 +54,8 @@ import (
 // [Adapter.ListTools] and [Adapter.ListToolsets], and the lists of
 // [Adapter.ListResources] and [Adapter.ListResourceTemplates]. Each server's
 // lists are cached per connection for as long as the server's ttlMs says
-// (never when it sends none or 0), and a server's list_changed notification
-// ends that early.
+// (when it sends none or 0: never, or for [Config.CatalogTTL]), and a
+// server's list_changed notification ends that early.
 type CacheMode string
 
 const (
@@ -95,16 +95,16 @@ type entry[T any] struct {
 // fresh reports whether e may be served at now.
 func (e *entry[T]) fresh(now time.Time) bool { return now.Before(e.expires) }
 
-// storeLocked stores items fetched at fetched with the server's ttlMs, unless
-// e changed since version. It reports whether it stored. catalogs.mu must
-// be held.
-func (e *entry[T]) storeLocked(items []T, version uint64, ttlMs int, fetched time.Time) bool {
+// storeLocked stores items fetched at fetched, fresh for ttl (see
+// catalogs.ttl), unless e changed since version. It reports whether it
+// stored. catalogs.mu must be held.
+func (e *entry[T]) storeLocked(items []T, version uint64, ttl time.Duration, fetched time.Time) bool {
 	if e.version != version {
 		return false
 	}
 	e.items, e.expires = items, time.Time{}
-	if ttlMs > 0 {
-		e.expires = fetched.Add(time.Duration(ttlMs) * time.Millisecond)
+	if ttl > 0 {
+		e.expires = fetched.Add(ttl)
 	}
 	return true
 }
@@ -125,6 +125,15 @@ type catalogs struct {
 	// entries, fetches, wrappers, recorded, distinct, and the waiters of
 	// each fetchOf.
 	mu sync.Mutex
+}
+
+// ttl is how long a list the server gave ttlMs is fresh: ttlMs when
+// positive, else [Config.CatalogTTL] (0: not at all).
+func (cs *catalogs) ttl(ttlMs int) time.Duration {
+	if ttlMs > 0 {
+		return time.Duration(ttlMs) * time.Millisecond
+	}
+	return cs.a.cfg.CatalogTTL
 }
 
 // A catalog holds the cached lists of one server on one connection.
@@ -364,7 +373,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	if cat.tools.version == version {
 		cat.recorded = true
 	}
-	if mode != CacheBypass && cat.tools.storeLocked(tools, version, ttl, fetched) {
+	if mode != CacheBypass && cat.tools.storeLocked(tools, version, cs.ttl(ttl), fetched) {
 		cat.wrappers = wrappers // exactly the stored list: drop wrappers of removed tools
 	} else {
 		merged := maps.Clone(cat.wrappers)
@@ -460,7 +469,7 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 			fetched := time.Now()
 			if mode != CacheBypass {
 				a.catalogs.mu.Lock()
-				field(cat).storeLocked(items, version, ttl, fetched)
+				field(cat).storeLocked(items, version, a.catalogs.ttl(ttl), fetched)
 				a.catalogs.mu.Unlock()
 			}
 			return items, nil

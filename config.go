@@ -131,6 +131,12 @@ type Config struct {
 	// again is a new value that can be applied again.
 	StateClaims ClaimStore
 
+	// RequireStateKey makes [New] refuse a configuration whose StateKey
+	// is shorter than 32 bytes (or missing): a service whose replicas
+	// share stored state then fails at start-up, rather than storing
+	// state unsealed, when its key was not provided. See [Service].
+	RequireStateKey bool
+
 	// CallbacksHandler receives langchaingo tool callbacks for every call:
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
 	CallbacksHandler callbacks.Handler
@@ -195,6 +201,21 @@ type Config struct {
 	// so this bounds its memory per server.
 	MaxCatalogBytes int64
 
+	// CatalogTTL, when positive, is how long a server's lists (of tools,
+	// resources, resource templates and prompts) stay cached, per
+	// connection, when the server gives them no positive ttlMs: legacy
+	// servers send none, and go-sdk reads an absent ttlMs as 0. 0 keeps
+	// the default: such lists are fetched at every discovery. A server's
+	// list_changed ends a cached list early, and [WithCacheMode] applies
+	// as usual. See [Service].
+	CatalogTTL time.Duration
+
+	// DialSelectedOnly makes a discovery given [Servers] contact the
+	// selected servers alone. By default every discovery contacts every
+	// configured server, whatever it selects: a slow server delays it,
+	// and one that fails fails it (see OnConnectionError). See [Service].
+	DialSelectedOnly bool
+
 	// Logger receives the adapter's diagnostics and the stderr of stdio
 	// servers. Nil means silence. Records carry the caller's context where
 	// there is one; at debug level there is one record per tool call
@@ -256,6 +277,47 @@ type Config struct {
 	// the bound is passed, and restored when a connection is next opened
 	// or closed for idleness.
 	MaxPrincipalConns int
+}
+
+// Service returns cfg set up for a long-lived service: what a service
+// needs and the defaults leave out, each an option of its own, set here
+// wherever cfg leaves it unset. Set Servers first; the caller's map is not
+// changed.
+//
+//   - Every server without a retry policy gets {MaxAttempts: 3, Delay: 1s}
+//     as its [Server.Restart] (a stdio server) or [Server.Reconnect] (the
+//     others): a dead connection is dialed again at the next discovery,
+//     and a server that [Config.OnConnectionError] skipped is tried again,
+//     with backoff.
+//   - [Config.RequireStateKey]: [New] fails unless StateKey holds at least
+//     32 bytes, so that every replica seals and checks stored state.
+//   - [Config.CatalogTTL] of one minute, for servers that send no ttlMs.
+//   - [Config.DialSelectedOnly]: a discovery given [Servers] dials the
+//     selected servers alone.
+//
+// A discovery under a context without a principal ([WithPrincipal]) lists
+// the shared servers and leaves the per-principal ones out, with or
+// without Service.
+func Service(cfg Config) Config {
+	servers := make(map[string]Server, len(cfg.Servers))
+	for name, s := range cfg.Servers {
+		if s.Restart == nil && s.Reconnect == nil {
+			retry := &RetryPolicy{MaxAttempts: 3, Delay: time.Second}
+			if s.Command != "" {
+				s.Restart = retry
+			} else {
+				s.Reconnect = retry
+			}
+		}
+		servers[name] = s
+	}
+	cfg.Servers = servers
+	cfg.RequireStateKey = true
+	if cfg.CatalogTTL == 0 {
+		cfg.CatalogTTL = time.Minute
+	}
+	cfg.DialSelectedOnly = true
+	return cfg
 }
 
 // IgnoreConnectionErrors is an [Config.OnConnectionError] policy that skips

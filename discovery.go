@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -19,7 +20,8 @@ type listOptions struct {
 }
 
 // Servers selects the servers whose tools are returned; no names selects
-// every server. Discovery still contacts every configured server. Naming a per-principal server under a
+// every server. Discovery still contacts every configured server, unless
+// [Config.DialSelectedOnly] is set. Naming a per-principal server under a
 // context without a principal fails the discovery with [ErrNoPrincipal].
 func Servers(names ...string) ListOption {
 	return func(o *listOptions) { o.servers = append(o.servers, names...) }
@@ -94,7 +96,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 
 // contacted returns the servers a discovery of names (none: every server)
 // under ctx contacts, and the selected ones, both sorted. It contacts
-// every server but, without a principal, the per-principal ones, which
+// every server (the selected ones with [Config.DialSelectedOnly]) but, without a principal, the per-principal ones, which
 // have no connection to list: those are left out (a debug record says
 // so), and naming one is [ErrNoPrincipal].
 func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected []string, err error) {
@@ -109,6 +111,9 @@ func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected 
 			if anonymous && s.perPrincipal() {
 				return nil, nil, serverError(name, "list tools", ErrNoPrincipal)
 			}
+		}
+		if a.cfg.DialSelectedOnly {
+			return selected, selected, nil
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
@@ -178,6 +183,9 @@ func (a *Adapter) settle(ctx context.Context, g *generation, all, selected []str
 	var errs []error
 	for i, name := range all {
 		out := listings[i]
+		if out.err != nil && !slices.Contains(selected, name) {
+			out.err = notSelected(out.err)
+		}
 		if out.err == nil {
 			if out.dialErr {
 				continue // skipped earlier
@@ -208,4 +216,15 @@ func (a *Adapter) settle(ctx context.Context, g *generation, all, selected []str
 		return nil, err
 	}
 	return sets, nil
+}
+
+// notSelected adds to err, the failure of a server that a discovery
+// contacted without selecting it, the option that leaves such servers
+// alone.
+func notSelected(err error) error {
+	const hint = "not selected; Config.DialSelectedOnly dials the selected servers alone"
+	if se, ok := err.(*ServerError); ok {
+		return &ServerError{Server: se.Server, Op: se.Op, Err: fmt.Errorf("%w (%s)", se.Err, hint)}
+	}
+	return fmt.Errorf("%w (%s)", err, hint)
 }

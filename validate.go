@@ -14,6 +14,9 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 )
 
+// minStateKey is the shortest StateKey that RequireStateKey accepts.
+const minStateKey = 32
+
 // checkConfig returns every problem of cfg at once, joined, or cfg's
 // servers, each valid and with its own copies of the slices, maps and
 // policies the caller may change later.
@@ -36,6 +39,12 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 	}
 	if cfg.DialTimeout < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative DialTimeout"))
+	}
+	if cfg.CatalogTTL < 0 {
+		errs = append(errs, errors.New("mcpadapter: negative CatalogTTL"))
+	}
+	if cfg.RequireStateKey && len(cfg.StateKey) < minStateKey {
+		errs = append(errs, fmt.Errorf("mcpadapter: StateKey has %d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey))
 	}
 	if cfg.PrincipalIdleTimeout < 0 || cfg.MaxPrincipalConns < 0 {
 		errs = append(errs, errors.New("mcpadapter: negative PrincipalIdleTimeout or MaxPrincipalConns"))

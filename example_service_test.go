@@ -1,0 +1,45 @@
+package mcpadapter_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/mcpadapter/mcpadapter"
+)
+
+// Service sets up, in one call, what a long-lived service needs beyond the
+// defaults: retry policies, a required StateKey, a catalog TTL for servers
+// that send no ttlMs, and discoveries of a selection that dial nothing
+// else. Each is an option of Config of its own.
+func ExampleService() {
+	weather, lists := docsWeatherServer(0) // sends no ttlMs
+	cfg := mcpadapter.Service(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
+		"weather": {Transport: weather},
+		"billing": {URL: "http://billing.internal.example/mcp"}, // not dialed by a discovery of weather
+	}})
+	if _, err := mcpadapter.New(cfg); err != nil {
+		fmt.Println(err) // no StateKey yet
+	}
+	cfg.StateKey = bytes.Repeat([]byte("k"), 32) // in production: 32 random bytes, the same on every replica
+	a, err := mcpadapter.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	for range 3 {
+		ts, err := a.ListTools(context.Background(), mcpadapter.Servers("weather"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(ts[0].Name(), len(ts))
+	}
+	fmt.Println("tools/list requests:", lists.Load())
+	// Output:
+	// mcpadapter: StateKey has 0 bytes; RequireStateKey wants at least 32 (the same random key on every replica)
+	// weather__get_forecast 1
+	// weather__get_forecast 1
+	// weather__get_forecast 1
+	// tools/list requests: 1
+}
