@@ -260,7 +260,9 @@ type Config struct {
 	// DialTimeout bounds one dial of a server: starting it or opening its
 	// connection, and the handshake (with the SSE fallbacks). 0 means one
 	// minute. Callers also wait on their own contexts; the dial, which
-	// they share, is bounded by this alone.
+	// they share, is bounded by this alone. A stdio server that did not
+	// answer in time is ended after the error is returned, and reaped
+	// before [Adapter.Close] returns.
 	DialTimeout time.Duration
 
 	// PrincipalIdleTimeout closes a per-principal connection (see

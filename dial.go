@@ -82,7 +82,12 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 	if err != nil {
 		cancel()
 		if c.stop != nil {
-			c.stop()
+			// A stdio server that never answered gets the spec's shutdown
+			// (stdin closed, then SIGTERM, each with its grace) after the
+			// error is returned, not before: DialTimeout bounds the dial.
+			// The generation owns the shutdown, so the server is reaped
+			// before Close returns.
+			g.background(c.stop)
 		}
 		if g.ctx.Err() != nil {
 			err = ErrClosed

@@ -89,6 +89,19 @@ func (g *generation) enter() bool {
 	return true
 }
 
+// background runs f on a goroutine of g's, so that Close waits for it;
+// once g is closed, f runs at once, in the caller.
+func (g *generation) background(f func()) {
+	if !g.enter() {
+		f()
+		return
+	}
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+}
+
 // ended reports whether Close ended g.
 func (g *generation) ended() bool {
 	g.life.Lock()

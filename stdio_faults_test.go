@@ -8,6 +8,7 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -326,6 +327,77 @@ func TestFaultDialTimeoutConfigured(t *testing.T) {
 		a := newAdapter(t, Config{DialTimeout: 200 * time.Millisecond, Servers: map[string]Server{"hang": {Command: cmd, Args: args, Env: env}}})
 		check(t, faultCtx(t), a, 200*time.Millisecond)
 	})
+}
+
+// TestDialTimeoutBeforeShutdown: a stdio server that never answers and
+// ignores both its stdin's end and SIGTERM fails the dial when
+// Config.DialTimeout says, not once the shutdown's grace (stdin closed,
+// SIGTERM, each waited for) is over: the error returns while the server
+// still runs, and the server is reaped before Close returns.
+func TestDialTimeoutBeforeShutdown(t *testing.T) {
+	setTerminateDelay(t, time.Hour) // the shutdown could not end the server while the test runs
+	lines := make(chan string, 16)
+	a, err := New(Config{
+		DialTimeout: 100 * time.Millisecond,
+		Logger:      slog.New(stderrLines(lines)),
+		Servers:     map[string]Server{"mute": {Command: "/bin/sh", Args: []string{"-c", `trap '' TERM; echo "pid $$" >&2; exec sleep 3600`}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.ListTools(t.Context())
+		done <- err
+	}()
+	var pid int
+	select {
+	case line := <-lines:
+		if pid, err = strconv.Atoi(strings.TrimPrefix(line, "pid ")); err != nil {
+			t.Fatalf("the server's stderr said %q", line)
+		}
+	case <-faultCtx(t).Done():
+		t.Fatal("the server did not tell its pid")
+	}
+	t.Cleanup(func() { killProcess(pid) }) // should the test fail before it ends the server
+	select {
+	case err = <-done:
+	case <-faultCtx(t).Done():
+		t.Fatal("ListTools did not return before the server's shutdown ended")
+	}
+	checkServerErr(t, err, "mute")
+	if !strings.Contains(err.Error(), "Config.DialTimeout") {
+		t.Errorf("ListTools() error = %v, want it to name Config.DialTimeout", err)
+	}
+	if processEnded(pid) {
+		t.Fatalf("the server (pid %d) was ended before the dial error returned", pid)
+	}
+	// The server goes away (as at the end of its shutdown); Close waits
+	// until it is reaped.
+	if err := killProcess(pid); err != nil {
+		t.Fatal(err)
+	}
+	closeWithin(t, a)
+	if !processGone(pid) {
+		t.Errorf("the server (pid %d) is not reaped when Close returns", pid)
+	}
+}
+
+// stderrLines is a slog.Handler that sends the stderr lines of stdio
+// servers to lines.
+type stderrLines chan<- string
+
+func (h stderrLines) Enabled(context.Context, slog.Level) bool { return true }
+func (h stderrLines) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h stderrLines) WithGroup(string) slog.Handler            { return h }
+func (h stderrLines) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "line" {
+			h <- a.Value.String()
+		}
+		return true
+	})
+	return nil
 }
 
 // TestNegativeDialTimeout: New refuses a negative DialTimeout.
