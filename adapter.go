@@ -45,8 +45,8 @@ type Adapter struct {
 }
 
 // New validates cfg and returns an Adapter. It opens no connection and starts
-// no goroutine. All configuration problems are returned together, each
-// naming its server.
+// no goroutine. All configuration problems are returned together, joined,
+// each a [*ConfigError] naming its server and field.
 func New(cfg Config) (*Adapter, error) {
 	servers, err := checkConfig(cfg)
 	if err != nil {

@@ -52,39 +52,77 @@ func toolNames(ts Toolset) []string {
 	return names
 }
 
+// TestNewValidates: each problem of a configuration is a *ConfigError
+// naming its server (none for the top level) and its field, with a text
+// that says both.
 func TestNewValidates(t *testing.T) {
 	ok := testserver.New(testserver.Options{}).Transport()
 	tests := []struct {
-		name string
-		cfg  Config
-		want string
+		name          string
+		cfg           Config
+		server, field string
+		want          string
 	}{
-		{"empty name", Config{Servers: map[string]Server{"": {Transport: ok}}}, "empty server name"},
-		{"separator in name", Config{Servers: map[string]Server{"a__b": {Transport: ok}}}, `"a__b"`},
-		{"no target", Config{Servers: map[string]Server{"x": {}}}, "exactly one of URL, Command or Transport"},
-		{"two targets", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Command: "srv"}}}, "(2 are)"},
-		{"file URL", Config{Servers: map[string]Server{"x": {URL: "file:///bin/sh"}}}, "not an http(s) URL"},
-		{"path as URL", Config{Servers: map[string]Server{"x": {URL: "./server.py"}}}, "not an http(s) URL"},
-		{"bad mode", Config{Servers: map[string]Server{"x": {Transport: ok, Mode: "future"}}}, `unknown Mode "future"`},
-		{"negative timeout", Config{DefaultToolTimeout: -1, Servers: map[string]Server{"x": {Transport: ok}}}, "negative DefaultToolTimeout"},
-		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "Restart applies to stdio"},
-		{"reconnect on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Reconnect: &RetryPolicy{}}}}, "Reconnect applies to HTTP"},
-		{"args on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Args: []string{"-v"}}}}, "Args, Env and Dir apply to stdio"},
-		{"headers on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Headers: map[string]string{"A": "b"}}}}, "Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP"},
-		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, `unknown LogLevel "verbose"`},
+		{"empty name", Config{Servers: map[string]Server{"": {Transport: ok}}}, "", "", "empty server name"},
+		{"separator in name", Config{Servers: map[string]Server{"a__b": {Transport: ok}}}, "a__b", "", `must not contain "__"`},
+		{"no target", Config{Servers: map[string]Server{"x": {}}}, "x", "", "exactly one of URL, Command or Transport"},
+		{"two targets", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Command: "srv"}}}, "x", "", "(2 are)"},
+		{"file URL", Config{Servers: map[string]Server{"x": {URL: "file:///bin/sh"}}}, "x", "URL", `scheme "file" is not http or https`},
+		{"path as URL", Config{Servers: map[string]Server{"x": {URL: "./server.py"}}}, "x", "URL", "missing http:// or https://?"},
+		{"URL without scheme", Config{Servers: map[string]Server{"x": {URL: "localhost:8080/mcp"}}}, "x", "URL", "missing http:// or https://?"},
+		{"URL without host", Config{Servers: map[string]Server{"x": {URL: "http:///mcp"}}}, "x", "URL", "has no host"},
+		{"bad mode", Config{Servers: map[string]Server{"x": {Transport: ok, Mode: "future"}}}, "x", "Mode", `unknown mode "future"`},
+		{"negative server timeout", Config{Servers: map[string]Server{"x": {Transport: ok, DefaultToolTimeout: -1}}}, "x", "DefaultToolTimeout", "negative"},
+		{"negative timeout", Config{DefaultToolTimeout: -1, Servers: map[string]Server{"x": {Transport: ok}}}, "", "DefaultToolTimeout", "negative"},
+		{"negative dial timeout", Config{DialTimeout: -1}, "", "DialTimeout", "negative"},
+		{"negative idle timeout", Config{PrincipalIdleTimeout: -1}, "", "PrincipalIdleTimeout", "negative"},
+		{"negative cap", Config{MaxPrincipalConns: -1}, "", "MaxPrincipalConns", "negative"},
+		{"ToolName and RawToolNames", Config{ToolName: func(s, t string) string { return t }, RawToolNames: true}, "", "ToolName", "RawToolNames is set too"},
+		{"bad filter", Config{Filter: Filter{Allow: []string{"["}}}, "", "Filter", `pattern "["`},
+		{"bad server filter", Config{Servers: map[string]Server{"x": {Transport: ok, Filter: Filter{Deny: []string{"["}}}}}, "x", "Filter", `pattern "["`},
+		{"negative delay", Config{Servers: map[string]Server{"x": {Command: "srv", Restart: &RetryPolicy{Delay: -1}}}}, "x", "Restart", "negative Delay"},
+		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "x", "Restart", "use Reconnect"},
+		{"reconnect on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Reconnect: &RetryPolicy{}}}}, "x", "Reconnect", "use Restart"},
+		{"args on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Args: []string{"-v"}}}}, "x", "Args", "applies to stdio servers"},
+		{"dir on Transport", Config{Servers: map[string]Server{"x": {Transport: ok, Dir: "/tmp"}}}, "x", "Dir", "applies to stdio servers"},
+		{"InheritEnv on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}}, "x", "InheritEnv", "applies to stdio servers"},
+		{"headers on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Headers: map[string]string{"A": "b"}}}}, "x", "Headers", "applies to HTTP servers"},
+		{"HeadersFor on Command", Config{Servers: map[string]Server{"x": {Command: "srv", HeadersFor: bearer}}}, "x", "HeadersFor", "applies to HTTP servers"},
+		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, "x", "LogLevel", `unknown level "verbose"`},
+		{"short StateKey", Config{RequireStateKey: true, StateKey: []byte("short")}, "", "StateKey", "RequireStateKey wants at least 32"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(tt.cfg)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("New() error = %v, want it to contain %q", err, tt.want)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Server != tt.server || ce.Field != tt.field || ce.File != "" {
+				t.Fatalf("New() error = %v (%T), want a *ConfigError of server %q, field %q", err, err, tt.server, tt.field)
+			}
+			text := err.Error()
+			if !strings.Contains(text, tt.want) ||
+				tt.server != "" && !strings.Contains(text, strconv.Quote(tt.server)) ||
+				tt.field != "" && !strings.Contains(text, "field "+tt.field) {
+				t.Fatalf("New() error = %v, want it to name server %q and field %q and say %q", err, tt.server, tt.field, tt.want)
 			}
 		})
 	}
-	// Every problem is reported at once.
-	_, err := New(Config{Servers: map[string]Server{"a": {}, "b__c": {Transport: ok}}})
-	if err == nil || !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"b__c"`) {
-		t.Fatalf("New() error = %v, want both servers named", err)
+	// Every problem is reported at once, in a stable order: the top
+	// level's, then each server's.
+	_, err := New(Config{DialTimeout: -1, Servers: map[string]Server{"a": {}, "b__c": {Transport: ok}}})
+	want := []string{"field DialTimeout", `server "a"`, `server "b__c"`}
+	if lines := strings.Split(fmt.Sprint(err), "\n"); len(lines) != len(want) {
+		t.Fatalf("New() error = %v, want the %d problems", err, len(want))
+	} else {
+		for i, line := range lines {
+			if !strings.Contains(line, want[i]) {
+				t.Errorf("New() problem %d = %q, want it to name %s", i, line, want[i])
+			}
+		}
+	}
+	// A URL's secrets stay out of the error.
+	_, err = New(Config{Servers: map[string]Server{"x": {URL: "http://user:sk-secret@/mcp"}}})
+	if err == nil || strings.Contains(err.Error(), "sk-secret") {
+		t.Errorf("New() error = %v, want no password", err)
 	}
 }
 

@@ -55,14 +55,15 @@ type ConfigInput struct {
 	Default     string
 }
 
-// A ConfigError is a problem in a configuration file: its syntax, a field
+// A ConfigError is a problem in a configuration file (its syntax, a field
 // that is unknown or does not apply to the server's transport, an unknown
-// transport, or a variable that cannot be expanded. It names the server
-// and the field, never their values (which may hold secrets).
+// transport, or a variable that cannot be expanded), or in a [Config]
+// given to [New]. It names the server and the field, never their values
+// (which may hold secrets).
 type ConfigError struct {
-	File   string // the path given to [LoadConfig]; empty for [ParseConfig]
-	Server string // the server's name; empty for the file's top level
-	Field  string // e.g. "type", "args[1]", "env.API_KEY"; empty for the whole server
+	File   string // the path given to [LoadConfig]; empty for [ParseConfig] and [New]
+	Server string // the server's name; empty for the top level
+	Field  string // e.g. "type", "args[1]", "env.API_KEY" in a file, "URL" or "DialTimeout" for New; empty for the whole server
 	Err    error
 }
 

@@ -37,7 +37,7 @@ func ExampleService() {
 	}
 	fmt.Println("tools/list requests:", lists.Load())
 	// Output:
-	// mcpadapter: StateKey has 0 bytes; RequireStateKey wants at least 32 (the same random key on every replica)
+	// mcpadapter: config: field StateKey: 0 bytes; RequireStateKey wants at least 32 (the same random key on every replica)
 	// weather__get_forecast 1
 	// weather__get_forecast 1
 	// weather__get_forecast 1

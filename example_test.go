@@ -70,9 +70,9 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// configured two servers; nothing dialed yet
-	// mcpadapter: server "a__b": name must not contain "__" (the tool name separator)
-	// mcpadapter: server "empty": exactly one of URL, Command or Transport must be set (0 are)
-	// mcpadapter: server "ftp": URL "ftp://example.com/mcp" is not an http(s) URL
+	// mcpadapter: config: server "a__b": name must not contain "__" (the tool name separator)
+	// mcpadapter: config: server "empty": exactly one of URL, Command or Transport must be set (0 are)
+	// mcpadapter: config: server "ftp": field URL: scheme "ftp" is not http or https
 }
 
 // ListToolsets discovers every server, in parallel, and returns each

@@ -403,7 +403,7 @@ func (h stderrLines) Handle(_ context.Context, r slog.Record) error {
 // TestNegativeDialTimeout: New refuses a negative DialTimeout.
 func TestNegativeDialTimeout(t *testing.T) {
 	_, err := New(Config{DialTimeout: -time.Second})
-	if err == nil || !strings.Contains(err.Error(), "negative DialTimeout") {
+	if err == nil || !strings.Contains(err.Error(), "field DialTimeout: negative") {
 		t.Fatalf("New() error = %v, want it to refuse the negative DialTimeout", err)
 	}
 }
@@ -464,7 +464,7 @@ func TestStdioEnvironment(t *testing.T) {
 // TestInheritEnvNeedsCommand: InheritEnv applies to stdio servers only.
 func TestInheritEnvNeedsCommand(t *testing.T) {
 	_, err := New(Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}})
-	if err == nil || !strings.Contains(err.Error(), "InheritEnv applies to stdio servers") {
+	if err == nil || !strings.Contains(err.Error(), "field InheritEnv: applies to stdio servers") {
 		t.Fatalf("New() error = %v, want InheritEnv refused", err)
 	}
 }

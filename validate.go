@@ -1,7 +1,7 @@
 package mcpadapter
 
 // New's checks of a configuration: every problem at once, before anything
-// is opened.
+// is opened, each a *ConfigError naming its server and field.
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpadapter/mcpadapter/internal/configfile"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 )
 
@@ -22,32 +23,30 @@ const minStateKey = 32
 // policies the caller may change later.
 func checkConfig(cfg Config) (map[string]Server, error) {
 	var errs []error
-	if cfg.DefaultToolTimeout < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative DefaultToolTimeout"))
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &ConfigError{Field: field, Err: fmt.Errorf(format, args...)})
 	}
-	if cfg.MaxMessageBytes < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative MaxMessageBytes"))
+	for field, v := range map[string]int64{
+		"DefaultToolTimeout":   int64(cfg.DefaultToolTimeout),
+		"MaxMessageBytes":      cfg.MaxMessageBytes,
+		"MaxCatalogBytes":      cfg.MaxCatalogBytes,
+		"DialTimeout":          int64(cfg.DialTimeout),
+		"CatalogTTL":           int64(cfg.CatalogTTL),
+		"PrincipalIdleTimeout": int64(cfg.PrincipalIdleTimeout),
+		"MaxPrincipalConns":    int64(cfg.MaxPrincipalConns),
+	} {
+		if v < 0 {
+			bad(field, "negative")
+		}
 	}
 	if cfg.ToolName != nil && cfg.RawToolNames {
-		errs = append(errs, errors.New("mcpadapter: ToolName and RawToolNames are both set (ToolName decides every name)"))
+		bad("ToolName", "RawToolNames is set too (ToolName decides every name)")
 	}
 	if err := cfg.Filter.validate(); err != nil {
-		errs = append(errs, fmt.Errorf("mcpadapter: Filter: %w", err))
-	}
-	if cfg.MaxCatalogBytes < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative MaxCatalogBytes"))
-	}
-	if cfg.DialTimeout < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative DialTimeout"))
-	}
-	if cfg.CatalogTTL < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative CatalogTTL"))
+		bad("Filter", "%w", err)
 	}
 	if cfg.RequireStateKey && len(cfg.StateKey) < minStateKey {
-		errs = append(errs, fmt.Errorf("mcpadapter: StateKey has %d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey))
-	}
-	if cfg.PrincipalIdleTimeout < 0 || cfg.MaxPrincipalConns < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative PrincipalIdleTimeout or MaxPrincipalConns"))
+		bad("StateKey", "%d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey)
 	}
 	if len(cfg.OldStateKeys) > 0 && len(cfg.StateKey) == 0 {
 		errs = append(errs, errors.New("mcpadapter: OldStateKeys without a StateKey (the current key seals; old keys only open)"))
@@ -79,25 +78,42 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 		}
 		servers[name] = s
 	}
+	// The map above is walked in random order: report in a stable one.
+	slices.SortStableFunc(errs, func(a, b error) int {
+		return strings.Compare(sortKey(a), sortKey(b))
+	})
 	return servers, errors.Join(errs...)
 }
 
+// sortKey orders the problems of a configuration: the top level's by
+// field, then each server's.
+func sortKey(err error) string {
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		return ""
+	}
+	if ce.Server == "" {
+		return "0" + ce.Field
+	}
+	return "1" + ce.Server
+}
+
 // validateServer returns the first problem of the configuration s of the
-// server name, or nil.
+// server name, as a *ConfigError naming the field, or nil.
 func validateServer(name string, s Server) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("mcpadapter: server %q: %s", name, fmt.Sprintf(format, args...))
+	bad := func(field, format string, args ...any) error {
+		return &ConfigError{Server: name, Field: field, Err: fmt.Errorf(format, args...)}
 	}
 	switch {
 	case strings.TrimSpace(name) == "":
-		return errors.New("mcpadapter: empty server name")
+		return &ConfigError{Err: errors.New("empty server name")}
 	case !validServerName(name):
-		return bad("name may hold only ASCII letters, digits, '_' and '-' (it prefixes tool names, which providers restrict to these)")
+		return bad("", "name may hold only ASCII letters, digits, '_' and '-' (it prefixes tool names, which providers restrict to these)")
 	case strings.Contains(name, "__"):
-		return bad(`name must not contain "__" (the tool name separator)`)
+		return bad("", `name must not contain "__" (the tool name separator)`)
 	}
 	if err := s.Filter.validate(); err != nil {
-		return bad("Filter: %s", err)
+		return bad("Filter", "%w", err)
 	}
 	targets := 0
 	for _, set := range []bool{s.URL != "", s.Command != "", s.Transport != nil} {
@@ -106,56 +122,81 @@ func validateServer(name string, s Server) error {
 		}
 	}
 	if targets != 1 {
-		return bad("exactly one of URL, Command or Transport must be set (%d are)", targets)
+		return bad("", "exactly one of URL, Command or Transport must be set (%d are)", targets)
 	}
 	switch s.Mode {
 	case ModeAuto, ModeModern, ModeLegacy:
 	default:
-		return bad("unknown Mode %q", s.Mode)
+		return bad("Mode", "unknown mode %q (want ModeAuto, ModeModern or ModeLegacy)", s.Mode)
 	}
 	if s.URL != "" {
-		u, err := url.Parse(s.URL)
-		if err != nil {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err // without the URL, which may hold a secret
-			}
-			return bad("invalid URL: %s", err)
-		}
-		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return bad("URL %q is not an http(s) URL", redact.Parsed(u))
+		if err := checkURL(s.URL); err != nil {
+			return bad("URL", "%w", err)
 		}
 	}
 	if s.DefaultToolTimeout < 0 {
-		return bad("negative DefaultToolTimeout")
+		return bad("DefaultToolTimeout", "negative")
 	}
-	for _, p := range []*RetryPolicy{s.Restart, s.Reconnect} {
-		if p != nil && p.Delay < 0 {
-			return bad("negative retry Delay")
+	switch {
+	case s.Restart != nil && s.Restart.Delay < 0:
+		return bad("Restart", "negative Delay")
+	case s.Reconnect != nil && s.Reconnect.Delay < 0:
+		return bad("Reconnect", "negative Delay")
+	case s.Restart != nil && s.URL != "":
+		return bad("Restart", "applies to stdio servers (Command) and custom transports; use Reconnect")
+	case s.Reconnect != nil && s.Command != "":
+		return bad("Reconnect", "applies to HTTP servers and custom transports; use Restart for Command")
+	}
+	if s.Command == "" {
+		if field := firstSet(map[string]bool{"Args": len(s.Args) > 0, "Env": len(s.Env) > 0, "Dir": s.Dir != "", "InheritEnv": s.InheritEnv}); field != "" {
+			return bad(field, "applies to stdio servers (Command)")
 		}
 	}
-	if s.Restart != nil && s.URL != "" {
-		return bad("Restart applies to stdio servers (Command) and custom transports; use Reconnect")
-	}
-	if s.Reconnect != nil && s.Command != "" {
-		return bad("Reconnect applies to HTTP servers and custom transports; use Restart for Command")
-	}
-	if s.Command == "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Dir != "") {
-		return bad("Args, Env and Dir apply to stdio servers (Command)")
-	}
-	if s.Command == "" && s.InheritEnv {
-		return bad("InheritEnv applies to stdio servers (Command)")
-	}
-	if s.URL == "" && (len(s.Headers) > 0 || s.HTTPClient != nil || s.OAuth != nil || s.DisableSSEFallback || s.perPrincipal()) {
-		return bad("Headers, HTTPClient, OAuth and DisableSSEFallback apply to HTTP servers (URL), and so do HeadersFor and OAuthFor")
+	if s.URL == "" {
+		if field := firstSet(map[string]bool{
+			"Headers": len(s.Headers) > 0, "HTTPClient": s.HTTPClient != nil, "OAuth": s.OAuth != nil,
+			"DisableSSEFallback": s.DisableSSEFallback, "HeadersFor": s.HeadersFor != nil, "OAuthFor": s.OAuthFor != nil,
+		}); field != "" {
+			return bad(field, "applies to HTTP servers (URL)")
+		}
 	}
 	if s.OAuth != nil && s.OAuthFor != nil {
-		return bad("OAuth and OAuthFor are both set (OAuthFor gives every principal's handler)")
+		return bad("OAuthFor", "OAuth is set too (OAuthFor gives every principal's handler)")
 	}
 	switch s.LogLevel {
 	case "", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
 	default:
-		return bad("unknown LogLevel %q (want an MCP level: debug, info, notice, warning, error, critical, alert or emergency)", s.LogLevel)
+		return bad("LogLevel", "unknown level %q (want an MCP level: debug, info, notice, warning, error, critical, alert or emergency)", s.LogLevel)
+	}
+	return nil
+}
+
+// firstSet returns the first, by name, of the fields set, or "".
+func firstSet(fields map[string]bool) string {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if fields[name] {
+			return name
+		}
+	}
+	return ""
+}
+
+// checkURL refuses a URL that is not an absolute http or https one,
+// without quoting a secret it may hold.
+func checkURL(rawURL string) error {
+	if err := configfile.CheckScheme(rawURL); err != nil {
+		return err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold a secret
+		}
+		return err
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", redact.Parsed(u))
 	}
 	return nil
 }

@@ -88,8 +88,8 @@ func TestParseEnvFileText(t *testing.T) {
 // that only a well-formed scheme is shown.
 func TestCheckScheme(t *testing.T) {
 	for _, ok := range []string{"http://x", "HTTPS://x/mcp", "https://u:p@x:1/mcp?q=1"} {
-		if err := checkScheme(ok); err != nil {
-			t.Errorf("checkScheme(%q) = %v", ok, err)
+		if err := CheckScheme(ok); err != nil {
+			t.Errorf("CheckScheme(%q) = %v", ok, err)
 		}
 	}
 	for in, want := range map[string]string{
@@ -101,8 +101,8 @@ func TestCheckScheme(t *testing.T) {
 		"ws://x":             `scheme "ws" is not http or https`,
 		"git+ssh://x":        `scheme "git+ssh" is not http or https`,
 	} {
-		if err := checkScheme(in); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("checkScheme(%q) = %v, want %q", in, err, want)
+		if err := CheckScheme(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckScheme(%q) = %v, want %q", in, err, want)
 		}
 	}
 }

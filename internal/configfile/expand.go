@@ -46,7 +46,7 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 	if fs.transport != "stdio" {
 		rawURL, err := r.expand(fs.url)
 		if err == nil {
-			err = checkScheme(rawURL)
+			err = CheckScheme(rawURL)
 		}
 		if err != nil {
 			fail("url", err)
@@ -81,11 +81,12 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 	return s, problems
 }
 
-// checkScheme refuses a URL without an http or https scheme, saying what
+// CheckScheme refuses a URL without an http or https scheme, saying what
 // is missing rather than what net/url makes of it ("first path segment in
 // URL cannot contain colon" for localhost:8080/mcp); [mcpadapter.New]
-// validates the rest. The URL, which may hold a secret, is not shown.
-func checkScheme(rawURL string) error {
+// checks with it too, then validates the rest. The URL, which may hold a
+// secret, is not shown.
+func CheckScheme(rawURL string) error {
 	scheme, _, found := strings.Cut(rawURL, "://")
 	switch {
 	case found && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")):
