@@ -99,7 +99,7 @@ func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution)
 		return nil, err
 	}
 	if err := a.states.claim(ctx, p.stamp); err != nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
+		return nil, errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
 	}
 	if r.verdict == verdictReject {
 		text := fmt.Sprintf("The user rejected the call to tool %s; it was not run.", p.Call.Tool)
@@ -124,7 +124,7 @@ func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r 
 		return nil, errors.New("mcpadapter: decide: not an approval request returned by a tool call")
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
+		return errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
 	}
 	if r.verdict == "" {
 		return nil, fail(errors.New("the call waits for approval: resolve it with Approved or Rejected"))
@@ -183,7 +183,7 @@ func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
 		if p.Call.Args != nil {
 			b, err := json.Marshal(p.Call.Args)
 			if err != nil {
-				return nil, fmt.Errorf("mcpadapter: encoding approval request: arguments: %w", err)
+				return nil, errorf("mcpadapter: encoding approval request: arguments: %w", err)
 			}
 			w.Arguments = b
 		}
@@ -201,7 +201,7 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("mcpadapter: decoding approval request: %w: %w", ErrInvalidState, err)
+		return errorf("mcpadapter: decoding approval request: %w: %w", ErrInvalidState, err)
 	}
 	var w approvalJSON
 	if err := json.Unmarshal(payload, &w); err != nil {

@@ -79,7 +79,7 @@ func (m CacheMode) validate() error {
 	case CacheUse, CacheRefresh, CacheBypass:
 		return nil
 	}
-	return fmt.Errorf("mcpadapter: unknown CacheMode %q", m)
+	return errorf("mcpadapter: unknown CacheMode %q", m)
 }
 
 // maxPages bounds one paginated listing.

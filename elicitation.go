@@ -223,7 +223,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Res
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+		return errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
 	}
 	if r.verdict != "" {
 		return nil, fail(errors.New("the call waits for user input: resolve it with Answered"))
@@ -377,13 +377,13 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 		r.Server, r.Tool = server, tool
 		ans, err := e.handler(ctx, r)
 		if err != nil {
-			return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+			return nil, errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
 		}
 		answers[r.Key] = ans
 	}
 	responses, err := validateAnswers(reqs, answers)
 	if err != nil {
-		return nil, fmt.Errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
+		return nil, errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
 	}
 	return responses, nil
 }

@@ -118,7 +118,7 @@ func (e *ServerError) Error() string {
 	}
 	cause := "<nil>"
 	if e.Err != nil {
-		cause = strings.TrimPrefix(e.Err.Error(), "mcpadapter: ")
+		cause = strings.TrimPrefix(e.Err.Error(), prefix)
 	}
 	return fmt.Sprintf("mcpadapter: server %q: %s: %s", e.Server, e.Op, cause)
 }
@@ -169,3 +169,27 @@ func serverError(server, op string, err error) error {
 	}
 	return &ServerError{Server: server, Op: op, Err: err}
 }
+
+// prefix starts the text of the package's errors.
+const prefix = "mcpadapter: "
+
+// errorf is fmt.Errorf for the package's own errors, whose format starts
+// with prefix: its error arguments lose theirs in the text, so that a
+// message says it once. Those wrapped (%w) stay in the chain whole, for
+// errors.Is and errors.As. (A [*ServerError] drops its cause's prefix
+// the same way.)
+func errorf(format string, args ...any) error {
+	for i, arg := range args {
+		if err, ok := arg.(error); ok && strings.HasPrefix(err.Error(), prefix) {
+			args[i] = unprefixed{err}
+		}
+	}
+	return fmt.Errorf(format, args...)
+}
+
+// unprefixed is an error of the package quoted by another: its text
+// without prefix.
+type unprefixed struct{ err error }
+
+func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), prefix) }
+func (u unprefixed) Unwrap() error { return u.err }

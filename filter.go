@@ -242,7 +242,7 @@ func checkDuplicates(set Toolset) error {
 		// Folded at construction (tools.go): a cached ListTools of 1000
 		// tools spent most of its time and 1000 allocations here.
 		if t.name == "" {
-			return fmt.Errorf("mcpadapter: server %q: tool %q: Config.ToolName gave an empty name", t.server, t.desc.Name)
+			return errorf("mcpadapter: server %q: tool %q: Config.ToolName gave an empty name", t.server, t.desc.Name)
 		}
 		key := t.folded
 		if prev, ok := seen[key]; ok {

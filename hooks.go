@@ -66,7 +66,7 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 		h = func(ctx context.Context, req *CallRequest) (*Result, error) {
 			res, err := next(ctx, req)
 			if res == nil && err == nil {
-				return nil, fmt.Errorf("mcpadapter: server %q: tool %q: Config.Middleware[%d] returned neither a result nor an error", req.Server, req.Tool, i)
+				return nil, errorf("mcpadapter: server %q: tool %q: Config.Middleware[%d] returned neither a result nor an error", req.Server, req.Tool, i)
 			}
 			return res, err
 		}

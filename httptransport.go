@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -102,7 +101,7 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				if req.Body != nil {
 					req.Body.Close() // a RoundTripper closes it, even on error
 				}
-				return nil, fmt.Errorf("mcpadapter: Server.HeadersFor: %w", err)
+				return nil, errorf("mcpadapter: Server.HeadersFor: %w", err)
 			}
 			for k, v := range more {
 				req.Header.Set(k, v)

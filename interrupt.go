@@ -60,7 +60,7 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 	return marshalState(i.a, stateInterrupt, i.seal, func() ([]byte, error) {
 		reqs, err := json.Marshal(i.requests)
 		if err != nil {
-			return nil, fmt.Errorf("mcpadapter: encoding interrupt: requests: %w", err)
+			return nil, errorf("mcpadapter: encoding interrupt: requests: %w", err)
 		}
 		w := interruptJSON{
 			Version: interruptVersion, Kind: kindInputRequired,
@@ -71,7 +71,7 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 		if i.args != nil {
 			b, err := json.Marshal(i.args)
 			if err != nil {
-				return nil, fmt.Errorf("mcpadapter: encoding interrupt: arguments: %w", err)
+				return nil, errorf("mcpadapter: encoding interrupt: arguments: %w", err)
 			}
 			w.Arguments = b
 		}
@@ -95,7 +95,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	fail := func(err error) error {
-		return fmt.Errorf("mcpadapter: decoding interrupt: %w: %w", ErrInvalidState, err)
+		return errorf("mcpadapter: decoding interrupt: %w: %w", ErrInvalidState, err)
 	}
 	var w interruptJSON
 	if err := json.Unmarshal(payload, &w); err != nil {

@@ -132,7 +132,7 @@ func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal)
 // be a new pause.
 func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, error) {
 	if err := p.check(t.name); err != nil {
-		return nil, fmt.Errorf("mcpadapter: %w: %w", ErrInvalidState, err)
+		return nil, errorf("mcpadapter: %w: %w", ErrInvalidState, err)
 	}
 	switch {
 	case p.Task != nil && r.verdict == verdictCollect:
@@ -180,7 +180,7 @@ func decodeState(what string, b []byte, v any) (stateSeal, error) {
 		return stateSeal{}, err
 	}
 	if err := json.Unmarshal(payload, v); err != nil {
-		return stateSeal{}, fmt.Errorf("mcpadapter: decoding %s: %w: %w", what, ErrInvalidState, err)
+		return stateSeal{}, errorf("mcpadapter: decoding %s: %w: %w", what, ErrInvalidState, err)
 	}
 	return seal, nil
 }
@@ -208,7 +208,7 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 // paused one with run.
 func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
 	if p == nil || p.Next < 0 || p.Next >= len(p.Calls) {
-		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
+		return nil, errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
 	}
 	tc := p.Calls[p.Next]
 	var t *Tool
@@ -216,10 +216,10 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 		t = s.Lookup(tc.FunctionCall.Name)
 	}
 	if t == nil {
-		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w: the paused call's tool is not in the toolset", ErrInvalidState)
+		return nil, errorf("mcpadapter: resume tool calls: %w: the paused call's tool is not in the toolset", ErrInvalidState)
 	}
 	if err := p.pause.open(ctx, &t.a.states, stateCalls, p.seal); err != nil {
-		return nil, fmt.Errorf("mcpadapter: resume tool calls: %w", err)
+		return nil, errorf("mcpadapter: resume tool calls: %w", err)
 	}
 	next := &PausedCalls{Calls: p.Calls, Next: p.Next, State: p.State, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
 	res, err := p.pause.settle(ctx, t, r)
@@ -371,7 +371,7 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 		err = w.pause.check(w.Calls[w.Next].Function.Name)
 	}
 	if err != nil {
-		return fmt.Errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
+		return errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
 	}
 	calls := make([]llms.ToolCall, len(w.Calls))
 	for i, c := range w.Calls {

@@ -38,7 +38,7 @@ type SchemaPass func(fn *llms.FunctionDefinition) error
 func (t *Tool) LLMToolFor(passes ...SchemaPass) (llms.Tool, error) {
 	tool := t.LLMTool()
 	if err := applyPasses(tool.Function, passes); err != nil {
-		return llms.Tool{}, fmt.Errorf("mcpadapter: server %q: tool %q: %w", t.server, t.name, err)
+		return llms.Tool{}, errorf("mcpadapter: server %q: tool %q: %w", t.server, t.name, err)
 	}
 	return tool, nil
 }

@@ -59,7 +59,7 @@ func checkProviderGoldens(t *testing.T, ts Toolset, catalog string) {
 			want, wantErr := p.pure(tool.Parameters())
 			switch {
 			case wantErr != nil:
-				wantMsg := fmt.Sprintf("mcpadapter: server %q: tool %q: %v", tool.server, tool.Name(), wantErr)
+				wantMsg := fmt.Sprintf("mcpadapter: server %q: tool %q: %s", tool.server, tool.Name(), strings.TrimPrefix(wantErr.Error(), "mcpadapter: "))
 				if !errors.Is(err, ErrUnsupportedSchema) || err.Error() != wantMsg {
 					t.Errorf("%s: %s: error %v, want %s", p.name, tool.Name(), err, wantMsg)
 				}

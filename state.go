@@ -201,7 +201,7 @@ func marshalState(a *Adapter, kind string, s stateSeal, encode func() ([]byte, e
 // is not a JSON object.
 func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("mcpadapter: decoding %s: %w: %s", what, ErrInvalidState, fmt.Sprintf(format, args...))
+		return errorf("mcpadapter: decoding %s: %w: %s", what, ErrInvalidState, fmt.Sprintf(format, args...))
 	}
 	if len(b) > maxStateBytes {
 		return nil, stateSeal{}, fail("%d bytes, more than the bound of %d", len(b), maxStateBytes)

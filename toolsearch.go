@@ -188,7 +188,7 @@ func (x *ToolSearch) LLMTools(history []llms.MessageContent) []llms.Tool {
 func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...SchemaPass) ([]llms.Tool, error) {
 	search := x.LLMTool()
 	if err := applyPasses(search.Function, passes); err != nil {
-		return nil, fmt.Errorf("mcpadapter: search tool %q: %w", x.name, err)
+		return nil, errorf("mcpadapter: search tool %q: %w", x.name, err)
 	}
 	found, err := x.Found(history).LLMToolsFor(passes...)
 	return append([]llms.Tool{search}, found...), err
