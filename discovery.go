@@ -96,9 +96,10 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 
 // contacted returns the servers a discovery of names (none: every server)
 // under ctx contacts, and the selected ones, both sorted. It contacts
-// every server (the selected ones with [Config.DialSelectedOnly]) but, without a principal, the per-principal ones, which
-// have no connection to list: those are left out (a debug record says
-// so), and naming one is [ErrNoPrincipal].
+// every server (the selected ones with [Config.DialSelectedOnly]) but,
+// without a principal, the per-principal ones, which have no connection
+// to list: those are left out (a debug record says so), and naming one
+// is [ErrNoPrincipal].
 func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected []string, err error) {
 	anonymous := PrincipalFrom(ctx) == ""
 	if len(names) > 0 {
