@@ -90,6 +90,8 @@ func TestNewValidates(t *testing.T) {
 		{"HeadersFor on Command", Config{Servers: map[string]Server{"x": {Command: "srv", HeadersFor: bearer}}}, "x", "HeadersFor", "applies to HTTP servers"},
 		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, "x", "LogLevel", `unknown level "verbose"`},
 		{"short StateKey", Config{RequireStateKey: true, StateKey: []byte("short")}, "", "StateKey", "RequireStateKey wants at least 32"},
+		{"old keys alone", Config{OldStateKeys: [][]byte{[]byte("k")}}, "", "OldStateKeys", "without a StateKey"},
+		{"negative StateMaxAge", Config{StateMaxAge: -1}, "", "StateMaxAge", "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

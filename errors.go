@@ -173,13 +173,17 @@ func serverError(server, op string, err error) error {
 // prefix starts the text of the package's errors.
 const prefix = "mcpadapter: "
 
-// errorf is fmt.Errorf for the package's own errors, whose format starts
-// with prefix: its error arguments lose theirs in the text, so that a
-// message says it once. Those wrapped (%w) stay in the chain whole, for
-// errors.Is and errors.As. (A [*ServerError] drops its cause's prefix
-// the same way.)
+// errorf is fmt.Errorf for the package's own errors, whose text starts
+// with prefix: from the format, or from the first argument when the format
+// starts with it ("%w: ..." with a sentinel). The other error arguments
+// lose their prefix in the text, so that a message says it once; those
+// wrapped (%w) stay in the chain whole, for errors.Is and errors.As. (A
+// [*ServerError] drops its cause's prefix the same way.)
 func errorf(format string, args ...any) error {
 	for i, arg := range args {
+		if i == 0 && !strings.HasPrefix(format, prefix) {
+			continue // it starts the message
+		}
 		if err, ok := arg.(error); ok && strings.HasPrefix(err.Error(), prefix) {
 			args[i] = unprefixed{err}
 		}

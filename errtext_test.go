@@ -79,10 +79,14 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 	if err := json.Unmarshal(stored, decoded); err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Resume(ctx, decoded, nil)
+	_, err = a.Resume(ctx, decoded, Answered(nil))
 	add("resume unsealed state", err)
-	decoded.Server = "gone"
-	_, err = b.Resume(ctx, decoded, nil)
+	elsewhere := new(Interrupt)
+	if err := json.Unmarshal(stored, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere.Server = "gone"
+	_, err = b.Resume(ctx, elsewhere, Answered(map[string]Answer{"date": {Action: Accept, Content: date("2026-09-18")}}))
 	add("resume for an unknown server", err)
 	add("decode interrupt", json.Unmarshal([]byte(`{"version": 99}`), new(Interrupt)))
 	add("decode paused calls", json.Unmarshal([]byte(`{"calls": 3}`), new(PausedCalls)))
@@ -96,7 +100,8 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 	for name, want := range map[string]error{
 		"decode interrupt": ErrInvalidState, "decode paused calls": ErrInvalidState, "decode approval": ErrInvalidState,
 		"resume without a pause": ErrInvalidState, "resume unsealed state": ErrTamperedState,
-		"no principal": ErrNoPrincipal, "call after Close": ErrClosed,
+		"resume for an unknown server": ErrUnknownServer,
+		"no principal":                 ErrNoPrincipal, "call after Close": ErrClosed,
 	} {
 		if !errors.Is(errs[name], want) {
 			t.Errorf("%s: %v, want it to wrap %v", name, errs[name], want)

@@ -309,7 +309,7 @@ func (s *states) trusted(seal stateSeal) bool {
 func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string) (*Tool, error) {
 	a := cs.a
 	if _, err := a.server(server); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidState, err)
+		return nil, errorf("%w: %w", ErrInvalidState, err)
 	}
 	if mcpName == "" || tool != a.policy.name(server, mcpName) {
 		return nil, fmt.Errorf("%w: tool name %q does not match server %q and MCP name %q", ErrInvalidState, tool, server, mcpName)

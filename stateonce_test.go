@@ -271,7 +271,7 @@ func TestStateKeyRotation(t *testing.T) {
 
 	bad := cfg
 	bad.StateKey, bad.OldStateKeys = nil, [][]byte{testKey, nil}
-	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "OldStateKeys without a StateKey") || !strings.Contains(err.Error(), "an empty key in OldStateKeys") {
+	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "field OldStateKeys: set without a StateKey") || !strings.Contains(err.Error(), "field OldStateKeys: an empty key") {
 		t.Errorf("New(old keys without a current one) error = %v, want both problems", err)
 	}
 }

@@ -32,6 +32,7 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 		"MaxCatalogBytes":      cfg.MaxCatalogBytes,
 		"DialTimeout":          int64(cfg.DialTimeout),
 		"CatalogTTL":           int64(cfg.CatalogTTL),
+		"StateMaxAge":          int64(cfg.StateMaxAge),
 		"PrincipalIdleTimeout": int64(cfg.PrincipalIdleTimeout),
 		"MaxPrincipalConns":    int64(cfg.MaxPrincipalConns),
 	} {
@@ -49,13 +50,10 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 		bad("StateKey", "%d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey)
 	}
 	if len(cfg.OldStateKeys) > 0 && len(cfg.StateKey) == 0 {
-		errs = append(errs, errors.New("mcpadapter: OldStateKeys without a StateKey (the current key seals; old keys only open)"))
+		bad("OldStateKeys", "set without a StateKey (the current key seals; old keys only open)")
 	}
 	if slices.ContainsFunc(cfg.OldStateKeys, func(k []byte) bool { return len(k) == 0 }) {
-		errs = append(errs, errors.New("mcpadapter: an empty key in OldStateKeys"))
-	}
-	if cfg.StateMaxAge < 0 {
-		errs = append(errs, errors.New("mcpadapter: negative StateMaxAge"))
+		bad("OldStateKeys", "an empty key")
 	}
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
