@@ -34,6 +34,7 @@ type Adapter struct {
 	cfg     Config
 	logger  *slog.Logger
 	tracer  trace.Tracer  // nil: no spans
+	metrics *metrics      // nil: no metrics (metrics.go)
 	callIDs atomic.Uint64 // ids of calls not made by a model
 
 	policy   toolPolicy // names, filters, output schemas: read-only
@@ -64,12 +65,12 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider)}
+	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider), metrics: newMetrics(cfg.MeterProvider, logger)}
 	a.policy = toolPolicy{cfg: &a.cfg, logger: logger}
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
-	a.pool = pool{cfg: &a.cfg, logger: logger, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}
+	a.pool = pool{cfg: &a.cfg, logger: logger, metrics: a.metrics, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}
 	a.catalogs = catalogs{a: a}
-	a.notify = notifier{cfg: &a.cfg, logger: logger, counts: deliveryCounts{servers: perServer[Deliveries](servers)}}
+	a.notify = notifier{cfg: &a.cfg, logger: logger, metrics: a.metrics, counts: deliveryCounts{servers: perServer[Deliveries](servers)}}
 	a.states = newStates(&a.cfg)
 	return a, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/callbacks"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -256,6 +257,20 @@ type Config struct {
 	// carries the W3C trace context of the caller's span, if any, in its
 	// _meta (traceparent, tracestate), so that a server can join the trace.
 	TracerProvider trace.TracerProvider
+
+	// MeterProvider, when set, records OpenTelemetry metrics; nil means
+	// none, at no cost (use otel.GetMeterProvider() for the global one).
+	// Every instrument has the attribute mcpadapter.server:
+	//
+	//	mcpadapter.tool.call.duration     histogram (s), one per tool call, with
+	//	                                  gen_ai.tool.name, and error.type when it failed
+	//	                                  (as on spans; "tool_error" for an isError result)
+	//	mcpadapter.dials                  counter, dial attempts; error.type when failed
+	//	mcpadapter.connections            up-down counter, open connections
+	//	mcpadapter.principal.connections  up-down counter, open per-principal connections
+	//	mcpadapter.deliveries.dropped     counter, notifications dropped before user code
+	//	                                  (see OnListChanged, OnProgress)
+	MeterProvider metric.MeterProvider
 
 	// DialTimeout bounds one dial of a server: starting it or opening its
 	// connection, and the handshake (with the SSE fallbacks). 0 means one

@@ -59,7 +59,7 @@
 //
 // Data flows one way: Config → pool → dial (eras, transports, the screen) →
 // conn → catalog → Tool → call → Result or Interrupt. [Adapter] holds its
-// configuration, logger, tracer and a call counter; its methods are short
+// configuration, logger, tracer, meters and a call counter; its methods are short
 // delegations to three owners, each with its own lock whose comment names
 // the fields it guards, and no lock is held across I/O or while go-sdk
 // holds one of its own.
@@ -86,7 +86,7 @@
 //	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
 //	                 nulls that mean absent dropped (internal/schemapass), the one principal
 //	                 check (conn.go), the approval gate [approval.go]
-//	2 call.go        run: the observer (trace.go), hooked [hooks.go] → rounds → callRounds:
+//	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → rounds → callRounds:
 //	                 callContext (conn.go) → callRound: progress sink and idle timer (notify.go),
 //	                 the request's trace context (trace.go) → callOnce: recordTools
 //	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
@@ -145,6 +145,7 @@
 //	httptransport.go           the HTTP RoundTripper: headers, origins, POST lives, answer bodies
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form
+//	metrics.go                 OpenTelemetry instruments and their one recording seam
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
 //	notify.go                  notifier: change callbacks, server logs, progress, subscriptions, delivery queues and counts
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
@@ -165,7 +166,7 @@
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
 //	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool
-//	trace.go                   the call's one observer: spans, W3C trace context, debug record
+//	trace.go                   the call's one observer: spans, W3C trace context, debug record (metrics: metrics.go)
 //	validate.go                New's checks: every problem of a configuration at once
 //	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
 //	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache

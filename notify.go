@@ -46,9 +46,10 @@ import (
 // Its queues are the generation's (pool.go); the counts of what it
 // delivered and dropped are its own, since New.
 type notifier struct {
-	cfg    *Config // the Adapter's
-	logger *slog.Logger
-	counts deliveryCounts
+	cfg     *Config // the Adapter's
+	logger  *slog.Logger
+	metrics *metrics // the Adapter's; nil: none
+	counts  deliveryCounts
 
 	// mu guards progress, the progress registries of the live
 	// connections, every progressSinks in it, late, and subscribed. It is
@@ -308,6 +309,7 @@ var dropWarnings = [...]string{
 // dropped counts a dropped delivery of kind for key, and logs it, with
 // attrs, at the key's 1st, 2nd, 4th, 8th... drop of kind.
 func (n *notifier) dropped(key connKey, kind deliveryKind, attrs ...any) {
+	n.metrics.droppedDelivery(key.server)
 	if c := n.counts.add(key, kind.dropCount); bits.OnesCount64(uint64(c)) == 1 {
 		n.logger.Warn(dropWarnings[kind], append(append(key.attrs(), attrs...), "dropped", c)...)
 	}

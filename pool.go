@@ -38,9 +38,10 @@ import (
 
 // A pool owns the connections of an Adapter, across its generations.
 type pool struct {
-	cfg    *Config // the Adapter's
-	logger *slog.Logger
-	dialer dialer // opens its connections (dial.go)
+	cfg     *Config // the Adapter's
+	logger  *slog.Logger
+	metrics *metrics // the Adapter's; nil: none
+	dialer  dialer   // opens its connections (dial.go)
 
 	dials map[string]*atomic.Int64 // dial attempts per server since New, for Status; the map is never changed
 
@@ -224,7 +225,9 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 			}
 		}
 		p.dials[key.server].Add(1)
-		if c, err = p.dialer.tracedDial(parent, g, key, s); err == nil {
+		c, err = p.dialer.tracedDial(parent, g, key, s)
+		p.metrics.dialed(key.server, err)
+		if err == nil {
 			break
 		}
 	}

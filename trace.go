@@ -56,7 +56,7 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 
 // A callWatch is the one observer of a tool call: the call's span (GenAI
 // "execute_tool"), the client span of each tools/call request it sends,
-// and its debug record. A nil *callWatch watches nothing, and its methods
+// its metrics and its debug record. A nil *callWatch watches nothing, and its methods
 // cost nothing: the call path holds one and never asks whether anyone
 // looks.
 type callWatch struct {
@@ -67,10 +67,10 @@ type callWatch struct {
 }
 
 // watch returns the observer of a call of t under ctx, or nil when there is
-// neither a tracer nor a debug log to tell.
+// neither a tracer, nor metrics (metrics.go), nor a debug log to tell.
 func (t *Tool) watch(ctx context.Context) *callWatch {
 	debug := t.a.logger.Enabled(ctx, slog.LevelDebug)
-	if t.a.tracer == nil && !debug {
+	if t.a.tracer == nil && t.a.metrics == nil && !debug {
 		return nil
 	}
 	return &callWatch{t: t, debug: debug}
@@ -123,16 +123,19 @@ func (w *callWatch) request(ctx context.Context, c *conn, mcpName string, meta m
 	}
 }
 
-// end closes the call's span and writes its debug record.
+// end closes the call's span, records its metrics and writes its debug
+// record.
 func (w *callWatch) end(ctx context.Context, res *Result, err error, info *callInfo) {
 	if w == nil {
 		return
 	}
+	took := time.Since(w.began)
 	endSpan(w.span, res, err)
+	t := w.t
+	t.a.metrics.call(ctx, t, took, res, err)
 	if w.debug {
-		t := w.t
 		t.a.logger.DebugContext(ctx, "mcpadapter: tool call", "server", t.server, "tool", t.name, "call", info.id,
-			"duration", time.Since(w.began), "isError", res != nil && res.IsError, "rounds", info.requests, "error", err)
+			"duration", took, "isError", res != nil && res.IsError, "rounds", info.requests, "error", err)
 	}
 }
 
@@ -197,29 +200,46 @@ func endSpan(span trace.Span, res *Result, err error) {
 	if span == nil {
 		return
 	}
+	typ := outcomeType(res, err)
 	switch {
 	case err != nil:
 		var we *jsonrpc.Error
 		if errors.As(err, &we) {
-			code := strconv.Itoa(int(we.Code))
-			span.SetAttributes(attrRPCStatus.String(code), attrErrorType.String(code))
-		} else {
-			span.SetAttributes(attrErrorType.String(errorType(err)))
+			span.SetAttributes(attrRPCStatus.String(typ))
 		}
+		span.SetAttributes(attrErrorType.String(typ))
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-	case res != nil && res.IsError:
-		span.SetAttributes(attrErrorType.String("tool_error"))
-		span.SetStatus(codes.Error, "tool_error")
+	case typ != "":
+		span.SetAttributes(attrErrorType.String(typ))
+		span.SetStatus(codes.Error, typ)
 	}
 	span.End()
+}
+
+// outcomeType is the error.type of an outcome, for spans and metrics: the
+// JSON-RPC error code, errorType's word for another failure, "tool_error"
+// for an isError result, and "" for a success.
+func outcomeType(res *Result, err error) string {
+	switch {
+	case err != nil:
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			return strconv.Itoa(int(we.Code))
+		}
+		return errorType(err)
+	case res != nil && res.IsError:
+		return "tool_error"
+	}
+	return ""
 }
 
 // errorType is the error.type of a failure that is not a JSON-RPC error.
 func errorType(err error) string {
 	var intr *Interrupt
 	var ask *ApprovalRequired
-	var ne net.Error
+	var oe *net.OpError
+	var de *net.DNSError
 	switch {
 	case errors.As(err, &intr):
 		return "input_required"
@@ -231,7 +251,7 @@ func errorType(err error) string {
 		return "cancelled"
 	case errors.Is(err, ErrClosed):
 		return "closed"
-	case errors.As(err, &ne):
+	case errors.As(err, &oe), errors.As(err, &de): // not net.Error: a syscall.Errno (a missing program) is one
 		return "network"
 	}
 	return "_OTHER"
