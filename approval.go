@@ -242,11 +242,11 @@ func MayBeDestructive(call ToolCall) bool { return mayDestroy(call.Metadata.Anno
 
 // mayDestroy reports whether a tool with annotations ann may change or
 // destroy something, by the MCP specification's defaults.
-func mayDestroy(ann *mcp.ToolAnnotations) bool {
+func mayDestroy(ann *ToolAnnotations) bool {
 	switch {
 	case ann == nil:
 		return true
-	case ann.ReadOnlyHint:
+	case ann.ReadOnlyHint != nil && *ann.ReadOnlyHint:
 		return false
 	default:
 		return ann.DestructiveHint == nil || *ann.DestructiveHint

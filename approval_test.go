@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -226,15 +225,15 @@ func TestMayBeDestructive(t *testing.T) {
 	yes, no := true, false
 	tests := []struct {
 		name string
-		ann  *mcp.ToolAnnotations
+		ann  *ToolAnnotations
 		want bool
 	}{
 		{"no annotations", nil, true},
-		{"no hints", &mcp.ToolAnnotations{Title: "t"}, true},
-		{"read-only", &mcp.ToolAnnotations{ReadOnlyHint: true}, false},
-		{"read-only, destructive hint ignored", &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, false},
-		{"not destructive", &mcp.ToolAnnotations{DestructiveHint: &no}, false},
-		{"destructive", &mcp.ToolAnnotations{DestructiveHint: &yes}, true},
+		{"no hints", &ToolAnnotations{Title: "t"}, true},
+		{"read-only", &ToolAnnotations{ReadOnlyHint: &yes}, false},
+		{"read-only, destructive hint ignored", &ToolAnnotations{ReadOnlyHint: &yes, DestructiveHint: &yes}, false},
+		{"not destructive", &ToolAnnotations{DestructiveHint: &no}, false},
+		{"destructive", &ToolAnnotations{DestructiveHint: &yes}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -696,7 +696,7 @@ func BenchmarkNewTool(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		d := descs[i%len(descs)]
-		newTool(c, policy.name(c.server, d.Name), d)
+		newTool(c, policy.name(c.server, d.Name), d, nil)
 		i++
 	}
 }

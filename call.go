@@ -173,7 +173,7 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // callbacks: through [Config.Middleware], watched by a tracer and the debug
 // log, when any of them is there.
 func (t *Tool) run(ctx context.Context, args map[string]any, id string) (*Result, error) {
-	if t.taskSupport == taskRequired && !t.conn.tasksOn() {
+	if t.taskSupport() == taskRequired && !t.conn.tasksOn() {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
 	a := t.a

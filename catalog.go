@@ -317,6 +317,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	ctx, span := c.startRequestSpan(ctx, "tools/list", "")
 	budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
 	var keys []string // of the descriptors, in order: their JSON measures the catalog
+	var raws [][]byte // the descriptors' JSON as the server sent it, in order (descriptor.go)
 	descs, ttl, err := collectPages(ctx, c.sdkSlots("tools"), func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
@@ -338,6 +339,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 				return nil, "", 0, err
 			}
 			keys = append(keys, key)
+			raws = append(raws, c.screen.Descriptor(d.Name))
 		}
 		return named, res.NextCursor, res.TTLMs, nil
 	})
@@ -355,7 +357,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	tools := make(Toolset, len(descs))
 	for i, d := range descs {
 		if tools[i] = known[keys[i]]; tools[i] == nil {
-			tools[i] = newTool(c, a.policy.name(c.server, d.Name), d)
+			tools[i] = newTool(c, a.policy.name(c.server, d.Name), d, raws[i])
 		}
 	}
 

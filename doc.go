@@ -134,6 +134,7 @@
 //	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
 //	configfile.go              LoadConfig, ParseConfig: internal/configfile's result mapped onto Server
 //	conn.go                    the live connection: session, calls in flight, death, close, errors
+//	descriptor.go              ToolDescriptor, ToolAnnotations: a tool as its server sent it
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
 //	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
 //	discovery.go               ListTools, ListToolsets and their options; discover fans out

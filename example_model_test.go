@@ -41,7 +41,7 @@ func ExampleFilter() {
 		Servers: map[string]mcpadapter.Server{
 			"fs": {Transport: modelExampleServer(), Filter: mcpadapter.Filter{Deny: []string{"*_admin"}}},
 		},
-		Filter: mcpadapter.Filter{Keep: func(ctx context.Context, server string, tool *mcp.Tool) bool {
+		Filter: mcpadapter.Filter{Keep: func(ctx context.Context, server string, tool *mcpadapter.ToolDescriptor) bool {
 			return ctx.Value(userKey{}) == "admin" || mcpadapter.ReadOnly()(ctx, server, tool)
 		}},
 	})

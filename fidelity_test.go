@@ -363,7 +363,7 @@ func TestParametersAddsType(t *testing.T) {
 	if b, _ := json.Marshal(tool.LLMTool().Function.Parameters); string(b) != want {
 		t.Errorf("LLMTool() parameters = %s, want %s", b, want)
 	}
-	if _, ok := tool.Descriptor().InputSchema.(map[string]any)["type"]; ok {
+	if _, ok := tool.Descriptor().InputSchema["type"]; ok {
 		t.Errorf("Descriptor() changed: %v", tool.Descriptor().InputSchema)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"path"
 	"slices"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // What a caller is offered. A server may list tools that must not reach the
@@ -71,14 +69,14 @@ var errFiltered = errors.New("the tool is not offered: a Filter drops it")
 // A ToolPredicate reports whether a tool of server, described by tool (the
 // server's descriptor, with its annotations), should be offered to the
 // model in the call whose context is ctx.
-type ToolPredicate func(ctx context.Context, server string, tool *mcp.Tool) bool
+type ToolPredicate func(ctx context.Context, server string, tool *ToolDescriptor) bool
 
 // ReadOnly returns a [ToolPredicate] that keeps only the tools whose server
 // declared them read-only (annotation readOnlyHint true). Annotations are
 // hints: trust them as far as you trust the server.
 func ReadOnly() ToolPredicate {
-	return func(_ context.Context, _ string, tool *mcp.Tool) bool {
-		return tool.Annotations != nil && tool.Annotations.ReadOnlyHint
+	return func(_ context.Context, _ string, tool *ToolDescriptor) bool {
+		return tool.Annotations != nil && tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint
 	}
 }
 
@@ -87,7 +85,7 @@ func ReadOnly() ToolPredicate {
 // tools and tools declared with destructiveHint false. A tool without
 // annotations is dropped (see [MayBeDestructive]).
 func NotDestructive() ToolPredicate {
-	return func(_ context.Context, _ string, tool *mcp.Tool) bool {
+	return func(_ context.Context, _ string, tool *ToolDescriptor) bool {
 		return !mayDestroy(tool.Annotations)
 	}
 }
@@ -97,7 +95,7 @@ func NotDestructive() ToolPredicate {
 // at the first that drops the tool.
 func AllOf(preds ...ToolPredicate) ToolPredicate {
 	preds = slices.DeleteFunc(slices.Clone(preds), func(p ToolPredicate) bool { return p == nil })
-	return func(ctx context.Context, server string, tool *mcp.Tool) bool {
+	return func(ctx context.Context, server string, tool *ToolDescriptor) bool {
 		for _, p := range preds {
 			if !p(ctx, server, tool) {
 				return false
@@ -140,7 +138,7 @@ func (f *Filter) allows(name string) bool {
 }
 
 // keeps reports whether f keeps tool d of server for the caller of ctx.
-func (f *Filter) keeps(ctx context.Context, server string, d *mcp.Tool) bool {
+func (f *Filter) keeps(ctx context.Context, server string, d *ToolDescriptor) bool {
 	return f.allows(d.Name) && (f.Keep == nil || f.Keep(ctx, server, d))
 }
 
@@ -165,7 +163,7 @@ func (t *Tool) AppOnly() bool { return t.appOnly }
 
 // appOnly reports whether d's _meta.ui.visibility leaves out the model.
 // A visibility that is not a list is ignored (the default: model and app).
-func appOnly(d *mcp.Tool) bool {
+func appOnly(d *ToolDescriptor) bool {
 	ui, _ := d.Meta["ui"].(map[string]any)
 	vis, ok := ui["visibility"].([]any)
 	return ok && !slices.Contains(vis, any("model"))
@@ -229,7 +227,7 @@ func visible(set Toolset, app bool, keep func(*Tool) bool) Toolset {
 // requires task-based execution for it and the adapter cannot run it so
 // (tasks.go).
 func (t *Tool) offered(app bool) bool {
-	return (app || !t.appOnly) && (t.taskSupport != taskRequired || t.conn.tasksOn())
+	return (app || !t.appOnly) && (t.taskSupport() != taskRequired || t.conn.tasksOn())
 }
 
 // checkDuplicates fails when two tools share a name, ignoring case the way

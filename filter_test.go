@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -72,7 +71,7 @@ func TestFilterRunsBeforeNames(t *testing.T) {
 		t.Fatalf("ListTools() = %q, %v; want [s__a_b] and no error", toolNames(ts), err)
 	}
 	b := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport()}},
-		Filter: Filter{Keep: func(_ context.Context, _ string, d *mcp.Tool) bool { return d.Name != "a_b" }}})
+		Filter: Filter{Keep: func(_ context.Context, _ string, d *ToolDescriptor) bool { return d.Name != "a_b" }}})
 	if ts, err := b.ListTools(t.Context()); err != nil || !slices.Equal(toolNames(ts), []string{"s__a_b"}) {
 		t.Fatalf("ListTools() with Keep = %q, %v; want [s__a_b] (from a.b) and no error", toolNames(ts), err)
 	}
@@ -88,7 +87,7 @@ func TestFilterKeepPerContext(t *testing.T) {
 			s := testserver.New(testserver.Options{TTLMs: 60_000}).AddWeather().AddFeatures()
 			readOnly := ReadOnly()
 			a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport(), Mode: mode}},
-				Filter: Filter{Keep: func(ctx context.Context, server string, d *mcp.Tool) bool {
+				Filter: Filter{Keep: func(ctx context.Context, server string, d *ToolDescriptor) bool {
 					return ctx.Value(roleKey{}) == "admin" || readOnly(ctx, server, d)
 				}}})
 			admin := context.WithValue(t.Context(), roleKey{}, "admin")
@@ -127,18 +126,18 @@ func TestFilterPredicates(t *testing.T) {
 	yes, no := true, false
 	tests := []struct {
 		name                     string
-		ann                      *mcp.ToolAnnotations
+		ann                      *ToolAnnotations
 		readOnly, notDestructive bool
 	}{
 		{"no annotations", nil, false, false},
-		{"no hints", &mcp.ToolAnnotations{Title: "t"}, false, false},
-		{"read-only", &mcp.ToolAnnotations{ReadOnlyHint: true}, true, true},
-		{"not destructive", &mcp.ToolAnnotations{DestructiveHint: &no}, false, true},
-		{"destructive", &mcp.ToolAnnotations{DestructiveHint: &yes}, false, false},
+		{"no hints", &ToolAnnotations{Title: "t"}, false, false},
+		{"read-only", &ToolAnnotations{ReadOnlyHint: &yes}, true, true},
+		{"not destructive", &ToolAnnotations{DestructiveHint: &no}, false, true},
+		{"destructive", &ToolAnnotations{DestructiveHint: &yes}, false, false},
 	}
 	ctx := t.Context()
 	for _, tt := range tests {
-		d := &mcp.Tool{Name: "x", Annotations: tt.ann}
+		d := &ToolDescriptor{Name: "x", Annotations: tt.ann}
 		if got := ReadOnly()(ctx, "s", d); got != tt.readOnly {
 			t.Errorf("%s: ReadOnly() = %t, want %t", tt.name, got, tt.readOnly)
 		}
@@ -149,7 +148,7 @@ func TestFilterPredicates(t *testing.T) {
 			t.Errorf("%s: AllOf(ReadOnly, NotDestructive) = %t, want %t", tt.name, got, tt.readOnly)
 		}
 	}
-	if !AllOf()(ctx, "s", &mcp.Tool{}) {
+	if !AllOf()(ctx, "s", &ToolDescriptor{}) {
 		t.Error("AllOf() dropped a tool; want every tool kept")
 	}
 }
@@ -204,7 +203,7 @@ func TestVisibleBeforeDuplicates(t *testing.T) {
 	}})
 	var asked []string
 	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: peer.Transport(), Tasks: TasksOff, Filter: Filter{
-		Keep: func(_ context.Context, _ string, d *mcp.Tool) bool { asked = append(asked, d.Name); return true },
+		Keep: func(_ context.Context, _ string, d *ToolDescriptor) bool { asked = append(asked, d.Name); return true },
 	}}}})
 	ts, err := a.ListTools(t.Context())
 	if got := strings.Join(toolNames(ts), ","); err != nil || got != "f__poll,f__research" {

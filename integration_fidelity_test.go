@@ -6,6 +6,7 @@ package mcpadapter_test
 // the model is offered.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -13,8 +14,11 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -129,4 +133,112 @@ func TestIntegrationSystemMonitorNPM(t *testing.T) {
 	if err != nil || len(msgs) != 2 || !strings.Contains(msgs[1].Parts[0].(llms.ToolCallResponse).Content, "not a valid tool") {
 		t.Errorf("HandleToolCalls(poll-system-stats) = %v, %v; want an unknown-tool message", msgs, err)
 	}
+}
+
+// TestIntegrationDescriptorNPM: Descriptor() of every server-filesystem
+// tool marshals to the JSON the server sent in tools/list (read here by a
+// raw JSON-RPC exchange with another process of the server): execution
+// (taskSupport, which go-sdk's mcp.Tool lacks) is kept, and the hints the
+// server left out stay out of the descriptor and of Metadata, not false.
+func TestIntegrationDescriptorNPM(t *testing.T) {
+	node, script := extserver.NPM(t, extserver.ServerFilesystem)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	sent := rawToolsList(t, ctx, node, script, dir)
+	a := integAdapter(t, mcpadapter.Server{Command: node, Args: []string{script, dir}}, nil)
+	ts := integTools(t, ctx, a)
+	if len(ts) != len(sent) {
+		t.Fatalf("ListTools() = %d tools, the server sent %d", len(ts), len(sent))
+	}
+	var executions, absentHints int
+	for name, raw := range sent {
+		tool := integTool(t, ts, "everything__"+name)
+		got, err := json.Marshal(tool.Descriptor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, have map[string]any
+		if json.Unmarshal(raw, &want) != nil || json.Unmarshal(got, &have) != nil || !reflect.DeepEqual(want, have) {
+			t.Errorf("%s: Descriptor() = %s\nthe server sent %s", name, got, raw)
+		}
+		d := tool.Descriptor()
+		if ex, _ := want["execution"].(map[string]any); ex != nil {
+			executions++
+			if d.Execution == nil || d.Execution.TaskSupport != ex["taskSupport"] {
+				t.Errorf("%s: Execution = %+v, the server sent %v", name, d.Execution, ex)
+			}
+		}
+		ann, _ := want["annotations"].(map[string]any)
+		if _, ok := ann["idempotentHint"]; ann != nil && !ok {
+			absentHints++
+			if h := tool.Metadata().Annotations().IdempotentHint; h != nil {
+				t.Errorf("%s: Metadata().Annotations().IdempotentHint = %t, the server sent none", name, *h)
+			}
+		}
+	}
+	// What makes this test worth running: the server sends both.
+	if executions == 0 || absentHints == 0 {
+		t.Errorf("the server sent execution on %d tools and left idempotentHint out on %d; want some of each", executions, absentHints)
+	}
+}
+
+// rawToolsList starts the stdio server node script args..., lists its
+// tools with plain JSON-RPC lines (legacy handshake) and returns each
+// descriptor's JSON by name.
+func rawToolsList(t *testing.T, ctx context.Context, node string, args ...string) map[string]json.RawMessage {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, node, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		in.Close()
+		cmd.Wait()
+	}()
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, 16<<20)
+	send := func(msg string) {
+		if _, err := io.WriteString(in, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer := func(id int) json.RawMessage {
+		for lines.Scan() {
+			var m struct {
+				ID     *int            `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(lines.Bytes(), &m) == nil && m.ID != nil && *m.ID == id {
+				return m.Result
+			}
+		}
+		t.Fatalf("no answer to request %d: %v", id, lines.Err())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	answer(1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var res struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(answer(2), &res); err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]json.RawMessage{}
+	for _, raw := range res.Tools {
+		var d struct{ Name string }
+		json.Unmarshal(raw, &d)
+		tools[d.Name] = raw
+	}
+	return tools
 }

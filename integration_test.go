@@ -657,7 +657,7 @@ func npmEverythingMetadata(t *testing.T, ts mcpadapter.Toolset) {
 		t.Errorf("echo: MCP name %q, server %q, title %q", echo.MCPName(), echo.Server(), echo.Descriptor().Title)
 	}
 	ann := echo.Metadata().Annotations()
-	if ann == nil || !ann.ReadOnlyHint || ann.DestructiveHint == nil || *ann.DestructiveHint || !ann.IdempotentHint || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
+	if ann == nil || ann.ReadOnlyHint == nil || !*ann.ReadOnlyHint || ann.DestructiveHint == nil || *ann.DestructiveHint || ann.IdempotentHint == nil || !*ann.IdempotentHint || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
 		t.Errorf("echo annotations %+v, want read-only, not destructive, idempotent, closed world", ann)
 	}
 	if mcpadapter.IsDestructive(echo) {

@@ -109,7 +109,7 @@ func zooTools(t testing.TB) Toolset {
 	c := &conn{server: "zoo", a: &Adapter{}}
 	ts := make(Toolset, len(descs))
 	for i, d := range descs {
-		ts[i] = newTool(c, policy.name(c.server, d.Name), d)
+		ts[i] = newTool(c, policy.name(c.server, d.Name), d, nil)
 	}
 	return ts
 }

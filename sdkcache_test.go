@@ -132,7 +132,7 @@ func TestListingMetaSize(t *testing.T) {
 		if err != nil || len(ts) != tools+1 {
 			t.Fatalf("ListTools = %d tools, %v; want %d", len(ts), err, tools+1)
 		}
-		if got := ts.Lookup("s__tool_000").Descriptor().Meta; meta && !reflect.DeepEqual(got, mcp.Meta{"acme/owner": "team"}) {
+		if got := ts.Lookup("s__tool_000").Descriptor().Meta; meta && !reflect.DeepEqual(got, map[string]any{"acme/owner": "team"}) {
 			t.Fatalf("the descriptor's _meta is %v", got)
 		}
 		return float64(heapInUse()-before) / tools

@@ -145,7 +145,7 @@ func (c *conn) tasksOn() bool {
 
 // asTask reports whether a call of t under ctx runs as a task.
 func (t *Tool) asTask(ctx context.Context) bool {
-	if t.taskSupport != taskRequired && t.taskSupport != taskOptional {
+	if t.taskSupport() != taskRequired && t.taskSupport() != taskOptional {
 		return false // forbidden, absent or unknown: never task-augmented
 	}
 	mode := t.conn.cfg.Tasks
@@ -155,7 +155,7 @@ func (t *Tool) asTask(ctx context.Context) bool {
 	switch {
 	case mode == TasksOff || !t.conn.tasksOn():
 		return false
-	case t.taskSupport == taskOptional:
+	case t.taskSupport() == taskOptional:
 		return mode == TasksOptional
 	}
 	return true

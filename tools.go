@@ -46,7 +46,7 @@ type Tool struct {
 	server string
 	name   string    // the exposed name (names.go): "server__tool" or the raw name, provider-safe
 	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
-	desc   *mcp.Tool // the server's descriptor; never mutated
+	desc   *ToolDescriptor // the server's descriptor (descriptor.go); never mutated
 	meta   Metadata
 	// appOnly marks an MCP Apps tool the model must not see (filter.go).
 	appOnly bool
@@ -58,8 +58,6 @@ type Tool struct {
 	schemaErr   error
 	summary     string // the server's description, or its title
 	description string // summary with an argument hint for text agents
-
-	taskSupport string // execution.taskSupport: "required", "optional", "forbidden" or "" (tasks.go)
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -78,23 +76,22 @@ type ToolCall struct {
 	Metadata              Metadata
 }
 
-// newTool wraps descriptor d of conn c, naming it name (toolPolicy.name).
-func newTool(c *conn, name string, d *mcp.Tool) *Tool {
-	t := &Tool{a: c.a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: d}
-	if c.screen != nil {
-		t.taskSupport = c.screen.TaskSupport(d.Name)
-	}
-	t.meta = newMetadata(d, c.info)
-	t.appOnly = appOnly(d)
+// newTool wraps descriptor d of conn c, naming it name (toolPolicy.name);
+// raw is d's JSON as the server sent it (see newDescriptor).
+func newTool(c *conn, name string, d *mcp.Tool, raw []byte) *Tool {
+	desc := newDescriptor(d, raw)
+	t := &Tool{a: c.a, conn: c, server: c.server, name: name, folded: strings.ToUpper(name), desc: desc}
+	t.meta = newMetadata(desc, c.info)
+	t.appOnly = appOnly(desc)
 	t.params = schemapass.Shared(d.InputSchema)
-	t.summary = summary(d)
+	t.summary = summary(desc)
 	t.description = schemapass.Describe(t.summary, t.params)
 	return t
 }
 
 // summary is the text that says what d does: its description, else its
 // title, else its annotations' title.
-func summary(d *mcp.Tool) string {
+func summary(d *ToolDescriptor) string {
 	for _, s := range []string{d.Description, d.Title} {
 		if s = strings.TrimSpace(s); s != "" {
 			return s
@@ -132,9 +129,19 @@ func (t *Tool) MCPName() string {
 	return t.desc.Name
 }
 
-// Descriptor returns the server's descriptor of the tool. It is borrowed:
-// callers must not mutate it.
-func (t *Tool) Descriptor() *mcp.Tool { return t.desc }
+// taskSupport is the execution.taskSupport of t's descriptor: "required",
+// "optional", "forbidden" or "" when the server sent none (tasks.go).
+func (t *Tool) taskSupport() string {
+	if t.desc == nil || t.desc.Execution == nil {
+		return ""
+	}
+	return t.desc.Execution.TaskSupport
+}
+
+// Descriptor returns the server's descriptor of the tool, as the server
+// sent it (see [ToolDescriptor]). It is borrowed: callers must not mutate
+// it.
+func (t *Tool) Descriptor() *ToolDescriptor { return t.desc }
 
 // Metadata returns the tool's MCP metadata (borrowed, see [Metadata]).
 func (t *Tool) Metadata() Metadata { return t.meta }
@@ -407,8 +414,8 @@ type MCPMetadata struct {
 
 // ToolMetadata holds what the server declared about a tool.
 type ToolMetadata struct {
-	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"` // nil when the tool has no annotations
-	Meta        map[string]any       `json:"_meta,omitempty"`       // the tool's _meta; nil when absent
+	Annotations *ToolAnnotations `json:"annotations,omitempty"` // nil when the tool has no annotations; hints as sent
+	Meta        map[string]any   `json:"_meta,omitempty"`       // the tool's _meta; nil when absent
 }
 
 // ServerMetadata identifies the server a tool comes from, as it introduced
@@ -420,7 +427,7 @@ type ServerMetadata struct {
 }
 
 // Annotations returns the tool's annotations, or nil.
-func (m Metadata) Annotations() *mcp.ToolAnnotations {
+func (m Metadata) Annotations() *ToolAnnotations {
 	if m.MCP == nil || m.MCP.Tool == nil {
 		return nil
 	}
@@ -454,12 +461,12 @@ func IsDestructive(t *Tool) bool {
 		return false
 	}
 	ann := t.meta.Annotations()
-	return ann != nil && !ann.ReadOnlyHint && ann.DestructiveHint != nil && *ann.DestructiveHint
+	return ann != nil && (ann.ReadOnlyHint == nil || !*ann.ReadOnlyHint) && ann.DestructiveHint != nil && *ann.DestructiveHint
 }
 
 // newMetadata builds the metadata of d, served by the server described by
 // info.
-func newMetadata(d *mcp.Tool, info ServerInfo) Metadata {
+func newMetadata(d *ToolDescriptor, info ServerInfo) Metadata {
 	m := &MCPMetadata{}
 	if d.Annotations != nil || d.Meta != nil {
 		m.Tool = &ToolMetadata{Annotations: d.Annotations, Meta: d.Meta}

@@ -236,7 +236,7 @@ func TestToolSchemaShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool := ts.Lookup("s__echo")
-	schema, _ := tool.Descriptor().InputSchema.(map[string]any)
+	schema := tool.Descriptor().InputSchema
 	if !sameMap(tool.params, schema) {
 		t.Error("the tool holds a copy of its descriptor's schema")
 	}
@@ -290,7 +290,7 @@ func TestParameters(t *testing.T) {
 			if again := tool.Parameters(); !reflect.DeepEqual(again, tt.want) {
 				t.Errorf("Parameters() after the caller changed an earlier result = %#v", again)
 			}
-			if d := tool.Descriptor().InputSchema.(map[string]any); d["type"] != "object" {
+			if d := tool.Descriptor().InputSchema; d["type"] != "object" {
 				t.Errorf("Descriptor().InputSchema changed: %#v", d)
 			}
 		})
@@ -301,13 +301,13 @@ func TestParameters(t *testing.T) {
 // title, annotations' title.
 func TestSummary(t *testing.T) {
 	for _, tt := range []struct {
-		d    *mcp.Tool
+		d    *ToolDescriptor
 		want string
 	}{
-		{&mcp.Tool{Description: " Desc. ", Title: "T"}, "Desc."},
-		{&mcp.Tool{Title: "Title"}, "Title"},
-		{&mcp.Tool{Annotations: &mcp.ToolAnnotations{Title: "Ann"}}, "Ann"},
-		{&mcp.Tool{}, ""},
+		{&ToolDescriptor{Description: " Desc. ", Title: "T"}, "Desc."},
+		{&ToolDescriptor{Title: "Title"}, "Title"},
+		{&ToolDescriptor{Annotations: &ToolAnnotations{Title: "Ann"}}, "Ann"},
+		{&ToolDescriptor{}, ""},
 	} {
 		if got := summary(tt.d); got != tt.want {
 			t.Errorf("summary(%+v) = %q, want %q", tt.d, got, tt.want)
@@ -321,7 +321,7 @@ func TestSummary(t *testing.T) {
 func TestMetadata(t *testing.T) {
 	_, ts := discover(t, eraServer(false), Config{})
 	weather := lookup(t, ts, "srv__get_weather").Metadata()
-	if ann := weather.Annotations(); ann == nil || !ann.ReadOnlyHint || ann.Title != "Weather" ||
+	if ann := weather.Annotations(); ann == nil || ann.ReadOnlyHint == nil || !*ann.ReadOnlyHint || ann.Title != "Weather" ||
 		ann.DestructiveHint == nil || *ann.DestructiveHint {
 		t.Errorf("get_weather Annotations() = %+v, want the server's", ann)
 	}
@@ -1003,7 +1003,7 @@ func TestNativeLoop(t *testing.T) {
 					// The schema as it came from the server, with
 					// "properties" added where the server left it out.
 					want := tool.Descriptor().InputSchema
-					if _, ok := want.(map[string]any)["properties"]; !ok {
+					if _, ok := want["properties"]; !ok {
 						want = schemapass.Normalize(want)
 					}
 					if !reflect.DeepEqual(lt.Function.Parameters, want) {

@@ -158,7 +158,7 @@ func describe(t *mcpadapter.Tool) string {
 	switch {
 	case ann == nil:
 		return "(no annotations)"
-	case ann.ReadOnlyHint:
+	case ann.ReadOnlyHint != nil && *ann.ReadOnlyHint:
 		return "readOnlyHint"
 	case ann.DestructiveHint != nil:
 		return fmt.Sprintf("destructiveHint=%t", *ann.DestructiveHint)

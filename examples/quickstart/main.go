@@ -47,7 +47,6 @@ import (
 	"github.com/mcpadapter/mcpadapter"
 	"github.com/mcpadapter/mcpadapter/agent"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/chains"
@@ -216,7 +215,7 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 
 // describeAnnotations renders a tool's annotations (hints declared by the
 // server) on one line.
-func describeAnnotations(ann *mcp.ToolAnnotations) string {
+func describeAnnotations(ann *mcpadapter.ToolAnnotations) string {
 	if ann == nil {
 		return "(none)"
 	}
@@ -224,13 +223,13 @@ func describeAnnotations(ann *mcp.ToolAnnotations) string {
 	if ann.Title != "" {
 		hints = append(hints, fmt.Sprintf("title %q", ann.Title))
 	}
-	if ann.ReadOnlyHint {
+	if ann.ReadOnlyHint != nil && *ann.ReadOnlyHint {
 		hints = append(hints, "read-only")
 	}
 	if ann.DestructiveHint != nil {
 		hints = append(hints, fmt.Sprintf("destructive=%t", *ann.DestructiveHint))
 	}
-	if ann.IdempotentHint {
+	if ann.IdempotentHint != nil && *ann.IdempotentHint {
 		hints = append(hints, "idempotent")
 	}
 	if ann.OpenWorldHint != nil {

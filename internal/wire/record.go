@@ -34,10 +34,9 @@ type item struct {
 // A descriptor is a tool descriptor of a tools/list result.
 type descriptor struct {
 	span
-	name        member
-	taskSupport member // its execution.taskSupport
-	deepest     int    // the most containers open at once inside it
-	outer       int    // the scanner's deepest before it
+	name    member
+	deepest int // the most containers open at once inside it
+	outer   int // the scanner's deepest before it
 }
 
 // A place is where a value sits in a message.
@@ -57,8 +56,6 @@ const (
 	pTools
 	pTool
 	pToolName
-	pExecution
-	pTaskSupport
 	pContent
 	pItem
 	pItemType
@@ -84,8 +81,6 @@ const (
 	nMessage
 	nTools
 	nName
-	nExecution
-	nTaskSupport
 	nContent
 	nType
 	nInputRequests
@@ -113,10 +108,6 @@ func nameOf(k []byte) name {
 		return nTools
 	case "name":
 		return nName
-	case "execution":
-		return nExecution
-	case "taskSupport":
-		return nTaskSupport
 	case "content":
 		return nContent
 	case "type":
@@ -251,15 +242,8 @@ func (r *record) child(s *scanner, d int) place {
 			return pErrorMessage
 		}
 	case pTool:
-		switch k {
-		case nName:
+		if k == nName {
 			return pToolName
-		case nExecution:
-			return pExecution
-		}
-	case pExecution:
-		if k == nTaskSupport {
-			return pTaskSupport
 		}
 	case pItem, pSubItem:
 		switch {
@@ -377,8 +361,6 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 		s.deepest = t.outer
 	case pToolName:
 		r.descriptors[len(r.descriptors)-1].name = v
-	case pTaskSupport:
-		r.descriptors[len(r.descriptors)-1].taskSupport = v
 	case pItem:
 		r.items[len(r.items)-1].span = v.span
 	case pItemType:

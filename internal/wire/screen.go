@@ -36,6 +36,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,8 +75,8 @@ type Screen struct {
 	opts Options
 	log  *slog.Logger
 
-	mu          sync.Mutex
-	taskSupport map[string]string // execution.taskSupport of the tools whose last listing set one
+	mu     sync.Mutex
+	listed map[string][]byte // the descriptors of the tools listed and not yet taken, by name
 }
 
 // New returns a screen configured by opts.
@@ -87,16 +88,23 @@ func New(opts Options) *Screen {
 	if opts.Placeholder == nil {
 		opts.Placeholder = func(string) string { return "[unsupported content]" }
 	}
-	return &Screen{opts: opts, log: log, taskSupport: map[string]string{}}
+	return &Screen{opts: opts, log: log, listed: map[string][]byte{}}
 }
 
-// TaskSupport returns the execution.taskSupport ("required", "optional",
-// "forbidden" or another string) that the last tools/list page listing
-// tool gave it, which the go-sdk does not decode; "" when it gave none.
-func (s *Screen) TaskSupport(tool string) string {
+// Descriptor returns the JSON of tool's descriptor as the last tools/list
+// page that listed it had it, byte for byte (with what the go-sdk does not
+// decode: execution, the absence of an annotation hint), and forgets it;
+// nil when no page listed tool since the last Descriptor of it, or s is
+// nil.
+func (s *Screen) Descriptor(tool string) []byte {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.taskSupport[tool]
+	raw := s.listed[tool]
+	delete(s.listed, tool)
+	return raw
 }
 
 // tooLarge returns the fault of a message of size bytes (or more, when
@@ -360,7 +368,7 @@ func decodableNumber(raw []byte) bool {
 
 // toolList drops from a tools/list result the descriptors the SDK cannot
 // decode (the wrong shape, or nesting too deep), which would fail the whole
-// page, and records the tools' task support. It returns
+// page, and keeps a copy of each of the others for Descriptor. It returns
 // the edit and the message's depth without the dropped tools.
 func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	if rec.tools.kind != '[' {
@@ -369,7 +377,7 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	var (
 		kept    [][]byte
 		dropped int
-		tasks   = map[string]string{}
+		listed  = map[string][]byte{}
 	)
 	for _, d := range rec.descriptors {
 		raw := d.raw(msg)
@@ -391,21 +399,11 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 		deepest = max(deepest, d.deepest)
 		kept = append(kept, raw)
 		if d.name.ok {
-			ts := ""
-			if d.taskSupport.ok {
-				ts, _ = stringValue(d.taskSupport.raw(msg))
-			}
-			tasks[name] = ts
+			listed[name] = bytes.Clone(raw) // msg is a buffer the transport reuses
 		}
 	}
 	s.mu.Lock()
-	for name, ts := range tasks {
-		if ts != "" {
-			s.taskSupport[name] = ts
-		} else {
-			delete(s.taskSupport, name)
-		}
-	}
+	maps.Copy(s.listed, listed)
 	s.mu.Unlock()
 	if dropped == 0 {
 		return nil, deepest

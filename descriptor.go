@@ -1,0 +1,93 @@
+package mcpadapter
+
+// A tool's descriptor as its server sent it. go-sdk's mcp.Tool decodes
+// what its version of the specification knows, with annotation hints that
+// cannot be absent (readOnlyHint, idempotentHint) and without execution;
+// the wire screen keeps each listed descriptor's JSON (internal/wire,
+// Screen.Descriptor), and the ToolDescriptor of a Tool is made from both.
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A ToolDescriptor is a tool as its server described it in tools/list,
+// without loss: the fields go-sdk's mcp.Tool decodes and those it lacks
+// (Execution), and annotation hints the server left out stay nil. It
+// marshals to the JSON the server sent, byte for byte, fields this type
+// does not know included. A Tool's descriptor is borrowed (see
+// [Tool.Descriptor]): callers must not mutate it.
+type ToolDescriptor struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema and OutputSchema are the JSON schemas as decoded JSON
+	// objects; nil when absent or not an object.
+	InputSchema  map[string]any   `json:"inputSchema"`
+	OutputSchema map[string]any   `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"` // nil when the server sent none
+	Execution    *ToolExecution   `json:"execution,omitempty"`   // nil when the server sent none
+	Icons        []mcp.Icon       `json:"icons,omitempty"`
+	Meta         map[string]any   `json:"_meta,omitempty"`
+
+	raw []byte // the JSON the server sent; nil for a descriptor made by the caller
+}
+
+// ToolAnnotations are the hints a server gives about a tool
+// (annotations). A hint the server left out is nil: the MCP
+// specification's defaults (readOnlyHint false, destructiveHint true,
+// idempotentHint false, openWorldHint true) are not filled in. Hints are
+// the server's word, not guarantees.
+type ToolAnnotations struct {
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	Title           string `json:"title,omitempty"`
+}
+
+// ToolExecution says how a tool may be run (execution).
+type ToolExecution struct {
+	// TaskSupport is "forbidden" (the specification's default when
+	// absent), "optional" or "required": whether the tool may, or must, be
+	// called as a task (see [Server.Tasks]).
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// MarshalJSON returns the JSON the server sent for d, or, for a
+// descriptor not made by the adapter, its fields' encoding.
+func (d ToolDescriptor) MarshalJSON() ([]byte, error) {
+	if d.raw != nil {
+		return bytes.Clone(d.raw), nil
+	}
+	type fields ToolDescriptor // without this method
+	return json.Marshal(fields(d))
+}
+
+// newDescriptor makes the descriptor of d, whose JSON the server sent as
+// raw (nil when the screen did not see it: d's own encoding is used). The
+// schemas are d's decoded ones, shared; only what d cannot hold is
+// decoded from raw.
+func newDescriptor(d *mcp.Tool, raw []byte) *ToolDescriptor {
+	if raw == nil {
+		raw, _ = json.Marshal(d) // not reached: the screen sees every listing
+	}
+	var sent struct {
+		Annotations *ToolAnnotations `json:"annotations"`
+		Execution   *ToolExecution   `json:"execution"`
+	}
+	// go-sdk decoded the same JSON, and the screen checked that it could:
+	// an error here leaves the two fields nil.
+	_ = json.Unmarshal(raw, &sent)
+	in, _ := d.InputSchema.(map[string]any)
+	out, _ := d.OutputSchema.(map[string]any)
+	return &ToolDescriptor{
+		Name: d.Name, Title: d.Title, Description: d.Description,
+		InputSchema: in, OutputSchema: out,
+		Annotations: sent.Annotations, Execution: sent.Execution,
+		Icons: d.Icons, Meta: d.Meta,
+		raw: raw,
+	}
+}
