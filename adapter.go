@@ -14,11 +14,22 @@ import (
 type ServerInfo struct {
 	Name, Version   string
 	Title           string // the server's display name; "" when it sent none
-	Era             Mode   // ModeModern or ModeLegacy: what was negotiated
+	Era             Era    // EraModern or EraLegacy: what was negotiated
 	ProtocolVersion string
 	Instructions    string
 	Capabilities    *mcp.ServerCapabilities
 }
+
+// Era is the protocol era negotiated with a server, in [ServerInfo] and
+// [ServerStatus]. A [Mode] says which eras a dial may negotiate; an Era is
+// what it did.
+type Era string
+
+// The eras. Their values are those of the Modes that ask for them.
+const (
+	EraModern Era = "modern" // 2026-07-28 and later: server/discover
+	EraLegacy Era = "legacy" // up to 2025-11-25: the initialize handshake
+)
 
 // An Adapter gives access to the tools and resources of a set of MCP
 // servers. It is safe for concurrent use. Close it to end its connections

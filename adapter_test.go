@@ -147,25 +147,25 @@ func TestTransports(t *testing.T) {
 	tests := []struct {
 		name    string
 		server  func(t *testing.T) Server
-		wantEra Mode
+		wantEra Era
 	}{
 		{"in-memory modern", func(t *testing.T) Server {
 			return memServer(testserver.Full(testserver.Options{}), ModeAuto)
-		}, ModeModern},
+		}, EraModern},
 		{"in-memory legacy", func(t *testing.T) Server {
 			return memServer(testserver.Full(testserver.Options{Legacy: true}), ModeAuto)
-		}, ModeLegacy},
-		{"stdio modern", func(t *testing.T) Server { return stdioServer(t, "modern") }, ModeModern},
-		{"stdio legacy", func(t *testing.T) Server { return stdioServer(t, "legacy") }, ModeLegacy},
+		}, EraLegacy},
+		{"stdio modern", func(t *testing.T) Server { return stdioServer(t, "modern") }, EraModern},
+		{"stdio legacy", func(t *testing.T) Server { return stdioServer(t, "legacy") }, EraLegacy},
 		{"streamable stateless", func(t *testing.T) Server {
 			return Server{URL: testserver.Full(testserver.Options{}).StreamableHTTP(t, true).URL}
-		}, ModeModern},
+		}, EraModern},
 		{"streamable stateful", func(t *testing.T) Server {
 			return Server{URL: testserver.Full(testserver.Options{}).StreamableHTTP(t, false).URL}
-		}, ModeLegacy},
+		}, EraLegacy},
 		{"sse", func(t *testing.T) Server {
 			return Server{URL: testserver.Full(testserver.Options{}).SSEOnly(t).URL}
-		}, ModeLegacy},
+		}, EraLegacy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,18 +201,18 @@ func TestEras(t *testing.T) {
 	tests := []struct {
 		mode       Mode
 		legacy     bool
-		wantEra    Mode
+		wantEra    Era
 		wantErr    error
 		wantDisc   bool // server/discover reached the server
 		wantInit   bool // initialize reached the server
 		noDiscover bool
 	}{
-		{mode: ModeAuto, wantEra: ModeModern, wantDisc: true},
-		{mode: ModeAuto, legacy: true, noDiscover: true, wantEra: ModeLegacy, wantDisc: true, wantInit: true},
-		{mode: ModeModern, wantEra: ModeModern, wantDisc: true},
+		{mode: ModeAuto, wantEra: EraModern, wantDisc: true},
+		{mode: ModeAuto, legacy: true, noDiscover: true, wantEra: EraLegacy, wantDisc: true, wantInit: true},
+		{mode: ModeModern, wantEra: EraModern, wantDisc: true},
 		{mode: ModeModern, legacy: true, noDiscover: true, wantErr: ErrLegacyOnly, wantDisc: true},
-		{mode: ModeLegacy, wantEra: ModeLegacy, wantInit: true},
-		{mode: ModeLegacy, legacy: true, wantEra: ModeLegacy, wantInit: true},
+		{mode: ModeLegacy, wantEra: EraLegacy, wantInit: true},
+		{mode: ModeLegacy, legacy: true, wantEra: EraLegacy, wantInit: true},
 	}
 	for _, tt := range tests {
 		name := fmt.Sprintf("%s client/legacy server %v", cmpOr(string(tt.mode), "auto"), tt.legacy)

@@ -229,26 +229,3 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	*p = ApprovalRequired{Call: ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}, principal: w.Principal, seal: seal, stamp: st}
 	return nil
 }
-
-// MayBeDestructive is a [Config.Approval] policy, also useful inside one:
-// it reports whether a call may change or destroy something, following the
-// MCP specification's defaults for tool annotations. It is false only when
-// the server declared the tool read-only (readOnlyHint) or not destructive
-// (destructiveHint false); a tool without annotations may be destructive.
-// Annotations are hints from the server, not guarantees: trust them as far
-// as you trust the server. Compare [IsDestructive], which is true only when
-// the server declared destructiveHint true.
-func MayBeDestructive(call ToolCall) bool { return mayDestroy(call.Metadata.Annotations()) }
-
-// mayDestroy reports whether a tool with annotations ann may change or
-// destroy something, by the MCP specification's defaults.
-func mayDestroy(ann *ToolAnnotations) bool {
-	switch {
-	case ann == nil:
-		return true
-	case ann.ReadOnlyHint != nil && *ann.ReadOnlyHint:
-		return false
-	default:
-		return ann.DestructiveHint == nil || *ann.DestructiveHint
-	}
-}

@@ -24,7 +24,7 @@ func (c checker) approval(res *Result, err error) *ApprovalRequired {
 	return p
 }
 
-// TestApprovalDestructive gates destructive tools (IsDestructive) in both
+// TestApprovalDestructive gates the tools that may be destructive in both
 // eras: the server is not contacted until Approve, and Reject runs nothing.
 func TestApprovalDestructive(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
@@ -36,7 +36,7 @@ func TestApprovalDestructive(t *testing.T) {
 				Servers: map[string]Server{"s": memServer(s, ModeAuto)},
 				Approval: func(call ToolCall) bool {
 					asked = append(asked, call)
-					return IsDestructive(ts.Lookup(call.Tool))
+					return call.Metadata.Annotations().MayBeDestructive()
 				},
 			})
 			var err error
@@ -241,18 +241,18 @@ func TestMayBeDestructive(t *testing.T) {
 			if tt.ann != nil {
 				call.Metadata = Metadata{MCP: &MCPMetadata{Tool: &ToolMetadata{Annotations: tt.ann}}}
 			}
-			if got := MayBeDestructive(call); got != tt.want {
+			if got := call.Metadata.Annotations().MayBeDestructive(); got != tt.want {
 				t.Errorf("MayBeDestructive() = %t, want %t", got, tt.want)
 			}
 		})
 	}
-	if !MayBeDestructive(ToolCall{}) {
+	if !(ToolCall{}).Metadata.Annotations().MayBeDestructive() {
 		t.Error("MayBeDestructive(zero) = false, want true")
 	}
 
 	// As a policy over a real server's tools.
 	s := testserver.Full(testserver.Options{})
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: MayBeDestructive})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: func(c ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() }})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -24,14 +24,14 @@ import (
 var cacheEras = []struct {
 	name   string
 	legacy bool // a legacy-only test server
-	want   Mode
+	want   Era
 }{
-	{"modern", false, ModeModern},
-	{"legacy", true, ModeLegacy},
+	{"modern", false, EraModern},
+	{"legacy", true, EraLegacy},
 }
 
 // checkEra fails the test unless server negotiated want.
-func checkEra(t *testing.T, a *Adapter, server string, want Mode) {
+func checkEra(t *testing.T, a *Adapter, server string, want Era) {
 	t.Helper()
 	info, err := a.ServerInfo(t.Context(), server)
 	if err != nil {
@@ -358,16 +358,16 @@ func TestCacheListChanged(t *testing.T) {
 		name   string
 		server func(t *testing.T, s *testserver.Server) Server
 		legacy bool
-		want   Mode
+		want   Era
 	}{
-		{"modern in memory", func(t *testing.T, s *testserver.Server) Server { return memServer(s, ModeAuto) }, false, ModeModern},
-		{"legacy in memory", func(t *testing.T, s *testserver.Server) Server { return memServer(s, ModeAuto) }, true, ModeLegacy},
+		{"modern in memory", func(t *testing.T, s *testserver.Server) Server { return memServer(s, ModeAuto) }, false, EraModern},
+		{"legacy in memory", func(t *testing.T, s *testserver.Server) Server { return memServer(s, ModeAuto) }, true, EraLegacy},
 		{"modern stateless HTTP", func(t *testing.T, s *testserver.Server) Server {
 			return Server{URL: s.StreamableHTTP(t, true).URL}
-		}, false, ModeModern},
+		}, false, EraModern},
 		{"legacy stateful HTTP", func(t *testing.T, s *testserver.Server) Server {
 			return Server{URL: s.StreamableHTTP(t, false).URL}
-		}, false, ModeLegacy},
+		}, false, EraLegacy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -861,7 +861,7 @@ func TestCacheKeepsSDKToolChecks(t *testing.T) {
 func TestCacheSDKRecord(t *testing.T) {
 	s := testserver.New(testserver.Options{TTLMs: 60000}).AddWeather()
 	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
-	checkEra(t, a, "srv", ModeModern)
+	checkEra(t, a, "srv", EraModern)
 	for _, mode := range []CacheMode{CacheBypass, CacheRefresh} {
 		mustList(t, a, mode)
 	}
@@ -926,7 +926,7 @@ func TestCacheParamHeaders(t *testing.T) {
 			}}
 		}
 		a := newAdapter(t, Config{Servers: map[string]Server{"h": srv}, Logger: logger})
-		checkEra(t, a, "h", ModeModern)
+		checkEra(t, a, "h", EraModern)
 		return s, a
 	}
 	setup := func(t *testing.T, logger *slog.Logger) (*testserver.Server, *Adapter) {

@@ -98,7 +98,10 @@ type Config struct {
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]
 	// and [Tool.Call] return an [*ApprovalRequired] before the server is
-	// contacted.
+	// contacted. To hold every call that may destroy something, by the
+	// tools' annotations (see [ToolAnnotations.MayBeDestructive]):
+	//
+	//	Approval: func(c ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 	Approval func(call ToolCall) bool
 
 	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],

@@ -135,7 +135,7 @@ func (c *conn) giveUp(err error) {
 	}()
 }
 
-func (c *conn) modern() bool { return c.info.Era == ModeModern }
+func (c *conn) modern() bool { return c.info.Era == EraModern }
 
 // alive reports whether the session is still up.
 func (c *conn) alive() bool {

@@ -48,6 +48,33 @@ type ToolAnnotations struct {
 	Title           string `json:"title,omitempty"`
 }
 
+// ReadOnly reports whether the server declared the tool read-only
+// (readOnlyHint true). Without annotations (a nil a) it is false.
+//
+// ReadOnly and MayBeDestructive are the questions the adapter asks of
+// annotations, for every use: an approval policy
+// (call.Metadata.Annotations().MayBeDestructive()), a filter
+// (d.Annotations.ReadOnly()) or one tool
+// (t.Metadata().Annotations().MayBeDestructive()).
+func (a *ToolAnnotations) ReadOnly() bool {
+	return a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint
+}
+
+// MayBeDestructive reports whether a call of the tool may change or
+// destroy something, by the MCP specification's defaults: it is false
+// only when the server declared the tool read-only, or destructiveHint
+// false. Without annotations (a nil a), or without either hint, it is
+// true.
+func (a *ToolAnnotations) MayBeDestructive() bool {
+	switch {
+	case a.ReadOnly():
+		return false
+	case a == nil || a.DestructiveHint == nil:
+		return true
+	}
+	return *a.DestructiveHint
+}
+
 // ToolExecution says how a tool may be run (execution).
 type ToolExecution struct {
 	// TaskSupport is "forbidden" (the specification's default when

@@ -103,14 +103,14 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 	}
 	c.session = cs
 	ir := cs.InitializeResult()
-	c.info = ServerInfo{ProtocolVersion: ir.ProtocolVersion, Instructions: ir.Instructions, Capabilities: ir.Capabilities, Era: ModeLegacy}
+	c.info = ServerInfo{ProtocolVersion: ir.ProtocolVersion, Instructions: ir.Instructions, Capabilities: ir.Capabilities, Era: EraLegacy}
 	if ir.ProtocolVersion >= modernVersion {
-		c.info.Era = ModeModern
+		c.info.Era = EraModern
 	}
 	if ir.ServerInfo != nil {
 		c.info.Name, c.info.Version, c.info.Title = ir.ServerInfo.Name, ir.ServerInfo.Version, ir.ServerInfo.Title
 	}
-	if s.Mode == ModeModern && c.info.Era != ModeModern {
+	if s.Mode == ModeModern && c.info.Era != EraModern {
 		c.close()
 		return nil, serverError(name, "dial", fmt.Errorf("%w (negotiated %s)", ErrLegacyOnly, ir.ProtocolVersion))
 	}

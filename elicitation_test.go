@@ -1172,7 +1172,7 @@ func TestEverythingServer(t *testing.T) {
 		}
 		return tool
 	}
-	if info, err := a.ServerInfo(t.Context(), "everything"); err != nil || info.Era != ModeModern {
+	if info, err := a.ServerInfo(t.Context(), "everything"); err != nil || info.Era != EraModern {
 		t.Fatalf("ServerInfo() = %+v, %v; want the modern era", info, err)
 	}
 

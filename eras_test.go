@@ -98,7 +98,7 @@ func TestSSEFallback(t *testing.T) {
 				t.Fatalf("requests %v, want %q", log.reqs, tt.wantPath)
 			}
 			info, _ := a.ServerInfo(t.Context(), "sse")
-			if info.Era != ModeLegacy {
+			if info.Era != EraLegacy {
 				t.Fatalf("era over SSE = %s, want legacy", info.Era)
 			}
 		})

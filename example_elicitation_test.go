@@ -179,7 +179,7 @@ func ExampleApprovalRequired() {
 	ctx := context.Background()
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}},
-		Approval: mcpadapter.MayBeDestructive,
+		Approval: func(c mcpadapter.ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 	})
 	if err != nil {
 		log.Fatal(err)

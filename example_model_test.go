@@ -42,7 +42,7 @@ func ExampleFilter() {
 			"fs": {Transport: modelExampleServer(), Filter: mcpadapter.Filter{Deny: []string{"*_admin"}}},
 		},
 		Filter: mcpadapter.Filter{Keep: func(ctx context.Context, server string, tool *mcpadapter.ToolDescriptor) bool {
-			return ctx.Value(userKey{}) == "admin" || mcpadapter.ReadOnly()(ctx, server, tool)
+			return ctx.Value(userKey{}) == "admin" || tool.Annotations.ReadOnly()
 		}},
 	})
 	if err != nil {

@@ -69,7 +69,7 @@ func ExampleAdapter_Decide() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}},
-		Approval: mcpadapter.MayBeDestructive,
+		Approval: func(c mcpadapter.ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 		StateKey: []byte("a key of at least 32 random bytes, shared by replicas"),
 	}
 	a, err := mcpadapter.New(cfg)

@@ -37,7 +37,7 @@ func ExampleAdapter_Status() {
 	health := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		type server struct {
 			State    mcpadapter.ServerState `json:"state"`
-			Era      mcpadapter.Mode        `json:"era,omitempty"`
+			Era      mcpadapter.Era         `json:"era,omitempty"`
 			Error    string                 `json:"error,omitempty"`
 			InFlight int                    `json:"callsInFlight"`
 			Dials    int64                  `json:"dialAttempts"`

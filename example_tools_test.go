@@ -68,7 +68,7 @@ func ExampleAdapter_ListTools_tools() {
 		schema, _ := json.Marshal(tool.Parameters())
 		fmt.Println(string(schema))
 		meta := tool.Metadata()
-		fmt.Println(meta.Server().Name, meta.Server().Version, *meta.Annotations().ReadOnlyHint, mcpadapter.IsDestructive(tool))
+		fmt.Println(meta.Server().Name, meta.Server().Version, meta.Annotations().ReadOnly(), meta.Annotations().MayBeDestructive())
 	}
 	// Output:
 	// weather__get_weather

@@ -58,8 +58,10 @@ type Filter struct {
 	// at every discovery, for every tool that Allow and Deny keep, with the
 	// caller's context (which may carry the user, their role or their
 	// tenant), and may be called concurrently for different servers. The
-	// descriptor is borrowed: Keep must not modify it. See [ReadOnly] and
-	// [NotDestructive].
+	// descriptor is borrowed: Keep must not modify it. A Keep that offers
+	// only the tools the server declared read-only:
+	//
+	//	func(_ context.Context, _ string, d *ToolDescriptor) bool { return d.Annotations.ReadOnly() }
 	Keep ToolPredicate
 }
 
@@ -70,25 +72,6 @@ var errFiltered = errors.New("the tool is not offered: a Filter drops it")
 // server's descriptor, with its annotations), should be offered to the
 // model in the call whose context is ctx.
 type ToolPredicate func(ctx context.Context, server string, tool *ToolDescriptor) bool
-
-// ReadOnly returns a [ToolPredicate] that keeps only the tools whose server
-// declared them read-only (annotation readOnlyHint true). Annotations are
-// hints: trust them as far as you trust the server.
-func ReadOnly() ToolPredicate {
-	return func(_ context.Context, _ string, tool *ToolDescriptor) bool {
-		return tool.Annotations != nil && tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint
-	}
-}
-
-// NotDestructive returns a [ToolPredicate] that keeps only the tools that
-// cannot destroy anything by the MCP specification's defaults: read-only
-// tools and tools declared with destructiveHint false. A tool without
-// annotations is dropped (see [MayBeDestructive]).
-func NotDestructive() ToolPredicate {
-	return func(_ context.Context, _ string, tool *ToolDescriptor) bool {
-		return !mayDestroy(tool.Annotations)
-	}
-}
 
 // AllOf returns a [ToolPredicate] that keeps a tool when every one of preds
 // keeps it (nil predicates are ignored). They are called in order and stop

@@ -85,10 +85,9 @@ func TestFilterKeepPerContext(t *testing.T) {
 	for _, mode := range []Mode{ModeModern, ModeLegacy} {
 		t.Run(string(mode), func(t *testing.T) {
 			s := testserver.New(testserver.Options{TTLMs: 60_000}).AddWeather().AddFeatures()
-			readOnly := ReadOnly()
 			a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport(), Mode: mode}},
 				Filter: Filter{Keep: func(ctx context.Context, server string, d *ToolDescriptor) bool {
-					return ctx.Value(roleKey{}) == "admin" || readOnly(ctx, server, d)
+					return ctx.Value(roleKey{}) == "admin" || d.Annotations.ReadOnly()
 				}}})
 			admin := context.WithValue(t.Context(), roleKey{}, "admin")
 			guest := context.WithValue(t.Context(), roleKey{}, "guest")
@@ -136,16 +135,18 @@ func TestFilterPredicates(t *testing.T) {
 		{"destructive", &ToolAnnotations{DestructiveHint: &yes}, false, false},
 	}
 	ctx := t.Context()
+	readOnly := func(_ context.Context, _ string, d *ToolDescriptor) bool { return d.Annotations.ReadOnly() }
+	notDestructive := func(_ context.Context, _ string, d *ToolDescriptor) bool { return !d.Annotations.MayBeDestructive() }
 	for _, tt := range tests {
 		d := &ToolDescriptor{Name: "x", Annotations: tt.ann}
-		if got := ReadOnly()(ctx, "s", d); got != tt.readOnly {
+		if got := tt.ann.ReadOnly(); got != tt.readOnly {
 			t.Errorf("%s: ReadOnly() = %t, want %t", tt.name, got, tt.readOnly)
 		}
-		if got := NotDestructive()(ctx, "s", d); got != tt.notDestructive {
-			t.Errorf("%s: NotDestructive() = %t, want %t", tt.name, got, tt.notDestructive)
+		if got := !tt.ann.MayBeDestructive(); got != tt.notDestructive {
+			t.Errorf("%s: !MayBeDestructive() = %t, want %t", tt.name, got, tt.notDestructive)
 		}
-		if got := AllOf(ReadOnly(), nil, NotDestructive())(ctx, "s", d); got != tt.readOnly {
-			t.Errorf("%s: AllOf(ReadOnly, NotDestructive) = %t, want %t", tt.name, got, tt.readOnly)
+		if got := AllOf(readOnly, nil, notDestructive)(ctx, "s", d); got != tt.readOnly {
+			t.Errorf("%s: AllOf(readOnly, notDestructive) = %t, want %t", tt.name, got, tt.readOnly)
 		}
 	}
 	if !AllOf()(ctx, "s", &ToolDescriptor{}) {

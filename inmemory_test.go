@@ -31,7 +31,7 @@ func TestInMemory(t *testing.T) {
 				if err != nil || res.Text() != "Sunny, 21°C in Oslo" {
 					t.Fatalf("round %d: Invoke = %v, %v", round, res, err)
 				}
-				if info, _ := a.ServerInfo(t.Context(), "w"); info.Era != tt.era {
+				if info, _ := a.ServerInfo(t.Context(), "w"); info.Era != Era(tt.era) {
 					t.Errorf("round %d: era %s, want %s", round, info.Era, tt.era)
 				}
 				a.Close()

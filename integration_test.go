@@ -228,7 +228,7 @@ func TestIntegrationGoEverything(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ServerInfo: %v", err)
 			}
-			if info.Name != "mcp-conformance-test-server" || info.Version != "1.0.0" || info.Era != tc.era || info.ProtocolVersion != tc.protocol {
+			if info.Name != "mcp-conformance-test-server" || info.Version != "1.0.0" || info.Era != mcpadapter.Era(tc.era) || info.ProtocolVersion != tc.protocol {
 				t.Fatalf("ServerInfo = %+v, want mcp-conformance-test-server 1.0.0, era %s, protocol %s", info, tc.era, tc.protocol)
 			}
 			ts := integTools(t, ctx, a)
@@ -607,7 +607,7 @@ func TestIntegrationServerEverythingNPM(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ServerInfo: %v", err)
 			}
-			if info.Name != "mcp-servers/everything" || info.Era != mcpadapter.ModeLegacy || info.ProtocolVersion != "2025-11-25" || info.Instructions == "" {
+			if info.Name != "mcp-servers/everything" || info.Era != mcpadapter.EraLegacy || info.ProtocolVersion != "2025-11-25" || info.Instructions == "" {
 				t.Fatalf("ServerInfo = %+v, want mcp-servers/everything on the legacy era (2025-11-25) with instructions", info)
 			}
 			ts := integTools(t, ctx, a)
@@ -660,8 +660,8 @@ func npmEverythingMetadata(t *testing.T, ts mcpadapter.Toolset) {
 	if ann == nil || ann.ReadOnlyHint == nil || !*ann.ReadOnlyHint || ann.DestructiveHint == nil || *ann.DestructiveHint || ann.IdempotentHint == nil || !*ann.IdempotentHint || ann.OpenWorldHint == nil || *ann.OpenWorldHint {
 		t.Errorf("echo annotations %+v, want read-only, not destructive, idempotent, closed world", ann)
 	}
-	if mcpadapter.IsDestructive(echo) {
-		t.Error("IsDestructive(echo) = true")
+	if ann.MayBeDestructive() {
+		t.Error("echo: MayBeDestructive() = true")
 	}
 	if si := echo.Metadata().Server(); si == nil || si.Name != "mcp-servers/everything" || si.Version != "2.0.0" {
 		t.Errorf("echo server metadata %+v", si)

@@ -248,7 +248,7 @@ func TestPrincipalTokens(t *testing.T) {
 				t.Errorf("shared server dialed %d times, want 1", got)
 			}
 			st := a.Status()
-			if s := st.Servers["users"]; s.State != StateConnected || s.Principals != 2 || s.Era != tr.mode {
+			if s := st.Servers["users"]; s.State != StateConnected || s.Principals != 2 || s.Era != Era(tr.mode) {
 				t.Errorf("Status users = %+v, want connected, %s, 2 principals", s, tr.mode)
 			}
 			if s := st.Servers["shared"]; s.State != StateConnected || s.Principals != 0 {

@@ -14,7 +14,7 @@ import (
 )
 
 // promptAdapter is an adapter over one in-memory prompt server "srv" of era.
-func promptAdapter(t *testing.T, legacy bool, want Mode) (*Adapter, *testserver.Server) {
+func promptAdapter(t *testing.T, legacy bool, want Era) (*Adapter, *testserver.Server) {
 	t.Helper()
 	s := testserver.New(testserver.Options{Legacy: legacy}).AddPrompts()
 	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
@@ -167,7 +167,7 @@ func TestPromptInputRequired(t *testing.T) {
 		return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"topic": testserver.DateRequest()}, RequestState: "s"}, nil
 	})
 	a := newAdapter(t, Config{Servers: map[string]Server{"srv": memServer(s, ModeAuto)}})
-	checkEra(t, a, "srv", ModeModern)
+	checkEra(t, a, "srv", EraModern)
 	res, err := a.GetPrompt(t.Context(), "srv", "ask", nil)
 	if !errors.Is(err, ErrUnsupportedInputRequest) || !strings.Contains(err.Error(), `server "srv": get prompt "ask"`) {
 		t.Fatalf("GetPrompt() = %+v, %v; want ErrUnsupportedInputRequest naming srv and ask", res, err)
@@ -177,7 +177,7 @@ func TestPromptInputRequired(t *testing.T) {
 // TestPromptChatTemplate: ChatMessages fill a langchaingo
 // ChatPromptTemplate through a MessagesPlaceholder.
 func TestPromptChatTemplate(t *testing.T) {
-	a, _ := promptAdapter(t, false, ModeModern)
+	a, _ := promptAdapter(t, false, EraModern)
 	res, err := a.GetPrompt(t.Context(), "srv", "greet", map[string]string{"name": "Ada"})
 	if err != nil {
 		t.Fatal(err)

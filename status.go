@@ -41,7 +41,7 @@ type Status struct {
 type ServerStatus struct {
 	State ServerState
 	// Era is the negotiated era when State is StateConnected.
-	Era Mode
+	Era Era
 	// Err is why the server is skipped or failed; nil otherwise.
 	Err error
 	// Since is when the server entered State (zero for StateNotDialed).

@@ -42,9 +42,9 @@ func TestStatus(t *testing.T) {
 			}
 			want("ok", StateNotDialed, 0, 0)
 			tool := lookupTool(t, a, "ok__slow")
-			era := ModeModern
+			era := EraModern
 			if legacy {
-				era = ModeLegacy
+				era = EraLegacy
 			}
 			if got := want("ok", StateConnected, 0, 1); got.Era != era {
 				t.Errorf("Era = %q, want %q", got.Era, era)

@@ -44,8 +44,8 @@ type Tool struct {
 	a      *Adapter
 	conn   *conn
 	server string
-	name   string    // the exposed name (names.go): "server__tool" or the raw name, provider-safe
-	folded string    // strings.ToUpper(name): the key of duplicate checks, computed once
+	name   string          // the exposed name (names.go): "server__tool" or the raw name, provider-safe
+	folded string          // strings.ToUpper(name): the key of duplicate checks, computed once
 	desc   *ToolDescriptor // the server's descriptor (descriptor.go); never mutated
 	meta   Metadata
 	// appOnly marks an MCP Apps tool the model must not see (filter.go).
@@ -448,20 +448,6 @@ func (m Metadata) Server() *ServerMetadata {
 		return nil
 	}
 	return m.MCP.Server
-}
-
-// IsDestructive reports whether the server declared the tool destructive:
-// annotation destructiveHint true on a tool that is not read-only (the spec:
-// destructiveHint "is meaningful only when readOnlyHint == false"). An absent
-// hint counts as false here, unlike in the spec's defaults, and a nil tool is
-// not destructive. Annotations are hints from the server, not guarantees:
-// gate calls with [Config.Approval] accordingly.
-func IsDestructive(t *Tool) bool {
-	if t == nil {
-		return false
-	}
-	ann := t.meta.Annotations()
-	return ann != nil && (ann.ReadOnlyHint == nil || !*ann.ReadOnlyHint) && ann.DestructiveHint != nil && *ann.DestructiveHint
 }
 
 // newMetadata builds the metadata of d, served by the server described by

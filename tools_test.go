@@ -16,8 +16,8 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
-	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/callbacks"
@@ -55,7 +55,7 @@ func discover(t *testing.T, s *testserver.Server, cfg Config) (*Adapter, Toolset
 	if err != nil {
 		t.Fatalf("ServerInfo: %v", err)
 	}
-	if want := map[bool]Mode{false: ModeModern, true: ModeLegacy}[s.Opts().Legacy]; info.Era != want {
+	if want := map[bool]Era{false: EraModern, true: EraLegacy}[s.Opts().Legacy]; info.Era != want {
 		t.Fatalf("negotiated era %s, want %s", info.Era, want)
 	}
 	return a, ts
@@ -131,20 +131,20 @@ func waitCancelled(t *testing.T, s *testserver.Server, done <-chan outcome, want
 
 // catalogEntry is the golden form of one converted tool.
 type catalogEntry struct {
-	Name          string         `json:"name"`
-	MCPName       string         `json:"mcpName"`
-	Server        string         `json:"server"`
-	Description   string         `json:"description"`
-	Parameters    map[string]any `json:"parameters"`
-	LLMTool       llms.Tool      `json:"llmTool"`
-	Metadata      Metadata       `json:"metadata"`
-	IsDestructive bool           `json:"isDestructive"`
+	Name             string         `json:"name"`
+	MCPName          string         `json:"mcpName"`
+	Server           string         `json:"server"`
+	Description      string         `json:"description"`
+	Parameters       map[string]any `json:"parameters"`
+	LLMTool          llms.Tool      `json:"llmTool"`
+	Metadata         Metadata       `json:"metadata"`
+	MayBeDestructive bool           `json:"mayBeDestructive"`
 }
 
 // TestCatalogGolden converts the catalog of a full test server in both eras
 // and compares it with testdata/tools/catalog.<era>.json: names,
 // descriptions with their argument hints, normalized parameters, the
-// llms.Tool, metadata and IsDestructive.
+// llms.Tool, metadata and MayBeDestructive.
 func TestCatalogGolden(t *testing.T) {
 	for _, era := range serverEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestCatalogGolden(t *testing.T) {
 				entries = append(entries, catalogEntry{
 					Name: tool.Name(), MCPName: tool.MCPName(), Server: tool.Server(),
 					Description: tool.Description(), Parameters: tool.Parameters(), LLMTool: tool.LLMTool(),
-					Metadata: tool.Metadata(), IsDestructive: IsDestructive(tool),
+					Metadata: tool.Metadata(), MayBeDestructive: tool.Metadata().Annotations().MayBeDestructive(),
 				})
 			}
 			slices.SortFunc(entries, func(a, b catalogEntry) int { return strings.Compare(a.Name, b.Name) })
@@ -362,9 +362,10 @@ func TestMetadata(t *testing.T) {
 	}
 }
 
-// TestIsDestructive: true only for a declared destructiveHint true on a
-// tool that is not read-only.
-func TestIsDestructive(t *testing.T) {
+// TestAnnotationQuestions: ReadOnly and MayBeDestructive of real
+// descriptors, by the MCP specification's defaults; a hint the server left
+// out is nil.
+func TestAnnotationQuestions(t *testing.T) {
 	tru := true
 	s := testserver.New(testserver.Options{}).AddFeatures().AddWeather()
 	noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -376,22 +377,32 @@ func TestIsDestructive(t *testing.T) {
 		Annotations: &mcp.ToolAnnotations{Title: "no hints"}}, noop)
 	_, ts := discover(t, s, Config{})
 	tests := []struct {
-		tool string
-		want bool
+		tool                       string
+		readOnly, mayBeDestructive bool
 	}{
-		{"srv__destroy", true},                // destructiveHint true
-		{"srv__get_weather", false},           // destructiveHint false
-		{"srv__echo", false},                  // no annotations
-		{"srv__unset_hint", false},            // annotations without the hint
-		{"srv__read_only_destructive", false}, // the hint is meaningless on a read-only tool
+		{"srv__destroy", false, true},               // destructiveHint true
+		{"srv__get_weather", true, false},           // read-only, destructiveHint false
+		{"srv__echo", false, true},                  // no annotations
+		{"srv__unset_hint", false, true},            // annotations without the hints
+		{"srv__read_only_destructive", true, false}, // destructiveHint is meaningless on a read-only tool
 	}
 	for _, tt := range tests {
-		if got := IsDestructive(lookup(t, ts, tt.tool)); got != tt.want {
-			t.Errorf("IsDestructive(%s) = %v, want %v", tt.tool, got, tt.want)
+		ann := lookup(t, ts, tt.tool).Metadata().Annotations()
+		if got := ann.ReadOnly(); got != tt.readOnly {
+			t.Errorf("%s: ReadOnly() = %v, want %v", tt.tool, got, tt.readOnly)
+		}
+		if got := ann.MayBeDestructive(); got != tt.mayBeDestructive {
+			t.Errorf("%s: MayBeDestructive() = %v, want %v", tt.tool, got, tt.mayBeDestructive)
 		}
 	}
-	if IsDestructive(nil) || IsDestructive(&Tool{}) {
-		t.Error("IsDestructive of a nil or zero tool is true")
+	// As sent: go-sdk's server writes readOnlyHint and idempotentHint
+	// always (false here), and leaves the pointer hints out: nil, not false.
+	if ann := lookup(t, ts, "srv__unset_hint").Descriptor().Annotations; ann == nil || ann.DestructiveHint != nil || ann.OpenWorldHint != nil ||
+		ann.ReadOnlyHint == nil || *ann.ReadOnlyHint || ann.IdempotentHint == nil || *ann.IdempotentHint {
+		t.Errorf("unset_hint annotations = %+v, want readOnlyHint and idempotentHint false, the others nil", ann)
+	}
+	if (&Tool{}).Metadata().Annotations().MayBeDestructive() != true {
+		t.Error("a zero tool's annotations: MayBeDestructive() = false")
 	}
 }
 

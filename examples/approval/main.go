@@ -10,7 +10,8 @@
 // specification's defaults, a tool that declares nothing may be
 // destructive).
 //
-// The adapter's Config.Approval is [mcpadapter.MayBeDestructive]: a call to
+// The adapter's Config.Approval asks
+// [mcpadapter.ToolAnnotations.MayBeDestructive] of each call: a call to
 // a tool that may be destructive returns an [*mcpadapter.ApprovalRequired]
 // error before the server is contacted. In a native tool-calling loop (the
 // model's tool calls run with [mcpadapter.Toolset.HandleToolCalls]) a held
@@ -55,7 +56,7 @@ func run(ctx context.Context, w io.Writer) error {
 	})
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"files": mcpadapter.InMemory(files.Server)},
-		Approval: mcpadapter.MayBeDestructive,
+		Approval: func(c mcpadapter.ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 	})
 	if err != nil {
 		return err
@@ -68,9 +69,8 @@ func run(ctx context.Context, w io.Writer) error {
 
 	fmt.Fprintln(w, "\n1. Tools, and whether their calls need approval (Config.Approval = MayBeDestructive)")
 	for _, t := range ts {
-		call := mcpadapter.ToolCall{Server: t.Server(), Tool: t.Name(), MCPName: t.MCPName(), Metadata: t.Metadata()}
 		gate := "runs freely"
-		if mcpadapter.MayBeDestructive(call) {
+		if t.Metadata().Annotations().MayBeDestructive() {
 			gate = "needs approval"
 		}
 		fmt.Fprintf(w, "   %-18s %-22s %s\n", t.Name(), describe(t), gate)
@@ -158,7 +158,7 @@ func describe(t *mcpadapter.Tool) string {
 	switch {
 	case ann == nil:
 		return "(no annotations)"
-	case ann.ReadOnlyHint != nil && *ann.ReadOnlyHint:
+	case ann.ReadOnly():
 		return "readOnlyHint"
 	case ann.DestructiveHint != nil:
 		return fmt.Sprintf("destructiveHint=%t", *ann.DestructiveHint)

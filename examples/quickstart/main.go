@@ -223,7 +223,7 @@ func describeAnnotations(ann *mcpadapter.ToolAnnotations) string {
 	if ann.Title != "" {
 		hints = append(hints, fmt.Sprintf("title %q", ann.Title))
 	}
-	if ann.ReadOnlyHint != nil && *ann.ReadOnlyHint {
+	if ann.ReadOnly() {
 		hints = append(hints, "read-only")
 	}
 	if ann.DestructiveHint != nil {
