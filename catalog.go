@@ -145,7 +145,7 @@ type catalog struct {
 	tools     entry[*Tool]
 	resources entry[*mcp.Resource]
 	templates entry[*mcp.ResourceTemplate]
-	prompts   entry[*mcp.Prompt]
+	prompts   entry[*Prompt]
 
 	// wrappers holds the *Tool of every descriptor of the stored tool list
 	// (and of later lists not stored), keyed by wrapperKey, so that
@@ -339,7 +339,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 				return nil, "", 0, err
 			}
 			keys = append(keys, key)
-			raws = append(raws, c.screen.Descriptor(d.Name))
+			raws = append(raws, c.screen.Listed("tools", d.Name))
 		}
 		return named, res.NextCursor, res.TTLMs, nil
 	})

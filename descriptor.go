@@ -4,7 +4,7 @@ package mcpadapter
 // what its version of the specification knows, with annotation hints that
 // cannot be absent (readOnlyHint, idempotentHint) and without execution;
 // the wire screen keeps each listed descriptor's JSON (internal/wire,
-// Screen.Descriptor), and the ToolDescriptor of a Tool is made from both.
+// Screen.Listed), and the ToolDescriptor of a Tool is made from both.
 
 import (
 	"bytes"
@@ -86,11 +86,18 @@ type ToolExecution struct {
 // MarshalJSON returns the JSON the server sent for d, or, for a
 // descriptor not made by the adapter, its fields' encoding.
 func (d ToolDescriptor) MarshalJSON() ([]byte, error) {
-	if d.raw != nil {
-		return bytes.Clone(d.raw), nil
-	}
 	type fields ToolDescriptor // without this method
-	return json.Marshal(fields(d))
+	return asSent(d.raw, fields(d))
+}
+
+// asSent is the MarshalJSON of a value listed by a server: the JSON the
+// server sent (raw), or, when there is none (a value made by the caller),
+// fields encoded.
+func asSent(raw []byte, fields any) ([]byte, error) {
+	if raw != nil {
+		return bytes.Clone(raw), nil
+	}
+	return json.Marshal(fields)
 }
 
 // newDescriptor makes the descriptor of d, whose JSON the server sent as

@@ -62,6 +62,11 @@ var (
 	// [*ServerError], for a prompt the server does not list.
 	ErrUnknownPrompt = errors.New("mcpadapter: unknown prompt")
 
+	// ErrNotText is returned by [PromptResult.ChatMessages] for a prompt
+	// holding content that is not text (an image, audio, a binary resource,
+	// a resource link), which text-only chat messages cannot carry.
+	ErrNotText = errors.New("mcpadapter: prompt content is not text")
+
 	// ErrNotSupported is returned, wrapped in a [*ServerError], for an
 	// operation the server did not advertise the capability of, such as
 	// [Adapter.SubscribeResource] on a server without resources.subscribe.

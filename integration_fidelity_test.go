@@ -145,7 +145,7 @@ func TestIntegrationDescriptorNPM(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
 	defer cancel()
-	sent := rawToolsList(t, ctx, node, script, dir)
+	sent := rawList(t, ctx, "tools", node, script, dir)
 	a := integAdapter(t, mcpadapter.Server{Command: node, Args: []string{script, dir}}, nil)
 	ts := integTools(t, ctx, a)
 	if len(ts) != len(sent) {
@@ -183,12 +183,12 @@ func TestIntegrationDescriptorNPM(t *testing.T) {
 	}
 }
 
-// rawToolsList starts the stdio server node script args..., lists its
-// tools with plain JSON-RPC lines (legacy handshake) and returns each
-// descriptor's JSON by name.
-func rawToolsList(t *testing.T, ctx context.Context, node string, args ...string) map[string]json.RawMessage {
+// rawList starts the stdio server command args..., lists its list
+// ("tools", "prompts") with plain JSON-RPC lines (legacy handshake) and
+// returns each item's JSON by name.
+func rawList(t *testing.T, ctx context.Context, list, command string, args ...string) map[string]json.RawMessage {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, node, args...)
+	cmd := exec.CommandContext(ctx, command, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -227,18 +227,64 @@ func rawToolsList(t *testing.T, ctx context.Context, node string, args ...string
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	answer(1)
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	var res struct {
-		Tools []json.RawMessage `json:"tools"`
-	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"` + list + `/list"}`)
+	var res map[string][]json.RawMessage
 	if err := json.Unmarshal(answer(2), &res); err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]json.RawMessage{}
-	for _, raw := range res.Tools {
+	items := map[string]json.RawMessage{}
+	for _, raw := range res[list] {
 		var d struct{ Name string }
 		json.Unmarshal(raw, &d)
-		tools[d.Name] = raw
+		items[d.Name] = raw
 	}
-	return tools
+	return items
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// TestIntegrationPromptArgumentsNPM: ListPrompts of server-everything
+// gives each prompt as the server sent it (compared with a raw
+// prompts/list): an argument's "required" is kept, false included, and
+// absent stays nil.
+func TestIntegrationPromptArgumentsNPM(t *testing.T) {
+	srv := npmEverything(t, "stdio")
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	sent := rawList(t, ctx, "prompts", srv.Command, srv.Args...)
+	a := integAdapter(t, srv, nil)
+	ps, err := a.ListPrompts(ctx, "everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != len(sent) {
+		t.Fatalf("ListPrompts() = %d prompts, the server sent %d", len(ps), len(sent))
+	}
+	var required, notRequired int
+	for _, p := range ps {
+		got, err := json.Marshal(p)
+		if err != nil || !sameJSON(got, sent[p.Name]) {
+			t.Errorf("%s: ListPrompts() gives %s, %v\nthe server sent %s", p.Name, got, err, sent[p.Name])
+		}
+		var want struct{ Arguments []map[string]any }
+		json.Unmarshal(sent[p.Name], &want)
+		for i, arg := range want.Arguments {
+			r, ok := arg["required"].(bool)
+			switch got := p.Arguments[i].Required; {
+			case !ok && got != nil, ok && (got == nil || *got != r):
+				t.Errorf("%s: argument %v: Required = %v, the server sent %v", p.Name, arg["name"], got, arg["required"])
+			case ok && r:
+				required++
+			case ok:
+				notRequired++
+			}
+		}
+	}
+	if required == 0 || notRequired == 0 {
+		t.Errorf("the server sent %d required and %d not required arguments; want some of each", required, notRequired)
+	}
 }

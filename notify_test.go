@@ -76,7 +76,7 @@ func TestOnListChanged(t *testing.T) {
 							rs, err = a.ListResources(context.Background(), server)
 							n = len(rs)
 						case PromptList:
-							var ps []*mcp.Prompt
+							var ps []*Prompt
 							ps, err = a.ListPrompts(context.Background(), server)
 							n = len(ps)
 						}

@@ -15,6 +15,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,6 +25,51 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
+
+// A Prompt is a prompt as its server listed it (prompts/list), without
+// loss: an argument's Required is nil when the server left it out, and
+// the Prompt marshals to the JSON the server sent, byte for byte, fields
+// this type does not know included. It is shared with the adapter's
+// cache: callers must not mutate it.
+type Prompt struct {
+	Name        string            `json:"name"`
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Arguments   []*PromptArgument `json:"arguments,omitempty"`
+	Icons       []mcp.Icon        `json:"icons,omitempty"`
+	Meta        map[string]any    `json:"_meta,omitempty"`
+
+	raw []byte // the JSON the server sent; nil for a prompt made by the caller
+}
+
+// PromptArgument is one argument a [Prompt] declares.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    *bool  `json:"required,omitempty"` // nil when the server left it out: not required
+}
+
+// MarshalJSON returns the JSON the server sent for p, or, for a prompt
+// not made by the adapter, its fields' encoding.
+func (p Prompt) MarshalJSON() ([]byte, error) {
+	type fields Prompt // without this method
+	return asSent(p.raw, fields(p))
+}
+
+// newPrompt makes the Prompt of p, whose JSON the server sent as raw (nil
+// when the screen did not see it: p's own encoding is used). The
+// arguments are decoded from raw: go-sdk's lose a required false.
+func newPrompt(p *mcp.Prompt, raw []byte) *Prompt {
+	if raw == nil {
+		raw, _ = json.Marshal(p) // not reached: the screen sees every listing
+	}
+	var sent struct {
+		Arguments []*PromptArgument `json:"arguments"`
+	}
+	_ = json.Unmarshal(raw, &sent) // go-sdk decoded the same JSON: an error leaves no arguments
+	return &Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: sent.Arguments, Icons: p.Icons, Meta: p.Meta, raw: raw}
+}
 
 // PromptResult is a prompt rendered by its server, converted from the
 // server's GetPromptResult. Like [Result], it is a plain value the caller
@@ -49,15 +95,21 @@ type PromptMessage struct {
 // cached like tool lists, honouring the server's ttlMs and its prompts
 // list_changed; opts may set a [CacheMode] ([Servers] has no effect here).
 // The caller owns the slice but must not mutate the prompts.
-func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Prompt, error) {
+func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOption) ([]*Prompt, error) {
 	return listItems(ctx, a, server, opts, "list prompts", "prompts",
-		func(cat *catalog) *entry[*mcp.Prompt] { return &cat.prompts },
-		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Prompt, string, int, error) {
+		func(cat *catalog) *entry[*Prompt] { return &cat.prompts },
+		func(ctx context.Context, c *conn, cursor string) ([]*Prompt, string, int, error) {
 			res, err := c.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", 0, err
 			}
-			return res.Prompts, res.NextCursor, res.TTLMs, nil
+			prompts := make([]*Prompt, 0, len(res.Prompts))
+			for _, p := range res.Prompts {
+				if p != nil {
+					prompts = append(prompts, newPrompt(p, c.screen.Listed("prompts", p.Name)))
+				}
+			}
+			return prompts, res.NextCursor, res.TTLMs, nil
 		})
 }
 
@@ -77,7 +129,7 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(prompts, func(p *mcp.Prompt) bool { return p.Name == name })
+	i := slices.IndexFunc(prompts, func(p *Prompt) bool { return p.Name == name })
 	if i < 0 {
 		return nil, serverError(server, op, ErrUnknownPrompt)
 	}
@@ -106,7 +158,7 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 }
 
 // checkPromptArgs checks args against the arguments p declares.
-func checkPromptArgs(server string, p *mcp.Prompt, args map[string]string) error {
+func checkPromptArgs(server string, p *Prompt, args map[string]string) error {
 	declared := map[string]bool{}
 	var missing, unknown []string
 	for _, arg := range p.Arguments {
@@ -114,7 +166,7 @@ func checkPromptArgs(server string, p *mcp.Prompt, args map[string]string) error
 			continue
 		}
 		declared[arg.Name] = true
-		if _, ok := args[arg.Name]; arg.Required && !ok {
+		if _, ok := args[arg.Name]; arg.Required != nil && *arg.Required && !ok {
 			missing = append(missing, arg.Name)
 		}
 	}
@@ -189,17 +241,24 @@ func (p *PromptResult) LLMMessages(opts ...PartOption) []llms.MessageContent {
 // ChatMessages returns the prompt as text-only langchaingo chat messages
 // (llms.HumanChatMessage and llms.AIChatMessage), the shape of
 // prompts.ChatPromptTemplate: pass them as the value of a
-// prompts.MessagesPlaceholder. Media are short placeholders as in
-// [Result.Text]; use [PromptResult.LLMMessages] to keep them. Messages with
-// blank text are left out. A nil result gives nil.
-func (p *PromptResult) ChatMessages() []llms.ChatMessage {
+// prompts.MessagesPlaceholder. Text, and the text of embedded text
+// resources, is all they can carry: a prompt holding anything else (an
+// image, audio, a binary resource, a resource link) is refused with an
+// error wrapping [ErrNotText] that names the message, rather than turned
+// into a placeholder the model would take for the content. Use
+// [PromptResult.LLMMessages] for such prompts. Messages with blank text
+// are left out. A nil result gives nil.
+func (p *PromptResult) ChatMessages() ([]llms.ChatMessage, error) {
 	if p == nil {
-		return nil
+		return nil, nil
 	}
 	msgs := make([]llms.ChatMessage, 0, len(p.Messages))
 	for i := range p.Messages {
 		m := &p.Messages[i]
-		text := blockText(&m.Content)
+		if m.Content.Type != BlockText {
+			return nil, fmt.Errorf("%w: message %d holds %s content; LLMMessages keeps it", ErrNotText, i, m.Content.Type)
+		}
+		text := m.Content.Text
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
@@ -210,5 +269,5 @@ func (p *PromptResult) ChatMessages() []llms.ChatMessage {
 			msgs = append(msgs, llms.AIChatMessage{Content: text})
 		}
 	}
-	return msgs
+	return msgs, nil
 }

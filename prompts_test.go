@@ -37,7 +37,7 @@ func TestPrompts(t *testing.T) {
 			for _, p := range ps {
 				names = append(names, p.Name)
 			}
-			if !slices.Equal(names, []string{"greet", "with_media"}) || len(ps[0].Arguments) != 2 || !ps[0].Arguments[0].Required {
+			if !slices.Equal(names, []string{"greet", "with_media"}) || len(ps[0].Arguments) != 2 || ps[0].Arguments[0].Required == nil || !*ps[0].Arguments[0].Required {
 				t.Fatalf("ListPrompts() = %v (greet arguments %v), want greet(name required, greeting), with_media", names, ps[0].Arguments)
 			}
 
@@ -52,10 +52,10 @@ func TestPrompts(t *testing.T) {
 			if got := res.LLMMessages(); res.Description != "A greeting" || !equalMessages(got, want) {
 				t.Fatalf("greet: %q, LLMMessages() = %+v, want %+v", res.Description, got, want)
 			}
-			chat := res.ChatMessages()
-			if len(chat) != 2 || chat[0].GetType() != llms.ChatMessageTypeHuman || chat[0].GetContent() != "Hi, Ada!" ||
+			chat, err := res.ChatMessages()
+			if err != nil || len(chat) != 2 || chat[0].GetType() != llms.ChatMessageTypeHuman || chat[0].GetContent() != "Hi, Ada!" ||
 				chat[1].GetType() != llms.ChatMessageTypeAI || chat[1].GetContent() != "Hi! How can I help Ada?" {
-				t.Fatalf("greet: ChatMessages() = %#v", chat)
+				t.Fatalf("greet: ChatMessages() = %#v, %v", chat, err)
 			}
 		})
 	}
@@ -91,8 +91,10 @@ func TestPromptMedia(t *testing.T) {
 			if len(got) != 2 || !strings.HasPrefix(got[0].Parts[0].(llms.ImageURLContent).URL, "data:image/png;base64,") {
 				t.Fatalf("LLMMessages(ImagesAsDataURL()) = %+v, want a data URL image", got)
 			}
-			if chat := res.ChatMessages(); len(chat) != 2 || !strings.HasPrefix(chat[0].GetContent(), "[image image/png") || chat[1].GetContent() != testserver.PromptResourceText {
-				t.Fatalf("ChatMessages() = %#v, want an image placeholder and the resource text", chat)
+			// Text-only chat messages cannot carry the image: refused, the
+			// message named, not turned into a placeholder.
+			if chat, err := res.ChatMessages(); !errors.Is(err, ErrNotText) || chat != nil || !strings.Contains(err.Error(), "message 0 holds image content") {
+				t.Fatalf("ChatMessages() = %#v, %v; want ErrNotText naming message 0's image", chat, err)
 			}
 		})
 	}
@@ -186,7 +188,11 @@ func TestPromptChatTemplate(t *testing.T) {
 		prompts.MessagesPlaceholder{VariableName: "mcp"},
 		prompts.NewHumanMessagePromptTemplate("{{.question}}", []string{"question"}),
 	})
-	v, err := tmpl.FormatPrompt(map[string]any{"mcp": res.ChatMessages(), "question": "Weather?"})
+	chat, err := res.ChatMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := tmpl.FormatPrompt(map[string]any{"mcp": chat, "question": "Weather?"})
 	if err != nil {
 		t.Fatal(err)
 	}

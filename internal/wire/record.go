@@ -31,7 +31,8 @@ type item struct {
 	items   []item // the items of content, when an array
 }
 
-// A descriptor is a tool descriptor of a tools/list result.
+// A descriptor is a tool descriptor of a tools/list result, or a prompt of
+// a prompts/list result (its span and name only).
 type descriptor struct {
 	span
 	name    member
@@ -55,6 +56,9 @@ const (
 	pErrorMessage
 	pTools
 	pTool
+	pPrompts
+	pPrompt
+	pPromptName
 	pToolName
 	pContent
 	pItem
@@ -80,6 +84,7 @@ const (
 	nCode
 	nMessage
 	nTools
+	nPrompts
 	nName
 	nContent
 	nType
@@ -106,6 +111,8 @@ func nameOf(k []byte) name {
 		return nMessage
 	case "tools":
 		return nTools
+	case "prompts":
+		return nPrompts
 	case "name":
 		return nName
 	case "content":
@@ -163,6 +170,7 @@ type record struct {
 
 	tools         member
 	descriptors   []descriptor
+	prompts       []descriptor // of a prompts/list result: span and name
 	content       member
 	items         []item
 	inputRequests member
@@ -201,6 +209,8 @@ func (r *record) child(s *scanner, d int) place {
 			return pBatchMember
 		case pTools:
 			return pTool
+		case pPrompts:
+			return pPrompt
 		case pContent:
 			return pItem
 		case pItemContent:
@@ -227,6 +237,8 @@ func (r *record) child(s *scanner, d int) place {
 		switch k {
 		case nTools:
 			return pTools
+		case nPrompts:
+			return pPrompts
 		case nContent:
 			return pContent
 		case nInputRequests:
@@ -244,6 +256,10 @@ func (r *record) child(s *scanner, d int) place {
 	case pTool:
 		if k == nName {
 			return pToolName
+		}
+	case pPrompt:
+		if k == nName {
+			return pPromptName
 		}
 	case pItem, pSubItem:
 		switch {
@@ -286,7 +302,7 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	case pTop:
 		r.top = kind
 	case pResult:
-		r.tools, r.descriptors, r.content, r.items = member{}, nil, member{}, nil
+		r.tools, r.descriptors, r.prompts, r.content, r.items = member{}, nil, nil, member{}, nil
 		r.inputRequests, r.hasBadInput, r.resultType = member{}, false, member{}
 	case pError:
 		r.code, r.message = member{}, member{}
@@ -295,6 +311,10 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	case pTool:
 		r.descriptors = append(r.descriptors, descriptor{outer: s.deepest})
 		s.deepest = 0
+	case pPrompts:
+		r.prompts = r.prompts[:0]
+	case pPrompt:
+		r.prompts = append(r.prompts, descriptor{})
 	case pContent:
 		r.items = r.items[:0]
 	case pItem:
@@ -361,6 +381,10 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 		s.deepest = t.outer
 	case pToolName:
 		r.descriptors[len(r.descriptors)-1].name = v
+	case pPrompt:
+		r.prompts[len(r.prompts)-1].span = v.span
+	case pPromptName:
+		r.prompts[len(r.prompts)-1].name = v
 	case pItem:
 		r.items[len(r.items)-1].span = v.span
 	case pItemType:

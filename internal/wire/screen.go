@@ -36,7 +36,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,8 +75,12 @@ type Screen struct {
 	log  *slog.Logger
 
 	mu     sync.Mutex
-	listed map[string][]byte // the descriptors of the tools listed and not yet taken, by name
+	listed map[listed][]byte // the tools and prompts listed and not yet taken
 }
+
+// A listed is the key of a listed item: its list ("tools", "prompts") and
+// name.
+type listed struct{ list, name string }
 
 // New returns a screen configured by opts.
 func New(opts Options) *Screen {
@@ -88,23 +91,39 @@ func New(opts Options) *Screen {
 	if opts.Placeholder == nil {
 		opts.Placeholder = func(string) string { return "[unsupported content]" }
 	}
-	return &Screen{opts: opts, log: log, listed: map[string][]byte{}}
+	return &Screen{opts: opts, log: log, listed: map[listed][]byte{}}
 }
 
-// Descriptor returns the JSON of tool's descriptor as the last tools/list
-// page that listed it had it, byte for byte (with what the go-sdk does not
-// decode: execution, the absence of an annotation hint), and forgets it;
-// nil when no page listed tool since the last Descriptor of it, or s is
-// nil.
-func (s *Screen) Descriptor(tool string) []byte {
+// Listed returns the JSON of the item called name of list ("tools" or
+// "prompts") as the last page of list that listed it had it, byte for byte
+// (with what the go-sdk does not decode: a tool's execution, the absence
+// of an annotation hint or of a prompt argument's required), and forgets
+// it; nil when no page listed it since the last Listed of it, or s is nil.
+func (s *Screen) Listed(list, name string) []byte {
 	if s == nil {
 		return nil
 	}
+	k := listed{list, name}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	raw := s.listed[tool]
-	delete(s.listed, tool)
+	raw := s.listed[k]
+	delete(s.listed, k)
 	return raw
+}
+
+// keep records the items of a list (see Listed): a copy of each, since a
+// slice of msg would keep the whole message.
+func (s *Screen) keep(list string, msg []byte, items []descriptor) {
+	if len(items) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range items {
+		if name, ok := stringValue(d.name.raw(msg)); d.name.ok && ok {
+			s.listed[listed{list, name}] = bytes.Clone(d.raw(msg))
+		}
+	}
 }
 
 // tooLarge returns the fault of a message of size bytes (or more, when
@@ -255,6 +274,7 @@ func (s *Screen) screenResult(msg []byte, rec *record, deepest int) ([]edit, int
 		return nil, deepest, f
 	}
 	edits, deepest := s.toolList(msg, rec, deepest)
+	s.keep("prompts", msg, rec.prompts)
 	return append(edits, s.contentEdits(msg, rec.items, false)...), deepest, nil
 }
 
@@ -368,7 +388,7 @@ func decodableNumber(raw []byte) bool {
 
 // toolList drops from a tools/list result the descriptors the SDK cannot
 // decode (the wrong shape, or nesting too deep), which would fail the whole
-// page, and keeps a copy of each of the others for Descriptor. It returns
+// page, and keeps a copy of each of the others for Listed. It returns
 // the edit and the message's depth without the dropped tools.
 func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	if rec.tools.kind != '[' {
@@ -376,8 +396,8 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	}
 	var (
 		kept    [][]byte
+		keep    []descriptor
 		dropped int
-		listed  = map[string][]byte{}
 	)
 	for _, d := range rec.descriptors {
 		raw := d.raw(msg)
@@ -398,13 +418,9 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 		}
 		deepest = max(deepest, d.deepest)
 		kept = append(kept, raw)
-		if d.name.ok {
-			listed[name] = bytes.Clone(raw) // msg is a buffer the transport reuses
-		}
+		keep = append(keep, d)
 	}
-	s.mu.Lock()
-	maps.Copy(s.listed, listed)
-	s.mu.Unlock()
+	s.keep("tools", msg, keep)
 	if dropped == 0 {
 		return nil, deepest
 	}
