@@ -79,7 +79,8 @@ func ExampleAdapter_ListPrompts() {
 	for _, p := range prompts {
 		fmt.Printf("%s: %s\n", p.Name, p.Description)
 		for _, arg := range p.Arguments {
-			fmt.Printf("  %s (required %v): %s\n", arg.Name, arg.Required, arg.Description)
+			required := arg.Required != nil && *arg.Required // nil: the server did not say (not required)
+			fmt.Printf("  %s (required %v): %s\n", arg.Name, required, arg.Description)
 		}
 	}
 	// Output:
