@@ -198,8 +198,8 @@ func (t *Tool) rounds(ctx context.Context, args map[string]any, info *callInfo) 
 		res *Result
 		err error
 	)
-	if t.asTask(ctx) {
-		res, err = t.task(ctx, args, info) // tasks.go
+	if t.taskSupport() != "" && t.asTask(ctx) { // a tool without task support never enters tasks.go
+		res, err = t.task(ctx, args, info)
 	} else {
 		res, err = t.callRounds(ctx, args, nil, "", 0, info)
 	}

@@ -86,8 +86,8 @@
 //	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
 //	                 nulls that mean absent dropped (internal/schemapass), the one principal
 //	                 check (conn.go), the approval gate [approval.go]
-//	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → rounds → callRounds:
-//	                 callContext (conn.go) → callRound: progress sink and idle timer (notify.go),
+//	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → rounds
+//	                 [a tool with task support: tasks.go] → callRounds: callContext (conn.go) → callRound: progress sink and idle timer (notify.go),
 //	                 the request's trace context (trace.go) → callOnce: recordTools
 //	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
 //	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
@@ -101,16 +101,18 @@
 // Ten root files: call.go, conn.go, trace.go, notify.go, sdkcache.go,
 // serverreq.go, eras.go, result.go, modelerror.go and budget.go.
 //
-// A discovery's path, a cold [Adapter.ListTools] of one stdio server:
+// A discovery's path, a cold [Adapter.ListTools] of one stdio server (in
+// brackets, as above, what only a setting enters):
 //
 //	1 discovery.go   ListTools → discover: list, one server's part, for each server in parallel,
 //	                 then settle, the skip policy
 //	2 pool.go        Adapter.connect → pool.connect: the connection's key, one shared dial
-//	                 (singleflight) → open → dialer.tracedDial
+//	                 (singleflight) → open → dialer.tracedDial [the dial counted, metrics.go]
 //	3 dial.go        tracedDial: a span when a tracer is set → dial: newClient with its
 //	                 handlers and sending middlewares, connectEra (eras.go) → the stdio
 //	                 transport (internal/stdio), screened (internal/wire) → go-sdk's handshake
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
+//	                 [the connection counted, metrics.go]
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
 //	                 (sdkcache.go) → newTool (tools.go): the names the model sees, the metadata
 //	6 filter.go      visible: the one pass that decides what the caller is offered, then
