@@ -256,19 +256,33 @@ func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpN
 // handler takes to ask a human, nor the waits between rounds: ctx bounds
 // those.
 func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mcp.InputResponseMap, state string, round int, info *callInfo) (*Result, error) {
-	a, c, tool, mcpName := t.a, t.conn, t.name, t.desc.Name
-	ctx, done := c.callContext(ctx)
-	defer done()
+	a, c, tool, mcpName := t.a, t.conn.current(), t.name, t.desc.Name
+	caller := ctx
+	ctx, done := c.callContext(caller)
+	defer func() { done() }()
 	timeout := t.timeout()
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
+	renewed := false
 	for {
 		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state, info)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
 		case err != nil:
+			var unsent *unexecuted
+			if !renewed && errors.As(err, &unsent) {
+				// The server forgot the session without executing the
+				// request: send it again, once, on a new session.
+				renewed = true
+				if c, err = a.pool.renew(caller, c); err != nil {
+					return nil, err
+				}
+				done()
+				ctx, done = c.callContext(caller)
+				continue
+			}
 			if asked = urlElicitations(err); asked == nil {
 				return nil, err
 			}
@@ -373,6 +387,9 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
 	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
 		if err := c.usable(callToolOp(mcpName)); err != nil {
+			if c.sessionMissing() && !c.closing.Load() {
+				err = &unexecuted{err} // nothing was sent
+			}
 			return nil, nil, err
 		}
 	}
@@ -382,9 +399,17 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 		args = map[string]any{}
 	}
 	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (sdkcache.go)
-	oc := c.openCall(ctx, tool)      // the server's requests meanwhile are attributed to it (serverreq.go)
+	var sent *sendRecord
+	if c.http != nil { // whether the server executed the request (httptransport.go)
+		sent = new(sendRecord)
+		ctx = context.WithValue(ctx, sendRecordKey{}, sent)
+	}
+	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	refused := c.closeCall(oc)
+	if err != nil && sent.unexecuted() && c.sessionMissing() {
+		return nil, nil, &unexecuted{c.callError(callToolOp(mcpName), err)}
+	}
 	if err != nil {
 		if refused != "" {
 			// A legacy server asked for sampling or roots while serving the call.

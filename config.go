@@ -423,7 +423,12 @@ type Server struct {
 	Restart *RetryPolicy `json:"-"`
 
 	// Reconnect dials an HTTP or SSE server again, at the next discovery,
-	// after its session died. Nil means a dead server stays failed.
+	// after its session died. Nil means a dead server stays failed, with
+	// one exception the MCP spec makes: a Streamable HTTP server that
+	// answers 404 for the session (it restarted) gets a new session at
+	// once, policy or not; the request it refused is sent again on it, and
+	// tools handed out before go on there. A call that may have run (its
+	// answer was lost) is never sent again.
 	Reconnect *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
@@ -462,4 +467,13 @@ func (s *Server) retryPolicy() *RetryPolicy {
 		return s.Reconnect
 	}
 	return s.Restart
+}
+
+// recoverySetting names the setting that has a dead connection to s dialed
+// again (retryPolicy), for the errors of servers that stay down without it.
+func (s *Server) recoverySetting() string {
+	if s.Command != "" {
+		return "Server.Restart"
+	}
+	return "Server.Reconnect"
 }

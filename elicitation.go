@@ -298,7 +298,7 @@ func (cs *catalogs) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error
 		if err != nil {
 			return nil, err
 		}
-		if c == t.conn {
+		if c == t.conn.current() {
 			return t, nil
 		}
 	}

@@ -39,6 +39,11 @@ type serverTransport struct {
 	screen    *wire.Screen
 	failure   atomic.Int32 // first HTTP status >= 400
 
+	// missing is set when the server answers 404 to a request carrying
+	// the session's id: it no longer knows the session (it restarted), and
+	// the spec has the client start a new one (pool.renew).
+	missing atomic.Bool
+
 	// Once watching (conn.beginClose), POSTs of notifications/cancelled
 	// are counted as they complete, and signalled on cancelSent.
 	watching   atomic.Bool
@@ -118,7 +123,10 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}()
 	}
 	var life *postLife
+	var sent *sendRecord
 	if req.Method == http.MethodPost {
+		sent, _ = req.Context().Value(sendRecordKey{}).(*sendRecord)
+		sent.post()
 		life = newPostLife(req.Context())
 		req = req.WithContext(life.ctx)
 	}
@@ -132,7 +140,9 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	t.answered(req, resp)
+	if t.answered(req, resp) {
+		sent.refused()
+	}
 	var answered func()
 	if life != nil {
 		answered = life.answered
@@ -170,20 +180,63 @@ func (t *serverTransport) sameOrigin(u *url.URL) bool {
 }
 
 // answered records the status of resp, the answer to req: the first
-// failing one (firstFailure), and a sign of the session's end for any
-// failing status but a 4xx to the first GET of a standalone stream, which
-// says only that there is none. The SDK fails a session on a 4xx it
-// cannot read as a JSON-RPC error, and on a 404 for its session; it fails
-// that request alone on most others, but for the sign a status it
-// survives costs only a goroutine until the session ends.
-func (t *serverTransport) answered(req *http.Request, resp *http.Response) {
+// failing one (firstFailure), a 404 for the session (missing), and a sign
+// of the session's end for any failing status but a 4xx to the first GET
+// of a standalone stream, which says only that there is none. The SDK
+// fails a session on a 4xx it cannot read as a JSON-RPC error, and on a
+// 404 for its session; it fails that request alone on most others, but
+// for the sign a status it survives costs only a goroutine until the
+// session ends. It reports whether resp is a 404 for the session: the
+// server did not execute req.
+func (t *serverTransport) answered(req *http.Request, resp *http.Response) (missing bool) {
 	if resp.StatusCode < 400 {
-		return
+		return false
 	}
 	t.failure.CompareAndSwap(0, int32(resp.StatusCode))
+	if resp.StatusCode == http.StatusNotFound && req.Header.Get(sessionIDHeader) != "" {
+		t.missing.Store(true)
+		missing = true
+	}
 	if req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "" {
 		t.end.signAttached()
 	}
+	return missing
+}
+
+// sessionIDHeader carries a Streamable HTTP session's id.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// A sendRecord follows the POSTs of one request of the adapter's on a
+// Streamable HTTP session (a tools/call, with its context: sendRecordKey):
+// how many were made, and how many the server answered 404 for their
+// session. A request whose every POST was so answered, or that made
+// none, was never executed, and may be sent again on a new session
+// (conn.callError). The methods of a nil record do nothing.
+type sendRecord struct {
+	posts, refusals atomic.Int32
+}
+
+// sendRecordKey is the context key of a request's *sendRecord.
+type sendRecordKey struct{}
+
+// post records a POST of the request.
+func (r *sendRecord) post() {
+	if r != nil {
+		r.posts.Add(1)
+	}
+}
+
+// refused records a POST the server answered 404 for its session.
+func (r *sendRecord) refused() {
+	if r != nil {
+		r.refusals.Add(1)
+	}
+}
+
+// unexecuted reports whether the server executed none of the request's
+// POSTs; false for a nil record, which knows nothing.
+func (r *sendRecord) unexecuted() bool {
+	return r != nil && r.posts.Load() == r.refusals.Load()
 }
 
 // statusOf returns err, the failure of a connection attempt over t, as an
