@@ -97,7 +97,8 @@ type Config struct {
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]
 	// and [Tool.Call] return an [*ApprovalRequired] before the server is
-	// contacted.
+	// contacted. It runs after [Config.Middleware]: it sees, and a
+	// reviewer approves, the arguments that are sent (see [Middleware]).
 	Approval func(call ToolCall) bool
 
 	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
@@ -225,9 +226,10 @@ type Config struct {
 	// logger name and data; they are delivered like OnListChanged.
 	Logger *slog.Logger
 
-	// Middleware wraps every tool call, the first outermost: it may rewrite
-	// the arguments and the request's _meta, answer without contacting the
-	// server, replace the result, or observe errors. See [Middleware].
+	// Middleware wraps every tool call, the first outermost, before the
+	// [Config.Approval] gate: it may rewrite the arguments and the
+	// request's _meta, answer without contacting the server, replace the
+	// result, or observe errors. See [Middleware].
 	Middleware []Middleware
 
 	// OnProgress, when set, receives every progress notification of every

@@ -1,7 +1,7 @@
 package mcpadapter
 
-// Call hooks: middleware around one tool call, after the approval gate and
-// before the server is contacted.
+// Call hooks: middleware around one tool call, before the approval gate
+// and the server.
 
 import (
 	"context"
@@ -48,8 +48,14 @@ type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
 // calling next (the server is then not contacted), replace the result, or
 // observe errors. [Config.Middleware] lists them outermost first.
 //
-// Middleware runs after [Config.Approval] (a reviewer approves the call the
-// model asked for) and around the whole call, its input rounds included; a
+// Middleware runs before [Config.Approval], so that a reviewer approves the
+// call as it is sent: the gate sees the arguments the middleware leaves,
+// and a call held for approval returns its [*ApprovalRequired] through the
+// chain. [ApprovalRequired.Approve] runs the chain again on the approved
+// arguments; the call is sent when they come out unchanged (a rewrite that
+// is applied twice changes nothing), else it is held for approval again,
+// with the new arguments. Middleware runs around the whole call, its input
+// rounds included; a
 // resumed [*Interrupt] continues inside the chain it started in only when
 // the rounds are answered inline ([Config.ElicitationHandler]): a stored
 // interrupt resumed later runs the server call alone, with the arguments it
@@ -74,13 +80,14 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 	return h
 }
 
-// hooked runs the call of args through [Config.Middleware]. Arguments that a
-// middleware rewrote are validated against the tool's input schema first:
-// a violation is a model-visible error result, and nothing is sent.
-func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
+// hooked runs the call of args through [Config.Middleware], then the
+// approval gate (send, with g). Arguments that a middleware rewrote are
+// validated against the tool's input schema first: a violation is a
+// model-visible error result, and nothing is sent.
+func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
 	mws := t.a.cfg.Middleware
 	if len(mws) == 0 {
-		return t.rounds(ctx, args, info)
+		return t.send(ctx, args, info, g)
 	}
 	req := &CallRequest{
 		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: info.id, Principal: t.conn.key.principal,
@@ -94,7 +101,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo) 
 			}
 		}
 		info.meta = maps.Clone(req.Meta)
-		return t.rounds(ctx, req.Args, info)
+		return t.send(ctx, req.Args, info, g)
 	})
 	return h(ctx, req)
 }

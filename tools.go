@@ -73,8 +73,8 @@ type Toolset []*Tool
 
 // ToolCall describes a call, as seen by [Config.Approval] and
 // [ApprovalRequired]. Tool is the adapter's (possibly prefixed) name,
-// MCPName the server's own. Args is a shallow copy of the caller's
-// arguments.
+// MCPName the server's own. Args is a shallow copy of the arguments that
+// are sent: the caller's, as [Config.Middleware] left them.
 type ToolCall struct {
 	Server, Tool, MCPName string
 	Args                  map[string]any
