@@ -80,6 +80,11 @@ type conn struct {
 	http    *serverTransport
 	notices atomic.Int64
 
+	// overHTTP is set when the session's requests go through a
+	// serverTransport (Streamable HTTP or SSE): CallRequest.Headers reach
+	// them.
+	overHTTP bool
+
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 
 	raw   rawCalls     // requests of the adapter's own (rawrpc.go)

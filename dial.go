@@ -343,7 +343,7 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
-	c.http = rt
+	c.http, c.overHTTP = rt, true
 	return cs, nil
 }
 
@@ -358,6 +358,7 @@ func (d *dialer) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
+	c.overHTTP = true
 	return cs, nil
 }
 

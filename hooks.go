@@ -36,6 +36,15 @@ type CallRequest struct {
 	// the SDK add: progressToken, traceparent, tracestate, and the modern
 	// era's io.modelcontextprotocol/* keys, which win).
 	Meta map[string]any
+	// Headers, set by a middleware, are added to the HTTP requests of this
+	// call alone (each of its rounds), on a Streamable HTTP or SSE server,
+	// shared or per-principal, over [Server.Headers] and
+	// [Server.HeadersFor]. Like those they go only to the server's origin:
+	// never to a redirect elsewhere, nor to another server. On any other
+	// server (stdio, [InMemory], a custom transport), or with a header the
+	// transport sets itself (Accept, Content-Type, Host, Mcp-*, ...), the
+	// call fails with [ErrCallHeaders] and nothing is sent.
+	Headers map[string]string
 }
 
 // A CallHandler runs a tool call and returns its result, as [Tool.Invoke]
@@ -101,6 +110,13 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, 
 			}
 		}
 		info.meta = maps.Clone(req.Meta)
+		if len(req.Headers) > 0 {
+			c := t.conn.current()
+			if err := c.checkCallHeaders(req.Headers); err != nil {
+				return nil, serverError(t.server, callToolOp(t.desc.Name), err)
+			}
+			ctx = context.WithValue(ctx, callHeadersKey{}, &callHeaders{a: c.a, key: c.key, h: maps.Clone(req.Headers)})
+		}
 		return t.send(ctx, req.Args, info, g)
 	})
 	return h(ctx, req)

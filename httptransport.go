@@ -85,6 +85,7 @@ func (t *serverTransport) client(hc *http.Client) *http.Client {
 
 // RoundTrip implements http.RoundTripper.
 func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	call := t.callHeadersOf(req.Context())
 	switch {
 	case !t.sameOrigin(req.URL):
 		// A redirect, or an SSE endpoint, pointing at another origin: it
@@ -95,7 +96,7 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req = req.Clone(req.Context())
 			req.Header.Del("Authorization")
 		}
-	case len(t.headers) > 0 || t.more != nil:
+	case len(t.headers) > 0 || t.more != nil || call != nil:
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
@@ -111,6 +112,9 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			for k, v := range more {
 				req.Header.Set(k, v)
 			}
+		}
+		for k, v := range call {
+			req.Header.Set(k, v)
 		}
 	}
 	if t.cancelNotice(req) {
@@ -152,6 +156,54 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, end: &t.end}
 	return resp, nil
+}
+
+// callHeadersOf returns the CallRequest.Headers that ctx carries for the
+// connection of t (the same Adapter, server and principal), or nil: the
+// headers of one server's call never go to another's.
+func (t *serverTransport) callHeadersOf(ctx context.Context) map[string]string {
+	ch, _ := ctx.Value(callHeadersKey{}).(*callHeaders)
+	if ch == nil || ch.a != t.end.c.a || ch.key != t.end.c.key {
+		return nil
+	}
+	return ch.h
+}
+
+// callHeaders are the CallRequest.Headers of one call (hooks.go), for the
+// connection key of an Adapter; the context of the call's requests carries
+// them (callHeadersKey).
+type callHeaders struct {
+	a   *Adapter
+	key connKey
+	h   map[string]string
+}
+
+// callHeadersKey is the context key of a call's *callHeaders.
+type callHeadersKey struct{}
+
+// checkCallHeaders returns why h cannot be sent with a call on c: c does
+// not go over HTTP, or a header is the transport's own.
+func (c *conn) checkCallHeaders(h map[string]string) error {
+	if !c.overHTTP {
+		return fmt.Errorf("%w: the server is not reached over HTTP", ErrCallHeaders)
+	}
+	for name := range h {
+		if transportHeader(name) {
+			return fmt.Errorf("%w: %s is set by the transport", ErrCallHeaders, http.CanonicalHeaderKey(name))
+		}
+	}
+	return nil
+}
+
+// transportHeader reports whether the header name is one that the HTTP
+// transports (go-sdk's, net/http) set for the protocol: a call may not
+// replace it.
+func transportHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Connection", "Content-Length", "Content-Type", "Host", "Last-Event-Id", "Te", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	return len(name) >= 4 && strings.EqualFold(name[:4], "mcp-")
 }
 
 // sameOrigin reports whether u is on the server's origin: the same host
