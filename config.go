@@ -383,9 +383,12 @@ type Server struct {
 	// long-lived; use context deadlines instead.
 	HTTPClient *http.Client `json:"-"`
 
-	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support);
-	// its token is never sent to another origin. The SSE fallback does not
-	// use it: put credentials for an SSE server in Headers.
+	// OAuth authorizes the server's requests: Streamable HTTP through
+	// go-sdk's OAuth support, SSE (the fallback) through the adapter's HTTP
+	// transport, alike: the token on every request (the stream's GET and
+	// each POST), and on a 401 or 403 the handler's Authorize flow, then
+	// the request once more. An Authorization in Headers or HeadersFor
+	// wins over the token. The token is never sent to another origin.
 	OAuth auth.OAuthHandler `json:"-"`
 
 	// HeadersFor, when set, makes the server per-principal: each principal

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -79,6 +80,10 @@ type conn struct {
 	// SDK follows with notifications/cancelled.
 	http    *serverTransport
 	notices atomic.Int64
+
+	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
+	// OAuthFor's for c's principal), called once per dial.
+	oauth auth.OAuthHandler
 
 	// overHTTP is set when the session's requests go through a
 	// serverTransport (Streamable HTTP or SSE): CallRequest.Headers reach
