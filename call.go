@@ -152,7 +152,7 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 // mean absent dropped (see schemapass.DropAbsentNulls) and the call's one
 // principal check, before any I/O; the approval gate ([Config.Approval])
 // comes after [Config.Middleware], on the arguments that would be sent
-// (send). approved says that a human approved args ([Adapter.Approve]).
+// (send). approved says that a human approved args ([Adapter.Decide]).
 // id is the model's tool-call id, or "".
 func (t *Tool) gated(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	args = schemapass.DropAbsentNulls(t.params, args)
