@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -262,5 +263,63 @@ func TestMayBeDestructive(t *testing.T) {
 	must(t).approval(ts.Lookup("s__echo").Invoke(t.Context(), map[string]any{"text": "hi"}))        // no annotations
 	if s.Runs("destroy") != 0 || s.Runs("echo") != 0 {
 		t.Errorf("gated tools ran: destroy %d, echo %d", s.Runs("destroy"), s.Runs("echo"))
+	}
+}
+
+// TestApprovalSeesRewrittenArgs: the approval gate comes after Middleware,
+// so Config.Approval and the reviewer see the arguments that are sent.
+// Approve runs the middleware again: a rewrite that holds sends the
+// approved arguments; one that changes them again asks again.
+func TestApprovalSeesRewrittenArgs(t *testing.T) {
+	for _, name := range []string{"redact", "append"} {
+		t.Run(name, func(t *testing.T) {
+			s := testserver.Full(testserver.Options{})
+			var asked []ToolCall
+			rewrite := func(next CallHandler) CallHandler {
+				return func(ctx context.Context, req *CallRequest) (*Result, error) {
+					if name == "redact" {
+						req.Args["text"] = "[redacted]"
+					} else {
+						req.Args["text"] = req.Args["text"].(string) + "!"
+					}
+					return next(ctx, req)
+				}
+			}
+			a := newAdapter(t, Config{
+				Servers:    map[string]Server{"s": memServer(s, ModeAuto)},
+				Middleware: []Middleware{rewrite},
+				Approval: func(call ToolCall) bool {
+					asked = append(asked, call)
+					return true
+				},
+			})
+			ts, err := a.ListTools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := must(t).approval(ts.Lookup("s__echo").Invoke(t.Context(), map[string]any{"text": "secret"}))
+			want := map[string]string{"redact": "[redacted]", "append": "secret!"}[name]
+			if got := p.Call.Args["text"]; got != want || asked[0].Args["text"] != want {
+				t.Fatalf("the reviewer sees text %q and Approval %q, want the rewritten %q", got, asked[0].Args["text"], want)
+			}
+			res, err := a.Decide(t.Context(), p, Approved())
+			if name == "append" {
+				// Applied again, the rewrite changes what was approved.
+				again := must(t).approval(res, err)
+				if got := again.Call.Args["text"]; got != "secret!!" || s.Runs("echo") != 0 {
+					t.Fatalf("approved text changed by the middleware: held again with %q, %d runs; want %q, 0 runs", got, s.Runs("echo"), "secret!!")
+				}
+				return
+			}
+			if err != nil || res.Text() != want {
+				t.Fatalf("Approve() = %s, %v; want %q", resultText(res), err, want)
+			}
+			if got := s.LastArgs("echo")["text"]; got != want || s.Runs("echo") != 1 {
+				t.Fatalf("the server got text %v in %d runs, want %q once", got, s.Runs("echo"), want)
+			}
+			if len(asked) != 1 {
+				t.Errorf("Approval was asked %d times, want once", len(asked))
+			}
+		})
 	}
 }

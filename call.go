@@ -1,11 +1,13 @@
 package mcpadapter
 
 // One call, top-down: Tool.Call, Tool.InvokeJSON and Tool.Invoke → the
-// callbacks (observe) → the approval gate (gated) → the input rounds
+// callbacks (observe) → the principal check (gated) → Middleware
+// (hooks.go) → the approval gate (send) → the input rounds
 // (callRounds) → one tools/call (callOnce) → a Result (result.go) or an
 // *Interrupt (elicitation.go).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,21 +149,68 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 }
 
 // gated is where a fresh call and an approved one join: the nulls that
-// mean absent dropped (see schemapass.DropAbsentNulls), the call's one
-// principal check, then, unless the call was approved already, the
-// approval gate ([Config.Approval]), before any I/O. id is the model's
-// tool-call id, or "".
+// mean absent dropped (see schemapass.DropAbsentNulls) and the call's one
+// principal check, before any I/O; the approval gate ([Config.Approval])
+// comes after [Config.Middleware], on the arguments that would be sent
+// (send). approved says that a human approved args ([Adapter.Decide]).
+// id is the model's tool-call id, or "".
 func (t *Tool) gated(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	args = schemapass.DropAbsentNulls(t.params, args)
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
 	}
-	if approve := t.a.cfg.Approval; approve != nil && !approved {
-		if call := t.call(args); approve(call) {
-			return nil, newApproval(ctx, t, call, nil)
-		}
+	var g *grant
+	if approved && t.a.cfg.Approval != nil {
+		g = grantOf(args)
 	}
-	return t.run(ctx, args, id)
+	return t.run(ctx, args, id, g)
+}
+
+// A grant is what a human approved: a call's arguments, as JSON. The call
+// goes past the approval gate without asking again only with exactly
+// these arguments (after [Config.Middleware]), so that what was approved
+// is what is sent.
+type grant struct{ args []byte }
+
+// grantOf returns the grant of args. (Arguments that do not marshal match
+// nothing: the call asks again, and then fails to marshal.)
+func grantOf(args map[string]any) *grant {
+	b, _ := json.Marshal(argsOrEmpty(args))
+	return &grant{args: b}
+}
+
+// covers reports whether g approved args. A nil grant approves nothing.
+func (g *grant) covers(args map[string]any) bool {
+	if g == nil {
+		return false
+	}
+	b, err := json.Marshal(argsOrEmpty(args))
+	return err == nil && bytes.Equal(b, g.args)
+}
+
+// argsOrEmpty returns args, or {} for nil: they are sent so.
+func argsOrEmpty(args map[string]any) map[string]any {
+	if args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+// approval is the one approval gate ([Config.Approval]), for fresh calls
+// (send) and resumed ones ([Adapter.Resume]): the request that holds the
+// call of t with args, the arguments it sends, for a human, or nil when
+// the call needs no approval. resume is the resume it would send (nil for
+// a fresh call).
+func (t *Tool) approval(ctx context.Context, args map[string]any, resume *resumeCall) *ApprovalRequired {
+	approve := t.a.cfg.Approval
+	if approve == nil {
+		return nil
+	}
+	call := t.call(args)
+	if !approve(call) {
+		return nil
+	}
+	return newApproval(ctx, t, call, resume)
 }
 
 // invoke runs an approved call, with callbacks: [Adapter.Decide].
@@ -169,26 +218,38 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args, "", true) })
 }
 
-// run calls the tool on its connection, past the approval gate and without
-// callbacks: through [Config.Middleware], watched by a tracer and the debug
-// log, when any of them is there.
-func (t *Tool) run(ctx context.Context, args map[string]any, id string) (*Result, error) {
+// run calls the tool on its connection, without callbacks: through
+// [Config.Middleware], watched by a tracer and the debug log, when any of
+// them is there, then the approval gate (send). g is what a human
+// approved, or nil.
+func (t *Tool) run(ctx context.Context, args map[string]any, id string, g *grant) (*Result, error) {
 	if t.taskSupport() == taskRequired && !t.conn.tasksOn() {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
 	a := t.a
 	w := t.watch(ctx)
 	if len(a.cfg.Middleware) == 0 && w == nil && !a.notify.wantsProgress(ctx) {
-		return t.rounds(ctx, args, nil) // nothing to tell: no call id, no span, no record
+		return t.send(ctx, args, nil, g) // nothing to tell: no call id, no span, no record
 	}
 	info := &callInfo{id: id, watch: w}
 	if info.id == "" {
 		info.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
 	}
 	ctx = w.start(ctx, info.id)
-	res, err := t.hooked(ctx, args, info)
+	res, err := t.hooked(ctx, args, info, g)
 	w.end(ctx, res, err, info)
 	return res, err
+}
+
+// send passes the approval gate with args, the arguments as they are
+// sent, unless g approved them, then calls the tool with them.
+func (t *Tool) send(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
+	if !g.covers(args) {
+		if p := t.approval(ctx, args, nil); p != nil {
+			return nil, p
+		}
+	}
+	return t.rounds(ctx, args, info)
 }
 
 // rounds calls the tool with args, for the call described by info (nil on
@@ -256,19 +317,33 @@ func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpN
 // handler takes to ask a human, nor the waits between rounds: ctx bounds
 // those.
 func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mcp.InputResponseMap, state string, round int, info *callInfo) (*Result, error) {
-	a, c, tool, mcpName := t.a, t.conn, t.name, t.desc.Name
-	ctx, done := c.callContext(ctx)
-	defer done()
+	a, c, tool, mcpName := t.a, t.conn.current(), t.name, t.desc.Name
+	caller := ctx
+	ctx, done := c.callContext(caller)
+	defer func() { done() }()
 	timeout := t.timeout()
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
+	renewed := false
 	for {
 		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state, info)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
 		case err != nil:
+			var unsent *unexecuted
+			if !renewed && errors.As(err, &unsent) {
+				// The server forgot the session without executing the
+				// request: send it again, once, on a new session.
+				renewed = true
+				if c, err = a.pool.renew(caller, c); err != nil {
+					return nil, err
+				}
+				done()
+				ctx, done = c.callContext(caller)
+				continue
+			}
 			if asked = urlElicitations(err); asked == nil {
 				return nil, err
 			}
@@ -373,6 +448,9 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
 	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
 		if err := c.usable(callToolOp(mcpName)); err != nil {
+			if c.sessionMissing() && !c.closing.Load() {
+				err = &unexecuted{err} // nothing was sent
+			}
 			return nil, nil, err
 		}
 	}
@@ -382,9 +460,17 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 		args = map[string]any{}
 	}
 	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (sdkcache.go)
-	oc := c.openCall(ctx, tool)      // the server's requests meanwhile are attributed to it (serverreq.go)
+	var sent *sendRecord
+	if c.http != nil { // whether the server executed the request (httptransport.go)
+		sent = new(sendRecord)
+		ctx = context.WithValue(ctx, sendRecordKey{}, sent)
+	}
+	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	refused := c.closeCall(oc)
+	if err != nil && sent.unexecuted() && c.sessionMissing() {
+		return nil, nil, &unexecuted{c.callError(callToolOp(mcpName), err)}
+	}
 	if err != nil {
 		if refused != "" {
 			// A legacy server asked for sampling or roots while serving the call.

@@ -98,8 +98,10 @@ type Config struct {
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]
 	// and [Tool.Call] return an [*ApprovalRequired] before the server is
-	// contacted. To hold every call that may destroy something, by the
-	// tools' annotations (see [ToolAnnotations.MayBeDestructive]):
+	// contacted. It runs after [Config.Middleware]: it sees, and a
+	// reviewer approves, the arguments that are sent (see [Middleware]). To
+	// hold every call that may destroy something, by the tools' annotations
+	// (see [ToolAnnotations.MayBeDestructive]):
 	//
 	//	Approval: func(c ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 	Approval func(call ToolCall) bool
@@ -229,9 +231,10 @@ type Config struct {
 	// logger name and data; they are delivered like OnListChanged.
 	Logger *slog.Logger
 
-	// Middleware wraps every tool call, the first outermost: it may rewrite
-	// the arguments and the request's _meta, answer without contacting the
-	// server, replace the result, or observe errors. See [Middleware].
+	// Middleware wraps every tool call, the first outermost, before the
+	// [Config.Approval] gate: it may rewrite the arguments and the
+	// request's _meta, answer without contacting the server, replace the
+	// result, or observe errors. See [Middleware].
 	Middleware []Middleware
 
 	// OnProgress, when set, receives every progress notification of every
@@ -399,9 +402,12 @@ type Server struct {
 	// long-lived; use context deadlines instead.
 	HTTPClient *http.Client `json:"-"`
 
-	// OAuth authorizes Streamable HTTP requests (go-sdk's OAuth support);
-	// its token is never sent to another origin. The SSE fallback does not
-	// use it: put credentials for an SSE server in Headers.
+	// OAuth authorizes the server's requests: Streamable HTTP through
+	// go-sdk's OAuth support, SSE (the fallback) through the adapter's HTTP
+	// transport, alike: the token on every request (the stream's GET and
+	// each POST), and on a 401 or 403 the handler's Authorize flow, then
+	// the request once more. An Authorization in Headers or HeadersFor
+	// wins over the token. The token is never sent to another origin.
 	OAuth auth.OAuthHandler `json:"-"`
 
 	// HeadersFor, when set, makes the server per-principal: each principal
@@ -441,7 +447,12 @@ type Server struct {
 	Restart *RetryPolicy `json:"-"`
 
 	// Reconnect dials an HTTP or SSE server again, at the next discovery,
-	// after its session died. Nil means a dead server stays failed.
+	// after its session died. Nil means a dead server stays failed, with
+	// one exception the MCP spec makes: a Streamable HTTP server that
+	// answers 404 for the session (it restarted) gets a new session at
+	// once, policy or not; the request it refused is sent again on it, and
+	// tools handed out before go on there. A call that may have run (its
+	// answer was lost) is never sent again.
 	Reconnect *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
@@ -480,4 +491,13 @@ func (s *Server) retryPolicy() *RetryPolicy {
 		return s.Reconnect
 	}
 	return s.Restart
+}
+
+// recoverySetting names the setting that has a dead connection to s dialed
+// again (retryPolicy), for the errors of servers that stay down without it.
+func (s *Server) recoverySetting() string {
+	if s.Command != "" {
+		return "Server.Restart"
+	}
+	return "Server.Reconnect"
 }

@@ -14,12 +14,14 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A conn is one live session with a server. Tools are bound to the conn they
-// were discovered on and never move to another one.
+// were discovered on, and move to another one only when the server forgot
+// its session (next).
 type conn struct {
 	server string
 	key    connKey // server and principal (principal.go)
@@ -39,6 +41,11 @@ type conn struct {
 	diedAt  time.Time     // when it ended; written before done is closed
 	dead    sync.Once     // guards err and the closing of done
 	closing atomic.Bool   // set when the adapter closes the conn
+
+	// next is the conn that replaced c after its server forgot c's session
+	// (sessionMissing): the spec's new session, on which the calls of c's
+	// tools go on (current). Set once, by pool.open.
+	next atomic.Pointer[conn]
 
 	// The tools/call requests in flight, to which the server's own
 	// requests are attributed (serverreq.go).
@@ -73,6 +80,15 @@ type conn struct {
 	// SDK follows with notifications/cancelled.
 	http    *serverTransport
 	notices atomic.Int64
+
+	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
+	// OAuthFor's for c's principal), called once per dial.
+	oauth auth.OAuthHandler
+
+	// overHTTP is set when the session's requests go through a
+	// serverTransport (Streamable HTTP or SSE): CallRequest.Headers reach
+	// them.
+	overHTTP bool
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 
@@ -136,6 +152,21 @@ func (c *conn) giveUp(err error) {
 }
 
 func (c *conn) modern() bool { return c.info.Era == EraModern }
+
+// current returns the conn that serves the calls of c's tools: c, or the
+// last of the new sessions that replaced it (next).
+func (c *conn) current() *conn {
+	for n := c.next.Load(); n != nil; n = c.next.Load() {
+		c = n
+	}
+	return c
+}
+
+// sessionMissing reports whether c's Streamable HTTP server answered 404
+// to a request carrying c's session id: it no longer knows the session
+// (it restarted, or dropped it), and the spec has the client start a new
+// session, with or without a retry policy (pool.connect).
+func (c *conn) sessionMissing() bool { return c.http != nil && c.http.missing.Load() }
 
 // alive reports whether the session is still up.
 func (c *conn) alive() bool {
@@ -430,16 +461,39 @@ func (c *conn) callError(op string, err error) error {
 		return serverError(c.server, op, c.closedErr())
 	}
 	switch {
-	case errors.Is(err, mcp.ErrSessionMissing):
-		// The HTTP server forgot the session: this conn is dead for good.
+	case errors.Is(err, mcp.ErrSessionMissing), c.sessionMissing():
+		// The HTTP server forgot the session: this conn is dead for good,
+		// and the next use starts a new session (pool.connect). giveUp
+		// closes the session in the background: its Close waits for the
+		// requests in flight.
 		c.giveUp(err)
-		c.session.Close()
 	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF) && !rejected(err):
 		// The peer is gone. Say so now rather than when watch notices,
 		// so that the next discovery re-dials instead of reusing c.
 		c.giveUp(err)
+		err = c.staysDown(err)
 	}
 	return serverError(c.server, op, redact.Error(classifyFault(err), c.cfg.URL))
+}
+
+// An unexecuted error is the failure of a request that the server never
+// executed: it answered 404 for the request's session, or nothing was sent
+// because the session was known to be missing (see sendRecord). Such a
+// request may be sent again, once, on a new session (Tool.callRounds). It
+// reads as the error it wraps.
+type unexecuted struct{ error }
+
+// Unwrap returns the failure.
+func (u *unexecuted) Unwrap() error { return u.error }
+
+// staysDown wraps err, the end of c's connection, with the setting that
+// would have the next discovery dial c's server again, when c's server has
+// none: the connection stays down until Close otherwise.
+func (c *conn) staysDown(err error) error {
+	if c.cfg.retryPolicy() != nil {
+		return err
+	}
+	return fmt.Errorf("%w (it stays down until Close: set %s to dial it again)", err, c.cfg.recoverySetting())
 }
 
 // closedErr is why a closing c serves no more requests: ErrClosed, saying
@@ -453,9 +507,10 @@ func (c *conn) closedErr() error {
 
 // diedRedialable reports whether a request on c failed because c's session
 // ended (callError marks the conn dead as it sees that), not because of
-// Close, and c's server has a policy to dial it again.
+// Close, and c's server is dialed again: it has a policy for that, or it
+// forgot the session (sessionMissing).
 func (c *conn) diedRedialable() bool {
-	return c.cfg.retryPolicy() != nil && !c.alive() && !c.closing.Load() && c.life.Err() == nil
+	return (c.cfg.retryPolicy() != nil || c.sessionMissing()) && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
 // usable returns why c can no longer serve calls, or nil.

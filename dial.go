@@ -295,11 +295,11 @@ func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 // often a real error); in legacy mode any 4xx but 401/403 does.
 func (d *dialer) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	oauth := s.OAuth
+	c.oauth = s.OAuth
 	if s.OAuthFor != nil {
-		oauth = s.OAuthFor(c.key.principal)
+		c.oauth = s.OAuthFor(c.key.principal)
 	}
-	st := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient, OAuthHandler: oauth}
+	st := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient, OAuthHandler: c.oauth}
 	cs, err := d.connectStreamable(ctx, client, c, sc, st, opts)
 	if err == nil {
 		return cs, nil
@@ -343,14 +343,18 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
-	c.http = rt
+	c.http, c.overHTTP = rt, true
 	return cs, nil
 }
 
 // connectSSE is connectStreamable for an HTTP+SSE transport, whose
-// connection is the adapter's own (conn.own).
+// connection is the adapter's own (conn.own). go-sdk's SSE transport has no
+// OAuth support: the adapter's transport brings the OAuth handler of a URL
+// server's dial (c.oauth), a token on every request and the Authorize flow
+// on a 401 or 403, as go-sdk does for Streamable HTTP.
 func (d *dialer) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, sse *mcp.SSEClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	rt := newServerTransport(c, sc, sse.Endpoint)
+	rt.oauth = c.oauth
 	cp := *sse
 	cp.HTTPClient = rt.client(sse.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
@@ -358,6 +362,7 @@ func (d *dialer) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
+	c.overHTTP = true
 	return cs, nil
 }
 

@@ -85,9 +85,11 @@
 //
 //	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
 //	                 nulls that mean absent dropped (internal/schemapass), the one principal
-//	                 check (conn.go), the approval gate [approval.go]
-//	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → rounds
-//	                 [a tool with task support: tasks.go] → callRounds: callContext (conn.go) → callRound: progress sink and idle timer (notify.go),
+//	                 check (conn.go)
+//	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → send: the
+//	                 approval gate [approval.go], on the arguments as sent → rounds [a tool
+//	                 with task support: tasks.go] → callRounds: callContext (conn.go) →
+//	                 callRound: progress sink and idle timer (notify.go),
 //	                 the request's trace context (trace.go) → callOnce: recordTools
 //	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
 //	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots

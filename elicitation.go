@@ -254,9 +254,10 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Res
 		return nil, fail(err)
 	}
 	approved := in.approved && a.states.trusted(in.seal)
-	if approve := a.cfg.Approval; approve != nil && !approved {
-		if call := t.call(in.args); approve(call) {
-			return nil, newApproval(ctx, t, call, &resumeCall{in: in, reqs: reqs, responses: responses})
+	if !approved {
+		// in.args are the arguments the call sent, after Middleware.
+		if p := t.approval(ctx, in.args, &resumeCall{in: in, reqs: reqs, responses: responses}); p != nil {
+			return nil, p
 		}
 	}
 	if err := a.states.claim(ctx, in.stamp); err != nil {
@@ -298,7 +299,7 @@ func (cs *catalogs) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error
 		if err != nil {
 			return nil, err
 		}
-		if c == t.conn {
+		if c == t.conn.current() {
 			return t, nil
 		}
 	}

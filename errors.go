@@ -71,6 +71,13 @@ var (
 	// operation the server did not advertise the capability of, such as
 	// [Adapter.SubscribeResource] on a server without resources.subscribe.
 	ErrNotSupported = errors.New("mcpadapter: not supported by the server")
+
+	// ErrCallHeaders is returned, wrapped in a [*ServerError], by a call
+	// whose [CallRequest.Headers] cannot be sent: its server is not reached
+	// over HTTP (stdio, [InMemory], a custom transport other than go-sdk's
+	// HTTP ones), or a header is one the transport sets itself. Nothing is
+	// sent.
+	ErrCallHeaders = errors.New("mcpadapter: per-call headers cannot be sent")
 )
 
 // A PromptArgumentsError reports arguments given to [Adapter.GetPrompt]

@@ -1,7 +1,7 @@
 package mcpadapter
 
-// Call hooks: middleware around one tool call, after the approval gate and
-// before the server is contacted.
+// Call hooks: middleware around one tool call, before the approval gate
+// and the server.
 
 import (
 	"context"
@@ -36,6 +36,15 @@ type CallRequest struct {
 	// the SDK add: progressToken, traceparent, tracestate, and the modern
 	// era's io.modelcontextprotocol/* keys, which win).
 	Meta map[string]any
+	// Headers, set by a middleware, are added to the HTTP requests of this
+	// call alone (each of its rounds), on a Streamable HTTP or SSE server,
+	// shared or per-principal, over [Server.Headers] and
+	// [Server.HeadersFor]. Like those they go only to the server's origin:
+	// never to a redirect elsewhere, nor to another server. On any other
+	// server (stdio, [InMemory], a custom transport), or with a header the
+	// transport sets itself (Accept, Content-Type, Host, Mcp-*, ...), the
+	// call fails with [ErrCallHeaders] and nothing is sent.
+	Headers map[string]string
 }
 
 // A CallHandler runs a tool call and returns its result, as [Tool.Invoke]
@@ -48,8 +57,14 @@ type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
 // calling next (the server is then not contacted), replace the result, or
 // observe errors. [Config.Middleware] lists them outermost first.
 //
-// Middleware runs after [Config.Approval] (a reviewer approves the call the
-// model asked for) and around the whole call, its input rounds included; a
+// Middleware runs before [Config.Approval], so that a reviewer approves the
+// call as it is sent: the gate sees the arguments the middleware leaves,
+// and a call held for approval returns its [*ApprovalRequired] through the
+// chain. Approving it ([Adapter.Decide]) runs the chain again on the approved
+// arguments; the call is sent when they come out unchanged (a rewrite that
+// is applied twice changes nothing), else it is held for approval again,
+// with the new arguments. Middleware runs around the whole call, its input
+// rounds included; a
 // resumed [*Interrupt] continues inside the chain it started in only when
 // the rounds are answered inline ([Config.ElicitationHandler]): a stored
 // interrupt resumed later runs the server call alone, with the arguments it
@@ -74,13 +89,14 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 	return h
 }
 
-// hooked runs the call of args through [Config.Middleware]. Arguments that a
-// middleware rewrote are validated against the tool's input schema first:
-// a violation is a model-visible error result, and nothing is sent.
-func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
+// hooked runs the call of args through [Config.Middleware], then the
+// approval gate (send, with g). Arguments that a middleware rewrote are
+// validated against the tool's input schema first: a violation is a
+// model-visible error result, and nothing is sent.
+func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
 	mws := t.a.cfg.Middleware
 	if len(mws) == 0 {
-		return t.rounds(ctx, args, info)
+		return t.send(ctx, args, info, g)
 	}
 	req := &CallRequest{
 		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: info.id, Principal: t.conn.key.principal,
@@ -94,7 +110,14 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo) 
 			}
 		}
 		info.meta = maps.Clone(req.Meta)
-		return t.rounds(ctx, req.Args, info)
+		if len(req.Headers) > 0 {
+			c := t.conn.current()
+			if err := c.checkCallHeaders(req.Headers); err != nil {
+				return nil, serverError(t.server, callToolOp(t.desc.Name), err)
+			}
+			ctx = context.WithValue(ctx, callHeadersKey{}, &callHeaders{a: c.a, key: c.key, h: maps.Clone(req.Headers)})
+		}
+		return t.send(ctx, req.Args, info, g)
 	})
 	return h(ctx, req)
 }

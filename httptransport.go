@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"golang.org/x/oauth2"
 )
 
 // A serverTransport is the http.RoundTripper of one HTTP connection
@@ -36,8 +38,14 @@ type serverTransport struct {
 	headers   map[string]string
 	principal string                                                                 // whom the connection acts for
 	more      func(ctx context.Context, principal string) (map[string]string, error) // Server.HeadersFor
+	oauth     auth.OAuthHandler                                                      // SSE only: go-sdk authorizes Streamable HTTP
 	screen    *wire.Screen
-	failure   atomic.Int32 // first HTTP status >= 400
+	failure   atomic.Int32 // first HTTP status >= 400 (see answered)
+
+	// missing is set when the server answers 404 to a request carrying
+	// the session's id: it no longer knows the session (it restarted), and
+	// the spec has the client start a new one (pool.renew).
+	missing atomic.Bool
 
 	// Once watching (conn.beginClose), POSTs of notifications/cancelled
 	// are counted as they complete, and signalled on cancelSent.
@@ -80,33 +88,13 @@ func (t *serverTransport) client(hc *http.Client) *http.Client {
 
 // RoundTrip implements http.RoundTripper.
 func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	switch {
-	case !t.sameOrigin(req.URL):
-		// A redirect, or an SSE endpoint, pointing at another origin: it
-		// gets none of this server's credentials. net/http keeps the
-		// Authorization of a redirect to the same host name on another
-		// port (an OAuth token set by the SDK); drop it too.
-		if req.Header.Get("Authorization") != "" {
-			req = req.Clone(req.Context())
-			req.Header.Del("Authorization")
+	orig, sameOrigin := req, t.sameOrigin(req.URL)
+	req, err := t.withHeaders(req, sameOrigin)
+	if err != nil {
+		if orig.Body != nil {
+			orig.Body.Close() // a RoundTripper closes it, even on error
 		}
-	case len(t.headers) > 0 || t.more != nil:
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			req.Header.Set(k, v)
-		}
-		if t.more != nil {
-			more, err := t.more(req.Context(), t.principal)
-			if err != nil {
-				if req.Body != nil {
-					req.Body.Close() // a RoundTripper closes it, even on error
-				}
-				return nil, errorf("mcpadapter: Server.HeadersFor: %w", err)
-			}
-			for k, v := range more {
-				req.Header.Set(k, v)
-			}
-		}
+		return nil, err
 	}
 	if t.cancelNotice(req) {
 		defer func() {
@@ -118,7 +106,10 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}()
 	}
 	var life *postLife
+	var sent *sendRecord
 	if req.Method == http.MethodPost {
+		sent, _ = req.Context().Value(sendRecordKey{}).(*sendRecord)
+		sent.post()
 		life = newPostLife(req.Context())
 		req = req.WithContext(life.ctx)
 	}
@@ -126,13 +117,18 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.end.sign()
 	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil && sameOrigin && t.oauth != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		req, resp, err = t.reauthorize(orig, req, resp)
+	}
 	if err != nil {
 		if life != nil {
 			life.end()
 		}
 		return nil, err
 	}
-	t.answered(req, resp)
+	if t.answered(req, resp) {
+		sent.refused()
+	}
 	var answered func()
 	if life != nil {
 		answered = life.answered
@@ -142,6 +138,156 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, end: &t.end}
 	return resp, nil
+}
+
+// withHeaders returns req as it is sent: to the server's origin
+// (sameOrigin), with an OAuth token (SSE: go-sdk authorizes Streamable HTTP
+// itself), the server's headers, those of HeadersFor and the call's, each
+// overriding the ones before; elsewhere, without Authorization. req itself
+// is not changed.
+func (t *serverTransport) withHeaders(req *http.Request, sameOrigin bool) (*http.Request, error) {
+	call := t.callHeadersOf(req.Context())
+	switch {
+	case !sameOrigin:
+		// A redirect, or an SSE endpoint, pointing at another origin: it
+		// gets none of this server's credentials. net/http keeps the
+		// Authorization of a redirect to the same host name on another
+		// port (an OAuth token set by the SDK); drop it too.
+		if req.Header.Get("Authorization") != "" {
+			req = req.Clone(req.Context())
+			req.Header.Del("Authorization")
+		}
+	case t.oauth != nil || len(t.headers) > 0 || t.more != nil || call != nil:
+		req = req.Clone(req.Context())
+		if err := t.setToken(req); err != nil {
+			return nil, err
+		}
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+		if t.more != nil {
+			more, err := t.more(req.Context(), t.principal)
+			if err != nil {
+				return nil, errorf("mcpadapter: Server.HeadersFor: %w", err)
+			}
+			for k, v := range more {
+				req.Header.Set(k, v)
+			}
+		}
+		for k, v := range call {
+			req.Header.Set(k, v)
+		}
+	}
+	return req, nil
+}
+
+// setToken sets the Authorization of req to the bearer token of t's OAuth
+// handler, if any, as go-sdk's Streamable HTTP transport does: a token
+// source without a token, or whose refresh grant is no longer valid,
+// leaves it unset, for the server's 401 to start the handler's Authorize
+// flow (reauthorize).
+func (t *serverTransport) setToken(req *http.Request) error {
+	if t.oauth == nil {
+		return nil
+	}
+	ts, err := t.oauth.TokenSource(req.Context())
+	if err != nil || ts == nil {
+		return oauthError(err)
+	}
+	tok, err := ts.Token()
+	var invalid *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &invalid) && invalid.ErrorCode == "invalid_grant":
+		return nil
+	case err != nil:
+		return oauthError(err)
+	case tok != nil && tok.AccessToken != "":
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return nil
+}
+
+// oauthError wraps a failure of the OAuth handler; nil for nil.
+func oauthError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errorf("mcpadapter: Server.OAuth: %w", err)
+}
+
+// reauthorize answers resp, a 401 or 403 to sent (orig as it was sent),
+// as go-sdk does on Streamable HTTP: it runs the OAuth handler's Authorize
+// flow (which closes resp's body), then sends orig again, once, with the
+// new token. A request whose body cannot be read again gets resp.
+func (t *serverTransport) reauthorize(orig, sent *http.Request, resp *http.Response) (*http.Request, *http.Response, error) {
+	if orig.Body != nil && orig.Body != http.NoBody && orig.GetBody == nil {
+		return sent, resp, nil
+	}
+	if err := t.oauth.Authorize(sent.Context(), sent, resp); err != nil {
+		return nil, nil, oauthError(err)
+	}
+	again := orig.Clone(sent.Context())
+	if orig.GetBody != nil {
+		body, err := orig.GetBody()
+		if err != nil {
+			return nil, nil, err
+		}
+		again.Body = body
+	}
+	again, err := t.withHeaders(again, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err = t.base.RoundTrip(again)
+	return again, resp, err
+}
+
+// callHeadersOf returns the CallRequest.Headers that ctx carries for the
+// connection of t (the same Adapter, server and principal), or nil: the
+// headers of one server's call never go to another's.
+func (t *serverTransport) callHeadersOf(ctx context.Context) map[string]string {
+	ch, _ := ctx.Value(callHeadersKey{}).(*callHeaders)
+	if ch == nil || ch.a != t.end.c.a || ch.key != t.end.c.key {
+		return nil
+	}
+	return ch.h
+}
+
+// callHeaders are the CallRequest.Headers of one call (hooks.go), for the
+// connection key of an Adapter; the context of the call's requests carries
+// them (callHeadersKey).
+type callHeaders struct {
+	a   *Adapter
+	key connKey
+	h   map[string]string
+}
+
+// callHeadersKey is the context key of a call's *callHeaders.
+type callHeadersKey struct{}
+
+// checkCallHeaders returns why h cannot be sent with a call on c: c does
+// not go over HTTP, or a header is the transport's own.
+func (c *conn) checkCallHeaders(h map[string]string) error {
+	if !c.overHTTP {
+		return errorf("%w: the server is not reached over HTTP", ErrCallHeaders)
+	}
+	for name := range h {
+		if transportHeader(name) {
+			return errorf("%w: %s is set by the transport", ErrCallHeaders, http.CanonicalHeaderKey(name))
+		}
+	}
+	return nil
+}
+
+// transportHeader reports whether the header name is one that the HTTP
+// transports (go-sdk's, net/http) set for the protocol: a call may not
+// replace it.
+func transportHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Connection", "Content-Length", "Content-Type", "Host", "Last-Event-Id", "Te", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	return len(name) >= 4 && strings.EqualFold(name[:4], "mcp-")
 }
 
 // sameOrigin reports whether u is on the server's origin: the same host
@@ -170,20 +316,66 @@ func (t *serverTransport) sameOrigin(u *url.URL) bool {
 }
 
 // answered records the status of resp, the answer to req: the first
-// failing one (firstFailure), and a sign of the session's end for any
-// failing status but a 4xx to the first GET of a standalone stream, which
-// says only that there is none. The SDK fails a session on a 4xx it
-// cannot read as a JSON-RPC error, and on a 404 for its session; it fails
-// that request alone on most others, but for the sign a status it
-// survives costs only a goroutine until the session ends.
-func (t *serverTransport) answered(req *http.Request, resp *http.Response) {
+// failing one (failure; a 401 or 403 gives way to a later one, which
+// answers the request sent again after an OAuth Authorize flow), a 404 for the session (missing), and a sign
+// of the session's end for any failing status but a 4xx to the first GET
+// of a standalone stream, which says only that there is none. The SDK
+// fails a session on a 4xx it cannot read as a JSON-RPC error, and on a
+// 404 for its session; it fails that request alone on most others, but
+// for the sign a status it survives costs only a goroutine until the
+// session ends. It reports whether resp is a 404 for the session: the
+// server did not execute req.
+func (t *serverTransport) answered(req *http.Request, resp *http.Response) (missing bool) {
 	if resp.StatusCode < 400 {
-		return
+		return false
 	}
-	t.failure.CompareAndSwap(0, int32(resp.StatusCode))
+	if first := t.failure.Load(); first == 0 || first == http.StatusUnauthorized || first == http.StatusForbidden {
+		t.failure.Store(int32(resp.StatusCode))
+	}
+	if resp.StatusCode == http.StatusNotFound && req.Header.Get(sessionIDHeader) != "" {
+		t.missing.Store(true)
+		missing = true
+	}
 	if req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "" {
 		t.end.signAttached()
 	}
+	return missing
+}
+
+// sessionIDHeader carries a Streamable HTTP session's id.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// A sendRecord follows the POSTs of one request of the adapter's on a
+// Streamable HTTP session (a tools/call, with its context: sendRecordKey):
+// how many were made, and how many the server answered 404 for their
+// session. A request whose every POST was so answered, or that made
+// none, was never executed, and may be sent again on a new session
+// (conn.callError). The methods of a nil record do nothing.
+type sendRecord struct {
+	posts, refusals atomic.Int32
+}
+
+// sendRecordKey is the context key of a request's *sendRecord.
+type sendRecordKey struct{}
+
+// post records a POST of the request.
+func (r *sendRecord) post() {
+	if r != nil {
+		r.posts.Add(1)
+	}
+}
+
+// refused records a POST the server answered 404 for its session.
+func (r *sendRecord) refused() {
+	if r != nil {
+		r.refusals.Add(1)
+	}
+}
+
+// unexecuted reports whether the server executed none of the request's
+// POSTs; false for a nil record, which knows nothing.
+func (r *sendRecord) unexecuted() bool {
+	return r != nil && r.posts.Load() == r.refusals.Load()
 }
 
 // statusOf returns err, the failure of a connection attempt over t, as an

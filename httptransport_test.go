@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 )
 
 // isToolCall reports whether req, a client's request, posts tools/call.
@@ -165,4 +166,124 @@ func TestHTTPStreamEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rotatingToken is an OAuth handler whose Authorize flow moves to the
+// token the server wants now (want), as a refresh would.
+type rotatingToken struct {
+	mu         sync.Mutex
+	tok, want  string
+	authorized int
+}
+
+func (r *rotatingToken) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: r.tok}), nil
+}
+
+func (r *rotatingToken) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	resp.Body.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tok = r.want
+	r.authorized++
+	return nil
+}
+
+// require sets the token the server accepts from now on.
+func (r *rotatingToken) require(tok string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.want = tok
+}
+
+// wanted returns the token the server accepts.
+func (r *rotatingToken) wanted() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.want
+}
+
+// TestOAuthSSE (the JS adapter's transport headers suite, its OAuth case,
+// over SSE): with Server.OAuth, the GET that opens the SSE stream and every
+// POST carry the token; a configured Authorization header wins; a 401 runs
+// the handler's Authorize flow and the request is sent again with the new
+// token, at the stream's GET and at a call's POST.
+func TestOAuthSSE(t *testing.T) {
+	type request struct{ method, auth string }
+	serve := func(t *testing.T, tokens *rotatingToken) (string, func() []request) {
+		s := testserver.Full(testserver.Options{Legacy: true})
+		var mu sync.Mutex
+		var seen []request
+		h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.Server }, nil)
+		url := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, request{r.Method, r.Header.Get("Authorization")})
+			mu.Unlock()
+			if tokens != nil && r.Header.Get("Authorization") != "Bearer "+tokens.wanted() {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})).URL
+		return url, func() []request {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]request(nil), seen...)
+		}
+	}
+	use := func(t *testing.T, srv Server) {
+		t.Helper()
+		a := newAdapter(t, Config{Servers: map[string]Server{"sse": srv}})
+		ts, err := a.ListTools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.Lookup("sse__echo").Invoke(t.Context(), map[string]any{"text": "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("token", func(t *testing.T) {
+		url, seen := serve(t, nil)
+		use(t, Server{URL: url, Mode: ModeLegacy, OAuth: staticToken("tok-1")})
+		for _, r := range seen() {
+			if r.auth != "Bearer tok-1" {
+				t.Errorf("%s without the token: Authorization %q", r.method, r.auth)
+			}
+		}
+	})
+	t.Run("configured header wins", func(t *testing.T) {
+		url, seen := serve(t, nil)
+		use(t, Server{URL: url, Mode: ModeLegacy, OAuth: staticToken("tok-1"), Headers: map[string]string{"Authorization": "Bearer configured"}})
+		for _, r := range seen() {
+			if r.auth != "Bearer configured" {
+				t.Errorf("%s: Authorization %q, want the configured one", r.method, r.auth)
+			}
+		}
+	})
+	t.Run("refresh on 401", func(t *testing.T) {
+		tokens := &rotatingToken{tok: "old", want: "tok-2"}
+		url, seen := serve(t, tokens)
+		a := newAdapter(t, Config{Servers: map[string]Server{"sse": {URL: url, Mode: ModeLegacy, OAuth: tokens}}})
+		ts, err := a.ListTools(t.Context()) // the stream's GET is refused once
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens.require("tok-3") // the next POST is refused once
+		res, err := ts.Lookup("sse__echo").Invoke(t.Context(), map[string]any{"text": "x"})
+		if err != nil || res.Text() != "x" {
+			t.Fatalf("call after the token rotated: %v, %v", res, err)
+		}
+		if tokens.authorized != 2 {
+			t.Errorf("Authorize ran %d times, want 2", tokens.authorized)
+		}
+		methods := map[string]bool{}
+		for _, r := range seen() {
+			methods[r.method] = true
+		}
+		if !methods[http.MethodGet] || !methods[http.MethodPost] {
+			t.Errorf("requests %v, want GETs and POSTs", seen())
+		}
+	})
 }

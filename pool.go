@@ -166,13 +166,34 @@ func (p *pool) connect(ctx context.Context, name string, s *Server) (*conn, erro
 	}
 	g := p.generation()
 	p.mu.Lock()
-	cur := g.conns[key]
 	skipErr := g.skipped[name]
 	p.mu.Unlock()
 	if skipErr != nil {
-		return nil, skipErr
+		return nil, skipped(s, skipErr)
 	}
-	attempts := 1
+	return p.connectKey(ctx, g, key, s)
+}
+
+// renew returns the connection that replaces c, whose server forgot its
+// session, dialing it unless another caller did: the spec's new session,
+// on which a request the server never executed is sent again.
+func (p *pool) renew(ctx context.Context, c *conn) (*conn, error) {
+	p.mu.Lock()
+	g := p.gen
+	p.mu.Unlock()
+	if g != c.gen {
+		return nil, serverError(c.server, "dial", ErrClosed) // Close came meanwhile
+	}
+	return p.connectKey(ctx, g, c.key, c.cfg)
+}
+
+// connectKey is connect for the connection key of g: the live connection,
+// or one shared dial of a new one.
+func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Server) (*conn, error) {
+	p.mu.Lock()
+	cur := g.conns[key]
+	p.mu.Unlock()
+	attempts, renewal := 1, false
 	if cur != nil {
 		if cur.alive() {
 			if key.principal != "" {
@@ -181,10 +202,14 @@ func (p *pool) connect(ctx context.Context, name string, s *Server) (*conn, erro
 			return cur, nil
 		}
 		policy := s.retryPolicy()
-		if policy == nil {
-			return nil, serverError(name, "connect", fmt.Errorf("connection lost: %w", cur.cause()))
+		switch {
+		case policy != nil:
+			attempts = max(policy.MaxAttempts, 1)
+		case cur.sessionMissing(): // a forgotten session is started anew, policy or not
+			renewal = true
+		default:
+			return nil, serverError(key.server, "connect", fmt.Errorf("connection lost: %w", cur.staysDown(cur.cause())))
 		}
-		attempts = max(policy.MaxAttempts, 1)
 	}
 	// The first caller's span is the parent of the dial's.
 	ch := g.dials.DoChan(key.flight(), func() (any, error) {
@@ -192,6 +217,9 @@ func (p *pool) connect(ctx context.Context, name string, s *Server) (*conn, erro
 	})
 	select {
 	case r := <-ch:
+		if r.Err != nil && renewal {
+			return nil, fmt.Errorf("%w (the server forgot its session and no new one could be started: set %s to retry the dial)", r.Err, s.recoverySetting())
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}
@@ -199,6 +227,15 @@ func (p *pool) connect(ctx context.Context, name string, s *Server) (*conn, erro
 	case <-ctx.Done():
 		return nil, serverError(key.server, "dial", ctx.Err())
 	}
+}
+
+// skipped wraps err, why discovery skipped server s, with the settings
+// that would have it dialed again: until Close, only a retry policy does.
+func skipped(s *Server, err error) error {
+	if s.retryPolicy() != nil {
+		return err
+	}
+	return fmt.Errorf("%w (skipped by Config.OnConnectionError until Close: set %s to dial it again at a later discovery)", err, s.recoverySetting())
 }
 
 // open is the shared dial of the connection key of g: up to attempts
@@ -244,7 +281,10 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 	defer p.mu.Unlock()
 	c.attach()
 	c.since = time.Now()
-	_, replaced := g.conns[key]
+	old, replaced := g.conns[key]
+	if replaced && old.sessionMissing() {
+		old.next.Store(c) // the calls of old's tools go on here
+	}
 	g.conns[key] = c
 	if key.principal != "" {
 		c.use.touch()

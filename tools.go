@@ -30,7 +30,10 @@ var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
 // discovered on. It implements langchaingo's [tools.Tool]; [Tool.LLMTool] and
 // [Toolset.HandleToolCalls] serve native tool calling. A Tool is immutable
 // and safe for concurrent use. After [Adapter.Close] its calls fail with
-// [ErrClosed]; after its connection died, with a [*ServerError]. Tools are
+// [ErrClosed]; after its connection died, with a [*ServerError]. A
+// Streamable HTTP session that the server forgot (HTTP 404: it restarted)
+// is not a dead connection: the adapter starts a new session, and the
+// tool's calls go on there (see [Server.Reconnect]). Tools are
 // only made by an [Adapter]: the methods of a zero Tool return zero values
 // and its calls fail.
 //
@@ -68,8 +71,8 @@ type Toolset []*Tool
 
 // ToolCall describes a call, as seen by [Config.Approval] and
 // [ApprovalRequired]. Tool is the adapter's (possibly prefixed) name,
-// MCPName the server's own. Args is a shallow copy of the caller's
-// arguments.
+// MCPName the server's own. Args is a shallow copy of the arguments that
+// are sent: the caller's, as [Config.Middleware] left them.
 type ToolCall struct {
 	Server, Tool, MCPName string
 	Args                  map[string]any

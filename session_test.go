@@ -1,0 +1,243 @@
+package mcpadapter
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A restartable is a Streamable HTTP endpoint whose server can be
+// restarted: a fresh go-sdk server behind a fresh handler, which knows
+// none of the old one's sessions, as after a redeploy.
+type restartable struct {
+	t         *testing.T
+	stateless bool // modern era: no sessions
+	handler   atomic.Pointer[http.Handler]
+	url       string
+	drop      func() // drops the clients' connections
+}
+
+// server returns the adapter's entry for r: a client with a connection per
+// request, since net/http does not send a POST again that it wrote to a
+// pooled connection the restart closed.
+func (r *restartable) server() Server {
+	return Server{URL: r.url, HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+}
+
+// newRestartable starts the endpoint with a first server, which it returns.
+func newRestartable(t *testing.T, stateless bool) (*restartable, *testserver.Server) {
+	r := &restartable{t: t, stateless: stateless}
+	s := r.serve()
+	ts := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		(*r.handler.Load()).ServeHTTP(w, req)
+	}))
+	r.url, r.drop = ts.URL, ts.CloseClientConnections
+	return r, s
+}
+
+// serve puts a fresh server behind a fresh handler and returns it.
+func (r *restartable) serve() *testserver.Server {
+	s := testserver.Full(testserver.Options{Legacy: !r.stateless})
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server },
+		&mcp.StreamableHTTPOptions{Stateless: r.stateless})
+	r.handler.Store(&h)
+	return s
+}
+
+// restart replaces the server and drops every connection to the old one
+// (its event streams, the calls it was answering).
+func (r *restartable) restart() *testserver.Server {
+	s := r.serve()
+	r.drop()
+	return s
+}
+
+// era names a restartable's era in subtests.
+func era(stateless bool) string { return map[bool]string{false: "legacy", true: "modern"}[stateless] }
+
+// TestSessionRecovery: a Streamable HTTP server restarts under the adapter,
+// which has no Reconnect policy. Legacy (stateful) sessions are forgotten
+// by the new server, which answers 404 for them: per the spec the adapter
+// starts a new session and sends the refused request again, so the next
+// ListTools and a held tool's call succeed, each request running once.
+// Modern servers have no sessions: the same calls just go on.
+func TestSessionRecovery(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		for _, first := range []string{"call", "list"} {
+			t.Run(era(stateless)+"/"+first+" first", func(t *testing.T) {
+				r, _ := newRestartable(t, stateless)
+				a := newAdapter(t, Config{Servers: map[string]Server{"h": r.server()}})
+				ts, err := a.ListTools(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				echo := ts.Lookup("h__echo")
+				if _, err := echo.Invoke(t.Context(), map[string]any{"text": "before"}); err != nil {
+					t.Fatal(err)
+				}
+				s := r.restart()
+				call := func() {
+					t.Helper()
+					res, err := echo.Invoke(t.Context(), map[string]any{"text": "after"})
+					if err != nil || res.Text() != "after" {
+						t.Fatalf("held tool after the restart: %v, %v", res, err)
+					}
+				}
+				list := func() {
+					t.Helper()
+					fresh, err := a.ListTools(t.Context())
+					if err != nil || fresh.Lookup("h__echo") == nil {
+						t.Fatalf("ListTools after the restart: %v, %v", fresh, err)
+					}
+				}
+				if first == "call" {
+					call()
+					list()
+				} else {
+					list()
+					call()
+				}
+				if got := s.Runs("echo"); got != 1 {
+					t.Errorf("the new server ran echo %d times, want 1", got)
+				}
+				if !stateless {
+					if got := s.Count("initialize"); got != 1 {
+						t.Errorf("the new server saw %d initialize requests, want 1 (one new session)", got)
+					}
+				}
+				if st := a.Status().Servers["h"]; st.Err != nil {
+					t.Errorf("Status after recovery: %v", st.Err)
+				}
+			})
+		}
+	}
+}
+
+// slowInFlight starts an adapter on r, lists its tools and calls slow,
+// which old runs when it returns; the call's error comes on errc.
+func slowInFlight(t *testing.T, r *restartable, old *testserver.Server) (Toolset, <-chan error) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": r.server()}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ts.Lookup("h__slow").Invoke(t.Context(), nil)
+		errc <- err
+	}()
+	<-old.SlowStarted()
+	return ts, errc
+}
+
+// TestSessionRecoveryMayHaveRun: a call in flight when the server restarts
+// may have run: it fails, and is not sent again, on either era; the held
+// tool's next call goes to the new server.
+func TestSessionRecoveryMayHaveRun(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(era(stateless), func(t *testing.T) {
+			r, old := newRestartable(t, stateless)
+			ts, errc := slowInFlight(t, r, old)
+			s := r.restart()
+			if err := <-errc; err == nil {
+				t.Fatal("a call cut by the restart succeeded")
+			}
+			if runs := old.Runs("slow") + s.Runs("slow"); runs != 1 {
+				t.Errorf("slow ran %d times in all, want 1: a call that may have run was sent again", runs)
+			}
+			if _, err := ts.Lookup("h__echo").Invoke(t.Context(), map[string]any{"text": "x"}); err != nil {
+				t.Fatalf("held tool after the restart: %v", err)
+			}
+			old.Release()
+		})
+	}
+}
+
+// TestSessionRecoveryGone: the server's session is forgotten and no new
+// one can be started (the endpoint now answers 404 to everything): the
+// errors name Server.Reconnect, and, once the server is skipped,
+// Config.OnConnectionError.
+func TestSessionRecoveryGone(t *testing.T) {
+	r, _ := newRestartable(t, false)
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": r.server()}, OnConnectionError: IgnoreConnectionErrors})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone http.Handler = http.NotFoundHandler()
+	r.handler.Store(&gone)
+	r.drop()
+	_, err = ts.Lookup("h__echo").Invoke(t.Context(), map[string]any{"text": "x"})
+	if err == nil || !strings.Contains(err.Error(), "Server.Reconnect") {
+		t.Fatalf("call on a server gone for good: error = %v, want it to name Server.Reconnect", err)
+	}
+	var se *ServerError
+	if !errors.As(err, &se) || se.Server != "h" {
+		t.Errorf("error = %#v, want a *ServerError of h", err)
+	}
+	if ts, err := a.ListTools(t.Context()); err != nil || len(ts) != 0 {
+		t.Fatalf("ListTools with the server skipped = %v, %v; want no tools", ts, err)
+	}
+	_, err = a.ServerInfo(t.Context(), "h")
+	if err == nil || !strings.Contains(err.Error(), "Server.Reconnect") || !strings.Contains(err.Error(), "OnConnectionError") {
+		t.Fatalf("ServerInfo of a skipped server: error = %v, want it to name Server.Reconnect and OnConnectionError", err)
+	}
+}
+
+// TestSessionRecoveryInFlight: a legacy call in flight when another request
+// finds the session missing fails with the session, which can no longer
+// take its answer, and is not sent again on the new session: it may have
+// run (here it did, on the old server).
+func TestSessionRecoveryInFlight(t *testing.T) {
+	r, old := newRestartable(t, false)
+	ts, errc := slowInFlight(t, r, old)
+	s := r.serve() // the old server keeps the slow call's stream
+	s.Release()    // a slow call sent again would succeed at once
+	if _, err := ts.Lookup("h__echo").Invoke(t.Context(), map[string]any{"text": "x"}); err != nil {
+		t.Fatalf("held tool after the restart: %v", err)
+	}
+	old.Release() // the old server answers a session the adapter gave up
+	if err := <-errc; !errors.Is(err, mcp.ErrSessionMissing) {
+		t.Errorf("the call in flight: error = %v, want the session's end", err)
+	}
+	if runs := [2]int{old.Runs("slow"), s.Runs("slow")}; runs != [2]int{1, 0} {
+		t.Errorf("slow ran %d times on the old server and %d on the new one, want once on the old", runs[0], runs[1])
+	}
+}
+
+// TestRecoveryHints: a crashed stdio server without Server.Restart stays
+// down until Close, and every error that says so names Server.Restart; once
+// Config.OnConnectionError skipped it, the skip is named too.
+func TestRecoveryHints(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"p": stdioServer(t, "modern")}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ts.Lookup("p__exit").Invoke(t.Context(), nil)
+	if err == nil || !strings.Contains(err.Error(), "set Server.Restart") {
+		t.Fatalf("call on a crashing server: error = %v, want it to name Server.Restart", err)
+	}
+	<-ts.Lookup("p__exit").conn.done
+	if _, err := a.ListTools(t.Context()); err == nil || !strings.Contains(err.Error(), "set Server.Restart") {
+		t.Fatalf("ListTools after the crash: error = %v, want it to name Server.Restart", err)
+	}
+	b := newAdapter(t, Config{Servers: map[string]Server{"p": stdioServer(t, "modern")}, OnConnectionError: IgnoreConnectionErrors})
+	if ts, err = b.ListTools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ts.Lookup("p__exit").Invoke(t.Context(), nil)
+	<-ts.Lookup("p__exit").conn.done
+	if _, err := b.ListTools(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.ServerInfo(t.Context(), "p")
+	if err == nil || !strings.Contains(err.Error(), "Config.OnConnectionError") || !strings.Contains(err.Error(), "set Server.Restart") {
+		t.Fatalf("ServerInfo of the skipped server: error = %v, want it to name Config.OnConnectionError and Server.Restart", err)
+	}
+}
