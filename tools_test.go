@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
@@ -721,7 +722,8 @@ func TestDecodeCallInput(t *testing.T) {
 // wins over Server.DefaultToolTimeout, longer or shorter, and a deadline on
 // the caller's context shortens either. A call that times out fails with a
 // *ServerError wrapping context.DeadlineExceeded, and the server's handler
-// sees its context cancelled.
+// sees its context cancelled. Each case runs in a synctest bubble: the call
+// times out after exactly the shorter bound, whatever the machine's load.
 func TestTimeouts(t *testing.T) {
 	const short, long = 100 * time.Millisecond, time.Hour
 	tests := []struct {
@@ -740,40 +742,42 @@ func TestTimeouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := eraServer(false)
-			srv := memServer(s, ModeAuto)
-			srv.DefaultToolTimeout = tt.server
-			a := newAdapter(t, Config{DefaultToolTimeout: tt.config, Servers: map[string]Server{"srv": srv}})
-			ts, err := a.ListTools(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now() // before any deadline is set
-			ctx := t.Context()
-			if tt.ctx > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tt.ctx)
-				defer cancel()
-			}
-			done := asyncInvoke(ctx, lookup(t, ts, "srv__slow"), nil)
-			if !tt.wantTimeout {
-				select {
-				case <-s.SlowStarted():
-				case o := <-done:
-					t.Fatalf("Invoke() = %v, %v before the server ran it; want it to wait for the server", o.res, o.err)
+			synctest.Test(t, func(t *testing.T) {
+				s := eraServer(false)
+				srv := memServer(s, ModeAuto)
+				srv.DefaultToolTimeout = tt.server
+				a := newAdapter(t, Config{DefaultToolTimeout: tt.config, Servers: map[string]Server{"srv": srv}})
+				ts, err := a.ListTools(t.Context())
+				if err != nil {
+					t.Fatal(err)
 				}
-				s.Release()
-				o := receive(t, done, "the released call")
-				if o.err != nil || o.res.Text() != "released" {
-					t.Fatalf("Invoke() = %+v, %v; want the released result", o.res, o.err)
+				start := time.Now() // before any deadline is set (the bubble's clock)
+				ctx := t.Context()
+				if tt.ctx > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.ctx)
+					defer cancel()
 				}
-				return
-			}
-			receive(t, s.SlowStarted(), "the slow call to start")
-			waitCancelled(t, s, done, context.DeadlineExceeded)
-			if elapsed := time.Since(start); elapsed < short || elapsed > long/2 {
-				t.Errorf("the call timed out after %v, want %v", elapsed, short)
-			}
+				done := asyncInvoke(ctx, lookup(t, ts, "srv__slow"), nil)
+				if !tt.wantTimeout {
+					select {
+					case <-s.SlowStarted():
+					case o := <-done:
+						t.Fatalf("Invoke() = %v, %v before the server ran it; want it to wait for the server", o.res, o.err)
+					}
+					s.Release()
+					o := receive(t, done, "the released call")
+					if o.err != nil || o.res.Text() != "released" {
+						t.Fatalf("Invoke() = %+v, %v; want the released result", o.res, o.err)
+					}
+					return
+				}
+				receive(t, s.SlowStarted(), "the slow call to start")
+				waitCancelled(t, s, done, context.DeadlineExceeded)
+				if elapsed := time.Since(start); elapsed != short {
+					t.Errorf("the call timed out after %v, want %v", elapsed, short)
+				}
+			})
 		})
 	}
 }
