@@ -440,42 +440,43 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 	if err != nil {
 		return nil, err
 	}
-	c, err := a.connect(ctx, server)
-	if err != nil {
-		return nil, err
-	}
-	return cachedList(ctx, &a.catalogs, c, o.cache, op, name, field,
-		func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
-			ctx, done := c.callContext(ctx)
-			defer done()
-			budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
-			items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
-				items, next, ttl, err := page(ctx, c, cursor)
-				for _, item := range items {
-					if err == nil {
-						b, _ := json.Marshal(item)
-						err = budget.spend(len(b))
+	var items []T
+	_, err = a.onConn(ctx, server, func(c *conn) (err error) {
+		items, err = cachedList(ctx, &a.catalogs, c, o.cache, op, name, field,
+			func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
+				ctx, done := c.callContext(ctx)
+				defer done()
+				budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
+				items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
+					items, next, ttl, err := page(ctx, c, cursor)
+					for _, item := range items {
+						if err == nil {
+							b, _ := json.Marshal(item)
+							err = budget.spend(len(b))
+						}
 					}
+					return items, next, ttl, err
+				})
+				if isMethodNotFound(err) {
+					items, ttl, err = nil, 0, nil
 				}
-				return items, next, ttl, err
+				if err != nil {
+					return nil, c.callError(op, err)
+				}
+				if items == nil {
+					items = []T{}
+				}
+				fetched := time.Now()
+				if mode != CacheBypass {
+					a.catalogs.mu.Lock()
+					field(cat).storeLocked(items, version, a.catalogs.ttl(ttl), fetched)
+					a.catalogs.mu.Unlock()
+				}
+				return items, nil
 			})
-			if isMethodNotFound(err) {
-				items, ttl, err = nil, 0, nil
-			}
-			if err != nil {
-				return nil, c.callError(op, err)
-			}
-			if items == nil {
-				items = []T{}
-			}
-			fetched := time.Now()
-			if mode != CacheBypass {
-				a.catalogs.mu.Lock()
-				field(cat).storeLocked(items, version, a.catalogs.ttl(ttl), fetched)
-				a.catalogs.mu.Unlock()
-			}
-			return items, nil
-		})
+		return err
+	})
+	return items, err
 }
 
 // invalidate drops the cached list of kind (resources: with the resource

@@ -142,20 +142,17 @@ type listing struct {
 // list connects to the server name and lists the tools it offers the caller
 // of ctx.
 func (a *Adapter) list(ctx context.Context, name string, o listOptions) listing {
-	c, err := a.connect(ctx, name)
-	if err != nil {
-		return listing{err: err, dialErr: true}
-	}
-	tools, err := a.catalogs.tools(ctx, c, o.cache)
-	if err != nil && c.diedRedialable() {
-		// The session ended before its death was recorded (the watcher
-		// had not run when connect looked): with a Restart or Reconnect
-		// policy this discovery dials again, as it would have a moment
-		// later.
-		if c, err = a.connect(ctx, name); err != nil {
-			return listing{err: err, dialErr: true}
-		}
+	var (
+		tools Toolset
+		c     *conn // the connection listed
+	)
+	dialErr, err := a.onConn(ctx, name, func(on *conn) (err error) {
+		c = on
 		tools, err = a.catalogs.tools(ctx, c, o.cache)
+		return err
+	})
+	if dialErr {
+		return listing{err: err, dialErr: true}
 	}
 	tools = visible(tools, o.appOnly, a.policy.keep(ctx, name))
 	if err == nil {

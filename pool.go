@@ -462,3 +462,24 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 	}
 	return a.pool.connect(ctx, name, s)
 }
+
+// onConn runs read, a request that is safe to send twice (a list, a read),
+// on the live connection of ctx to the named server. When it fails because
+// the session ended before its end was recorded (a Streamable HTTP server
+// that forgot the session, or a death a Restart or Reconnect policy
+// redials), it runs once more on the connection that replaces it, as the
+// spec's new session. dialErr reports that the error is the dial's: the
+// server could not be reached.
+func (a *Adapter) onConn(ctx context.Context, name string, read func(*conn) error) (dialErr bool, err error) {
+	c, err := a.connect(ctx, name)
+	if err != nil {
+		return true, err
+	}
+	if err = read(c); err != nil && c.diedRedialable() {
+		if c, err = a.connect(ctx, name); err != nil {
+			return true, err
+		}
+		err = read(c)
+	}
+	return false, err
+}

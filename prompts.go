@@ -136,15 +136,17 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if err := checkPromptArgs(server, prompts[i], args); err != nil {
 		return nil, err
 	}
-	c, err := a.connect(ctx, server)
+	var res *mcp.GetPromptResult
+	_, err = a.onConn(ctx, server, func(c *conn) (err error) {
+		ctx, done := c.callContext(ctx)
+		defer done()
+		if res, err = c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args}); err != nil {
+			return c.callError(op, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	ctx, done := c.callContext(ctx)
-	defer done()
-	res, err := c.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
-	if err != nil {
-		return nil, c.callError(op, err)
 	}
 	if n := len(res.InputRequests); n > 0 {
 		// A modern input-required result: not a prompt yet.

@@ -26,18 +26,20 @@ func (a *Adapter) ListResourceTemplates(ctx context.Context, server string, opts
 
 // ReadResource reads one resource of the named server.
 func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
-	c, err := a.connect(ctx, server)
+	var res *mcp.ReadResourceResult
+	_, err := a.onConn(ctx, server, func(c *conn) (err error) {
+		ctx, done := c.callContext(ctx)
+		defer done()
+		// The uncached key (slot 0: the SDK keeps one read) makes the
+		// SDK's own read cache miss; the adapter's middleware restores
+		// the URI before the request is sent.
+		if res, err = c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: cachekey.Lookup(0, uri)}); err != nil {
+			return c.callError(fmt.Sprintf("read resource %q", uri), err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	ctx, done := c.callContext(ctx)
-	defer done()
-	// The uncached key (slot 0: the SDK keeps one read) makes the SDK's
-	// own read cache miss; the adapter's middleware restores the URI
-	// before the request is sent.
-	res, err := c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: cachekey.Lookup(0, uri)})
-	if err != nil {
-		return nil, c.callError(fmt.Sprintf("read resource %q", uri), err)
 	}
 	return res, nil
 }

@@ -1,8 +1,12 @@
 package mcpadapter
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,7 +46,7 @@ func newRestartable(t *testing.T, stateless bool) (*restartable, *testserver.Ser
 
 // serve puts a fresh server behind a fresh handler and returns it.
 func (r *restartable) serve() *testserver.Server {
-	s := testserver.Full(testserver.Options{Legacy: !r.stateless})
+	s := testserver.Full(testserver.Options{Legacy: !r.stateless}).AddPrompts()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server },
 		&mcp.StreamableHTTPOptions{Stateless: r.stateless})
 	r.handler.Store(&h)
@@ -112,6 +116,58 @@ func TestSessionRecovery(t *testing.T) {
 				}
 				if st := a.Status().Servers["h"]; st.Err != nil {
 					t.Errorf("Status after recovery: %v", st.Err)
+				}
+			})
+		}
+	}
+}
+
+// TestSessionRecoveryReads: after a restart, the first list, read or prompt
+// (each safe to send twice) succeeds on the spec's new session, like
+// ListTools and a call: none fails with the forgotten session.
+func TestSessionRecoveryReads(t *testing.T) {
+	reads := map[string]func(ctx context.Context, a *Adapter) error{
+		"ListResources": func(ctx context.Context, a *Adapter) error {
+			_, err := a.ListResources(ctx, "h", WithCacheMode(CacheBypass))
+			return err
+		},
+		"ListResourceTemplates": func(ctx context.Context, a *Adapter) error {
+			_, err := a.ListResourceTemplates(ctx, "h", WithCacheMode(CacheBypass))
+			return err
+		},
+		"ReadResource": func(ctx context.Context, a *Adapter) error {
+			res, err := a.ReadResource(ctx, "h", "mem://docs/readme")
+			if err == nil && len(res.Contents) != 1 {
+				err = fmt.Errorf("%d contents, want 1", len(res.Contents))
+			}
+			return err
+		},
+		"ListPrompts": func(ctx context.Context, a *Adapter) error {
+			_, err := a.ListPrompts(ctx, "h", WithCacheMode(CacheBypass))
+			return err
+		},
+		"GetPrompt": func(ctx context.Context, a *Adapter) error {
+			_, err := a.GetPrompt(ctx, "h", "greet", map[string]string{"name": "Ada"})
+			return err
+		},
+	}
+	for _, stateless := range []bool{false, true} {
+		for _, name := range slices.Sorted(maps.Keys(reads)) {
+			t.Run(era(stateless)+"/"+name, func(t *testing.T) {
+				read := reads[name]
+				r, _ := newRestartable(t, stateless)
+				a := newAdapter(t, Config{Servers: map[string]Server{"h": r.server()}})
+				if err := read(t.Context(), a); err != nil {
+					t.Fatal(err)
+				}
+				s := r.restart()
+				if err := read(t.Context(), a); err != nil {
+					t.Fatalf("%s after the restart: %v", name, err)
+				}
+				if !stateless {
+					if got := s.Count("initialize"); got != 1 {
+						t.Errorf("the new server saw %d initialize requests, want 1 (one new session)", got)
+					}
 				}
 			})
 		}
