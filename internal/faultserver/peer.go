@@ -90,13 +90,23 @@ func (p *Peer) Wait() { p.wg.Wait() }
 // returns its client end as an *mcp.IOTransport. The connection ends when
 // the client closes it ("die" closes it from the peer's side).
 func (p *Peer) Transport() func(ctx context.Context) (mcp.Transport, error) {
+	return pipeTransport(&p.wg, func(server net.Conn) {
+		p.serve(context.Background(), server, server, func() { server.Close() })
+	})
+}
+
+// pipeTransport returns a factory of in-memory connections: each call
+// serves the peer's end of a new net.Pipe with serve (counted in wg, and
+// closed when serve returns) and returns the client end as an
+// *mcp.IOTransport.
+func pipeTransport(wg *sync.WaitGroup, serve func(server net.Conn)) func(context.Context) (mcp.Transport, error) {
 	return func(context.Context) (mcp.Transport, error) {
 		client, server := net.Pipe()
-		p.wg.Add(1)
+		wg.Add(1)
 		go func() {
-			defer p.wg.Done()
+			defer wg.Done()
 			defer server.Close()
-			p.serve(context.Background(), server, server, func() { server.Close() })
+			serve(server)
 		}()
 		return &mcp.IOTransport{Reader: client, Writer: client}, nil
 	}

@@ -84,16 +84,7 @@ func (p *TaskPeer) Wait() { p.wg.Wait() }
 // Transport returns a factory for in-memory connections to p, as
 // [Peer.Transport] does.
 func (p *TaskPeer) Transport() func(ctx context.Context) (mcp.Transport, error) {
-	return func(context.Context) (mcp.Transport, error) {
-		client, server := net.Pipe()
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			defer server.Close()
-			p.serve(server, server)
-		}()
-		return &mcp.IOTransport{Reader: client, Writer: client}, nil
-	}
+	return pipeTransport(&p.wg, func(server net.Conn) { p.serve(server, server) })
 }
 
 // taskRequest is a request a TaskPeer reads.
