@@ -168,6 +168,9 @@ func TestTasksDurable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if held, err := json.Marshal(struct{ Task PendingTask }{*pt}); err != nil || string(held) != `{"Task":`+string(b)+`}` {
+				t.Errorf("a struct holding the pending task by value marshals to %s, %v; want the task's JSON", held, err)
+			}
 			a.Close()
 
 			b2 := taskAdapter(t, peer, sealed)
