@@ -177,6 +177,9 @@
 //	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache
 //	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC
 //	internal/configfile/expand.go             ${env:…}, ${input:…}, ${workspaceFolder}, envFile
+//	internal/connprobe/connprobe.go           whether a request that failed on a pooled connection was never read
+//	internal/connprobe/peek_other.go          no socket peek where there is no unix socket
+//	internal/connprobe/peek_unix.go           a socket peeked at without waiting or consuming
 //	internal/conformance/doc.go               the official conformance suite, run against the adapter
 //	internal/conformance/client/main.go       the conformance client program
 //	internal/elicit/elicit.go                 elicitation answers checked against requested schemas

@@ -5,9 +5,10 @@ package mcpadapter
 // a RoundTripper (serverTransport) that adds the server's headers and keeps
 // its credentials on its origin, records failing statuses, counts the
 // cancellation notices Close waits for, screens every answer body
-// (internal/wire), keeps each POST's stream alive past its caller until
-// the server has answered (postLife), and learns from the exchanges that
-// the session ended (endSignal).
+// (internal/wire), sends again a request written to a pooled connection
+// the server had closed (send), keeps each POST's stream alive past its
+// caller until the server has answered (postLife), and learns from the
+// exchanges that the session ended (endSignal).
 
 import (
 	"bytes"
@@ -21,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/connprobe"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
@@ -116,7 +118,7 @@ func (t *serverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodDelete {
 		t.end.sign()
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.send(req)
 	if err == nil && sameOrigin && t.oauth != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		req, resp, err = t.reauthorize(orig, req, resp)
 	}
@@ -238,9 +240,41 @@ func (t *serverTransport) reauthorize(orig, sent *http.Request, resp *http.Respo
 	if err != nil {
 		return nil, nil, err
 	}
-	resp, err = t.base.RoundTrip(again)
+	resp, err = t.send(again)
 	return again, resp, err
 }
+
+// send sends req over the base transport. A request that failed on a
+// pooled connection the server had closed before reading it (it
+// restarted, or its idle timeout passed: internal/connprobe) is sent again
+// on another connection, if its body can be had again: net/http resends
+// only idempotent requests, which a POST of the protocol is not, but this
+// one was never seen. A connection that failed is not pooled again, so the
+// pool runs out of stale ones; maxUnread bounds it all the same.
+func (t *serverTransport) send(req *http.Request) (*http.Response, error) {
+	ctx, probe := connprobe.Trace(req.Context())
+	req = req.WithContext(ctx)
+	for tries := 1; ; tries++ {
+		resp, err := t.base.RoundTrip(req)
+		if err == nil || tries == maxUnread || ctx.Err() != nil || !probe.Unread() ||
+			req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			return resp, err
+		}
+		again := req.Clone(ctx)
+		if req.GetBody != nil {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			again.Body = body
+		}
+		req = again
+	}
+}
+
+// maxUnread bounds the attempts of one request that the server closed
+// pooled connections under before reading it.
+const maxUnread = 4
 
 // callHeadersOf returns the CallRequest.Headers that ctx carries for the
 // connection of t (the same Adapter, server and principal), or nil: the

@@ -26,12 +26,9 @@ type restartable struct {
 	drop      func() // drops the clients' connections
 }
 
-// server returns the adapter's entry for r: a client with a connection per
-// request, since net/http does not send a POST again that it wrote to a
-// pooled connection the restart closed.
-func (r *restartable) server() Server {
-	return Server{URL: r.url, HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
-}
+// server returns the adapter's entry for r, with the default HTTP client:
+// its pooled connections are the ones the restart closes.
+func (r *restartable) server() Server { return Server{URL: r.url} }
 
 // newRestartable starts the endpoint with a first server, which it returns.
 func newRestartable(t *testing.T, stateless bool) (*restartable, *testserver.Server) {

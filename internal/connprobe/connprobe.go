@@ -1,0 +1,77 @@
+// Package connprobe tells whether an HTTP request that failed on a pooled
+// connection was never read by the server, and so may be sent again
+// whatever it does (net/http resends only idempotent requests). A server
+// that closes an idle keep-alive connection (it restarted, or its idle
+// timeout passed) reads nothing written to it afterwards.
+//
+// Two signs tell it: when net/http hands the request a connection from its
+// pool, before writing, the socket is peeked at without waiting and
+// without consuming, and the server's end of stream (or a reset) is
+// already there; or net/http found the connection closed before it wrote
+// any of the request. A connection closed after the request was written
+// to it tells nothing: the request may have been read.
+package connprobe
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http/httptrace"
+	"sync"
+)
+
+// A Probe follows the latest attempt of a request: whether it went out on
+// a pooled connection, whether the server had closed that connection
+// before the request was written, and whether any of it was written.
+type Probe struct {
+	mu     sync.Mutex
+	reused bool // the connection came from the pool
+	stale  bool // and the server had closed it
+	wrote  bool // the request's headers were written
+}
+
+// Trace returns ctx with a client trace that follows each attempt of a
+// request sent with it, and the Probe that holds the answer. Traces
+// already in ctx still run.
+func Trace(ctx context.Context) (context.Context, *Probe) {
+	p := new(Probe)
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			reused := info.Reused && info.WasIdle
+			stale := reused && closedByPeer(info.Conn)
+			p.mu.Lock()
+			p.reused, p.stale, p.wrote = reused, stale, false
+			p.mu.Unlock()
+		},
+		WroteHeaders: func() {
+			p.mu.Lock()
+			p.wrote = true
+			p.mu.Unlock()
+		},
+	}), p
+}
+
+// Unread reports whether the latest attempt went out on a pooled
+// connection and the server cannot have read it: it had closed the
+// connection before the request was written, or nothing of the request
+// was written (net/http found the connection closed first).
+func (p *Probe) Unread() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reused && (p.stale || !p.wrote)
+}
+
+// closedByPeer reports whether c, an idle HTTP/1 connection, has been
+// closed by the server: its end of stream or a reset is waiting, or bytes
+// it sent unasked (on TLS, the close_notify alert that precedes the end).
+// HTTP/2 connections, whose server may speak first, and connections
+// without a socket report false.
+func closedByPeer(c net.Conn) bool {
+	if tc, ok := c.(*tls.Conn); ok {
+		if tc.ConnectionState().NegotiatedProtocol == "h2" {
+			return false
+		}
+		c = tc.NetConn()
+	}
+	return peek(c)
+}
