@@ -821,7 +821,7 @@ func TestIdleMemoryConnection(t *testing.T) {
 // connection keeps, the in-process server's included, against raw go-sdk
 // sessions doing the same work (with list_changed handlers, as the
 // adapter has): no more, stateless (modern) and stateful (legacy). No
-// goroutine waits for the session's end (serverTransport.end); it kept
+// goroutine waits for the session's end (httpConn.end); it kept
 // one more than raw.
 func TestIdleHTTPConnection(t *testing.T) {
 	for _, tr := range idleTransports(t) {

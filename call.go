@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
+	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
@@ -460,15 +461,15 @@ func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, res
 		args = map[string]any{}
 	}
 	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (sdkcache.go)
-	var sent *sendRecord
-	if c.http != nil { // whether the server executed the request (httptransport.go)
-		sent = new(sendRecord)
-		ctx = context.WithValue(ctx, sendRecordKey{}, sent)
+	var sent *httptransport.SendRecord
+	if c.http != nil { // whether the server executed the request (internal/httptransport)
+		sent = new(httptransport.SendRecord)
+		ctx = httptransport.WithSendRecord(ctx, sent)
 	}
 	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
 	refused := c.closeCall(oc)
-	if err != nil && sent.unexecuted() && c.sessionMissing() {
+	if err != nil && sent.Unexecuted() && c.sessionMissing() {
 		return nil, nil, &unexecuted{c.callError(callToolOp(mcpName), err)}
 	}
 	if err != nil {

@@ -78,15 +78,15 @@ type conn struct {
 	// endCalls when the SDK has told the server about a cancelled request;
 	// notices counts the requests cancelled by Close, each of which the
 	// SDK follows with notifications/cancelled.
-	http    *serverTransport
+	http    *httpConn
 	notices atomic.Int64
 
 	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
 	// OAuthFor's for c's principal), called once per dial.
 	oauth auth.OAuthHandler
 
-	// overHTTP is set when the session's requests go through a
-	// serverTransport (Streamable HTTP or SSE): CallRequest.Headers reach
+	// overHTTP is set when the session's requests go through the
+	// adapter's HTTP transport (Streamable HTTP or SSE): CallRequest.Headers reach
 	// them.
 	overHTTP bool
 
@@ -166,7 +166,7 @@ func (c *conn) current() *conn {
 // to a request carrying c's session id: it no longer knows the session
 // (it restarted, or dropped it), and the spec has the client start a new
 // session, with or without a retry policy (pool.connect).
-func (c *conn) sessionMissing() bool { return c.http != nil && c.http.missing.Load() }
+func (c *conn) sessionMissing() bool { return c.http != nil && c.http.Missing() }
 
 // alive reports whether the session is still up.
 func (c *conn) alive() bool {
@@ -196,7 +196,7 @@ func (c *conn) cause() error {
 // On a connection of the adapter's own (ownedConn) the SDK's reader
 // learns of the end first: its Read fails. Streamable HTTP, which the
 // adapter cannot wrap (see own), shows it in the session's HTTP exchanges
-// (serverTransport.end), and close and giveUp sign it themselves.
+// (httpConn.end), and close and giveUp sign it themselves.
 // A client of the user's (Server.Client) may end a session unseen (its
 // KeepAlive closes one whose pings fail): its sessions keep a watch
 // goroutine.
@@ -301,7 +301,7 @@ func (c *conn) release() {
 func (c *conn) beginClose() {
 	c.closing.Store(true)
 	if c.http != nil {
-		c.http.watchCancels()
+		c.http.WatchCancels()
 	}
 }
 
@@ -427,12 +427,12 @@ func (c *conn) endCalls() {
 		c.callsMu.Lock()
 		busy, returned := c.inflight > 0, c.returned
 		c.callsMu.Unlock()
-		if !busy && c.http.cancelsSent() >= c.notices.Load() {
+		if !busy && c.http.CancelsSent() >= c.notices.Load() {
 			return
 		}
 		select {
 		case <-returned: // nil (blocks) when nothing was ever tracked
-		case <-c.http.cancelSent:
+		case <-c.http.CancelSent():
 		case <-deadline.C:
 			c.a.logger.Debug("mcpadapter: closing with cancellations not confirmed", "server", c.server)
 			return
@@ -478,7 +478,7 @@ func (c *conn) callError(op string, err error) error {
 
 // An unexecuted error is the failure of a request that the server never
 // executed: it answered 404 for the request's session, or nothing was sent
-// because the session was known to be missing (see sendRecord). Such a
+// because the session was known to be missing (see httptransport.SendRecord). Such a
 // request may be sent again, once, on a new session (Tool.callRounds). It
 // reads as the error it wraps.
 type unexecuted struct{ error }

@@ -328,16 +328,16 @@ func (d *dialer) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, s
 
 // connectStreamable connects client over a copy of st (the caller's value
 // is not changed; the copy keeps the SDK's unexported settings) whose
-// requests go through the adapter's HTTP transport, a serverTransport at
+// requests go through the adapter's HTTP transport (httpConn) at
 // st.Endpoint's origin: the server's headers and credential policy, the
 // screen with its MaxMessageBytes bound, and the signs of the session's
 // end. The copy's event cap is the adapter's (maxEventSize). The Streamable HTTP connection itself is not wrapped (sdkcompat.go,
 // entry 5): c.http ends its requests. A failure that got an HTTP
 // error status wraps an *httpStatusError.
 func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, st *mcp.StreamableClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
-	rt := newServerTransport(c, sc, st.Endpoint)
+	rt := newHTTPConn(c, sc, st.Endpoint, nil)
 	cp := *st
-	cp.HTTPClient = rt.client(st.HTTPClient)
+	cp.HTTPClient = rt.Client(st.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
 	cs, err := client.Connect(ctx, c.recordRPC(&cp), opts)
 	if err != nil {
@@ -353,10 +353,9 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 // server's dial (c.oauth), a token on every request and the Authorize flow
 // on a 401 or 403, as go-sdk does for Streamable HTTP.
 func (d *dialer) connectSSE(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, sse *mcp.SSEClientTransport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
-	rt := newServerTransport(c, sc, sse.Endpoint)
-	rt.oauth = c.oauth
+	rt := newHTTPConn(c, sc, sse.Endpoint, c.oauth)
 	cp := *sse
-	cp.HTTPClient = rt.client(sse.HTTPClient)
+	cp.HTTPClient = rt.Client(sse.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
 	cs, err := client.Connect(ctx, c.own(&cp), opts)
 	if err != nil {

@@ -71,9 +71,10 @@
 //	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)
 //	             notifier: change callbacks, server logs, progress by connection, subscriptions
 //	               by principal, fair delivery queues by (server, principal) (notify.go)
-//	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go),
-//	             live conn (conn.go, serverreq.go)
-//	seams        internal/stdio (processes), internal/wire (everything a server sends),
+//	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go
+//	               over internal/httptransport), live conn (conn.go, serverreq.go)
+//	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, over
+//	             internal/connprobe), internal/wire (everything a server sends),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
 //	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext, outputschema, redact, suggest
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
@@ -147,7 +148,7 @@
 //	errors.go                  sentinel errors, ServerError, serverError
 //	filter.go                  Filter, ToolPredicate, toolPolicy; visible: what a caller is offered
 //	hooks.go                   Middleware, CallRequest, CallHandler; arguments rewritten by middleware
-//	httptransport.go           the HTTP RoundTripper: headers, origins, POST lives, answer bodies
+//	httptransport.go           the adapter's side of internal/httptransport: headers, end signs, statuses
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form
 //	metrics.go                 OpenTelemetry instruments and their one recording seam
@@ -191,6 +192,9 @@
 //	internal/faultserver/http.go              its HTTP faults
 //	internal/faultserver/peer.go              a raw JSON-RPC peer for what go-sdk cannot send
 //	internal/faultserver/taskpeer.go          a raw JSON-RPC task server, both eras, durable tasks (tests)
+//	internal/httptransport/headers.go         headers and credentials on the server's origin only, OAuth
+//	internal/httptransport/life.go            a POST's life past its caller, answer bodies
+//	internal/httptransport/transport.go       the RoundTripper of an HTTP dial: statuses, resends, records
 //	internal/jsonvalue/jsonvalue.go           copying and rewriting decoded JSON
 //	internal/modeltext/media.go               media types, image checks, links a provider loads itself
 //	internal/modeltext/modeltext.go           text cut to a budget, structured content as a line

@@ -115,7 +115,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, 
 			if err := c.checkCallHeaders(req.Headers); err != nil {
 				return nil, serverError(t.server, callToolOp(t.desc.Name), err)
 			}
-			ctx = context.WithValue(ctx, callHeadersKey{}, &callHeaders{a: c.a, key: c.key, h: maps.Clone(req.Headers)})
+			ctx = withCallHeaders(ctx, c, req.Headers)
 		}
 		return t.send(ctx, req.Args, info, g)
 	})

@@ -87,7 +87,7 @@ func (b *endBody) Close() error {
 // connection. It was cut instead, and about 8% of calls on a loaded
 // machine (all of them here, where the server ends each stream only once
 // the call has returned) dialled a new connection. A server that keeps the
-// stream open after its answer gets drainGrace before it is cut.
+// stream open after its answer gets a grace (internal/httptransport) before it is cut.
 func TestHTTPStreamEnd(t *testing.T) {
 	for _, tc := range []struct {
 		name      string

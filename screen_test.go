@@ -382,7 +382,7 @@ func TestScreenTransport(t *testing.T) {
 	if _, err := a.ListTools(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if c := liveConn(t, a, "s"); c.http == nil || c.http.base != base || c.wire != nil {
+	if c := liveConn(t, a, "s"); c.http == nil || c.wire != nil {
 		t.Errorf("custom Streamable HTTP: conn.http = %v, want the adapter's HTTP transport over the caller's", c.http)
 	}
 	if st.HTTPClient != hc || hc.Transport != base || st.MaxEventSize != 0 || base.n.Load() == 0 {

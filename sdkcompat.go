@@ -60,7 +60,7 @@ package mcpadapter
 //     Pinned by TestSDKCompatUnwrappableStreamable.
 //
 //  6. POST bodies: the Streamable HTTP transport posts one JSON-RPC message
-//     per request, with a GetBody. serverTransport.cancelNotice reads it to
+//     per request, with a GetBody. internal/httptransport (cancelNotice) reads it to
 //     count the cancellation notices Close waits for (conn.endCalls); a
 //     message it cannot read there costs Close cancelNoticeTimeout. Pinned
 //     by TestSDKCompatPostBodies.

@@ -1,0 +1,286 @@
+// Package httptransport is the HTTP side of one connection attempt to a
+// Streamable HTTP or SSE server: an http.RoundTripper that adds the
+// server's headers and keeps its credentials on its origin, authorizes
+// SSE requests with an OAuth handler, records failing statuses, counts the
+// cancellation notices sent, screens every answer body (internal/wire),
+// sends again a request the server closed its pooled connection under
+// before reading it (internal/connprobe), keeps each POST's stream alive
+// past its caller until the server has answered, and tells its owner the
+// signs that the session ended.
+//
+// It knows nothing of the adapter: what it needs of its connection comes
+// in [Options] as values and funcs.
+package httptransport
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+
+	"github.com/mcpadapter/mcpadapter/internal/connprobe"
+	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// Options are what a [Transport] needs of its connection.
+type Options struct {
+	// Endpoint is the server's URL: its credentials go to its origin only.
+	Endpoint string
+	// Headers are the server's headers, on every request to its origin.
+	Headers map[string]string
+	// More returns more headers for a request (the principal's), which
+	// override Headers; nil for none. Its error fails the request as it is.
+	More func(ctx context.Context) (map[string]string, error)
+	// Call returns the headers of the call a request belongs to, which
+	// override the others; nil for none.
+	Call func(ctx context.Context) map[string]string
+	// OAuth, when set, authorizes every request to the origin with its
+	// token and runs its Authorize flow on a 401 or 403 (go-sdk does this
+	// itself for Streamable HTTP, not for SSE).
+	OAuth auth.OAuthHandler
+	// Screen reads every answer body; nil for none.
+	Screen *wire.Screen
+	// Ended is told, once or more, that the session ended or may have: the
+	// standalone event stream or a resumed one ended, an answer's read
+	// failed, or a DELETE was sent.
+	Ended func()
+	// Failed is told of a failing status that ends the session once it is
+	// established (before, a failing exchange of the handshake fails only
+	// the handshake).
+	Failed func()
+}
+
+// A Transport is the http.RoundTripper of one connection attempt. Its
+// methods are safe for concurrent use.
+type Transport struct {
+	opts    Options
+	base    http.RoundTripper
+	origin  *url.URL     // nil when the endpoint is invalid: no request is on its origin
+	failure atomic.Int32 // first HTTP status >= 400 (see answered)
+
+	// missing is set when the server answers 404 to a request carrying
+	// the session's id: it no longer knows the session (it restarted), and
+	// the spec has the client start a new one.
+	missing atomic.Bool
+
+	// Once watching, POSTs of notifications/cancelled are counted as they
+	// complete, and signalled on cancelSent.
+	watching   atomic.Bool
+	cancels    atomic.Int64
+	cancelSent chan struct{}
+}
+
+// New returns the Transport of a connection attempt.
+func New(opts Options) *Transport {
+	origin, _ := url.Parse(opts.Endpoint)
+	return &Transport{opts: opts, origin: origin, cancelSent: make(chan struct{}, 1)}
+}
+
+// Client returns a copy of hc (a zero Client when nil) that sends through
+// t, which sends through hc's transport (http.DefaultTransport when nil).
+func (t *Transport) Client(hc *http.Client) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	t.base = c.Transport
+	if t.base == nil {
+		t.base = http.DefaultTransport
+	}
+	c.Transport = t
+	return &c
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	orig, sameOrigin := req, t.sameOrigin(req.URL)
+	req, err := t.withHeaders(req, sameOrigin)
+	if err != nil {
+		if orig.Body != nil {
+			orig.Body.Close() // a RoundTripper closes it, even on error
+		}
+		return nil, err
+	}
+	if t.cancelNotice(req) {
+		defer func() {
+			t.cancels.Add(1)
+			select {
+			case t.cancelSent <- struct{}{}:
+			default:
+			}
+		}()
+	}
+	var life *postLife
+	var sent *SendRecord
+	if req.Method == http.MethodPost {
+		sent, _ = req.Context().Value(sendRecordKey{}).(*SendRecord)
+		sent.post()
+		life = newPostLife(req.Context())
+		req = req.WithContext(life.ctx)
+	}
+	if req.Method == http.MethodDelete {
+		t.opts.Ended()
+	}
+	resp, err := t.send(req)
+	if err == nil && sameOrigin && t.opts.OAuth != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		req, resp, err = t.reauthorize(orig, req, resp)
+	}
+	if err != nil {
+		if life != nil {
+			life.end()
+		}
+		return nil, err
+	}
+	if t.answered(req, resp) {
+		sent.refused()
+	}
+	var answered func()
+	if life != nil {
+		answered = life.answered
+	}
+	if t.opts.Screen != nil {
+		t.opts.Screen.ResponseAnswered(req, resp, answered)
+	}
+	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, ended: t.opts.Ended}
+	return resp, nil
+}
+
+// send sends req over the base transport. A request that failed on a
+// pooled connection the server had closed before reading it (it
+// restarted, or its idle timeout passed: internal/connprobe) is sent again
+// on another connection, if its body can be had again: net/http resends
+// only idempotent requests, which a POST of the protocol is not, but this
+// one was never seen. A connection that failed is not pooled again, so the
+// pool runs out of stale ones; maxUnread bounds it all the same.
+func (t *Transport) send(req *http.Request) (*http.Response, error) {
+	ctx, probe := connprobe.Trace(req.Context())
+	req = req.WithContext(ctx)
+	for tries := 1; ; tries++ {
+		resp, err := t.base.RoundTrip(req)
+		if err == nil || tries == maxUnread || ctx.Err() != nil || !probe.Unread() ||
+			req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			return resp, err
+		}
+		again := req.Clone(ctx)
+		if req.GetBody != nil {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			again.Body = body
+		}
+		req = again
+	}
+}
+
+// maxUnread bounds the attempts of one request that the server closed
+// pooled connections under before reading it.
+const maxUnread = 4
+
+// answered records the status of resp, the answer to req: the first
+// failing one (failure; a 401 or 403 gives way to a later one, which
+// answers the request sent again after an OAuth Authorize flow), a 404
+// for the session (missing), and a sign of the session's end for any
+// failing status but a 4xx to the first GET of a standalone stream, which
+// says only that there is none. The SDK fails a session on a 4xx it
+// cannot read as a JSON-RPC error, and on a 404 for its session; it fails
+// that request alone on most others, but for the sign a status it
+// survives costs only a goroutine until the session ends. It reports
+// whether resp is a 404 for the session: the server did not execute req.
+func (t *Transport) answered(req *http.Request, resp *http.Response) (missing bool) {
+	if resp.StatusCode < 400 {
+		return false
+	}
+	if first := t.failure.Load(); first == 0 || first == http.StatusUnauthorized || first == http.StatusForbidden {
+		t.failure.Store(int32(resp.StatusCode))
+	}
+	if resp.StatusCode == http.StatusNotFound && req.Header.Get(SessionIDHeader) != "" {
+		t.missing.Store(true)
+		missing = true
+	}
+	if req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "" {
+		t.opts.Failed()
+	}
+	return missing
+}
+
+// SessionIDHeader carries a Streamable HTTP session's id.
+const SessionIDHeader = "Mcp-Session-Id"
+
+// Missing reports whether the server answered 404 for the session: it no
+// longer knows it.
+func (t *Transport) Missing() bool { return t.missing.Load() }
+
+// Failure returns the first failing HTTP status of an exchange (a 401 or
+// 403 gives way to a later one), or 0.
+func (t *Transport) Failure() int { return int(t.failure.Load()) }
+
+// WatchCancels starts counting the cancellation notices sent.
+func (t *Transport) WatchCancels() { t.watching.Store(true) }
+
+// CancelsSent returns how many cancellation notices were sent since
+// WatchCancels.
+func (t *Transport) CancelsSent() int64 { return t.cancels.Load() }
+
+// CancelSent receives a value when a cancellation notice was sent since
+// WatchCancels (one value may stand for several).
+func (t *Transport) CancelSent() <-chan struct{} { return t.cancelSent }
+
+// cancelNotice reports whether req, sent while watching, posts
+// notifications/cancelled. The SDK posts one small message per request,
+// with a GetBody (the root's sdkcompat.go, entry 6): reading it costs
+// nothing to the request.
+func (t *Transport) cancelNotice(req *http.Request) bool {
+	if !t.watching.Load() || req.Method != http.MethodPost || req.GetBody == nil {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	b, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	return bytes.Contains(b, []byte(`"notifications/cancelled"`))
+}
+
+// A SendRecord follows the POSTs of one request on a Streamable HTTP
+// session (with its context: [WithSendRecord]): how many were made, and
+// how many the server answered 404 for their session. A request whose
+// every POST was so answered, or that made none, was never executed, and
+// may be sent again on a new session. The methods of a nil record do
+// nothing.
+type SendRecord struct {
+	posts, refusals atomic.Int32
+}
+
+// sendRecordKey is the context key of a request's *SendRecord.
+type sendRecordKey struct{}
+
+// WithSendRecord returns ctx carrying r: the POSTs of requests sent with
+// it are recorded there.
+func WithSendRecord(ctx context.Context, r *SendRecord) context.Context {
+	return context.WithValue(ctx, sendRecordKey{}, r)
+}
+
+// post records a POST of the request.
+func (r *SendRecord) post() {
+	if r != nil {
+		r.posts.Add(1)
+	}
+}
+
+// refused records a POST the server answered 404 for its session.
+func (r *SendRecord) refused() {
+	if r != nil {
+		r.refusals.Add(1)
+	}
+}
+
+// Unexecuted reports whether the server executed none of the request's
+// POSTs; false for a nil record, which knows nothing.
+func (r *SendRecord) Unexecuted() bool {
+	return r != nil && r.posts.Load() == r.refusals.Load()
+}
