@@ -61,17 +61,31 @@ func (p *Probe) Unread() bool {
 	return p.reused && (p.stale || !p.wrote)
 }
 
-// closedByPeer reports whether c, an idle HTTP/1 connection, has been
-// closed by the server: its end of stream or a reset is waiting, or bytes
-// it sent unasked (on TLS, the close_notify alert that precedes the end).
-// HTTP/2 connections, whose server may speak first, and connections
-// without a socket report false.
+// closedByPeer reports whether c, an idle connection, has been closed by
+// the server: its end of stream or a reset is waiting, or on TLS, where a
+// server says close_notify before it ends, bytes it sent unasked on an
+// idle HTTP/1 connection. HTTP/2 connections, whose server may speak
+// first, and connections without a socket report false.
 func closedByPeer(c net.Conn) bool {
-	if tc, ok := c.(*tls.Conn); ok {
+	tc, isTLS := c.(*tls.Conn)
+	if isTLS {
 		if tc.ConnectionState().NegotiatedProtocol == "h2" {
 			return false
 		}
 		c = tc.NetConn()
 	}
-	return peek(c)
+	switch peek(c) {
+	case ended:
+		return true
+	case pending:
+		return isTLS
+	}
+	return false
 }
+
+// What a peek at an idle socket finds.
+const (
+	nothing = iota // nothing yet, or it cannot be told
+	pending        // bytes the server sent
+	ended          // the end of stream, or a reset
+)

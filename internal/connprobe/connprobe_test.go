@@ -29,30 +29,39 @@ func post(t *testing.T, client *http.Client, url string) (bool, error) {
 
 // TestUnread: a POST given a pooled connection the server closed is unread
 // (and fails: net/http does not resend a POST); one given a live pooled
-// connection, or a new one, is not.
+// connection, or a new one, is not. Over TLS the server's close_notify
+// comes before its end of stream.
 func TestUnread(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-	}))
-	defer ts.Close()
-	client := &http.Client{Transport: &http.Transport{}}
-	if unread, err := post(t, client, ts.URL); unread || err != nil {
-		t.Fatalf("first POST, new connection: unread %v, %v", unread, err)
-	}
-	if unread, err := post(t, client, ts.URL); unread || err != nil {
-		t.Fatalf("second POST, live pooled connection: unread %v, %v", unread, err)
-	}
-	ts.CloseClientConnections()
-	unread, err := post(t, client, ts.URL)
-	if err == nil {
-		// net/http's reader saw the close first and did not pool the
-		// connection: the race this probe exists for did not happen.
-		if unread {
-			t.Fatal("a POST that succeeded was unread")
-		}
-		return
-	}
-	if !unread {
-		t.Fatalf("POST on the closed pooled connection failed (%v) but was not unread", err)
+	for _, secure := range []bool{false, true} {
+		t.Run(map[bool]string{false: "tcp", true: "tls"}[secure], func(t *testing.T) {
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) })
+			ts := httptest.NewUnstartedServer(h)
+			if secure {
+				ts.StartTLS()
+			} else {
+				ts.Start()
+			}
+			defer ts.Close()
+			client := ts.Client()
+			if unread, err := post(t, client, ts.URL); unread || err != nil {
+				t.Fatalf("first POST, new connection: unread %v, %v", unread, err)
+			}
+			if unread, err := post(t, client, ts.URL); unread || err != nil {
+				t.Fatalf("second POST, live pooled connection: unread %v, %v", unread, err)
+			}
+			ts.CloseClientConnections()
+			unread, err := post(t, client, ts.URL)
+			if err == nil {
+				// net/http's reader saw the close first and did not pool
+				// the connection: the race this probe is for did not happen.
+				if unread {
+					t.Fatal("a POST that succeeded was unread")
+				}
+				return
+			}
+			if !unread {
+				t.Fatalf("POST on the closed pooled connection failed (%v) but was not unread", err)
+			}
+		})
 	}
 }

@@ -4,6 +4,6 @@ package connprobe
 
 import "net"
 
-// peek reports false where sockets cannot be peeked at without waiting:
-// no connection is known stale, and nothing is sent again.
-func peek(net.Conn) bool { return false }
+// peek finds nothing where sockets cannot be peeked at without waiting: no
+// connection is known closed, and nothing is sent again.
+func peek(net.Conn) int { return nothing }
