@@ -22,6 +22,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -224,7 +225,7 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // them is there, then the approval gate (send). g is what a human
 // approved, or nil.
 func (t *Tool) run(ctx context.Context, args map[string]any, id string, g *grant) (*Result, error) {
-	if t.taskSupport() == taskRequired && !t.conn.tasksOn() {
+	if t.taskSupport() == tasks.Required && !t.conn.tasksOn() {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
 	a := t.a

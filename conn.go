@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/redact"
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -92,7 +93,7 @@ type conn struct {
 
 	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
 
-	raw   rawCalls     // requests of the adapter's own (rawrpc.go)
+	raw   tasks.Calls  // requests of the adapter's own (internal/tasks)
 	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)
 
 	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
@@ -531,7 +532,7 @@ func (c *conn) usable(op string) error {
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
 		c.wire = &ownedConn{Connection: conn, end: endSignal{c: c}}
-		c.raw.conn = c.wire
+		c.raw.Record(c.wire)
 		return c.wire
 	})
 }

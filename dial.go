@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/stdio"
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
@@ -200,7 +201,7 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server, c.raw.claim)
+	sc := d.newScreen(c.server, c.raw.Claim)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -339,7 +340,8 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	cp := *st
 	cp.HTTPClient = rt.Client(st.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
-	cs, err := client.Connect(ctx, c.recordRPC(&cp), opts)
+	// The connection, unwrapped, carries the requests of the adapter's own.
+	cs, err := client.Connect(ctx, wrapTransport(&cp, c.raw.Record), opts)
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
@@ -421,7 +423,7 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 
 // newScreen returns the screen of one connection to the named server;
 // claim (when not nil) takes the answers to the adapter's own requests
-// (rawrpc.go).
+// (tasks.Calls, internal/tasks).
 func (d *dialer) newScreen(server string, claim func([]byte)) *wire.Screen {
 	return wire.New(wire.Options{
 		MaxMessageBytes: d.maxMessageBytes(),
@@ -429,7 +431,7 @@ func (d *dialer) newScreen(server string, claim func([]byte)) *wire.Screen {
 		Placeholder:     unsupportedText,
 		PlaceholderKey:  originalMetaKey,
 		Claim:           claim,
-		ClaimPrefix:     rawPrefix,
+		ClaimPrefix:     tasks.IDPrefix,
 	})
 }
 

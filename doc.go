@@ -75,6 +75,7 @@
 //	               over internal/httptransport), live conn (conn.go, serverreq.go)
 //	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, over
 //	             internal/connprobe), internal/wire (everything a server sends),
+//	             internal/tasks (the tasks protocol, requests of the adapter's own),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
 //	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext, outputschema, redact, suggest
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
@@ -89,7 +90,7 @@
 //	                 check (conn.go)
 //	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → send: the
 //	                 approval gate [approval.go], on the arguments as sent → rounds [a tool
-//	                 with task support: tasks.go] → callRounds: callContext (conn.go) →
+//	                 with task support: tasks.go, internal/tasks] → callRounds: callContext (conn.go) →
 //	                 callRound: progress sink and idle timer (notify.go),
 //	                 the request's trace context (trace.go) → callOnce: recordTools
 //	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
@@ -160,7 +161,6 @@
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
 //	prompts.go                 ListPrompts, GetPrompt, PromptResult
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs
-//	rawrpc.go                  requests of the adapter's own on a session's connection (the tasks seam)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
 //	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
 //	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
@@ -168,7 +168,8 @@
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: sealing, decoding, the owner checks (states)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
-//	tasks.go                   long-running tools: TaskMode, task-augmented calls, polling, cancel, questions
+//	tasks.go                   long-running tools: TaskMode, WithTasks; taskCall, the adapter's side of
+//	                           internal/tasks: requests of its own, progress, questions, errors
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
 //	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool
@@ -184,6 +185,7 @@
 //	internal/conformance/doc.go               the official conformance suite, run against the adapter
 //	internal/conformance/client/main.go       the conformance client program
 //	internal/elicit/elicit.go                 elicitation answers checked against requested schemas
+//	internal/elicit/requests.go               input requests decoded, bounded
 //	internal/everything/everything.go         go-sdk's "everything" server, built for tests
 //	internal/extserver/extserver.go           pinned npm servers and clients, found or installed for tests
 //	internal/extserver/proc_other.go          process groups where there are none (tests)
@@ -217,6 +219,10 @@
 //	internal/stdio/stderr.go                  a server's stderr to the logger
 //	internal/stdio/stdio.go                   NewTransport: the one seam
 //	internal/suggest/suggest.go               the nearest known name, for error messages
+//	internal/tasks/call.go                    Call and its Host: a task started, polled with backoff, cancelled, answered
+//	internal/tasks/rawrpc.go                  Calls: requests of the adapter's own on a session's connection
+//	internal/tasks/stored.go                  a pending task's stored form
+//	internal/tasks/tasks.go                   tasks/* wire forms, bounds, the extension's _meta
 //	internal/testserver/booking.go            a booking server that asks for input (tests)
 //	internal/testserver/catalog.go            a 1,000-tool catalog (tests)
 //	internal/testserver/http.go               the test server over HTTP

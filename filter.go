@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"path"
 	"slices"
+
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 )
 
 // What a caller is offered. A server may list tools that must not reach the
@@ -210,7 +212,7 @@ func visible(set Toolset, app bool, keep func(*Tool) bool) Toolset {
 // requires task-based execution for it and the adapter cannot run it so
 // (tasks.go).
 func (t *Tool) offered(app bool) bool {
-	return (app || !t.appOnly) && (t.taskSupport() != taskRequired || t.conn.tasksOn())
+	return (app || !t.appOnly) && (t.taskSupport() != tasks.Required || t.conn.tasksOn())
 }
 
 // checkDuplicates fails when two tools share a name, ignoring case the way

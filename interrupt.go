@@ -1,14 +1,13 @@
 package mcpadapter
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 )
 
 // interruptJSON is the wire form of an Interrupt.
@@ -45,8 +44,6 @@ const (
 	interruptVersion  = 1
 	kindInputRequired = "inputRequired"          // an input_required result (SEP-2322)
 	kindURLRequired   = "urlElicitationRequired" // a -32042 error
-	// maxInputRequests bounds the requests of one stored interrupt.
-	maxInputRequests = 256
 )
 
 // MarshalJSON implements [json.Marshaler]: the interrupt with everything
@@ -110,7 +107,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	if len(w.InputResponses) > 0 && string(w.InputResponses) != "null" {
 		return fail(errors.New("stored input responses are not accepted: answers come only from Resume"))
 	}
-	requests, err := decodeInputRequests(w.InputRequests)
+	requests, err := elicit.DecodeRequests(w.InputRequests)
 	if err != nil {
 		return fail(err)
 	}
@@ -144,27 +141,4 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal}
 	}
 	return nil
-}
-
-// decodeInputRequests decodes stored input requests. go-sdk's decoder
-// panics on a null entry ({"k": null}); entries are checked first, and
-// their number is bounded.
-func decodeInputRequests(b json.RawMessage) (mcp.InputRequestMap, error) {
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(b, &entries); err != nil {
-		return nil, fmt.Errorf("input requests: %w", err)
-	}
-	if len(entries) > maxInputRequests {
-		return nil, fmt.Errorf("input requests: %d, more than %d", len(entries), maxInputRequests)
-	}
-	for key, e := range entries {
-		if t := bytes.TrimSpace(e); len(t) == 0 || t[0] != '{' {
-			return nil, fmt.Errorf("input request %q is not an object", key)
-		}
-	}
-	var m mcp.InputRequestMap
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("input requests: %w", err)
-	}
-	return m, nil
 }

@@ -4,10 +4,10 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 )
 
 // A PendingTask is returned (as an error) by a tool call that runs as a
@@ -55,15 +55,6 @@ func (p *PendingTask) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s: collect it later", p.Server, p.Tool, p.TaskID, p.Status)
 }
 
-// observe records what w tells of the task and reports whether its status
-// or message changed.
-func (p *PendingTask) observe(w *taskWire) bool {
-	status, msg := truncate(w.Status), truncate(w.StatusMessage)
-	changed := status != p.Status || msg != p.StatusMessage
-	p.Status, p.StatusMessage = status, msg
-	return changed
-}
-
 // rebind returns a copy of p for a follow by t under principal, which
 // reports the task's status afresh.
 func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
@@ -93,9 +84,9 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	tc, forget := t.newTaskCall(ctx, "")
+	tc, forget := t.newTaskCall(ctx, "", p.rebind(t, PrincipalFrom(ctx)))
 	defer forget()
-	return tc.follow(ctx, p.rebind(t, PrincipalFrom(ctx)), nil)
+	return tc.follow(ctx)
 }
 
 // CancelTask asks the server to cancel the task of p (tasks/cancel), after
@@ -106,9 +97,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
-	tc := &taskCall{t: t, op: callToolOp(t.desc.Name)}
-	_, err = tc.request(ctx, "tasks/cancel", p, nil)
-	return err
+	return t.newTask(p).f.Cancel(ctx)
 }
 
 // openTask checks stored p before op and returns its tool.
@@ -138,29 +127,13 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 	return t, nil
 }
 
-// pendingTaskJSON is the wire form of a PendingTask.
-type pendingTaskJSON struct {
-	Version       int       `json:"version"`
-	Server        string    `json:"server"`
-	Tool          string    `json:"tool"`
-	MCPName       string    `json:"mcpName"`
-	TaskID        string    `json:"taskId"`
-	Status        string    `json:"status,omitempty"`
-	StatusMessage string    `json:"statusMessage,omitempty"`
-	Principal     string    `json:"principal,omitempty"`
-	ID            string    `json:"id"`
-	Issued        time.Time `json:"issued"`
-}
-
-const pendingTaskVersion = 1
-
 // MarshalJSON implements [json.Marshaler]: everything needed to collect
 // the task in another process, sealed with [Config.StateKey] when the
 // adapter that made it has one.
 func (p PendingTask) MarshalJSON() ([]byte, error) {
 	return marshalState(p.a, stateTask, p.seal, func() ([]byte, error) {
-		return json.Marshal(pendingTaskJSON{Version: pendingTaskVersion, Server: p.Server, Tool: p.Tool, MCPName: p.MCPName,
-			TaskID: p.TaskID, Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, ID: p.id, Issued: p.issued})
+		return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+			Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, ID: p.id, Issued: p.issued}.Encode()
 	})
 }
 
@@ -175,21 +148,15 @@ func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: decoding pending task: %w: %w", ErrInvalidState, err)
 	}
-	var w pendingTaskJSON
-	if err := json.Unmarshal(payload, &w); err != nil {
+	w, err := tasks.DecodeStored(payload)
+	if err != nil {
 		return fail(err)
-	}
-	if w.Version != pendingTaskVersion {
-		return fail(fmt.Errorf("unsupported version %d", w.Version))
-	}
-	if w.Server == "" || w.MCPName == "" || w.TaskID == "" {
-		return fail(errors.New("missing server, tool or task id"))
 	}
 	st, err := decodeStamp(w.ID, w.Issued)
 	if err != nil {
 		return fail(err)
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
-		Status: truncate(w.Status), StatusMessage: truncate(w.StatusMessage), principal: w.Principal, seal: seal, stamp: st}
+		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, seal: seal, stamp: st}
 	return nil
 }

@@ -73,22 +73,23 @@ package mcpadapter
 //     the call's rounds (call.go) take InputRequests as asking too. Pinned
 //     by TestSDKCompatLegacyShimSecondRound.
 //
-//  8. Requests of the adapter's own (rawrpc.go), the seam of tasks
-//     (tasks.go), for which go-sdk v1.8.0 has no API: the adapter writes a
-//     JSON-RPC request with a string id of its own namespace (rawPrefix)
-//     on the transport connection a session runs on, through
+//  8. Requests of the adapter's own (internal/tasks/rawrpc.go, tasks.Calls),
+//     the seam of tasks (internal/tasks; the adapter's side is tasks.go),
+//     for which go-sdk v1.8.0 has no API: the adapter writes a JSON-RPC
+//     request with a string id of its own namespace (tasks.IDPrefix) on
+//     the transport connection a session runs on, through
 //     Connection.Write (documented as safe for concurrent use): the
 //     adapter's wrapper of every transport but Streamable HTTP, and go-sdk's
-//     own Streamable HTTP connection, recorded unwrapped (conn.recordRPC),
-//     which posts the request with the session's headers and reads its
-//     answer stream as its own, passing the server's requests on it (a
-//     legacy tasks/result's elicitation) to the session. Undocumented:
-//     go-sdk's jsonrpc2 numbers its own requests with integers, so no id
-//     of its collides, and it drops a response to no request of its own
-//     without failing the session. The answer is taken by the screen as
-//     it passes (internal/wire, Options.Claim). On modern sessions the
-//     request carries the per-request _meta go-sdk adds to its own
-//     (taskMeta). Pinned by TestSDKCompatForeignRequests.
+//     own Streamable HTTP connection, recorded unwrapped (Calls.Record, in
+//     connectStreamable), which posts the request with the session's
+//     headers and reads its answer stream as its own, passing the server's
+//     requests on it (a legacy tasks/result's elicitation) to the session.
+//     Undocumented: go-sdk's jsonrpc2 numbers its own requests with
+//     integers, so no id of its collides, and it drops a response to no
+//     request of its own without failing the session. The answer is taken
+//     by the screen as it passes (internal/wire, Options.Claim). On modern
+//     sessions the request carries the per-request _meta go-sdk adds to its
+//     own (tasks.Meta). Pinned by TestSDKCompatForeignRequests.
 //
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -493,7 +494,7 @@ func TestSDKCompatForeignRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			id, _ := jsonrpc.MakeID(rawPrefix + "1")
+			id, _ := jsonrpc.MakeID(tasks.IDPrefix + "1")
 			params := json.RawMessage(`{}`)
 			if v := cs.InitializeResult().ProtocolVersion; v >= "2026-07-28" { // the modern era's per-request _meta
 				params, _ = json.Marshal(map[string]any{"_meta": map[string]any{mcp.MetaKeyProtocolVersion: v, mcp.MetaKeyClientCapabilities: map[string]any{}}})
@@ -528,7 +529,7 @@ type foreignAnswers struct {
 }
 
 func (f *foreignAnswers) note(b []byte) {
-	if bytes.Contains(b, []byte(`"`+rawPrefix+`1"`)) {
+	if bytes.Contains(b, []byte(`"`+tasks.IDPrefix+`1"`)) {
 		select {
 		case f.seen <- struct{}{}:
 		default:
@@ -568,7 +569,7 @@ type foreignReader struct {
 // requests that are not numbers.
 func (r *foreignReader) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-		if _, num := req.ID.Raw().(int64); !num && req.ID.Raw() != rawPrefix+"1" {
+		if _, num := req.ID.Raw().(int64); !num && req.ID.Raw() != tasks.IDPrefix+"1" {
 			r.answers.mu.Lock()
 			r.answers.bad = fmt.Sprint(req.ID.Raw())
 			r.answers.mu.Unlock()

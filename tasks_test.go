@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -304,7 +305,7 @@ func TestTasksHostile(t *testing.T) {
 					t.Errorf("mode %s: %v, want a *PendingTask after TaskWait", mode, err)
 				}
 			}
-			if polls, most := peer.Methods("tasks/get"), int(2*time.Since(start)/minPollInterval)+2; polls > most {
+			if polls, most := peer.Methods("tasks/get"), int(2*time.Since(start)/tasks.MinPollInterval)+2; polls > most {
 				t.Errorf("%d polls in %v, more than %d", polls, time.Since(start), most)
 			}
 			a.Close()

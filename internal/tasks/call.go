@@ -1,0 +1,324 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Host is what a [Call] needs of the adapter: the connection's
+// requests, waits and errors, and the call's listeners and questions.
+// Errors a Host returns are returned as they are.
+type Host interface {
+	// Request sends method with params, a request of the adapter's own
+	// on the task's connection, within ctx, and returns its result. ctx
+	// bounds every request but MethodResult by Session.Timeout;
+	// MethodResult waits for the task's end, and the legacy server's
+	// questions on its stream belong to the call.
+	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Wait waits d within ctx and the connection's life.
+	Wait(ctx context.Context, d time.Duration) error
+	// Changed tells the call that the task's status or message changed,
+	// the n-th time: status and message as the server sent them, cut to
+	// a bound.
+	Changed(n int, status, message string)
+	// Ask takes the questions of a modern task that is input_required,
+	// but those answered before (the server has not caught up yet): it
+	// returns the responses to send with tasks/update, or the error that
+	// ends the follow (an interrupt, which resumes through [Call.Answer]).
+	Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error)
+	// Fail wraps err, a failure of the task or of its protocol ([ErrBad],
+	// [ErrFailed]), as an error of the call.
+	Fail(err error) error
+	// Closed returns the error of a call whose connection's life ended
+	// (the adapter closed), or nil.
+	Closed() error
+	// Cancelled returns the error of a call whose context was cancelled
+	// with cause, after the task was cancelled: cancelErr is the failure of
+	// that tasks/cancel, or nil.
+	Cancelled(cause, cancelErr error) error
+}
+
+// A Session is what a [Call] knows of the session its requests go on.
+type Session struct {
+	Modern  bool   // the modern era (2026-07-28): the tasks extension
+	Version string // the negotiated protocol version
+	Client  string // the client's name in a modern request's _meta
+
+	Timeout time.Duration // the bound of one request (0: none), the tool's
+}
+
+// A Call is one call of a tool that runs as a task, while the adapter
+// follows it: the task's id and what the server last told of it. A Call
+// is used by one goroutine at a time.
+type Call struct {
+	h       Host
+	modern  bool
+	meta    map[string]any // the _meta of each request (Meta)
+	timeout time.Duration  // Session.Timeout
+
+	id       string
+	last     *taskWire       // the task as the server made it, until a follow takes it
+	changes  int             // status changes reported
+	status   string          // as last reported
+	message  string          // as last reported
+	answered map[string]bool // input request keys answered
+}
+
+// NewCall returns the call of the task id ("" until [Call.Start] makes
+// one) on session s, through h.
+func NewCall(h Host, s Session, id string) *Call {
+	return &Call{h: h, modern: s.Modern, meta: Meta(s), timeout: s.Timeout, id: id}
+}
+
+// ID returns the id of the call's task.
+func (c *Call) ID() string { return c.id }
+
+// Last returns the status and message of the task as the server made it
+// (after Start), cut to a bound.
+func (c *Call) Last() (status, message string) {
+	if c.last == nil {
+		return "", ""
+	}
+	return c.last.seen()
+}
+
+// Start sends the task-augmented tools/call of the tool name with args,
+// with the call's progress token (or ""), and returns the tool's result
+// when the server answered at once (the modern server chose to, or the
+// legacy one ignored the task), or nil when it made a task: its id is
+// c.ID, and Follow follows it.
+func (c *Call) Start(ctx context.Context, name string, args map[string]any, token string) (*mcp.CallToolResult, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	params := map[string]any{"name": name, "arguments": args}
+	meta := maps.Clone(c.meta)
+	if token != "" {
+		meta["progressToken"] = token
+	}
+	if !c.modern {
+		params["task"] = map[string]any{"ttl": taskTTL.Milliseconds()}
+	}
+	params["_meta"] = meta
+	raw, err := c.send(ctx, "tools/call", params)
+	if err != nil {
+		return nil, err
+	}
+	var w taskWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, c.h.Fail(fmt.Errorf("%w: %w", ErrBad, err))
+	}
+	switch {
+	case w.Task != nil:
+		w = *w.Task
+	case !c.modern || w.ResultType != "task":
+		return c.toolResult(raw)
+	}
+	if w.TaskID == "" {
+		return nil, c.h.Fail(fmt.Errorf("%w: no task id", ErrBad))
+	}
+	c.id, c.last = w.TaskID, &w
+	return nil, nil
+}
+
+// send sends method with params through the host, within ctx and, but
+// for MethodResult, the bound of one request.
+func (c *Call) send(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, c.h.Fail(err)
+	}
+	if c.timeout > 0 && method != MethodResult {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	return c.h.Request(ctx, method, p)
+}
+
+// request sends a tasks request of method for the task and decodes the
+// task it answers (for tasks/get; tasks/update and tasks/cancel are
+// acknowledged, and return nil).
+func (c *Call) request(ctx context.Context, method string, extra map[string]any) (*taskWire, error) {
+	params := map[string]any{"taskId": c.id, "_meta": c.meta}
+	maps.Copy(params, extra)
+	raw, err := c.send(ctx, method, params)
+	if err != nil || method != "tasks/get" {
+		return nil, err
+	}
+	var w taskWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, method, err))
+	}
+	if w.Task != nil {
+		w = *w.Task
+	}
+	if w.TaskID != c.id {
+		return nil, c.h.Fail(fmt.Errorf("%w: %s answered for another task", ErrBad, method))
+	}
+	return &w, nil
+}
+
+// Cancel asks the server to cancel the task (tasks/cancel).
+func (c *Call) Cancel(ctx context.Context) error {
+	_, err := c.request(ctx, "tasks/cancel", nil)
+	return err
+}
+
+// Answer sends responses to the questions of a modern task
+// (tasks/update), and remembers them answered for the rest of the call.
+func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error {
+	if _, err := c.request(ctx, "tasks/update", map[string]any{"inputResponses": responses}); err != nil {
+		return err
+	}
+	if c.answered == nil {
+		c.answered = make(map[string]bool)
+	}
+	for k := range responses {
+		c.answered[k] = true
+	}
+	return nil
+}
+
+// Follow polls the task, from what Start saw of it if anything, until it
+// ends, within ctx and wait (0: ten minutes): its result; its failure
+// ([ErrFailed], through Host.Fail); an error of Host.Ask (an interrupt);
+// [ErrPending] when a deadline of ctx or wait passed first. A cancelled
+// ctx cancels the task.
+func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolResult, error) {
+	if wait <= 0 {
+		wait = defaultWait
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	w := c.last
+	c.last = nil
+	if w == nil {
+		var err error
+		if w, err = c.request(waitCtx, "tasks/get", nil); err != nil {
+			return c.stopped(ctx, waitCtx, err)
+		}
+	}
+	c.report(w)
+	interval := w.interval()
+	for {
+		switch w.Status {
+		case statusCompleted:
+			return c.outcome(waitCtx, ctx, w)
+		case statusFailed, statusCancelled:
+			return nil, c.h.Fail(w.failure())
+		case statusInputRequired:
+			if c.modern {
+				res, err := c.asked(waitCtx, w)
+				if res != nil || err != nil {
+					return res, err
+				}
+				break
+			}
+			// The legacy server asks on the tasks/result stream, which
+			// ends with the task.
+			return c.outcome(waitCtx, ctx, w)
+		case statusWorking:
+		default:
+			return nil, c.h.Fail(fmt.Errorf("%w: unknown status %q", ErrBad, truncate(w.Status)))
+		}
+		if err := c.h.Wait(waitCtx, interval); err != nil {
+			return c.stopped(ctx, waitCtx, err)
+		}
+		next, err := c.request(waitCtx, "tasks/get", nil)
+		if err != nil {
+			return c.stopped(ctx, waitCtx, err)
+		}
+		if next.Status == w.Status && next.StatusMessage == w.StatusMessage {
+			interval = min(interval*3/2, maxPollInterval) // nothing new: back off
+		} else {
+			interval = next.interval()
+		}
+		w = next
+		c.report(w)
+	}
+}
+
+// stopped ends a follow (whose wait, within ctx, is waitCtx) that err
+// stopped: a deadline of the caller's or of the wait returns ErrPending;
+// a cancelled caller cancels the task (tasks/cancel); any other err is
+// returned.
+func (c *Call) stopped(ctx, waitCtx context.Context, err error) (*mcp.CallToolResult, error) {
+	if err := c.h.Closed(); err != nil {
+		return nil, err
+	}
+	switch {
+	case ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+		defer cancel()
+		return nil, c.h.Cancelled(context.Cause(ctx), c.Cancel(cctx))
+	case waitCtx.Err() != nil:
+		return nil, ErrPending // the caller's deadline, or the wait's
+	}
+	return nil, err
+}
+
+// outcome collects the result of the completed task (modern: w's; legacy:
+// tasks/result, which also waits for the end of an input_required one
+// while the server asks on its stream).
+func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallToolResult, error) {
+	if c.modern {
+		if len(w.Result) == 0 {
+			return nil, c.h.Fail(fmt.Errorf("%w: completed without a result", ErrBad))
+		}
+		return c.toolResult(w.Result)
+	}
+	raw, err := c.send(waitCtx, MethodResult, map[string]any{"taskId": c.id})
+	if err != nil {
+		return c.stopped(ctx, waitCtx, err)
+	}
+	return c.toolResult(raw)
+}
+
+// toolResult decodes a tool's result from raw.
+func (c *Call) toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
+	res, err := toolResult(raw)
+	if err != nil {
+		return nil, c.h.Fail(err)
+	}
+	return res, nil
+}
+
+// report tells the host of a change of the task's status or message.
+func (c *Call) report(w *taskWire) {
+	status, message := w.seen()
+	if status == c.status && message == c.message {
+		return
+	}
+	c.status, c.message = status, message
+	c.changes++
+	c.h.Changed(c.changes, status, message)
+}
+
+// asked handles the questions of a modern task (w input_required): those
+// the host answers inline are sent with tasks/update (nil, nil: go on
+// polling); an error of the host, an interrupt, ends the follow.
+func (c *Call) asked(ctx context.Context, w *taskWire) (*mcp.CallToolResult, error) {
+	asked, err := elicit.DecodeRequests(w.InputRequests)
+	if err != nil || len(asked) == 0 {
+		return nil, c.h.Fail(fmt.Errorf("%w: input_required without input requests", ErrBad))
+	}
+	for k := range c.answered {
+		delete(asked, k) // answered: the server has not caught up yet
+	}
+	if len(asked) == 0 {
+		return nil, nil
+	}
+	answered, err := c.h.Ask(ctx, asked)
+	if err != nil {
+		return nil, err
+	}
+	return nil, c.Answer(ctx, answered)
+}

@@ -1,0 +1,268 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fakeHost answers a Call's requests from a script, and records what the
+// call did.
+type fakeHost struct {
+	answers                map[string][]string // method -> answers in turn (the last one repeats)
+	sent                   []string            // methods, in order
+	params                 []map[string]any    // their params
+	waits                  []time.Duration
+	changes                []string
+	asked                  []mcp.InputRequestMap
+	cancelCause, cancelErr error
+}
+
+func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	var p map[string]any
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	h.sent, h.params = append(h.sent, method), append(h.params, p)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	as := h.answers[method]
+	if len(as) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	a := as[0]
+	if len(as) > 1 {
+		h.answers[method] = as[1:]
+	}
+	if a == "block" {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return json.RawMessage(a), nil
+}
+
+func (h *fakeHost) Wait(ctx context.Context, d time.Duration) error {
+	h.waits = append(h.waits, d)
+	return ctx.Err()
+}
+
+func (h *fakeHost) Changed(n int, status, message string) {
+	h.changes = append(h.changes, fmt.Sprintf("%d %s %s", n, status, message))
+}
+
+func (h *fakeHost) Ask(_ context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	h.asked = append(h.asked, asked)
+	res := mcp.InputResponseMap{}
+	for k := range asked {
+		res[k] = &mcp.ElicitResult{Action: "accept"}
+	}
+	return res, nil
+}
+
+func (h *fakeHost) Fail(err error) error { return fmt.Errorf("failed: %w", err) }
+func (h *fakeHost) Closed() error        { return nil }
+func (h *fakeHost) Cancelled(cause, cancelErr error) error {
+	h.cancelCause, h.cancelErr = cause, cancelErr
+	return cause
+}
+
+func get(status, msg string, poll float64) string {
+	return fmt.Sprintf(`{"taskId":"t1","status":%q,"statusMessage":%q,"pollInterval":%v}`, status, msg, poll)
+}
+
+// TestFollowPolicy: the poll interval is the server's, bounded below and
+// above, and backs off by half when nothing changed; each change is
+// reported once, in order; the legacy result comes from tasks/result.
+func TestFollowPolicy(t *testing.T) {
+	h := &fakeHost{answers: map[string][]string{
+		"tools/call": {`{"task":` + get("working", "a", 0) + `}`},
+		"tasks/get": {
+			get("working", "a", 0), get("working", "a", 0), get("working", "b", 60000),
+			get("working", "b", 60000), get("completed", "", 0),
+		},
+		MethodResult: {`{"content":[{"type":"text","text":"done"}]}`},
+	}}
+	c := NewCall(h, Session{Timeout: time.Minute}, "")
+	if res, err := c.Start(t.Context(), "job", nil, "tok"); res != nil || err != nil || c.ID() != "t1" {
+		t.Fatalf("Start = %v, %v, id %q; want a task t1", res, err, c.ID())
+	}
+	if p := h.params[0]; p["task"] == nil || p["_meta"].(map[string]any)["progressToken"] != "tok" {
+		t.Errorf("legacy tools/call params %v, want params.task and the progress token", p)
+	}
+	if s, m := c.Last(); s != "working" || m != "a" {
+		t.Errorf("Last = %q, %q", s, m)
+	}
+	res, err := c.Follow(t.Context(), 0)
+	if err != nil || len(res.Content) != 1 {
+		t.Fatalf("Follow = %v, %v", res, err)
+	}
+	want := []time.Duration{MinPollInterval, MinPollInterval * 3 / 2, MinPollInterval * 9 / 4, maxPollInterval, maxPollInterval}
+	if fmt.Sprint(h.waits) != fmt.Sprint(want) {
+		t.Errorf("waits %v, want %v", h.waits, want)
+	}
+	if got := strings.Join(h.changes, ","); got != "1 working a,2 working b,3 completed " {
+		t.Errorf("changes %q", got)
+	}
+	for _, p := range h.params[1:] {
+		if meta, _ := p["_meta"].(map[string]any); meta["progressToken"] != nil {
+			t.Errorf("a tasks request carries the call's progress token: %v", p)
+		}
+	}
+}
+
+// TestFollowBounds: a server that breaks the protocol fails the call with
+// ErrBad, a failed task with ErrFailed and its message cut to the bound.
+func TestFollowBounds(t *testing.T) {
+	long := strings.Repeat("é", maxStatusMessage)
+	for name, tc := range map[string]struct {
+		modern bool
+		answer string
+		want   error
+	}{
+		"unknown status":   {false, get("paused", "", 0), ErrBad},
+		"another task":     {false, `{"taskId":"t2","status":"working"}`, ErrBad},
+		"not json":         {false, `[1]`, ErrBad},
+		"failed":           {false, get("failed", long, 0), ErrFailed},
+		"no result":        {true, get("completed", "", 0), ErrBad},
+		"no questions":     {true, get("input_required", "", 0), ErrBad},
+		"modern error":     {true, `{"taskId":"t1","status":"failed","error":{"code":1,"message":"boom"}}`, ErrFailed},
+		"cancelled":        {false, get("cancelled", "", 0), ErrFailed},
+		"modern completed": {true, `{"taskId":"t1","status":"completed","result":{"content":[]}}`, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := &fakeHost{answers: map[string][]string{"tasks/get": {tc.answer}}}
+			_, err := NewCall(h, Session{Modern: tc.modern}, "t1").Follow(t.Context(), 0)
+			if !errors.Is(err, tc.want) || (tc.want != nil) != strings.HasPrefix(fmt.Sprint(err), "failed: ") {
+				t.Fatalf("Follow = %v, want %v through Fail", err, tc.want)
+			}
+			if err != nil && len(err.Error()) > maxStatusMessage+100 {
+				t.Errorf("error of %d bytes: the server's text is not cut", len(err.Error()))
+			}
+		})
+	}
+}
+
+// TestFollowDeadlines: the follow's wait passing leaves the task pending;
+// a cancelled context cancels it, outside the cancelled context.
+func TestFollowDeadlines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &fakeHost{answers: map[string][]string{"tasks/get": {get("working", "", 0), "block"}}}
+		if _, err := NewCall(h, Session{}, "t1").Follow(t.Context(), time.Second); err != ErrPending {
+			t.Fatalf("Follow past its wait = %v, want ErrPending", err)
+		}
+		if h.cancelCause != nil {
+			t.Errorf("a pending task was cancelled")
+		}
+
+		h = &fakeHost{answers: map[string][]string{"tasks/get": {get("working", "", 0), "block"}}}
+		ctx, cancel := context.WithCancelCause(t.Context())
+		stop := errors.New("stop")
+		go func() {
+			synctest.Wait()
+			cancel(stop)
+		}()
+		if _, err := NewCall(h, Session{}, "t1").Follow(ctx, 0); err != stop || h.cancelCause != stop || h.cancelErr != nil {
+			t.Fatalf("Follow cancelled = %v (cause %v, cancel %v), want the cause", err, h.cancelCause, h.cancelErr)
+		}
+		if last := h.sent[len(h.sent)-1]; last != "tasks/cancel" {
+			t.Errorf("last request %s, want tasks/cancel", last)
+		}
+	})
+}
+
+// TestFollowQuestions: a modern task's questions go to Ask, their answers
+// to tasks/update, and questions answered before are not asked again.
+func TestFollowQuestions(t *testing.T) {
+	ask := `{"taskId":"t1","status":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}}}`
+	h := &fakeHost{answers: map[string][]string{"tasks/get": {ask, ask, `{"taskId":"t1","status":"completed","result":{"content":[]}}`}}}
+	if _, err := NewCall(h, Session{Modern: true}, "t1").Follow(t.Context(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.asked[0]["q"].(*mcp.ElicitParams); len(h.asked) != 1 || !ok {
+		t.Errorf("asked %v, want q once", h.asked)
+	}
+	if got := strings.Join(h.sent, ","); got != "tasks/get,tasks/update,tasks/get,tasks/get" {
+		t.Errorf("requests %s", got)
+	}
+}
+
+// TestStartAtOnce: a modern server may answer a task-augmented call at
+// once; the call then has the tool's result, and no task.
+func TestStartAtOnce(t *testing.T) {
+	h := &fakeHost{answers: map[string][]string{"tools/call": {`{"content":[{"type":"text","text":"now"}]}`}}}
+	c := NewCall(h, Session{Modern: true, Version: "2026-07-28", Client: "me"}, "")
+	res, err := c.Start(t.Context(), "job", map[string]any{"a": 1}, "")
+	if err != nil || res == nil || c.ID() != "" {
+		t.Fatalf("Start = %v, %v, id %q; want the result", res, err, c.ID())
+	}
+	meta := h.params[0]["_meta"].(map[string]any)
+	if h.params[0]["task"] != nil || meta[mcp.MetaKeyProtocolVersion] != "2026-07-28" {
+		t.Errorf("modern params %v", h.params[0])
+	}
+	if caps := meta[mcp.MetaKeyClientCapabilities].(map[string]any); caps["extensions"].(map[string]any)[Extension] == nil {
+		t.Errorf("the extension is not declared: %v", caps)
+	}
+	h = &fakeHost{answers: map[string][]string{"tools/call": {`{"resultType":"task","status":"working"}`}}}
+	if _, err := NewCall(h, Session{Modern: true}, "").Start(t.Context(), "job", nil, ""); !errors.Is(err, ErrBad) {
+		t.Errorf("a task without an id: %v, want ErrBad", err)
+	}
+}
+
+// TestRules: the interval's bounds, the text bound, what runs as a task.
+func TestRules(t *testing.T) {
+	ms := func(f float64) *float64 { return &f }
+	for _, tc := range []struct {
+		w    taskWire
+		want time.Duration
+	}{
+		{taskWire{}, defaultPollInterval},
+		{taskWire{PollInterval: ms(1)}, MinPollInterval},
+		{taskWire{PollInterval: ms(1e12)}, maxPollInterval},
+		{taskWire{PollInterval: ms(1e3), PollIntervalMs: ms(2e3)}, 2 * time.Second},
+	} {
+		if got := tc.w.interval(); got != tc.want {
+			t.Errorf("interval of %+v = %v, want %v", tc.w, got, tc.want)
+		}
+	}
+	if s := truncate(strings.Repeat("é", maxStatusMessage)); len(s) > maxStatusMessage+len("…") || !strings.HasSuffix(s, "…") || !utf8Valid(s) {
+		t.Errorf("truncate: %d bytes, %q...", len(s), s[:8])
+	}
+	if !Augmented(Required, false) || Augmented(Optional, false) || !Augmented(Optional, true) || Augmented("forbidden", true) || Augmented("", true) {
+		t.Errorf("Augmented: wrong rule")
+	}
+	if Declared(nil) || !Declared(&mcp.ServerCapabilities{Extensions: map[string]any{Extension: map[string]any{}}}) {
+		t.Errorf("Declared: wrong rule")
+	}
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// TestStored: a pending task's stored form round-trips; a wrong version
+// or a missing name is refused; status texts are cut.
+func TestStored(t *testing.T) {
+	b, err := Stored{Server: "s", Tool: "t", MCPName: "m", TaskID: "id", Status: "working"}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DecodeStored(b)
+	if err != nil || s.Version != storedVersion || s.TaskID != "id" {
+		t.Fatalf("DecodeStored = %+v, %v", s, err)
+	}
+	for _, bad := range []string{`{"version":2,"server":"s","mcpName":"m","taskId":"id"}`, `{"version":1,"server":"s","taskId":"id"}`, `[]`} {
+		if _, err := DecodeStored([]byte(bad)); err == nil {
+			t.Errorf("DecodeStored(%s) accepted", bad)
+		}
+	}
+	long, _ := json.Marshal(Stored{Version: 1, Server: "s", MCPName: "m", TaskID: "id", StatusMessage: strings.Repeat("x", 4*maxStatusMessage)})
+	if s, _ := DecodeStored(long); len(s.StatusMessage) > maxStatusMessage+len("…") {
+		t.Errorf("a stored status message of %d bytes is kept", len(s.StatusMessage))
+	}
+}
