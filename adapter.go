@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // ServerInfo describes a connected server and what was negotiated with it.
@@ -44,9 +44,9 @@ const (
 type Adapter struct {
 	cfg     Config
 	logger  *slog.Logger
-	tracer  trace.Tracer  // nil: no spans
-	metrics *metrics      // nil: no metrics (metrics.go)
-	callIDs atomic.Uint64 // ids of calls not made by a model
+	tracer  *observe.Tracer  // nil: no spans
+	metrics *observe.Metrics // nil: no metrics
+	callIDs atomic.Uint64    // ids of calls not made by a model
 
 	policy   toolPolicy // names, filters, output schemas: read-only
 	pool     pool
@@ -76,7 +76,7 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Adapter{cfg: cfg, logger: logger, tracer: newTracer(cfg.TracerProvider), metrics: newMetrics(cfg.MeterProvider, logger)}
+	a := &Adapter{cfg: cfg, logger: logger, tracer: observe.NewTracer(cfg.TracerProvider, errorType), metrics: observe.NewMetrics(cfg.MeterProvider, logger, errorType)}
 	a.policy = toolPolicy{cfg: &a.cfg, logger: logger}
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	a.pool = pool{cfg: &a.cfg, logger: logger, metrics: a.metrics, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
+	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -237,9 +238,9 @@ func (t *Tool) run(ctx context.Context, args map[string]any, id string, g *grant
 	if info.id == "" {
 		info.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
 	}
-	ctx = w.start(ctx, info.id)
+	ctx = w.Start(ctx, info.id)
 	res, err := t.hooked(ctx, args, info, g)
-	w.end(ctx, res, err, info)
+	w.End(ctx, res != nil && res.IsError, err, info.id, info.requests)
 	return res, err
 }
 
@@ -278,8 +279,8 @@ func (t *Tool) rounds(ctx context.Context, args map[string]any, info *callInfo) 
 type callInfo struct {
 	id       string
 	meta     map[string]any
-	requests int        // written by the call's rounds, one at a time
-	watch    *callWatch // nil: no span, no debug record
+	requests int           // written by the call's rounds, one at a time
+	watch    *observe.Call // nil: no span, no debug record
 }
 
 // callID returns the id of the call that info describes, or "".
@@ -416,12 +417,12 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 		defer release()
 	}
 	var meta mcp.Meta
-	var w *callWatch
+	var w *observe.Call
 	if info != nil {
 		meta, w = maps.Clone(info.meta), info.watch
 		info.requests++
 	}
-	ctx, meta, traced := w.request(ctx, c, mcpName, meta)
+	ctx, meta, traced := w.Request(ctx, mcpName, c.peer, meta)
 	if a.notify.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		f, _ := ctx.Value(progressKey{}).(func(Progress))
 		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: info.callID()}, f: f, touch: touch}
@@ -438,7 +439,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 			err = serverError(c.server, callToolOp(mcpName), idle)
 		}
 	}
-	traced(raw, res, err)
+	traced(res != nil && res.IsError || res == nil && raw != nil && raw.IsError, err)
 	return raw, res, err
 }
 

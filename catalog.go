@@ -314,7 +314,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	a, c := cs.a, cat.conn
 	ctx, done := c.callContext(ctx)
 	defer done()
-	ctx, span := c.startRequestSpan(ctx, "tools/list", "")
+	ctx, span := a.tracer.StartRequest(ctx, "tools/list", "", c.peer)
 	budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
 	var keys []string // of the descriptors, in order: their JSON measures the catalog
 	var raws [][]byte // the descriptors' JSON as the server sent it, in order (descriptor.go)
@@ -343,7 +343,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 		}
 		return named, res.NextCursor, res.TTLMs, nil
 	})
-	endSpan(span, nil, err)
+	a.tracer.End(span, false, err)
 	if err != nil {
 		return nil, c.callError("list tools", err)
 	}

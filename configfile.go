@@ -5,11 +5,6 @@ package mcpadapter
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/configfile"
 )
@@ -73,42 +68,7 @@ func (e *ConfigError) Error() string {
 	if e == nil {
 		return "<nil>"
 	}
-	var b strings.Builder
-	b.WriteString("mcpadapter: config")
-	if e.File != "" {
-		b.WriteString(" " + e.File)
-	}
-	if e.Server != "" {
-		fmt.Fprintf(&b, ": server %q", e.Server)
-	}
-	if e.Field != "" {
-		b.WriteString(": field " + e.Field)
-	}
-	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	return clip(b.String(), maxConfigErrorLen)
-}
-
-// maxConfigErrorLen bounds the text of one ConfigError: a file's names
-// (of servers, fields, variables) can be of any length.
-const maxConfigErrorLen = 1024
-
-// maxConfigErrors bounds the problems a configuration error lists; the rest
-// are counted.
-const maxConfigErrors = 20
-
-// clip cuts s to at most n bytes, at a character boundary, marking the cut
-// with "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return configfile.ErrorText(e.File, e.Server, e.Field, e.Err)
 }
 
 // Unwrap returns the cause.
@@ -123,23 +83,15 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 	if opts != nil {
 		o = *opts
 	}
+	var err error
 	if o.WorkspaceFolder == "" {
-		dir, err := filepath.Abs(filepath.Dir(path))
-		if err != nil {
+		if o.WorkspaceFolder, err = configfile.Workspace(path); err != nil {
 			return Config{}, &ConfigError{File: path, Err: err}
 		}
-		if base := filepath.Base(dir); base == ".vscode" || base == ".cursor" {
-			dir = filepath.Dir(dir)
-		}
-		o.WorkspaceFolder = dir
 	}
-	data, err := os.ReadFile(path)
+	data, err := configfile.ReadFile(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = fmt.Errorf("%s: %w", pe.Op, pe.Err) // the path is in File
-		}
-		return Config{}, &ConfigError{File: path, Err: err}
+		return Config{}, &ConfigError{File: path, Err: err} // the path is in File
 	}
 	return parseConfig(path, data, &o)
 }
@@ -214,16 +166,14 @@ func parseConfig(file string, data []byte, opts *ConfigOptions) (Config, error) 
 	return Config{Servers: servers}, nil
 }
 
-// configErrors joins the first maxConfigErrors problems of the file at
-// path file as ConfigErrors, and counts the rest in a last one.
+// configErrors joins the problems of the file at path file that are shown
+// (configfile.Shown: the first 20, then a count of the rest) as
+// ConfigErrors.
 func configErrors(file string, problems []configfile.Problem) error {
-	shown := problems[:min(len(problems), maxConfigErrors)]
-	errs := make([]error, len(shown), len(shown)+1)
+	shown := configfile.Shown(problems)
+	errs := make([]error, len(shown))
 	for i, p := range shown {
 		errs[i] = &ConfigError{File: file, Server: p.Server, Field: p.Field, Err: p.Err}
-	}
-	if rest := len(problems) - len(shown); rest > 0 {
-		errs = append(errs, &ConfigError{File: file, Err: fmt.Errorf("%d more problems not shown", rest)})
 	}
 	return errors.Join(errs...)
 }

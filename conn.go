@@ -203,7 +203,7 @@ func (c *conn) cause() error {
 // goroutine.
 func (c *conn) attach() {
 	c.a.notify.attach(c)
-	c.a.metrics.connection(c, 1)
+	c.a.metrics.Connection(c.server, c.key.principal != "", 1)
 	c.gen.wg.Add(1)
 	switch {
 	case c.wire != nil:
@@ -293,7 +293,7 @@ func (c *conn) release() {
 		c.stopCalls()
 	}
 	c.a.notify.release(c)
-	c.a.metrics.connection(c, -1)
+	c.a.metrics.Connection(c.server, c.key.principal != "", -1)
 }
 
 // beginClose marks c as closing, before Close cancels its requests: on

@@ -19,12 +19,12 @@ import (
 	"time"
 	"weak"
 
+	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/stdio"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -488,22 +488,13 @@ func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey
 	if d.a.tracer == nil {
 		return d.dial(g, key, s)
 	}
-	ctx := trace.ContextWithSpanContext(context.Background(), parent)
-	attrs := append([]attribute.KeyValue{attrServer.String(key.server)}, transportAttrs(s)...)
-	_, span := d.a.tracer.Start(ctx, "initialize", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	span := d.a.tracer.StartDial(parent, peerOf(key.server, s))
 	c, err := d.dial(g, key, s)
-	method := "initialize"
+	var modern bool
+	var done observe.Peer
 	if err == nil {
-		if c.modern() {
-			method = "server/discover"
-			span.SetName(method)
-		}
-		span.SetAttributes(attrMCPProtocol.String(c.info.ProtocolVersion))
-		if id := c.session.ID(); id != "" {
-			span.SetAttributes(attrMCPSession.String(id))
-		}
+		modern, done = c.modern(), observe.Peer{Protocol: c.info.ProtocolVersion, Session: c.session.ID()}
 	}
-	span.SetAttributes(attrMCPMethod.String(method))
-	endSpan(span, nil, err)
+	d.a.tracer.EndDial(span, modern, done, err)
 	return c, err
 }

@@ -76,8 +76,9 @@
 //	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, over
 //	             internal/connprobe), internal/wire (everything a server sends),
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
-//	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext, outputschema, redact, suggest
+//	             internal/observe (spans, metrics, the call's observer), internal/schemapass,
+//	             internal/configfile, internal/toolsearch, and small pure helpers: cachekey,
+//	             callinput, elicit, jsonvalue, modeltext, outputschema, redact, suggest
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
 //
@@ -88,11 +89,11 @@
 //	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
 //	                 nulls that mean absent dropped (internal/schemapass), the one principal
 //	                 check (conn.go)
-//	2 call.go        run: the observer (trace.go) [metrics.go], hooked [hooks.go] → send: the
+//	2 call.go        run: the observer (trace.go, internal/observe), hooked [hooks.go] → send: the
 //	                 approval gate [approval.go], on the arguments as sent → rounds [a tool
 //	                 with task support: tasks.go, internal/tasks] → callRounds: callContext (conn.go) →
 //	                 callRound: progress sink and idle timer (notify.go),
-//	                 the request's trace context (trace.go) → callOnce: recordTools
+//	                 the request's trace context (internal/observe) → callOnce: recordTools
 //	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
 //	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
 //	                 (sdkcache.go) → internal/stdio writes the line; its reader passes each line
@@ -111,12 +112,13 @@
 //	1 discovery.go   ListTools → discover: list, one server's part, for each server in parallel,
 //	                 then settle, the skip policy
 //	2 pool.go        Adapter.connect → pool.connect: the connection's key, one shared dial
-//	                 (singleflight) → open → dialer.tracedDial [the dial counted, metrics.go]
-//	3 dial.go        tracedDial: a span when a tracer is set → dial: newClient with its
-//	                 handlers and sending middlewares, connectEra (eras.go) → the stdio
-//	                 transport (internal/stdio), screened (internal/wire) → go-sdk's handshake
+//	                 (singleflight) → open → dialer.tracedDial [the dial counted, internal/observe]
+//	3 dial.go        tracedDial: a span when a tracer is set (internal/observe) → dial:
+//	                 newClient with its handlers and sending middlewares, connectEra (eras.go)
+//	                 → the stdio transport (internal/stdio), screened (internal/wire) → go-sdk's
+//	                 handshake
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
-//	                 [the connection counted, metrics.go]
+//	                 [the connection counted, internal/observe]
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
 //	                 (sdkcache.go) → newTool (tools.go): the names the model sees, the metadata
 //	6 filter.go      visible: the one pass that decides what the caller is offered, then
@@ -138,7 +140,7 @@
 //	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
 //	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
-//	configfile.go              LoadConfig, ParseConfig: internal/configfile's result mapped onto Server
+//	configfile.go              LoadConfig, ParseConfig, ConfigError: internal/configfile's result mapped onto Server
 //	conn.go                    the live connection: session, calls in flight, death, close, errors
 //	descriptor.go              ToolDescriptor, ToolAnnotations: a tool as its server sent it
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
@@ -152,7 +154,6 @@
 //	httptransport.go           the adapter's side of internal/httptransport: headers, end signs, statuses
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form
-//	metrics.go                 OpenTelemetry instruments and their one recording seam
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
 //	notify.go                  notifier: change callbacks, server logs, progress, subscriptions, delivery queues and counts
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
@@ -160,7 +161,7 @@
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
 //	prompts.go                 ListPrompts, GetPrompt, PromptResult
-//	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs
+//	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs (internal/schemapass)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
 //	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
 //	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
@@ -172,13 +173,15 @@
 //	                           internal/tasks: requests of its own, progress, questions, errors
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
 //	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
-//	toolsearch.go              ToolSearch: a big catalog offered through one search tool
-//	trace.go                   the call's one observer: spans, W3C trace context, debug record (metrics: metrics.go)
+//	toolsearch.go              ToolSearch: a big catalog offered through one search tool (internal/toolsearch)
+//	trace.go                   the adapter's side of internal/observe: a call's observer, a connection's peer,
+//	                           the error.type of the adapter's own failures
 //	validate.go                New's checks: every problem of a configuration at once
 //	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
 //	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache
 //	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC
 //	internal/configfile/expand.go             ${env:…}, ${input:…}, ${workspaceFolder}, envFile
+//	internal/configfile/load.go               reading a file, its default workspace folder; the errors' text
 //	internal/connprobe/connprobe.go           whether a request that failed on a pooled connection was never read
 //	internal/connprobe/peek_other.go          no socket peek where there is no unix socket
 //	internal/connprobe/peek_unix.go           a socket peeked at without waiting or consuming
@@ -200,8 +203,12 @@
 //	internal/jsonvalue/jsonvalue.go           copying and rewriting decoded JSON
 //	internal/modeltext/media.go               media types, image checks, links a provider loads itself
 //	internal/modeltext/modeltext.go           text cut to a budget, structured content as a line
+//	internal/observe/call.go                  the one observer of a tool call: its span, requests, metrics, debug record
+//	internal/observe/metrics.go               OpenTelemetry instruments and their one recording seam
+//	internal/observe/trace.go                 spans of dials and requests, error.type, W3C trace context
 //	internal/outputschema/outputschema.go     an outputSchema resolved safely; a mismatch explained
 //	internal/redact/redact.go                 URL and error redaction
+//	internal/schemapass/definition.go         the passes applied to an llms.FunctionDefinition
 //	internal/schemapass/gemini.go             the Gemini pass
 //	internal/schemapass/normalize.go          input-schema normalisation, the argument hint
 //	internal/schemapass/nulls.go              nulls that mean absent
@@ -231,6 +238,7 @@
 //	internal/testserver/stdio.go              the test server over stdio (the test binary re-executed)
 //	internal/testserver/testserver.go         a scriptable go-sdk server for tests
 //	internal/testserver/tools.go              its tools
+//	internal/toolsearch/found.go              the found set of a conversation; a search call's query
 //	internal/toolsearch/text.go               the search tool's description and answers; found names read back
 //	internal/toolsearch/toolsearch.go         ranking a catalog for a query (BM25 over fields)
 //	internal/wire/body.go                     JSON bodies and server-sent events of HTTP answers

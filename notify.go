@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,7 +49,7 @@ import (
 type notifier struct {
 	cfg     *Config // the Adapter's
 	logger  *slog.Logger
-	metrics *metrics // the Adapter's; nil: none
+	metrics *observe.Metrics // the Adapter's; nil: none
 	counts  deliveryCounts
 
 	// mu guards progress, the progress registries of the live
@@ -309,7 +310,7 @@ var dropWarnings = [...]string{
 // dropped counts a dropped delivery of kind for key, and logs it, with
 // attrs, at the key's 1st, 2nd, 4th, 8th... drop of kind.
 func (n *notifier) dropped(key connKey, kind deliveryKind, attrs ...any) {
-	n.metrics.droppedDelivery(key.server)
+	n.metrics.Dropped(key.server)
 	if c := n.counts.add(key, kind.dropCount); bits.OnesCount64(uint64(c)) == 1 {
 		n.logger.Warn(dropWarnings[kind], append(append(key.attrs(), attrs...), "dropped", c)...)
 	}

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/singleflight"
@@ -40,8 +41,8 @@ import (
 type pool struct {
 	cfg     *Config // the Adapter's
 	logger  *slog.Logger
-	metrics *metrics // the Adapter's; nil: none
-	dialer  dialer   // opens its connections (dial.go)
+	metrics *observe.Metrics // the Adapter's; nil: none
+	dialer  dialer           // opens its connections (dial.go)
 
 	dials map[string]*atomic.Int64 // dial attempts per server since New, for Status; the map is never changed
 
@@ -263,7 +264,7 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 		}
 		p.dials[key.server].Add(1)
 		c, err = p.dialer.tracedDial(parent, g, key, s)
-		p.metrics.dialed(key.server, err)
+		p.metrics.Dialed(key.server, err)
 		if err == nil {
 			break
 		}

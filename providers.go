@@ -12,7 +12,6 @@ package mcpadapter
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/tmc/langchaingo/llms"
@@ -37,24 +36,10 @@ type SchemaPass func(fn *llms.FunctionDefinition) error
 // An error names the server, the tool and where its schema failed.
 func (t *Tool) LLMToolFor(passes ...SchemaPass) (llms.Tool, error) {
 	tool := t.LLMTool()
-	if err := applyPasses(tool.Function, passes); err != nil {
+	if err := schemapass.Apply(tool.Function, passes); err != nil {
 		return llms.Tool{}, errorf("mcpadapter: server %q: tool %q: %w", t.server, t.name, err)
 	}
 	return tool, nil
-}
-
-// applyPasses applies passes to fd in order, skipping nil ones, and stops
-// at the first error.
-func applyPasses(fd *llms.FunctionDefinition, passes []SchemaPass) error {
-	for _, pass := range passes {
-		if pass == nil {
-			continue
-		}
-		if err := pass(fd); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // LLMToolsFor is [Toolset.LLMTools] with passes applied to each tool (see
@@ -75,31 +60,6 @@ func (s Toolset) LLMToolsFor(passes ...SchemaPass) ([]llms.Tool, error) {
 	return out, errors.Join(errs...)
 }
 
-// schemaPass adapts a pass of internal/schemapass to a SchemaPass.
-func schemaPass(f func(params map[string]any) (map[string]any, error)) SchemaPass {
-	return func(fn *llms.FunctionDefinition) error {
-		params, ok := fn.Parameters.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%w: parameters are a %T, not a JSON object", ErrUnsupportedSchema, fn.Parameters)
-		}
-		out, err := f(params)
-		if err != nil {
-			return err
-		}
-		fn.Parameters = out
-		return nil
-	}
-}
-
-// openAIPass is schemaPass for OpenAI: it also sets the definition's Strict.
-func openAIPass(strict bool, f func(params map[string]any) (map[string]any, error)) SchemaPass {
-	pass := schemaPass(f)
-	return func(fn *llms.FunctionDefinition) error {
-		fn.Strict = strict
-		return pass(fn)
-	}
-}
-
 // InlineRefs returns a [SchemaPass] that replaces every local $ref ("#",
 // "#/$defs/name", "#/definitions/name" or any JSON pointer into the schema)
 // by a copy of what it points to, merged with the keywords beside it, and
@@ -107,7 +67,7 @@ func openAIPass(strict bool, f func(params map[string]any) (map[string]any, erro
 // list type: they cannot be written without $ref), references to other
 // documents or to anchors, and schemas that would grow past 10,000
 // subschemas.
-func InlineRefs() SchemaPass { return schemaPass(schemapass.InlineRefs) }
+func InlineRefs() SchemaPass { return schemapass.Definition(schemapass.InlineRefs) }
 
 // ForOpenAI returns the [SchemaPass] for OpenAI's function calling without
 // strict mode (langchaingo's openai provider, and providers that speak its
@@ -118,7 +78,7 @@ func InlineRefs() SchemaPass { return schemaPass(schemapass.InlineRefs) }
 // Responses API, which is strict unless told otherwise; LangChain Python
 // before langchain-core 1.4.1) keeps accepting any keys. Strict is set to
 // false.
-func ForOpenAI() SchemaPass { return openAIPass(false, schemapass.OpenAI) }
+func ForOpenAI() SchemaPass { return schemapass.OpenAIDefinition(false, schemapass.OpenAI) }
 
 // ForOpenAIStrict returns the [SchemaPass] for OpenAI's strict mode
 // (Structured Outputs for function calls): it sets Strict and makes the
@@ -144,7 +104,7 @@ func ForOpenAI() SchemaPass { return openAIPass(false, schemapass.OpenAI) }
 // (the server's) does not accept null are sent without that property: the
 // model meant "absent", and servers refuse the null or read it as zero. A
 // null the server's schema accepts is sent as it came.
-func ForOpenAIStrict() SchemaPass { return openAIPass(true, schemapass.OpenAIStrict) }
+func ForOpenAIStrict() SchemaPass { return schemapass.OpenAIDefinition(true, schemapass.OpenAIStrict) }
 
 // ForGemini returns the [SchemaPass] for Google AI (Gemini), as reached
 // through langchaingo's googleai provider or the REST API:
@@ -173,4 +133,4 @@ func ForOpenAIStrict() SchemaPass { return openAIPass(true, schemapass.OpenAIStr
 // properties, items and required of what remains: it fails on a type that
 // is not a string and on required that is not a list of strings, which the
 // pass rules out.
-func ForGemini() SchemaPass { return schemaPass(schemapass.Gemini) }
+func ForGemini() SchemaPass { return schemapass.Definition(schemapass.Gemini) }

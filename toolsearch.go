@@ -11,10 +11,10 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -93,11 +93,6 @@ type ToolSearch struct {
 	name  string            // the search tool's name
 	limit int               // results per search
 	desc  string            // the search tool's description
-}
-
-// searchArgs are the search tool's arguments.
-type searchArgs struct {
-	Query string `json:"query"`
 }
 
 // NewToolSearch returns a search over the tools of s that the model may
@@ -187,7 +182,7 @@ func (x *ToolSearch) LLMTools(history []llms.MessageContent) []llms.Tool {
 // joining one per tool.
 func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...SchemaPass) ([]llms.Tool, error) {
 	search := x.LLMTool()
-	if err := applyPasses(search.Function, passes); err != nil {
+	if err := schemapass.Apply(search.Function, passes); err != nil {
 		return nil, errorf("mcpadapter: search tool %q: %w", x.name, err)
 	}
 	found, err := x.Found(history).LLMToolsFor(passes...)
@@ -200,9 +195,9 @@ func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...Schema
 // the names of the catalog's tools they list. Names of tools the set no
 // longer holds are skipped.
 func (x *ToolSearch) Found(history []llms.MessageContent) Toolset {
-	var f foundSet
-	f.read(x, history)
-	return f.tools
+	var f toolsearch.Set[*Tool]
+	f.Read(x.name, history, x.model.Lookup)
+	return f.Items()
 }
 
 // HandleToolCalls is [Toolset.HandleToolCalls] for a model offered
@@ -238,9 +233,9 @@ func (x *ToolSearch) ResumeToolCalls(ctx context.Context, history []llms.Message
 // runner returns the callRunner of a batch that follows msgs: it answers
 // search calls, refuses tools not found yet and runs the others.
 func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
-	var f foundSet
+	var f toolsearch.Set[*Tool]
 	for _, m := range msgs {
-		f.read(x, m)
+		f.Read(x.name, m, x.model.Lookup)
 	}
 	return func(ctx context.Context, tc llms.ToolCall) (*Result, error) {
 		if tc.FunctionCall == nil {
@@ -249,62 +244,30 @@ func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
 		name := tc.FunctionCall.Name
 		if strings.EqualFold(name, x.name) {
 			res, found := x.answer(tc.FunctionCall.Arguments)
-			f.add(found...)
+			f.Add(found...)
 			return res, nil
 		}
-		if t := x.model.Lookup(name); t == nil || !f.has(t) {
+		if t := x.model.Lookup(name); t == nil || !f.Has(t) {
 			return errorResult(toolsearch.NotFound(name, x.name)), nil
 		}
 		return x.tools.runToolCall(ctx, tc)
 	}
 }
 
+// searchArgs are the search tool's arguments.
+type searchArgs = toolsearch.Args
+
 // answer runs the search call with arguments argsJSON and returns its
 // result, and the tools it found.
 func (x *ToolSearch) answer(argsJSON string) (*Result, Toolset) {
-	var args searchArgs
-	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || strings.TrimSpace(args.Query) == "" {
+	query, ok := toolsearch.Query(argsJSON)
+	if !ok {
 		return errorResult(toolsearch.Usage(x.name)), nil
 	}
-	found := x.Search(args.Query)
+	found := x.Search(query)
 	docs := make([]toolsearch.Doc, len(found))
 	for i, t := range found {
 		docs[i] = toolsearch.Doc{Name: t.name, Description: t.summary}
 	}
-	return &Result{Content: []Block{{Type: BlockText, Text: toolsearch.Results(args.Query, docs)}}}, found
+	return &Result{Content: []Block{{Type: BlockText, Text: toolsearch.Results(query, docs)}}}, found
 }
-
-// A foundSet is the tools found so far in a conversation, in the order
-// they were found.
-type foundSet struct {
-	tools Toolset
-	seen  map[*Tool]bool
-}
-
-// read adds the tools found by the search results in msgs, the tool
-// messages of the search tool of x: the names they list
-// (toolsearch.Found) of x's tools.
-func (f *foundSet) read(x *ToolSearch, msgs []llms.MessageContent) {
-	for name := range toolsearch.Found(x.name, msgs) {
-		if t := x.model.Lookup(name); t != nil {
-			f.add(t)
-		}
-	}
-}
-
-// add adds tools, each once.
-func (f *foundSet) add(tools ...*Tool) {
-	for _, t := range tools {
-		if f.has(t) {
-			continue
-		}
-		if f.seen == nil {
-			f.seen = make(map[*Tool]bool)
-		}
-		f.seen[t] = true
-		f.tools = append(f.tools, t)
-	}
-}
-
-// has reports whether t was found.
-func (f *foundSet) has(t *Tool) bool { return f.seen[t] }

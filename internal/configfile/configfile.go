@@ -7,7 +7,8 @@
 //
 // [Parse] returns plain [Server] values of its own; the root package's
 // ParseConfig and LoadConfig map them onto mcpadapter.Server and document
-// the format for users.
+// the format for users. load.go reads a file ([ReadFile], [Workspace]) and
+// writes the text of its problems ([Shown], [ErrorText]).
 package configfile
 
 import (

@@ -17,7 +17,8 @@
 //
 // The package also writes the search tool's texts (text.go): its
 // description, and its answers, from which [Found] reads the found tools
-// back out of a conversation's langchaingo messages.
+// back out of a conversation's langchaingo messages; and it keeps the found
+// set of a batch (found.go: [Set], and a search call's [Query]).
 //
 // The package must not import mcpadapter: it is the adapter's ranking, fed
 // plain strings.

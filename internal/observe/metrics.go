@@ -1,13 +1,13 @@
-package mcpadapter
+package observe
 
 // Metrics with the OpenTelemetry metrics API (never an SDK): the adapter's
 // instruments and the one small seam that records them. Every method of
-// *metrics is a no-op on a nil receiver, which is what an Adapter without
+// *Metrics is a no-op on a nil receiver, which is what an Adapter without
 // Config.MeterProvider holds: the call path, the pool and the notifier call
 // the seam unconditionally and pay a nil check.
 //
 // Instruments (attributes in brackets; error.type takes the values of the
-// spans' error.type, trace.go):
+// spans' error.type, [Outcome]):
 //
 //	mcpadapter.tool.call.duration     histogram, s: one per tool call
 //	                                  [mcpadapter.server, gen_ai.tool.name, error.type on failure]
@@ -45,24 +45,26 @@ const (
 // durations, from 10 ms to over a minute.
 var callDurationBounds = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
 
-// metrics holds an Adapter's instruments; nil when metrics are off.
-type metrics struct {
+// Metrics holds an Adapter's instruments; nil when metrics are off.
+type Metrics struct {
 	callDuration metric.Float64Histogram
 	dials        metric.Int64Counter
 	conns        metric.Int64UpDownCounter
 	principals   metric.Int64UpDownCounter
 	dropped      metric.Int64Counter
+	classify     func(error) string // the error.type of a failure that is not a JSON-RPC error
 }
 
-// newMetrics returns the instruments of mp, or nil when mp is nil or a
+// NewMetrics returns the instruments of mp, or nil when mp is nil or a
 // no-op provider. An instrument mp fails to make is logged; the API then
-// hands out a working no-op one.
-func newMetrics(mp metric.MeterProvider, logger *slog.Logger) *metrics {
+// hands out a working no-op one. classify names the failures that are not
+// JSON-RPC errors, for error.type ([Outcome]).
+func NewMetrics(mp metric.MeterProvider, logger *slog.Logger, classify func(error) string) *Metrics {
 	if _, noop := mp.(noop.MeterProvider); mp == nil || noop {
 		return nil
 	}
-	meter := mp.Meter(instrumentationName)
-	m := &metrics{}
+	meter := mp.Meter(Scope)
+	m := &Metrics{classify: classify}
 	var errs [5]error
 	m.callDuration, errs[0] = meter.Float64Histogram(metricCallDuration, metric.WithUnit("s"),
 		metric.WithDescription("Duration of tool calls, by server and tool; failed calls carry error.type."),
@@ -81,46 +83,48 @@ func newMetrics(mp metric.MeterProvider, logger *slog.Logger) *metrics {
 	return m
 }
 
-// call records one tool call of t that took d and ended with res or err.
-func (m *metrics) call(ctx context.Context, t *Tool, d time.Duration, res *Result, err error) {
+// Call records one tool call of tool (the name the model sees) on server
+// that took d and ended with err or a result that isError or not.
+func (m *Metrics) Call(ctx context.Context, server, tool string, d time.Duration, isError bool, err error) {
 	if m == nil {
 		return
 	}
-	attrs := []attribute.KeyValue{attrServer.String(t.server), attrGenAITool.String(t.name)}
-	if typ := outcomeType(res, err); typ != "" {
+	attrs := []attribute.KeyValue{attrServer.String(server), attrGenAITool.String(tool)}
+	if typ := Outcome(isError, err, m.classify); typ != "" {
 		attrs = append(attrs, attrErrorType.String(typ))
 	}
 	m.callDuration.Record(ctx, d.Seconds(), metric.WithAttributeSet(attribute.NewSet(attrs...)))
 }
 
-// dialed records a dial attempt of server that failed with err, or
+// Dialed records a dial attempt of server that failed with err, or
 // succeeded when err is nil.
-func (m *metrics) dialed(server string, err error) {
+func (m *Metrics) Dialed(server string, err error) {
 	if m == nil {
 		return
 	}
 	set := attribute.NewSet(attrServer.String(server))
 	if err != nil {
-		set = attribute.NewSet(attrServer.String(server), attrErrorType.String(outcomeType(nil, err)))
+		set = attribute.NewSet(attrServer.String(server), attrErrorType.String(Outcome(false, err, m.classify)))
 	}
 	m.dials.Add(context.Background(), 1, metric.WithAttributeSet(set))
 }
 
-// connection records that c opened (delta 1) or was released (delta -1).
-func (m *metrics) connection(c *conn, delta int64) {
+// Connection records that a connection to server, per-principal or
+// shared, opened (delta 1) or was released (delta -1).
+func (m *Metrics) Connection(server string, perPrincipal bool, delta int64) {
 	if m == nil {
 		return
 	}
-	opt := metric.WithAttributeSet(attribute.NewSet(attrServer.String(c.server)))
+	opt := metric.WithAttributeSet(attribute.NewSet(attrServer.String(server)))
 	m.conns.Add(context.Background(), delta, opt)
-	if c.key.principal != "" {
+	if perPrincipal {
 		m.principals.Add(context.Background(), delta, opt)
 	}
 }
 
-// droppedDelivery records a notification of server dropped before it
-// reached user code.
-func (m *metrics) droppedDelivery(server string) {
+// Dropped records a notification of server dropped before it reached user
+// code.
+func (m *Metrics) Dropped(server string) {
 	if m == nil {
 		return
 	}
