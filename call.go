@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
+	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
@@ -410,7 +411,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 	if timeout > 0 {
 		var release func()
 		if a.cfg.ResetTimeoutOnProgress {
-			ctx, touch, release = idleContext(ctx, timeout, a.cfg.MaxToolTimeout)
+			ctx, touch, release = deliver.IdleContext(ctx, timeout, a.cfg.MaxToolTimeout)
 		} else {
 			ctx, release = context.WithTimeout(ctx, timeout)
 		}
@@ -435,7 +436,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 	}
 	raw, res, err := c.callOnce(ctx, tool, mcpName, args, responses, state, meta)
 	if err != nil {
-		if idle, ok := context.Cause(ctx).(*errNoProgress); ok {
+		if idle, ok := context.Cause(ctx).(*deliver.NoProgress); ok {
 			err = serverError(c.server, callToolOp(mcpName), idle)
 		}
 	}

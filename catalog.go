@@ -28,7 +28,7 @@ package mcpadapter
 //
 // The SDK keeps its own list cache on modern sessions, with no bypass and
 // stale answers until list_changed (research notes §4). Every fetch here goes
-// past it with an uncached cursor (sdkcache.go, its key and its middleware) while still
+// past it with an uncached cursor (sdkcache.Collect, its key and its middleware) while still
 // calling the SDK's ListTools, so that its x-mcp-header checks and its record
 // of the tools (for Mcp-Param headers on modern HTTP) keep working.
 
@@ -43,7 +43,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/cachekey"
+	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
@@ -318,7 +318,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
 	var keys []string // of the descriptors, in order: their JSON measures the catalog
 	var raws [][]byte // the descriptors' JSON as the server sent it, in order (descriptor.go)
-	descs, ttl, err := collectPages(ctx, c.sdkSlots("tools"), func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
+	descs, ttl, err := sdkcache.Collect(ctx, c.sdkSlots("tools"), maxPages, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
@@ -447,7 +447,7 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 				ctx, done := c.callContext(ctx)
 				defer done()
 				budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
-				items, ttl, err := collectPages(ctx, c.sdkSlots(name), func(ctx context.Context, cursor string) ([]T, string, int, error) {
+				items, ttl, err := sdkcache.Collect(ctx, c.sdkSlots(name), maxPages, func(ctx context.Context, cursor string) ([]T, string, int, error) {
 					items, next, ttl, err := page(ctx, c, cursor)
 					for _, item := range items {
 						if err == nil {
@@ -500,47 +500,6 @@ func (cs *catalogs) invalidate(conns []*conn, kind ListKind) {
 			cat.prompts.invalidateLocked()
 		}
 	}
-}
-
-// A pageFunc fetches one page of a list: its items, the next cursor and the
-// page's ttlMs.
-type pageFunc[T any] func(ctx context.Context, cursor string) (items []T, next string, ttlMs int, err error)
-
-// collectPages fetches every page of a list with one policy: each page past
-// the SDK's cache, at most maxPages pages, and no cursor twice. It returns
-// the smallest ttlMs of the pages. slots, when not nil, counts the pages
-// the SDK holds (sdkcache.go): those past the end of a shorter listing are
-// purged.
-func collectPages[T any](ctx context.Context, slots *pageSlots, page pageFunc[T]) ([]T, int, error) {
-	var all []T
-	ttl := 0
-	seen := map[string]bool{}
-	cursor := ""
-	for i := range maxPages {
-		items, next, pageTTL, err := page(ctx, cachekey.Lookup(i, cursor))
-		if err != nil {
-			return nil, 0, err
-		}
-		all = append(all, items...)
-		if i == 0 || pageTTL < ttl {
-			ttl = pageTTL
-		}
-		if next == "" {
-			if slots != nil {
-				from, to := slots.listed(i + 1)
-				for n := from; n < to; n++ {
-					page(ctx, cachekey.Purge(n)) // answered by the middleware, never sent
-				}
-			}
-			return all, ttl, nil
-		}
-		if seen[next] {
-			return nil, 0, fmt.Errorf("pagination: server repeated cursor %q", next)
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return nil, 0, fmt.Errorf("pagination: more than %d pages", maxPages)
 }
 
 // defaultMaxCatalogBytes is the default of [Config.MaxCatalogBytes].

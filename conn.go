@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/redact"
+	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -91,7 +92,7 @@ type conn struct {
 	// them.
 	overHTTP bool
 
-	slots [3]pageSlots // pages of the SDK's list caches (sdkcache.go)
+	slots [3]sdkcache.Slots // pages of the SDK's list caches (sdkcache.go)
 
 	raw   tasks.Calls  // requests of the adapter's own (internal/tasks)
 	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)

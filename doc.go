@@ -70,15 +70,19 @@
 //	               (pool.go, principal.go, status.go)
 //	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)
 //	             notifier: change callbacks, server logs, progress by connection, subscriptions
-//	               by principal, fair delivery queues by (server, principal) (notify.go)
+//	               by principal, fair delivery queues by (server, principal) (notify.go,
+//	               internal/deliver)
 //	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go
 //	               over internal/httptransport), live conn (conn.go, serverreq.go)
 //	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, over
 //	             internal/connprobe), internal/wire (everything a server sends),
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
-//	             internal/observe (spans, metrics, the call's observer), internal/schemapass,
-//	             internal/configfile, internal/toolsearch, and small pure helpers: cachekey,
-//	             callinput, elicit, jsonvalue, modeltext, outputschema, redact, suggest
+//	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
+//	             notifier's queues, counts and registries), internal/seal (stored state's seal,
+//	             age and claims), internal/sdkcache (past go-sdk's list cache),
+//	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
+//	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext, outputschema, redact,
+//	             suggest
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
 //
@@ -92,12 +96,12 @@
 //	2 call.go        run: the observer (trace.go, internal/observe), hooked [hooks.go] → send: the
 //	                 approval gate [approval.go], on the arguments as sent → rounds [a tool
 //	                 with task support: tasks.go, internal/tasks] → callRounds: callContext (conn.go) →
-//	                 callRound: progress sink and idle timer (notify.go),
+//	                 callRound: progress sink (notify.go) and idle timer (internal/deliver),
 //	                 the request's trace context (internal/observe) → callOnce: recordTools
 //	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
 //	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
-//	                 (sdkcache.go) → internal/stdio writes the line; its reader passes each line
-//	                 through internal/wire before go-sdk decodes it
+//	                 (sdkcache.go, internal/sdkcache) → internal/stdio writes the line; its
+//	                 reader passes each line through internal/wire before go-sdk decodes it
 //	4 call.go        closeCall (serverreq.go); a failure becomes an error (conn.callError) or an
 //	                 isError result (modelerror.go) → newResult and the outputSchema check
 //	                 (result.go) → interrupted [an *Interrupt, elicitation.go]
@@ -120,7 +124,8 @@
 //	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
 //	                 [the connection counted, internal/observe]
 //	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
-//	                 (sdkcache.go) → newTool (tools.go): the names the model sees, the metadata
+//	                 (the slots of sdkcache.go, internal/sdkcache's pages) → newTool (tools.go):
+//	                 the names the model sees, the metadata
 //	6 filter.go      visible: the one pass that decides what the caller is offered, then
 //	                 the duplicate check
 //
@@ -155,7 +160,7 @@
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
-//	notify.go                  notifier: change callbacks, server logs, progress, subscriptions, delivery queues and counts
+//	notify.go                  notifier: change callbacks, server logs, progress, subscriptions (internal/deliver's machinery)
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
 //	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
@@ -164,10 +169,10 @@
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs (internal/schemapass)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
 //	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
-//	sdkcache.go                getting past go-sdk's list cache, and keeping its entries small
+//	sdkcache.go                go-sdk's list cache: the middleware, a conn's slots, the tools record (internal/sdkcache)
 //	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
 //	serverreq.go               requests a server sends while serving a call
-//	state.go                   stored state: sealing, decoding, the owner checks (states)
+//	state.go                   stored state: the errors, ClaimStore, stamps, the owner checks (states; internal/seal)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
 //	tasks.go                   long-running tools: TaskMode, WithTasks; taskCall, the adapter's side of
 //	                           internal/tasks: requests of its own, progress, questions, errors
@@ -187,6 +192,10 @@
 //	internal/connprobe/peek_unix.go           a socket peeked at without waiting or consuming
 //	internal/conformance/doc.go               the official conformance suite, run against the adapter
 //	internal/conformance/client/main.go       the conformance client program
+//	internal/deliver/counts.go                delivery counts by server and by recent (server, principal)
+//	internal/deliver/idle.go                  the idle timeout that progress resets
+//	internal/deliver/queue.go                 fair bounded queues by key, served by one goroutine
+//	internal/deliver/registry.go              progress tokens and subscriptions of each connection
 //	internal/elicit/elicit.go                 elicitation answers checked against requested schemas
 //	internal/elicit/requests.go               input requests decoded, bounded
 //	internal/everything/everything.go         go-sdk's "everything" server, built for tests
@@ -214,6 +223,8 @@
 //	internal/schemapass/nulls.go              nulls that mean absent
 //	internal/schemapass/openai.go             the OpenAI and OpenAI strict passes
 //	internal/schemapass/schemapass.go         $ref inlining and what the passes share
+//	internal/sdkcache/sdkcache.go             past go-sdk's list cache: the middleware's body, slots, pages
+//	internal/seal/seal.go                     the sealed envelope, the key ring, max age, claims
 //	internal/stdio/decode.go                  line reading and writing
 //	internal/stdio/env.go                     the environment allowlist
 //	internal/stdio/proc_linux.go              pdeathsig on a locked thread

@@ -16,29 +16,21 @@ package mcpadapter
 // for the principal of the connection it came on ("" for a shared server),
 // a progress notification for the principal of its call, a resource update
 // for each principal subscribed to its URI. Each such key has a queue of
-// its own, of at most notifyQueueSize deliveries and notifyQueueBytes of
-// their payload, and one goroutine of the generation, running while a
-// queue is not empty (an idle generation keeps none), makes the deliveries
-// one at a time, taking the non-empty queues in turn. A key's deliveries
-// are made in the order they came, and a flood of one key fills its own
-// queue only: past its bound a delivery is dropped, counted and logged
-// (the 1st, 2nd, 4th... drop of a key and kind, so a flood makes a few
-// lines), while a quiet key's next delivery waits behind one of the
-// flood's at most. All the queues together hold at most notifyQueues times
-// one queue's bound (a delivery finding its queue empty is always taken),
-// so slow user code cannot grow memory whatever the servers send. Close
-// drops what waits and waits for the delivery in progress.
+// its own (internal/deliver), of at most notifyQueueSize deliveries and
+// notifyQueueBytes of their payload, served in turn by one goroutine of
+// the generation while any waits; past its bound a delivery is dropped,
+// counted and logged (the 1st, 2nd, 4th... drop of a key and kind, so a
+// flood makes a few lines). All the queues together hold at most
+// notifyQueues times one queue's bound. Close drops what waits and waits
+// for the delivery in progress.
 
 import (
 	"context"
-	"crypto/rand"
 	"log/slog"
 	"math/bits"
-	"slices"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -50,17 +42,15 @@ type notifier struct {
 	cfg     *Config // the Adapter's
 	logger  *slog.Logger
 	metrics *observe.Metrics // the Adapter's; nil: none
-	counts  deliveryCounts
+	counts  *deliver.Counts[connKey, string, Deliveries]
 
-	// mu guards progress, the progress registries of the live
-	// connections, every progressSinks in it, late, and subscribed. It is
-	// taken last: pool.mu may be held around it (conn.attach, under
-	// pool.open), never the other way round.
-	mu         sync.Mutex
-	progress   map[*mcp.ClientSession]*progressSinks
-	late       [lateSinks]lateSink // the sinks of finished requests, oldest at lateN
-	lateN      int
-	subscribed map[*mcp.ClientSession]*subscriptions // of the live connections with any
+	// conns holds, from a connection's attach to its release, the
+	// progress sinks of its requests by token and its subscriptions
+	// (deliver.Registry): a progress notification reaches only a call
+	// made on the connection it came on, not another principal's, nor
+	// another server's. Its lock is taken last: pool.mu may be held
+	// around it (conn.attach, under pool.open), never the other way round.
+	conns deliver.Registry[*mcp.ClientSession, *progressSink]
 }
 
 // The bounds of one key's queue: the deliveries waiting, and the bytes of
@@ -73,32 +63,8 @@ const (
 	notifyQueues     = 16
 )
 
-// A delivery is one call of user code, waiting in a deliveryQueue.
-type delivery struct {
-	run  func()
-	kind deliveryKind
-	size int // bytes of payload it holds
-	key  any // when not nil, a waiting delivery with an equal key makes this one redundant
-}
-
-// A deliveryQueue holds the deliveries of one (server, principal) not yet
-// made, in order.
-type deliveryQueue struct {
-	waiting []delivery
-	keys    map[any]bool // of the waiting deliveries that have one
-	bytes   int          // of the waiting deliveries' payload
-}
-
-// deliveryQueues are a generation's deliveries not yet made, by the
-// (server, principal) they are for.
-type deliveryQueues struct {
-	mu      sync.Mutex // guards the fields below
-	queues  map[connKey]*deliveryQueue
-	turns   []connKey // the keys of the queues, each once, the next to serve first
-	waiting int       // deliveries in every queue
-	bytes   int       // of their payload
-	running bool      // a goroutine delivers
-}
+// notifyBounds are the bounds of a generation's delivery queues.
+var notifyBounds = deliver.Bounds{Size: notifyQueueSize, Bytes: notifyQueueBytes, Queues: notifyQueues}
 
 // ListKind names one of a server's lists, in a [ListChange].
 type ListKind string
@@ -140,7 +106,7 @@ type ResourceUpdate struct {
 func (n *notifier) listChanged(g *generation, key connKey, kind ListKind) {
 	if f := n.cfg.OnListChanged; f != nil {
 		c := ListChange{Server: key.server, Principal: key.principal, Kind: kind}
-		n.deliver(g, key, delivery{run: func() { f(c) }, kind: changeDelivery, key: c})
+		n.deliver(g, key, changeDelivery, deliver.Item{Run: func() { f(c) }, Key: c})
 	}
 }
 
@@ -154,14 +120,14 @@ func (n *notifier) resourceUpdated(g *generation, key connKey, req *mcp.Resource
 		return
 	}
 	uri := req.Params.URI
-	principals := n.subscribers(req.Session, uri)
+	principals := n.conns.Subscribers(req.Session, uri)
 	if len(principals) == 0 {
 		n.dropped(key, unsolicitedUpdate, "uri", uri)
 		return
 	}
 	for _, p := range principals {
 		u := ResourceUpdate{Server: key.server, Principal: p, URI: uri}
-		n.deliver(g, connKey{server: key.server, principal: p}, delivery{run: func() { f(u) }, kind: changeDelivery, size: len(uri), key: u})
+		n.deliver(g, connKey{server: key.server, principal: p}, changeDelivery, deliver.Item{Run: func() { f(u) }, Size: len(uri), Key: u})
 	}
 }
 
@@ -172,7 +138,7 @@ func (n *notifier) serverLog(g *generation, key connKey, p *mcp.LoggingMessagePa
 		return
 	}
 	attrs := key.attrs()
-	n.deliver(g, key, delivery{kind: logDelivery, size: len(p.Logger) + payload(p.Data), run: func() {
+	n.deliver(g, key, logDelivery, deliver.Item{Size: len(p.Logger) + deliver.Size(p.Data), Run: func() {
 		n.logger.Log(context.Background(), slogLevel(p.Level), "mcpadapter: server log", append(attrs, "logger", p.Logger, "data", p.Data)...)
 	}})
 }
@@ -186,93 +152,30 @@ func (k connKey) attrs() []any {
 	return []any{"server", k.server, "principal", k.principal}
 }
 
-// deliver queues d for key in g, starting g's delivering goroutine if
-// none runs. It never blocks on user code. A d made redundant by a waiting
-// one is not queued; a d past the bounds is dropped and counted; a d of a
-// closed g is dropped uncounted, as Close drops what waits.
-func (n *notifier) deliver(g *generation, key connKey, d delivery) {
+// deliver queues it, a delivery of kind, for key in g, starting g's
+// delivering goroutine if none runs. It never blocks on user code. An it
+// made redundant by a waiting one is not queued; an it past the bounds is
+// dropped and counted; an it of a closed g is dropped uncounted, as Close
+// drops what waits.
+func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it deliver.Item) {
 	qs := &g.deliveries
-	qs.mu.Lock()
-	q := qs.queues[key]
-	if q != nil && d.key != nil && q.keys[d.key] {
-		qs.mu.Unlock()
-		return
+	start, dropped := qs.Push(key, it, notifyBounds)
+	if dropped {
+		n.dropped(key, kind)
 	}
-	if q != nil && (len(q.waiting) >= notifyQueueSize || q.bytes+d.size > notifyQueueBytes ||
-		qs.waiting >= notifyQueues*notifyQueueSize || qs.bytes+d.size > notifyQueues*notifyQueueBytes) {
-		qs.mu.Unlock()
-		n.dropped(key, d.kind)
-		return
-	}
-	if q == nil {
-		if qs.queues == nil {
-			qs.queues = map[connKey]*deliveryQueue{}
-		}
-		q = &deliveryQueue{}
-		qs.queues[key] = q
-		qs.turns = append(qs.turns, key)
-	}
-	q.waiting = append(q.waiting, d)
-	q.bytes += d.size
-	qs.waiting++
-	qs.bytes += d.size
-	if d.key != nil {
-		if q.keys == nil {
-			q.keys = map[any]bool{}
-		}
-		q.keys[d.key] = true
-	}
-	start := !qs.running
-	qs.running = true
-	qs.mu.Unlock()
 	if !start {
 		return
 	}
 	if !g.enter() {
-		qs.next(true) // closed: drops d, and the others
+		qs.Stop() // closed: drops it, and the others
 		return
 	}
 	go func() {
 		defer g.wg.Done()
-		for {
-			key, d, ok := qs.next(g.ctx.Err() != nil)
-			if !ok {
-				return
-			}
-			n.counts.add(key, func(c *Deliveries) *int64 { return &c.Delivered })
-			d.run()
-		}
+		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key connKey) {
+			n.counts.Add(key.server, key, func(c *Deliveries) *int64 { return &c.Delivered })
+		})
 	}()
-}
-
-// next takes the first waiting delivery of the queue whose turn it is,
-// and passes the turn on. When there is none, or on stop, it reports
-// false, and qs is left empty and idle.
-func (qs *deliveryQueues) next(stop bool) (connKey, delivery, bool) {
-	qs.mu.Lock()
-	defer qs.mu.Unlock()
-	if stop || len(qs.turns) == 0 {
-		qs.queues, qs.turns, qs.waiting, qs.bytes, qs.running = nil, nil, 0, 0, false
-		return connKey{}, delivery{}, false
-	}
-	key := qs.turns[0]
-	qs.turns = qs.turns[1:]
-	q := qs.queues[key]
-	d := q.waiting[0]
-	q.waiting[0] = delivery{}
-	q.waiting = q.waiting[1:]
-	q.bytes -= d.size
-	qs.waiting--
-	qs.bytes -= d.size
-	if d.key != nil {
-		delete(q.keys, d.key)
-	}
-	if len(q.waiting) == 0 {
-		delete(qs.queues, key)
-	} else {
-		qs.turns = append(qs.turns, key)
-	}
-	return key, d, true
 }
 
 // A deliveryKind is what a delivery hands to user code, for its counts.
@@ -285,34 +188,28 @@ const (
 	unsolicitedUpdate                     // a resource update of a URI not subscribed to, never delivered
 )
 
-// dropCount returns the counter of c that counts the drops of k.
-func (k deliveryKind) dropCount(c *Deliveries) *int64 {
-	switch k {
-	case logDelivery:
-		return &c.DroppedLogs
-	case progressDelivery:
-		return &c.DroppedProgress
-	case changeDelivery:
-		return &c.DroppedChanges
-	default:
-		return &c.UnsolicitedUpdates
-	}
-}
-
-// dropWarnings are the log messages of the drops of each kind.
-var dropWarnings = [...]string{
-	logDelivery:       "mcpadapter: dropped server log messages (the Logger is slower than the server)",
-	progressDelivery:  "mcpadapter: dropped progress notifications (OnProgress is slower than the server)",
-	changeDelivery:    "mcpadapter: dropped change notifications (the change callback is slower than the servers)",
-	unsolicitedUpdate: "mcpadapter: dropped resource updates of a URI not subscribed to",
+// dropsOf are, for each kind, the counter of [Deliveries] that counts its
+// drops, and the log message of its drops.
+var dropsOf = [...]struct {
+	count   func(*Deliveries) *int64
+	warning string
+}{
+	logDelivery: {func(c *Deliveries) *int64 { return &c.DroppedLogs },
+		"mcpadapter: dropped server log messages (the Logger is slower than the server)"},
+	progressDelivery: {func(c *Deliveries) *int64 { return &c.DroppedProgress },
+		"mcpadapter: dropped progress notifications (OnProgress is slower than the server)"},
+	changeDelivery: {func(c *Deliveries) *int64 { return &c.DroppedChanges },
+		"mcpadapter: dropped change notifications (the change callback is slower than the servers)"},
+	unsolicitedUpdate: {func(c *Deliveries) *int64 { return &c.UnsolicitedUpdates },
+		"mcpadapter: dropped resource updates of a URI not subscribed to"},
 }
 
 // dropped counts a dropped delivery of kind for key, and logs it, with
 // attrs, at the key's 1st, 2nd, 4th, 8th... drop of kind.
 func (n *notifier) dropped(key connKey, kind deliveryKind, attrs ...any) {
 	n.metrics.Dropped(key.server)
-	if c := n.counts.add(key, kind.dropCount); bits.OnesCount64(uint64(c)) == 1 {
-		n.logger.Warn(dropWarnings[kind], append(append(key.attrs(), attrs...), "dropped", c)...)
+	if c := n.counts.Add(key.server, key, dropsOf[kind].count); bits.OnesCount64(uint64(c)) == 1 {
+		n.logger.Warn(dropsOf[kind].warning, append(append(key.attrs(), attrs...), "dropped", c)...)
 	}
 }
 
@@ -320,155 +217,25 @@ func (n *notifier) dropped(key connKey, kind deliveryKind, attrs ...any) {
 // kept apart: past it, those counted least recently are forgotten.
 const countedPrincipals = 1024
 
-// deliveryCounts are the [Deliveries] of an Adapter's servers since New:
-// by server, and by (server, principal) for the most recent pairs.
-type deliveryCounts struct {
-	mu      sync.Mutex             // guards the fields below
-	servers map[string]*Deliveries // by server; made by New, never changed
-	keys    map[connKey]*keyCounts // at most countedPrincipals
-	tick    uint64                 // counts the calls of add
-}
-
-// keyCounts are the counts of one (server, principal).
-type keyCounts struct {
-	Deliveries
-	used uint64 // the tick of the last count
-}
-
-// add adds one to the counter field selects, of key and of its server,
-// and returns key's new count.
-func (c *deliveryCounts) add(key connKey, field func(*Deliveries) *int64) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.tick++
-	*field(c.servers[key.server])++
-	k := c.keys[key]
-	if k == nil {
-		if len(c.keys) >= countedPrincipals {
-			c.forgetOldest()
-		}
-		if c.keys == nil {
-			c.keys = map[connKey]*keyCounts{}
-		}
-		k = &keyCounts{}
-		c.keys[key] = k
-	}
-	k.used = c.tick
-	*field(&k.Deliveries)++
-	return *field(&k.Deliveries)
-}
-
-// forgetOldest drops the counts of the key counted least recently. c.mu
-// is held.
-func (c *deliveryCounts) forgetOldest() {
-	var oldest connKey
-	var used uint64
-	for key, k := range c.keys {
-		if used == 0 || k.used < used {
-			oldest, used = key, k.used
-		}
-	}
-	delete(c.keys, oldest)
-}
-
-// of returns the counts of server, and of its principals (nil when none
-// is counted).
-func (c *deliveryCounts) of(server string) (Deliveries, map[string]Deliveries) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// deliveries returns the [Deliveries] of server since New, and those of
+// its principals counted most recently (nil when none is counted).
+func (n *notifier) deliveries(server string) (Deliveries, map[string]Deliveries) {
 	var byPrincipal map[string]Deliveries
-	for key, k := range c.keys {
-		if key.server == server && key.principal != "" {
+	all := n.counts.Of(server, func(key connKey, d Deliveries) {
+		if key.principal != "" {
 			if byPrincipal == nil {
 				byPrincipal = map[string]Deliveries{}
 			}
-			byPrincipal[key.principal] = k.Deliveries
+			byPrincipal[key.principal] = d
 		}
-	}
-	return *c.servers[server], byPrincipal
-}
-
-// A subscriptions holds the resource subscriptions of one connection:
-// the principals subscribed to each URI. A URI's subscription at the
-// server lasts while a principal holds it.
-type subscriptions struct {
-	// turn is held, by a send into it, while the subscriptions change and
-	// their request is sent: the requests of one connection go one at a
-	// time, so that the server's subscription follows the principals'.
-	turn  chan struct{}
-	mu    sync.Mutex          // guards byURI
-	byURI map[string][]string // the principals subscribed to each URI, in the order they subscribed
+	})
+	return all, byPrincipal
 }
 
 // subscriptions returns the subscriptions of c, made if create is set, or
 // nil: c is released, or, without create, has none.
-func (n *notifier) subscriptions(c *conn, create bool) *subscriptions {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	s := n.subscribed[c.session]
-	if s == nil && create && n.progress[c.session] != nil {
-		if n.subscribed == nil {
-			n.subscribed = map[*mcp.ClientSession]*subscriptions{}
-		}
-		s = &subscriptions{turn: make(chan struct{}, 1), byURI: map[string][]string{}}
-		n.subscribed[c.session] = s
-	}
-	return s
-}
-
-// subscribers returns the principals subscribed to uri on session.
-func (n *notifier) subscribers(session *mcp.ClientSession, uri string) []string {
-	n.mu.Lock()
-	s := n.subscribed[session]
-	n.mu.Unlock()
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.byURI[uri])
-}
-
-// take waits for the turn to change s, up to ctx's end.
-func (s *subscriptions) take(ctx context.Context) error {
-	select {
-	case s.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// give ends the turn that take began.
-func (s *subscriptions) give() { <-s.turn }
-
-// add subscribes principal to uri, and reports whether it was not yet.
-func (s *subscriptions) add(uri, principal string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if slices.Contains(s.byURI[uri], principal) {
-		return false
-	}
-	s.byURI[uri] = append(s.byURI[uri], principal)
-	return true
-}
-
-// remove unsubscribes principal from uri. It reports whether principal was
-// subscribed, and whether the last subscriber of uri went.
-func (s *subscriptions) remove(uri, principal string) (was, last bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ps := s.byURI[uri]
-	i := slices.Index(ps, principal)
-	if i < 0 {
-		return false, false
-	}
-	if ps = slices.Delete(ps, i, i+1); len(ps) == 0 {
-		delete(s.byURI, uri)
-		return true, true
-	}
-	s.byURI[uri] = ps
-	return true, false
+func (n *notifier) subscriptions(c *conn, create bool) *deliver.Subscriptions {
+	return n.conns.Subscriptions(c.session, create)
 }
 
 // Progress is one progress notification of a tool call.
@@ -505,111 +272,19 @@ type progressSink struct {
 	touch func()          // resets the idle timeout, or nil
 }
 
-// A progressSinks is the progress registry of one connection: it maps the
-// progress tokens of the requests in flight on it to their sinks. The
-// notifier keeps one per live connection (notifier.progress), so that a
-// notification counts only when it comes on the connection its request
-// went out on: a server cannot reach the calls made on another principal's
-// connection, nor on another server's, with a token it learnt. Tokens are
-// random, 128 bits: they cannot be guessed either.
-//
-// A connection's registry lives from its attach to its release
-// (notifier.attach, notifier.release): a released connection is
-// unreachable from the notifier, whatever calls on it were still
-// finishing.
-//
-// go-sdk hands notifications to their handler apart from responses, so the
-// progress that a server sent just before its answer can be handled just
-// after the call returned. The registries therefore keep the sinks of the
-// last lateSinks finished requests too (notifier.late): memory stays
-// bounded by the requests in flight plus that many.
-type progressSinks struct {
-	byToken map[string]*progressSink
-}
-
-// lateSinks is how many finished requests still get their late progress.
-const lateSinks = 64
-
-// A lateSink is the sink of a finished request: its token in the registry
-// of its connection.
-type lateSink struct {
-	sinks *progressSinks
-	token string
-}
-
 // attach starts the progress registry of c's requests.
-func (n *notifier) attach(c *conn) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.progress == nil {
-		n.progress = make(map[*mcp.ClientSession]*progressSinks)
-	}
-	n.progress[c.session] = &progressSinks{byToken: make(map[string]*progressSink)}
-}
+func (n *notifier) attach(c *conn) { n.conns.Attach(c.session) }
 
 // release drops the progress registry of c's requests, late ones
 // included, and c's subscriptions.
-func (n *notifier) release(c *conn) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	sinks := n.progress[c.session]
-	delete(n.progress, c.session)
-	delete(n.subscribed, c.session)
-	for i, l := range n.late {
-		if l.sinks == sinks {
-			n.late[i] = lateSink{}
-		}
-	}
-}
+func (n *notifier) release(c *conn) { n.conns.Release(c.session) }
 
 // register registers s, a sink of a request on c, under a new token and
 // returns the token and the func that marks the request finished. When c
 // is not attached, or released, no notification can reach s: it is not
 // kept.
 func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
-	token := rand.Text()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	sinks := n.progress[c.session]
-	if sinks == nil {
-		return token, func() {}
-	}
-	sinks.byToken[token] = s
-	return token, func() {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		s.touch = nil // the request's timer is gone
-		if n.progress[c.session] != sinks {
-			return // released: nothing can reach s any more
-		}
-		i := n.lateN % lateSinks
-		if old := n.late[i]; old.sinks != nil {
-			delete(old.sinks.byToken, old.token)
-		}
-		n.late[i] = lateSink{sinks: sinks, token: token}
-		n.lateN++
-	}
-}
-
-// lookup returns the sink of token for a notification that came on
-// session, or nil, and the func that resets its request's idle timeout
-// while it runs.
-func (n *notifier) lookup(session *mcp.ClientSession, token any) (*progressSink, func()) {
-	t, ok := token.(string)
-	if !ok {
-		return nil, nil
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	sinks := n.progress[session]
-	if sinks == nil {
-		return nil, nil
-	}
-	s := sinks.byToken[t]
-	if s == nil {
-		return nil, nil
-	}
-	return s, s.touch
+	return n.conns.Register(c.session, s, s.touch)
 }
 
 // progressed delivers a progress notification that came from server on
@@ -619,8 +294,8 @@ func (n *notifier) progressed(g *generation, server string, session *mcp.ClientS
 	if p == nil {
 		return
 	}
-	s, touch := n.lookup(session, p.ProgressToken)
-	if s == nil {
+	s, touch, ok := n.conns.Lookup(session, p.ProgressToken)
+	if !ok {
 		return
 	}
 	if touch != nil {
@@ -632,7 +307,7 @@ func (n *notifier) progressed(g *generation, server string, session *mcp.ClientS
 	if f == nil && s.f == nil {
 		return
 	}
-	n.deliver(g, connKey{server: server, principal: PrincipalFrom(s.ctx)}, delivery{kind: progressDelivery, size: len(ev.Message), run: func() {
+	n.deliver(g, connKey{server: server, principal: PrincipalFrom(s.ctx)}, progressDelivery, deliver.Item{Size: len(ev.Message), Run: func() {
 		if f != nil {
 			f(s.ctx, ev)
 		}
@@ -649,49 +324,6 @@ func (n *notifier) wantsProgress(ctx context.Context) bool {
 	}
 	f, _ := ctx.Value(progressKey{}).(func(Progress))
 	return f != nil
-}
-
-// errNoProgress is the cause of a request that timed out while idle.
-type errNoProgress struct{ idle time.Duration }
-
-func (e *errNoProgress) Error() string {
-	return "no progress for " + e.idle.String() + ": " + context.DeadlineExceeded.Error()
-}
-
-func (e *errNoProgress) Unwrap() error { return context.DeadlineExceeded }
-
-// idleContext returns ctx cancelled when idle passes without a call of
-// touch, and at max after the start when max is positive. release frees it.
-func idleContext(ctx context.Context, idle, max time.Duration) (_ context.Context, touch func(), release func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	stopMax := func() {}
-	if max > 0 {
-		ctx, stopMax = context.WithTimeout(ctx, max)
-	}
-	timer := time.AfterFunc(idle, func() { cancel(&errNoProgress{idle: idle}) })
-	return ctx, func() { timer.Reset(idle) }, func() {
-		timer.Stop()
-		stopMax()
-		cancel(nil)
-	}
-}
-
-// payload estimates the bytes a decoded JSON value holds.
-func payload(v any) int {
-	n := 16
-	switch v := v.(type) {
-	case string:
-		n += len(v)
-	case []any:
-		for _, e := range v {
-			n += payload(e)
-		}
-	case map[string]any:
-		for k, e := range v {
-			n += len(k) + payload(e)
-		}
-	}
-	return n
 }
 
 // perServer returns a new T for each server name: a counter, a queue.

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
@@ -76,7 +77,7 @@ type generation struct {
 
 	// The deliveries of the notifier (notify.go), guarded by their own
 	// lock.
-	deliveries deliveryQueues
+	deliveries deliver.Queues[connKey]
 }
 
 // enter registers a goroutine's work with g, so that Close waits for it; it

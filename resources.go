@@ -80,14 +80,14 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	}
 	ctx, done := c.callContext(ctx)
 	defer done()
-	if err := subs.take(ctx); err != nil {
+	if err := subs.Take(ctx); err != nil {
 		return serverError(server, op, err)
 	}
-	defer subs.give()
+	defer subs.Give()
 	// The principal is subscribed first: a server may announce an update
 	// before it answers.
 	principal := PrincipalFrom(ctx)
-	added := subs.add(uri, principal)
+	added := subs.Add(uri, principal)
 	err = c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 	if err != nil {
 		err = c.callError(op, err)
@@ -98,7 +98,7 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 		c.session.Unsubscribe(context.WithoutCancel(ctx), &mcp.UnsubscribeParams{URI: uri})
 	}
 	if err != nil && added {
-		subs.remove(uri, principal)
+		subs.Remove(uri, principal)
 	}
 	return err
 }
@@ -123,11 +123,11 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	op := fmt.Sprintf("unsubscribe from resource %q", uri)
 	ctx, done := c.callContext(ctx)
 	defer done()
-	if err := subs.take(ctx); err != nil {
+	if err := subs.Take(ctx); err != nil {
 		return serverError(server, op, err)
 	}
-	defer subs.give()
-	if was, last := subs.remove(uri, PrincipalFrom(ctx)); !was || !last {
+	defer subs.Give()
+	if was, last := subs.Remove(uri, PrincipalFrom(ctx)); !was || !last {
 		return nil // others still want the updates
 	}
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {

@@ -17,23 +17,16 @@ package mcpadapter
 // decision refused for invalid answers or an unreachable server can be
 // made again.
 //
-// A sealed value is the envelope {"sealed": "<the state's JSON, as a
-// string>", "mac": "<base64 HMAC-SHA256>"}: the payload is a string, so
-// that storage which re-encodes JSON (reordering keys, changing escapes)
-// cannot change the bytes the MAC covers.
+// The envelope of a sealed value, the key ring, the age and claim checks
+// are internal/seal's.
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/seal"
 )
 
 var (
@@ -41,25 +34,25 @@ var (
 	// state (an [*Interrupt], [*ApprovalRequired] or [*PausedCalls], an
 	// agent run's included, decoded from JSON) is not sealed with that key, or was
 	// altered after it was sealed. Nothing is sent.
-	ErrTamperedState = errors.New("mcpadapter: stored state is not sealed with Config.StateKey or was altered")
+	ErrTamperedState = seal.ErrTampered
 
 	// ErrInvalidState is returned when stored state names something this
 	// Adapter cannot resume: a server not in [Config.Servers], a tool not in
 	// that server's catalog, a tool name that does not match its server and
 	// MCP name under this Adapter's naming, or state that is malformed or
 	// exceeds the size bound. Nothing is sent.
-	ErrInvalidState = errors.New("mcpadapter: invalid stored state")
+	ErrInvalidState = seal.ErrInvalid
 
 	// ErrClaimedState is returned when stored state was already resumed
 	// or decided: by this value, or, with [Config.StateClaims], by any
 	// value of the same ID on any Adapter that shares the store. A
 	// [ClaimStore] returns it for an ID claimed before. Nothing is sent.
-	ErrClaimedState = errors.New("mcpadapter: stored state was already resumed or decided")
+	ErrClaimedState = seal.ErrClaimed
 
 	// ErrExpiredState is returned when [Config.StateMaxAge] is set and
 	// stored state was issued longer ago, or records no issue time (state
 	// stored by an earlier version). Nothing is sent.
-	ErrExpiredState = errors.New("mcpadapter: stored state expired")
+	ErrExpiredState = seal.ErrExpired
 )
 
 // A ClaimStore records the IDs of stored state that was applied (resumed,
@@ -87,16 +80,14 @@ type stamp struct {
 
 // newStamp returns the stamp of state made now.
 func newStamp() stamp {
-	b := make([]byte, 16)
-	rand.Read(b) // never fails (crypto/rand)
-	return stamp{id: hex.EncodeToString(b), issued: time.Now().UTC(), used: new(atomic.Bool)}
+	return stamp{id: seal.NewID(), issued: time.Now().UTC(), used: new(atomic.Bool)}
 }
 
 // decodeStamp returns the stamp of decoded state, refusing an id that this
 // package would not have made.
 func decodeStamp(id string, issued time.Time) (stamp, error) {
-	if _, err := hex.DecodeString(id); err != nil || id != "" && len(id) != 32 {
-		return stamp{}, fmt.Errorf("id %.40q is not 32 hex digits", id)
+	if err := seal.CheckID(id); err != nil {
+		return stamp{}, err
 	}
 	return stamp{id: id, issued: issued, used: new(atomic.Bool)}, nil
 }
@@ -111,7 +102,7 @@ func (s stamp) ID() string { return s.id }
 func (s stamp) Issued() time.Time { return s.issued }
 
 // maxStateBytes bounds the JSON of one stored value.
-const maxStateBytes = 32 << 20
+const maxStateBytes = seal.MaxBytes
 
 // Kinds of stored state: each is sealed under its own name, so that a
 // sealed value of one kind is never accepted as another.
@@ -123,26 +114,11 @@ const (
 )
 
 // A stateSeal records where a value came from: made by an Adapter in this
-// process (decoded false), or decoded from JSON, with the payload and the
-// MAC of its envelope when it was sealed.
+// process (decoded false), or decoded from JSON, with its envelope when it
+// was sealed.
 type stateSeal struct {
 	decoded bool
-	payload []byte // the sealed JSON, when mac is set
-	mac     []byte
-}
-
-// sealedJSON is the envelope of sealed state.
-type sealedJSON struct {
-	Sealed *string `json:"sealed"`
-	MAC    []byte  `json:"mac"`
-}
-
-// stateMAC is the MAC of payload as state of the given kind.
-func stateMAC(key []byte, kind string, payload []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("mcpadapter/" + kind + "\x00"))
-	m.Write(payload)
-	return m.Sum(nil)
+	sealed  *seal.Sealed // nil: not sealed
 }
 
 // A states guards the state an Adapter stores: it seals what the Adapter
@@ -151,19 +127,18 @@ func stateMAC(key []byte, kind string, payload []byte) []byte {
 // claims it before anything is sent. It is built once, in New, from the
 // validated configuration.
 type states struct {
-	keys         [][]byte        // Config.StateKey, then Config.OldStateKeys: the first seals, each opens; none: nothing is sealed
-	maxAge       time.Duration   // Config.StateMaxAge; 0: no limit
-	claims       ClaimStore      // Config.StateClaims; nil: once per value only
+	ring         seal.Ring       // Config.StateKey, then Config.OldStateKeys; Config.StateMaxAge; Config.StateClaims
 	perPrincipal map[string]bool // the servers whose connections are per principal
 }
 
 // newStates returns the guard of the state stored by an adapter of the
 // validated configuration cfg.
 func newStates(cfg *Config) states {
-	s := states{maxAge: cfg.StateMaxAge, claims: cfg.StateClaims, perPrincipal: make(map[string]bool)}
+	var keys [][]byte
 	if len(cfg.StateKey) > 0 {
-		s.keys = append([][]byte{cfg.StateKey}, cfg.OldStateKeys...)
+		keys = append([][]byte{cfg.StateKey}, cfg.OldStateKeys...)
 	}
+	s := states{ring: seal.NewRing(keys, cfg.StateMaxAge, cfg.StateClaims), perPrincipal: make(map[string]bool)}
 	for name, srv := range cfg.Servers {
 		if srv.perPrincipal() {
 			s.perPrincipal[name] = true
@@ -175,19 +150,14 @@ func newStates(cfg *Config) states {
 // seal returns payload sealed as state of kind with the current key, or
 // payload itself when there is no key.
 func (s *states) seal(kind string, payload []byte) ([]byte, error) {
-	if len(s.keys) == 0 {
-		return payload, nil
-	}
-	p := string(payload)
-	return json.Marshal(sealedJSON{Sealed: &p, MAC: stateMAC(s.keys[0], kind, payload)})
+	return s.ring.Seal(kind, payload)
 }
 
 // marshalState encodes state made by adapter a (nil for decoded state, which
 // keeps its original envelope) through encode.
 func marshalState(a *Adapter, kind string, s stateSeal, encode func() ([]byte, error)) ([]byte, error) {
-	if s.mac != nil {
-		p := string(s.payload)
-		return json.Marshal(sealedJSON{Sealed: &p, MAC: s.mac})
+	if s.sealed != nil {
+		return s.sealed.Marshal()
 	}
 	b, err := encode()
 	if err != nil || a == nil {
@@ -200,41 +170,22 @@ func marshalState(a *Adapter, kind string, s stateSeal, encode func() ([]byte, e
 // it is sealed) and its seal. It bounds the size and refuses anything that
 // is not a JSON object.
 func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
-	fail := func(format string, args ...any) error {
-		return errorf("mcpadapter: decoding %s: %w: %s", what, ErrInvalidState, fmt.Sprintf(format, args...))
+	payload, sealed, err := seal.Unseal(b)
+	if err != nil {
+		return nil, stateSeal{}, errorf("mcpadapter: decoding %s: %w: %s", what, ErrInvalidState, err.Error())
 	}
-	if len(b) > maxStateBytes {
-		return nil, stateSeal{}, fail("%d bytes, more than the bound of %d", len(b), maxStateBytes)
-	}
-	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
-		return nil, stateSeal{}, fail("not a JSON object")
-	}
-	var env sealedJSON
-	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, stateSeal{}, fail("%v", err)
-	}
-	if env.Sealed == nil {
-		return b, stateSeal{decoded: true}, nil
-	}
-	if len(env.MAC) == 0 {
-		return nil, stateSeal{}, fail("sealed state without a mac")
-	}
-	payload := []byte(*env.Sealed)
-	if t := bytes.TrimSpace(payload); len(t) == 0 || t[0] != '{' {
-		return nil, stateSeal{}, fail("sealed payload is not a JSON object")
-	}
-	return payload, stateSeal{decoded: true, payload: payload, mac: env.MAC}, nil
+	return payload, stateSeal{decoded: true, sealed: sealed}, nil
 }
 
 // open checks stored state of kind, with seal and stamp st, that a call of
 // server made for principal owner left, before it is resumed or decided
-// under ctx: the seal (checkSeal), the stamp (checkStamp), then the
+// under ctx: the seal (checkSeal), the stamp (its age, its id), then the
 // principal (checkOwner).
 func (s *states) open(ctx context.Context, kind string, seal stateSeal, st stamp, server, owner string) error {
 	if err := s.checkSeal(kind, seal); err != nil {
 		return err
 	}
-	if err := s.checkStamp(st); err != nil {
+	if err := s.ring.Check(st.id, st.issued); err != nil {
 		return err
 	}
 	return s.checkOwner(ctx, server, owner)
@@ -244,54 +195,17 @@ func (s *states) open(ctx context.Context, kind string, seal stateSeal, st stamp
 // [Config.StateKey]: state made in this process needs none; decoded state
 // must be sealed with a key of the ring.
 func (s *states) checkSeal(kind string, seal stateSeal) error {
-	if !seal.decoded || len(s.keys) == 0 {
+	if !seal.decoded {
 		return nil
 	}
-	for _, k := range s.keys {
-		if seal.mac != nil && hmac.Equal(seal.mac, stateMAC(k, kind, seal.payload)) {
-			return nil
-		}
-	}
-	return ErrTamperedState
-}
-
-// checkStamp refuses state that [Config.StateMaxAge] rules out, and state
-// without an ID when there is a claim store, which could not claim it.
-func (s *states) checkStamp(st stamp) error {
-	switch {
-	case s.claims != nil && st.id == "":
-		return fmt.Errorf("%w: no id (stored by an earlier version), so it cannot be claimed", ErrInvalidState)
-	case s.maxAge > 0 && st.issued.IsZero():
-		return fmt.Errorf("%w: no issue time (stored by an earlier version)", ErrExpiredState)
-	case s.maxAge > 0 && time.Since(st.issued) > s.maxAge:
-		return fmt.Errorf("%w: issued %s ago, StateMaxAge is %s", ErrExpiredState, time.Since(st.issued).Round(time.Second), s.maxAge)
-	}
-	return nil
+	return s.ring.Open(kind, seal.sealed)
 }
 
 // claim marks the state of stamp st applied, right before it is: once per
 // value, and with a claim store once per ID across the Adapters sharing
 // it. A store that cannot tell leaves the value unclaimed.
 func (s *states) claim(ctx context.Context, st stamp) error {
-	if st.used == nil || !st.used.CompareAndSwap(false, true) {
-		return ErrClaimedState
-	}
-	if s.claims == nil {
-		return nil
-	}
-	var expires time.Time
-	if s.maxAge > 0 {
-		expires = st.issued.Add(s.maxAge)
-	}
-	switch err := s.claims.Claim(ctx, st.id, expires); {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrClaimedState):
-		return ErrClaimedState
-	default:
-		st.used.Store(false)
-		return fmt.Errorf("StateClaims: %w", err)
-	}
+	return s.ring.Claim(ctx, st.id, st.issued, st.used)
 }
 
 // trusted reports whether what stored state says about itself (that its
@@ -299,7 +213,7 @@ func (s *states) claim(ctx context.Context, st stamp) error {
 // is sealed (checkSeal passed with a key) and can be applied only once
 // (a claim store), so that an approval is not replayed.
 func (s *states) trusted(seal stateSeal) bool {
-	return !seal.decoded || len(s.keys) > 0 && s.claims != nil
+	return !seal.decoded || s.ring.Trusted()
 }
 
 // storedTool returns the tool that stored state names, from the server's

@@ -119,7 +119,7 @@ func (a *Adapter) Status() Status {
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
 		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load()}
-		s.Deliveries, s.PrincipalDeliveries = a.notify.counts.of(name)
+		s.Deliveries, s.PrincipalDeliveries = a.notify.deliveries(name)
 		var latest *conn // the most recent live conn, else the last to die
 		for _, c := range k.conns {
 			c.openMu.Lock()

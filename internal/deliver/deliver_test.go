@@ -1,0 +1,254 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestQueuesFair: the queues are served in turn, each key's items in the
+// order they came, and an item waiting with an equal Key makes a new one
+// redundant.
+func TestQueuesFair(t *testing.T) {
+	var qs Queues[string]
+	var got []string
+	b := Bounds{Size: 10, Bytes: 1 << 10, Queues: 4}
+	push := func(key, name string, k any) (bool, bool) {
+		return qs.Push(key, Item{Run: func() { got = append(got, name) }, Key: k}, b)
+	}
+	if start, dropped := push("a", "a1", nil); !start || dropped {
+		t.Fatalf("first Push: start %v, dropped %v; want a start", start, dropped)
+	}
+	push("a", "a2", nil)
+	push("a", "a3", "same")
+	if start, dropped := push("a", "a4", "same"); start || dropped {
+		t.Errorf("redundant Push: start %v, dropped %v; want neither", start, dropped)
+	}
+	push("b", "b1", nil)
+	push("b", "b2", nil)
+	var served []string
+	qs.Serve(func() bool { return false }, func(k string) { served = append(served, k) })
+	if want := []string{"a1", "b1", "a2", "b2", "a3"}; !slices.Equal(got, want) {
+		t.Errorf("served %q, want %q", got, want)
+	}
+	if want := []string{"a", "b", "a", "b", "a"}; !slices.Equal(served, want) {
+		t.Errorf("keys %q, want %q", served, want)
+	}
+	if start, _ := push("a", "a5", "same"); !start {
+		t.Error("Push after Serve returned: no start asked for")
+	}
+}
+
+// TestQueuesBounds: past a key's bound of items or bytes, or the bound of
+// all queues, an item is dropped; an item finding its queue empty is
+// always taken; Stop drops what waits.
+func TestQueuesBounds(t *testing.T) {
+	var qs Queues[int]
+	b := Bounds{Size: 2, Bytes: 100, Queues: 2}
+	run := func() {}
+	pushAll(t, &qs, b, []pushCase{
+		{1, 150, false}, // empty queue: taken whatever its size
+		{1, 1, true},    // the bytes of key 1 are past its bound
+		{2, 10, false},
+		{2, 10, false},
+		{2, 10, true}, // key 2 holds Size items
+		{3, 10, false},
+		{3, 10, true}, // all queues hold Queues*Size items
+	})
+	qs.Stop()
+	pushAll(t, &qs, b, []pushCase{
+		{1, 150, false},
+		{2, 40, false},
+		{2, 20, true}, // all queues would hold more than Queues*Bytes bytes
+	})
+	qs.Stop()
+	ran := false
+	qs.Serve(func() bool { return false }, func(int) { ran = true })
+	if ran {
+		t.Error("an item ran after Stop")
+	}
+	if start, dropped := qs.Push(1, Item{Run: run, Size: 1}, b); !start || dropped {
+		t.Errorf("Push after Stop: start %v, dropped %v; want a start", start, dropped)
+	}
+	n := 0
+	qs.Serve(func() bool { return n > 0 }, func(int) { n++ })
+	if n != 1 {
+		t.Errorf("%d items served, want 1", n)
+	}
+}
+
+// A pushCase is an item of key and size pushed, and whether it is to be
+// dropped.
+type pushCase struct {
+	key     int
+	size    int
+	dropped bool
+}
+
+// pushAll pushes the items of cases into qs within b.
+func pushAll(t *testing.T, qs *Queues[int], b Bounds, cases []pushCase) {
+	t.Helper()
+	for i, tt := range cases {
+		if _, dropped := qs.Push(tt.key, Item{Run: func() {}, Size: tt.size}, b); dropped != tt.dropped {
+			t.Errorf("push %d (key %d, %d bytes): dropped %v, want %v", i, tt.key, tt.size, dropped, tt.dropped)
+		}
+	}
+}
+
+// TestSize: the payload estimate of decoded JSON.
+func TestSize(t *testing.T) {
+	if got, want := Size(map[string]any{"ab": []any{"xyz", 1.0}}), 16+2+16+16+3+16; got != want {
+		t.Errorf("Size = %d, want %d", got, want)
+	}
+}
+
+// counts is a counter struct for the tests.
+type counts struct{ N, M int64 }
+
+func n(c *counts) *int64 { return &c.N }
+
+// TestCounts: a count of a key counts for its group too, and past the
+// limit the key counted least recently is forgotten, its group's counts
+// kept.
+func TestCounts(t *testing.T) {
+	c := NewCounts[string](map[string]*counts{"g": {}, "h": {}}, 2)
+	c.Add("g", "a", n)
+	c.Add("g", "b", n)
+	c.Add("g", "a", n)
+	c.Add("h", "c", func(c *counts) *int64 { return &c.M }) // forgets b, the least recent
+	if got := c.Add("g", "a", n); got != 3 {
+		t.Errorf("a's count = %d, want 3", got)
+	}
+	keys := map[string]counts{}
+	all := c.Of("g", func(k string, v counts) { keys[k] = v })
+	if all != (counts{N: 4}) {
+		t.Errorf("g's counts = %+v, want N 4", all)
+	}
+	if len(keys) != 1 || keys["a"] != (counts{N: 3}) {
+		t.Errorf("g's keys = %+v, want a alone, N 3", keys)
+	}
+	if c.Add("g", "b", n) != 1 {
+		t.Error("a forgotten key counts on from its old count")
+	}
+}
+
+// TestRegistry: a sink is reached on its connection alone, while its
+// request is in flight and for LateSinks finished requests after; Release
+// drops everything of a connection.
+func TestRegistry(t *testing.T) {
+	var r Registry[int, string]
+	if tok, done := r.Register(1, "unattached", nil); tok == "" {
+		t.Error("no token for a connection not attached")
+	} else if done(); len(r.conns) != 0 {
+		t.Error("a sink of a connection not attached was kept")
+	}
+	r.Attach(1)
+	r.Attach(2)
+	touched := 0
+	tok, done := r.Register(1, "first", func() { touched++ })
+	if s, touch, ok := r.Lookup(1, tok); !ok || s != "first" || touch == nil {
+		t.Fatalf("Lookup on its connection = %q, %v; want the sink and its touch", s, ok)
+	}
+	if _, _, ok := r.Lookup(2, tok); ok {
+		t.Error("a token reached a sink of another connection")
+	}
+	if _, _, ok := r.Lookup(1, 7); ok {
+		t.Error("a token that is not a string reached a sink")
+	}
+	done()
+	if s, touch, ok := r.Lookup(1, tok); !ok || s != "first" || touch != nil {
+		t.Errorf("Lookup of a finished request = %q, %v, touch %v; want the sink without a touch", s, ok, touch != nil)
+	}
+	for range LateSinks {
+		_, done := r.Register(1, "later", nil)
+		done()
+	}
+	if _, _, ok := r.Lookup(1, tok); ok {
+		t.Errorf("a request finished %d requests ago still reached", LateSinks)
+	}
+	tok, _ = r.Register(2, "second", nil)
+	if r.Subscriptions(2, true) == nil {
+		t.Fatal("no subscriptions made for an attached connection")
+	}
+	r.Release(2)
+	if _, _, ok := r.Lookup(2, tok); ok {
+		t.Error("a sink of a released connection reached")
+	}
+	if r.Subscriptions(2, true) != nil {
+		t.Error("subscriptions made for a released connection")
+	}
+}
+
+// TestSubscriptions: principals subscribe to a URI in order; the last
+// one to leave is told; the turn is taken by one at a time.
+func TestSubscriptions(t *testing.T) {
+	var r Registry[int, string]
+	r.Attach(1)
+	if r.Subscriptions(1, false) != nil {
+		t.Error("subscriptions made without create")
+	}
+	s := r.Subscriptions(1, true)
+	if !s.Add("u", "alice") || !s.Add("u", "bob") || s.Add("u", "alice") {
+		t.Error("Add: want true, true, then false for a principal already subscribed")
+	}
+	if got := r.Subscribers(1, "u"); !slices.Equal(got, []string{"alice", "bob"}) {
+		t.Errorf("Subscribers = %q, want alice, bob", got)
+	}
+	if was, last := s.Remove("u", "carol"); was || last {
+		t.Error("Remove of a principal not subscribed reported it was")
+	}
+	if was, last := s.Remove("u", "alice"); !was || last {
+		t.Errorf("Remove(alice) = %v, %v; want true, false", was, last)
+	}
+	if was, last := s.Remove("u", "bob"); !was || !last {
+		t.Errorf("Remove(bob) = %v, %v; want true, true", was, last)
+	}
+	if err := s.Take(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Take(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Take while the turn is held = %v, want the context's end", err)
+	}
+	s.Give()
+	if err := s.Take(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("Take once given = %v", err)
+	}
+}
+
+// TestIdleContext: the context ends when idle passes without a touch,
+// with a *NoProgress cause, and at max whatever the touches.
+func TestIdleContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		ctx, touch, release := IdleContext(t.Context(), 2*time.Second, 0)
+		defer release()
+		for range 3 {
+			time.Sleep(time.Second) // fake time in the bubble
+			touch()
+		}
+		<-ctx.Done()
+		var np *NoProgress
+		if !errors.As(context.Cause(ctx), &np) || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			t.Errorf("cause %v, want a *NoProgress that is a deadline", context.Cause(ctx))
+		}
+		if got := time.Since(start); got != 5*time.Second {
+			t.Errorf("ended after %v, want 5s (the last touch at 3s, then 2s idle)", got)
+		}
+		start = time.Now()
+		ctx, touch, release = IdleContext(t.Context(), 2*time.Second, 3*time.Second)
+		defer release()
+		for range 2 {
+			time.Sleep(time.Second)
+			touch()
+		}
+		<-ctx.Done()
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) || time.Since(start) != 3*time.Second {
+			t.Errorf("with max 3s: %v after %v", ctx.Err(), time.Since(start))
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package seal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestSealOpen: a value sealed with the first key opens under any ring
+// holding that key, as its own kind only, and encodes again to the very
+// same envelope; altered, or sealed with a key out of the ring, it is
+// refused.
+func TestSealOpen(t *testing.T) {
+	old, cur := []byte("old"), []byte("current")
+	payload := []byte(`{"x": 1}`)
+	sealedOld := NewRing([][]byte{old}, 0, nil)
+	b, err := sealedOld.Seal("interrupt", payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, s, err := Unseal(b)
+	if err != nil || s == nil || string(got) != string(payload) {
+		t.Fatalf("Unseal = %s, %v, %v; want the payload and its envelope", got, s, err)
+	}
+	if again, err := s.Marshal(); err != nil || string(again) != string(b) {
+		t.Errorf("Marshal = %s, %v; want %s", again, err, b)
+	}
+	rotated := NewRing([][]byte{cur, old}, 0, nil)
+	for _, tt := range []struct {
+		name string
+		r    Ring
+		kind string
+		s    *Sealed
+		want error
+	}{
+		{"the sealing ring", sealedOld, "interrupt", s, nil},
+		{"an old key of the ring", rotated, "interrupt", s, nil},
+		{"another kind", rotated, "approval", s, ErrTampered},
+		{"a key out of the ring", NewRing([][]byte{cur}, 0, nil), "interrupt", s, ErrTampered},
+		{"not sealed, under a key", rotated, "interrupt", nil, ErrTampered},
+		{"not sealed, no key", Ring{}, "interrupt", nil, nil},
+		{"altered", rotated, "interrupt", &Sealed{payload: []byte(`{"x": 2}`), mac: s.mac}, ErrTampered},
+	} {
+		if err := tt.r.Open(tt.kind, tt.s); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+			t.Errorf("%s: Open = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if b, err := (&Ring{}).Seal("interrupt", payload); err != nil || string(b) != string(payload) {
+		t.Errorf("Seal without a key = %s, %v; want the payload itself", b, err)
+	}
+}
+
+// TestUnseal: stored state that is too big, not an object, or a broken
+// envelope is refused; an object without "sealed" is the payload itself.
+func TestUnseal(t *testing.T) {
+	for _, bad := range []string{
+		"", "  ", "[]", `"x"`, "{", `{"sealed": "{}"}`, `{"sealed": "[]", "mac": "AA=="}`,
+		"{" + strings.Repeat(" ", MaxBytes) + "}",
+	} {
+		if _, _, err := Unseal([]byte(bad)); err == nil {
+			t.Errorf("Unseal(%.20q) succeeded", bad)
+		}
+	}
+	b := []byte(` {"x": 1}`)
+	if got, s, err := Unseal(b); err != nil || s != nil || string(got) != string(b) {
+		t.Errorf("Unseal of plain state = %s, %v, %v", got, s, err)
+	}
+}
+
+// TestID: NewID makes 32 hex digits, which CheckID takes, as it takes
+// none (state stored before IDs).
+func TestID(t *testing.T) {
+	id := NewID()
+	if len(id) != 32 || CheckID(id) != nil || CheckID("") != nil {
+		t.Errorf("NewID = %q, CheckID = %v", id, CheckID(id))
+	}
+	for _, bad := range []string{"xyz", "abcd", strings.Repeat("0", 34)} {
+		if CheckID(bad) == nil {
+			t.Errorf("CheckID(%q) = nil", bad)
+		}
+	}
+}
+
+// claims is a claim store in memory; down makes it unable to tell.
+type claims struct {
+	seen    map[string]time.Time
+	down    bool
+	expires time.Time
+}
+
+func (c *claims) Claim(_ context.Context, id string, expires time.Time) error {
+	if c.down {
+		return errors.New("down")
+	}
+	if _, ok := c.seen[id]; ok {
+		return ErrClaimed
+	}
+	c.seen[id], c.expires = expires, expires
+	return nil
+}
+
+// TestCheckClaim: past the maximum age, or without an issue time under
+// one, state expired; without an ID under a claim store it is invalid; a
+// value is claimed once, and an ID once across values with a store,
+// which, when it cannot tell, leaves the value unclaimed.
+func TestCheckClaim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &claims{seen: map[string]time.Time{}}
+		r := NewRing(nil, time.Hour, c)
+		now := time.Now()
+		for _, tt := range []struct {
+			id     string
+			issued time.Time
+			want   error
+		}{
+			{"a", now, nil},
+			{"a", now.Add(-2 * time.Hour), ErrExpired},
+			{"a", time.Time{}, ErrExpired},
+			{"", now, ErrInvalid},
+		} {
+			if err := r.Check(tt.id, tt.issued); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Errorf("Check(%q, %v) = %v, want %v", tt.id, tt.issued, err, tt.want)
+			}
+		}
+		if err := (&Ring{}).Check("", time.Time{}); err != nil {
+			t.Errorf("Check without age or store = %v", err)
+		}
+		used := new(atomic.Bool)
+		c.down = true
+		if err := r.Claim(t.Context(), "a", now, used); err == nil || errors.Is(err, ErrClaimed) || used.Load() {
+			t.Errorf("Claim with the store down = %v, used %v; want a failure that leaves it unclaimed", err, used.Load())
+		}
+		c.down = false
+		if err := r.Claim(t.Context(), "a", now, used); err != nil || !c.expires.Equal(now.Add(time.Hour)) {
+			t.Errorf("Claim = %v, expires %v; want nil, an hour after issue", err, c.expires)
+		}
+		if err := r.Claim(t.Context(), "a", now, used); !errors.Is(err, ErrClaimed) {
+			t.Errorf("Claim of the same value again = %v, want ErrClaimed", err)
+		}
+		if err := r.Claim(t.Context(), "a", now, new(atomic.Bool)); !errors.Is(err, ErrClaimed) {
+			t.Errorf("Claim of the same ID, another value = %v, want ErrClaimed", err)
+		}
+		if err := (&Ring{}).Claim(t.Context(), "", time.Time{}, nil); !errors.Is(err, ErrClaimed) {
+			t.Errorf("Claim without a flag = %v, want ErrClaimed", err)
+		}
+		both, keyOnly, storeOnly := NewRing([][]byte{{1}}, 0, c), NewRing([][]byte{{1}}, 0, nil), NewRing(nil, 0, c)
+		if !both.Trusted() || keyOnly.Trusted() || storeOnly.Trusted() {
+			t.Error("Trusted: want a key and a claim store")
+		}
+	})
+}
