@@ -45,9 +45,9 @@ package mcpadapter
 //     when the middleware returns: the middleware gets the very params
 //     object the SDK keys by. CallTool takes a tool's definition (its
 //     x-mcp-header bindings, sent as Mcp-Param headers over HTTP) from that
-//     cache, whatever the key. sdkcache.go (sdkCacheSlots, c.sdkSlots) and
-//     recordTools (sdkcache.go) build on this. Pinned by
-//     TestSDKCompatListCache.
+//     cache, whatever the key. sdkcache.go (sdkCacheSlots, c.sdkSlots,
+//     recordTools) and internal/sdkcache (Send, Collect) build on this.
+//     Pinned by TestSDKCompatListCache.
 //
 //  5. Unwrappable Streamable HTTP connections: after the handshake the SDK
 //     finds its own Streamable HTTP connection behind a session through an
