@@ -33,7 +33,6 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -334,35 +333,23 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 }
 
 // live answers a legacy server's live elicitation/create request with the
-// handler (the request has no key), or declines it when there is none.
-// Live requests cannot become interrupts: they live only as long as the
-// call that is waiting for them. conn.liveElicitation screened the request
-// and gave ctx the call it serves.
-//
-// The errors it returns go on the wire, as the JSON-RPC error answering the
-// server's request: standard codes, and messages without the adapter's
-// prefixes. A failed handler is -32603 with the handler's own message; an
-// answer that breaks the request (its schema, its mode) is -32603 with a
-// fixed message, since the reason may quote the user's answer.
+// handler (elicit.Live: its errors are the JSON-RPC errors answering the
+// server), or declines it when there is none. Live requests cannot become
+// interrupts: they live only as long as the call that is waiting for them.
+// conn.liveElicitation screened the request and gave ctx the call it
+// serves.
 func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if e.handler == nil {
 		e.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
-	if req == nil || req.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+	var p *mcp.ElicitParams
+	if req != nil {
+		p = req.Params
 	}
-	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
-	live := liveCallOf(ctx)
-	r.Server, r.Tool = server, live.tool
-	ans, err := e.handler(ctx, r)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-	}
-	res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
-	if err != nil {
+	res, misfit, err := elicit.Live(ctx, e.handler, server, liveCallOf(ctx).tool, p)
+	if misfit {
 		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
 	}
-	return res, nil
+	return res, err
 }

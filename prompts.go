@@ -127,8 +127,8 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if i < 0 {
 		return nil, serverError(server, op, ErrUnknownPrompt)
 	}
-	if err := checkPromptArgs(server, prompts[i], args); err != nil {
-		return nil, err
+	if missing, unknown := content.CheckArgs(prompts[i].Arguments, args); missing != nil || unknown != nil {
+		return nil, &PromptArgumentsError{Server: server, Prompt: name, Missing: missing, Unknown: unknown}
 	}
 	var res *mcp.GetPromptResult
 	_, err = a.onConn(ctx, server, func(c *conn) (err error) {
@@ -151,14 +151,6 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 		return nil, serverError(server, op, err)
 	}
 	return p, nil
-}
-
-// checkPromptArgs checks args against the arguments p declares.
-func checkPromptArgs(server string, p *Prompt, args map[string]string) error {
-	if missing, unknown := content.CheckArgs(p.Arguments, args); missing != nil || unknown != nil {
-		return &PromptArgumentsError{Server: server, Prompt: p.Name, Missing: missing, Unknown: unknown}
-	}
-	return nil
 }
 
 // newPromptResult converts a GetPromptResult. A message of a role other

@@ -111,6 +111,32 @@ func Inline[R ~Request, N ~Answer[A], A ~string](ctx context.Context, handler fu
 	return Responses(reqs, answers)
 }
 
+// Live answers a legacy server's live elicitation/create request, whose
+// params are p, with handler, for the call of tool of server that waits
+// for it (the request has no key). Its errors go on the wire, as the
+// JSON-RPC error answering the server's request: standard codes, and
+// messages without the adapter's prefixes. Missing params are -32602; a
+// failed handler is -32603 with the handler's own message; an answer that
+// breaks the request (its schema, its mode) is -32603 with a fixed
+// message, since the reason may quote the user's answer, and misfit is
+// true.
+func Live[R ~Request, N ~Answer[A], A ~string](ctx context.Context, handler func(context.Context, R) (N, error), server, tool string, p *mcp.ElicitParams) (res *mcp.ElicitResult, misfit bool, err error) {
+	if p == nil {
+		return nil, false, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+	}
+	r := Request(FromParams[R]("", p)) // go-sdk checked its schema: flat, primitive properties (client.go)
+	r.Server, r.Tool = server, tool
+	ans, err := handler(ctx, R(r))
+	if err != nil {
+		return nil, false, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	a := Answer[A](ans)
+	if res, err = Check(r.Mode, r.RequestedSchema, string(a.Action), a.Content); err != nil {
+		return nil, true, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
+	}
+	return res, false, nil
+}
+
 // Refused returns the model-visible text of a URL elicitation required
 // error whose requests the user did not all accept: there is nothing to
 // send to the server for a decline. It returns "" when all were accepted.
