@@ -61,24 +61,3 @@ func (s Toolset) partOptions(tc llms.ToolCall, opts []PartOption) []PartOption {
 	}
 	return append([]PartOption{ResultBudget(t.resultBudget())}, opts...)
 }
-
-// structuredText returns the structured content as the compact JSON line
-// Text and Parts show, when they should: only when no block for the model
-// is text from the server (a placeholder for unknown content does not
-// count) or carries media bytes. Base64 payloads become placeholders and the
-// line is bounded (see [Result.Text]).
-func (r *Result) structuredText() (string, bool) {
-	if r.Artifact == nil || r.Artifact.StructuredContent == nil {
-		return "", false
-	}
-	for i := range r.Content {
-		b := &r.Content[i]
-		if !b.forAssistant() {
-			continue
-		}
-		if b.Type == BlockText && b.Raw == nil || len(b.Data) > 0 {
-			return "", false
-		}
-	}
-	return modeltext.Structured(r.Artifact.StructuredContent), true
-}

@@ -19,13 +19,12 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/mcpadapter/mcpadapter/internal/deliver"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
-	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -495,7 +494,7 @@ func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string
 	i := &Interrupt{
 		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
 		a: a, gen: c.gen,
-		args: snapshot(args), state: state, round: round, requests: asked,
+		args: callinput.Snapshot(args), state: state, round: round, requests: asked,
 		retry: retry, principal: PrincipalFrom(ctx), stamp: newStamp(),
 	}
 	if retry {
@@ -504,72 +503,19 @@ func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string
 	return i
 }
 
-// snapshot returns a deep copy of args as JSON sees them (numbers exact),
-// so that the caller's later changes do not reach an interrupt.
-func snapshot(args map[string]any) map[string]any {
-	if args == nil {
-		return nil
-	}
-	b, err := json.Marshal(args)
-	if err != nil {
-		return jsonvalue.Copy(args) // not reached: the call marshalled them
-	}
-	m, err := callinput.Object(string(b))
-	if err != nil {
-		return jsonvalue.Copy(args)
-	}
-	return m
-}
-
 // refused returns the model-visible result of a URL elicitation required
-// error whose requests the user did not all accept: there is nothing to
-// send to the server for a decline. It returns nil when all were accepted.
+// error whose requests the user did not all accept (elicit.Refused), or
+// nil when all were accepted.
 func refused(reqs []ElicitationRequest, responses mcp.InputResponseMap) *Result {
-	for _, r := range reqs {
-		er, _ := responses[r.Key].(*mcp.ElicitResult)
-		if er == nil || er.Action == string(Accept) {
-			continue
-		}
-		verb := "declined"
-		if er.Action == string(Cancel) {
-			verb = "cancelled"
-		}
-		text := fmt.Sprintf("The user %s a step the server requires (%s), so the tool was not run.", verb, r.Key)
-		if r.Message != "" {
-			text = fmt.Sprintf("The user %s a step the server requires (%s: %s), so the tool was not run.", verb, r.Key, r.Message)
-		}
+	if text := elicit.Refused(reqs, responses); text != "" {
 		return errorResult(text)
 	}
 	return nil
 }
 
 // urlElicitations returns the requests of a URL elicitation required error
-// (-32042), keyed by elicitation id, or nil when err is not one (or is
-// malformed: it then stays an error).
-func urlElicitations(err error) mcp.InputRequestMap {
-	var we *jsonrpc.Error
-	if !errors.As(err, &we) || we.Code != mcp.CodeURLElicitationRequired || len(we.Data) == 0 {
-		return nil
-	}
-	var data struct {
-		Elicitations []*mcp.ElicitParams `json:"elicitations"`
-	}
-	if json.Unmarshal(we.Data, &data) != nil || len(data.Elicitations) == 0 {
-		return nil
-	}
-	m := make(mcp.InputRequestMap, len(data.Elicitations))
-	for n, p := range data.Elicitations {
-		if p == nil || p.Mode != "url" || p.URL == "" {
-			return nil
-		}
-		key := p.ElicitationID
-		for i := n + 1; key == "" || m[key] != nil; i++ {
-			key = fmt.Sprintf("url-%d", i)
-		}
-		m[key] = p
-	}
-	return m
-}
+// (-32042), or nil when err is not one (elicit.URLRequired).
+func urlElicitations(err error) mcp.InputRequestMap { return elicit.URLRequired(err) }
 
 // interrupted binds the interrupt in err, if any, to t, the tool that
 // made it, and marks it as coming from an approved call when approved is

@@ -81,8 +81,8 @@
 //	             notifier's queues, counts and registries), internal/seal (stored state's seal,
 //	             age and claims), internal/sdkcache (past go-sdk's list cache),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext, outputschema, redact,
-//	             suggest
+//	             helpers: cachekey, callinput, configcheck, content, elicit, jsonvalue, modeltext,
+//	             outputschema, redact, suggest, toolname
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
 //
@@ -103,8 +103,8 @@
 //	                 (sdkcache.go, internal/sdkcache) → internal/stdio writes the line; its
 //	                 reader passes each line through internal/wire before go-sdk decodes it
 //	4 call.go        closeCall (serverreq.go); a failure becomes an error (conn.callError) or an
-//	                 isError result (modelerror.go) → newResult and the outputSchema check
-//	                 (result.go) → interrupted [an *Interrupt, elicitation.go]
+//	                 isError result (modelerror.go) → newResult (internal/content) and the
+//	                 outputSchema check (result.go) → interrupted [an *Interrupt, elicitation.go]
 //	5 call.go        answered (modelerror.go) → the model's text within the budget (budget.go)
 //
 // Ten root files: call.go, conn.go, trace.go, notify.go, sdkcache.go,
@@ -165,10 +165,11 @@
 //	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
-//	prompts.go                 ListPrompts, GetPrompt, PromptResult
+//	prompts.go                 ListPrompts, GetPrompt, PromptResult (converted by internal/content)
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs (internal/schemapass)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
-//	result.go                  Result, Block, Artifact: a server's result converted without loss; outputSchema validation
+//	result.go                  Result, Block, Artifact: a server's result kept without loss (internal/content);
+//	                           outputSchema validation
 //	sdkcache.go                go-sdk's list cache: the middleware, a conn's slots, the tools record (internal/sdkcache)
 //	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
 //	serverreq.go               requests a server sends while serving a call
@@ -181,9 +182,10 @@
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool (internal/toolsearch)
 //	trace.go                   the adapter's side of internal/observe: a call's observer, a connection's peer,
 //	                           the error.type of the adapter's own failures
-//	validate.go                New's checks: every problem of a configuration at once
+//	validate.go                New's checks: every problem of a configuration at once (internal/configcheck)
 //	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
 //	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache
+//	internal/configcheck/configcheck.go       New's checks of a configuration, each problem naming server and field
 //	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC
 //	internal/configfile/expand.go             ${env:…}, ${input:…}, ${workspaceFolder}, envFile
 //	internal/configfile/load.go               reading a file, its default workspace folder; the errors' text
@@ -192,12 +194,16 @@
 //	internal/connprobe/peek_unix.go           a socket peeked at without waiting or consuming
 //	internal/conformance/doc.go               the official conformance suite, run against the adapter
 //	internal/conformance/client/main.go       the conformance client program
+//	internal/content/content.go               a server's content as Blocks, without loss; the Block shape
+//	internal/content/model.go                 Blocks for a model: text, langchaingo parts, tool messages
+//	internal/content/prompt.go                prompt arguments checked; a prompt's messages converted
 //	internal/deliver/counts.go                delivery counts by server and by recent (server, principal)
 //	internal/deliver/idle.go                  the idle timeout that progress resets
 //	internal/deliver/queue.go                 fair bounded queues by key, served by one goroutine
 //	internal/deliver/registry.go              progress tokens and subscriptions of each connection
 //	internal/elicit/elicit.go                 elicitation answers checked against requested schemas
-//	internal/elicit/requests.go               input requests decoded, bounded
+//	internal/elicit/requests.go               input requests decoded, bounded, converted; answers checked; -32042
+//	internal/elicit/stored.go                 a stored interrupt's JSON and its checks
 //	internal/everything/everything.go         go-sdk's "everything" server, built for tests
 //	internal/extserver/extserver.go           pinned npm servers and clients, found or installed for tests
 //	internal/extserver/proc_other.go          process groups where there are none (tests)
@@ -249,6 +255,7 @@
 //	internal/testserver/stdio.go              the test server over stdio (the test binary re-executed)
 //	internal/testserver/testserver.go         a scriptable go-sdk server for tests
 //	internal/testserver/tools.go              its tools
+//	internal/toolname/toolname.go             names in the form providers accept; filter patterns
 //	internal/toolsearch/found.go              the found set of a conversation; a search call's query
 //	internal/toolsearch/text.go               the search tool's description and answers; found names read back
 //	internal/toolsearch/toolsearch.go         ranking a catalog for a query (BM25 over fields)

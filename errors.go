@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/content"
 )
 
 // Sentinel errors. Match them with [errors.Is]; most arrive wrapped in a
@@ -91,26 +92,7 @@ type PromptArgumentsError struct {
 
 // Error implements error.
 func (e *PromptArgumentsError) Error() string {
-	var problems []string
-	if len(e.Missing) > 0 {
-		problems = append(problems, "missing required "+quoteList(e.Missing))
-	}
-	if len(e.Unknown) > 0 {
-		problems = append(problems, "unknown "+quoteList(e.Unknown))
-	}
-	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, strings.Join(problems, "; "))
-}
-
-// quoteList renders names as `argument "a"` or `arguments "a", "b"`.
-func quoteList(names []string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = strconv.Quote(n)
-	}
-	if len(names) == 1 {
-		return "argument " + quoted[0]
-	}
-	return "arguments " + strings.Join(quoted, ", ")
+	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, content.ArgsProblems(e.Missing, e.Unknown))
 }
 
 // A ServerError records a failure to reach or talk to one server: a dial,

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path"
 	"slices"
 
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
+	"github.com/mcpadapter/mcpadapter/internal/toolname"
 )
 
 // What a caller is offered. A server may list tools that must not reach the
@@ -90,16 +90,8 @@ func AllOf(preds ...ToolPredicate) ToolPredicate {
 	}
 }
 
-// validate refuses malformed patterns.
-func (f *Filter) validate() error {
-	var errs []error
-	for _, p := range slices.Concat(f.Allow, f.Deny) {
-		if _, err := path.Match(p, ""); err != nil {
-			errs = append(errs, fmt.Errorf("pattern %q: %w", p, err))
-		}
-	}
-	return errors.Join(errs...)
-}
+// validate refuses malformed patterns (toolname.CheckPatterns).
+func (f *Filter) validate() error { return toolname.CheckPatterns(slices.Concat(f.Allow, f.Deny)) }
 
 // clone returns f with its own lists.
 func (f Filter) clone() Filter {
@@ -111,16 +103,7 @@ func (f Filter) clone() Filter {
 func (f *Filter) zero() bool { return len(f.Allow) == 0 && len(f.Deny) == 0 && f.Keep == nil }
 
 // allows reports whether Allow and Deny keep the tool named name.
-func (f *Filter) allows(name string) bool {
-	matches := func(p string) bool {
-		ok, _ := path.Match(p, name) // patterns were validated by New
-		return ok
-	}
-	if slices.ContainsFunc(f.Deny, matches) {
-		return false
-	}
-	return len(f.Allow) == 0 || slices.ContainsFunc(f.Allow, matches)
-}
+func (f *Filter) allows(name string) bool { return toolname.Allowed(name, f.Allow, f.Deny) }
 
 // keeps reports whether f keeps tool d of server for the caller of ctx.
 func (f *Filter) keeps(ctx context.Context, server string, d *ToolDescriptor) bool {

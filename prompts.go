@@ -17,11 +17,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 
-	"github.com/mcpadapter/mcpadapter/internal/modeltext"
+	"github.com/mcpadapter/mcpadapter/internal/content"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -64,11 +62,7 @@ func newPrompt(p *mcp.Prompt, raw []byte) *Prompt {
 	if raw == nil {
 		raw, _ = json.Marshal(p) // not reached: the screen sees every listing
 	}
-	var sent struct {
-		Arguments []*PromptArgument `json:"arguments"`
-	}
-	_ = json.Unmarshal(raw, &sent) // go-sdk decoded the same JSON: an error leaves no arguments
-	return &Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: sent.Arguments, Icons: p.Icons, Meta: p.Meta, raw: raw}
+	return &Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: content.Arguments[PromptArgument](raw), Icons: p.Icons, Meta: p.Meta, raw: raw}
 }
 
 // PromptResult is a prompt rendered by its server, converted from the
@@ -133,8 +127,8 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if i < 0 {
 		return nil, serverError(server, op, ErrUnknownPrompt)
 	}
-	if err := checkPromptArgs(server, prompts[i], args); err != nil {
-		return nil, err
+	if missing, unknown := content.CheckArgs(prompts[i].Arguments, args); missing != nil || unknown != nil {
+		return nil, &PromptArgumentsError{Server: server, Prompt: name, Missing: missing, Unknown: unknown}
 	}
 	var res *mcp.GetPromptResult
 	_, err = a.onConn(ctx, server, func(c *conn) (err error) {
@@ -159,60 +153,18 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	return p, nil
 }
 
-// checkPromptArgs checks args against the arguments p declares.
-func checkPromptArgs(server string, p *Prompt, args map[string]string) error {
-	declared := map[string]bool{}
-	var missing, unknown []string
-	for _, arg := range p.Arguments {
-		if arg == nil {
-			continue
-		}
-		declared[arg.Name] = true
-		if _, ok := args[arg.Name]; arg.Required != nil && *arg.Required && !ok {
-			missing = append(missing, arg.Name)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(args)) {
-		if !declared[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	if missing == nil && unknown == nil {
-		return nil
-	}
-	return &PromptArgumentsError{Server: server, Prompt: p.Name, Missing: missing, Unknown: unknown}
-}
-
 // newPromptResult converts a GetPromptResult. A message of a role other
 // than user or assistant is an error: langchaingo has no place for it.
 func newPromptResult(res *mcp.GetPromptResult) (*PromptResult, error) {
-	p := &PromptResult{Description: res.Description, Messages: make([]PromptMessage, 0, len(res.Messages))}
+	msgs, err := content.PromptMessages[PromptMessage](res.Messages)
+	if err != nil {
+		return nil, err
+	}
+	p := &PromptResult{Description: res.Description, Messages: msgs}
 	if res.Meta != nil {
 		p.Meta = map[string]any(res.Meta)
 	}
-	for i, m := range res.Messages {
-		if m == nil {
-			continue
-		}
-		if _, ok := chatType(m.Role); !ok {
-			return nil, fmt.Errorf("message %d has role %q, want user or assistant", i, modeltext.Short(string(m.Role)))
-		}
-		if b, ok := blockFromContent(m.Content); ok {
-			p.Messages = append(p.Messages, PromptMessage{Role: m.Role, Content: b})
-		}
-	}
 	return p, nil
-}
-
-// chatType is the langchaingo message type of an MCP role.
-func chatType(r mcp.Role) (llms.ChatMessageType, bool) {
-	switch r {
-	case "user":
-		return llms.ChatMessageTypeHuman, true
-	case "assistant":
-		return llms.ChatMessageTypeAI, true
-	}
-	return "", false
 }
 
 // LLMMessages returns the prompt as langchaingo messages for
@@ -226,18 +178,7 @@ func (p *PromptResult) LLMMessages(opts ...PartOption) []llms.MessageContent {
 	if p == nil {
 		return nil
 	}
-	o := newPartOptions(opts)
-	msgs := make([]llms.MessageContent, 0, len(p.Messages))
-	for i := range p.Messages {
-		m := &p.Messages[i]
-		role, ok := chatType(m.Role)
-		parts := o.appendPart(nil, &m.Content)
-		if !ok || len(parts) == 0 {
-			continue
-		}
-		msgs = append(msgs, llms.MessageContent{Role: role, Parts: parts})
-	}
-	return msgs
+	return content.LLMMessages(p.Messages, style(opts))
 }
 
 // ChatMessages returns the prompt as text-only langchaingo chat messages
@@ -254,22 +195,9 @@ func (p *PromptResult) ChatMessages() ([]llms.ChatMessage, error) {
 	if p == nil {
 		return nil, nil
 	}
-	msgs := make([]llms.ChatMessage, 0, len(p.Messages))
-	for i := range p.Messages {
-		m := &p.Messages[i]
-		if m.Content.Type != BlockText {
-			return nil, fmt.Errorf("%w: message %d holds %s content; LLMMessages keeps it", ErrNotText, i, m.Content.Type)
-		}
-		text := m.Content.Text
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
-		switch m.Role {
-		case "user":
-			msgs = append(msgs, llms.HumanChatMessage{Content: text})
-		case "assistant":
-			msgs = append(msgs, llms.AIChatMessage{Content: text})
-		}
+	msgs, err := content.ChatMessages(p.Messages)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotText, err)
 	}
 	return msgs, nil
 }

@@ -1,18 +1,11 @@
 package mcpadapter
 
 import (
-	"cmp"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcpadapter/mcpadapter/internal/modeltext"
+	"github.com/mcpadapter/mcpadapter/internal/content"
 	"github.com/mcpadapter/mcpadapter/internal/outputschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -121,22 +114,19 @@ func ImagesAsDataURL() PartOption {
 	return func(o *partOptions) { o.imageDataURL = true }
 }
 
-// Placeholders used when a result has nothing else to say. Providers reject
-// empty tool messages, so these stand in for empty text.
+// The placeholders of an empty result, and the _meta key under which the
+// wire sanitizer keeps content it replaced (dial.go): internal/content's.
 const (
-	emptyErrorText  = "tool returned an error with no message"
-	emptyResultText = "tool returned no content"
+	emptyErrorText  = content.EmptyErrorText
+	emptyResultText = content.EmptyResultText
+	originalMetaKey = content.OriginalMetaKey
 )
 
-// originalMetaKey is the _meta key under which the wire sanitizer keeps an
-// unsupported content item it replaced by a text placeholder.
-const originalMetaKey = "mcpadapter/original"
-
 // newResult converts a CallToolResult into a Result. It never fails: content
-// the adapter does not model becomes a text placeholder with Raw set. A nil
-// res gives an empty Result. The Result takes over res's _meta map instead
-// of copying it (res was decoded for this call alone and is dropped after),
-// so res must not be used afterwards.
+// the adapter does not model becomes a text placeholder with Raw set
+// (content.FromMCP). A nil res gives an empty Result. The Result takes
+// over res's _meta map instead of copying it (res was decoded for this call
+// alone and is dropped after), so res must not be used afterwards.
 func newResult(res *mcp.CallToolResult) *Result {
 	if res == nil {
 		return &Result{}
@@ -154,26 +144,13 @@ func newResult(res *mcp.CallToolResult) *Result {
 	if res.StructuredContent != nil {
 		r.Artifact = &Artifact{StructuredContent: res.StructuredContent}
 	}
-	r.Meta = resultMeta(res.Meta)
+	r.Meta = content.ResultMeta(res.Meta)
 	for _, c := range res.Content {
-		if b, ok := blockFromContent(c); ok {
+		if b, ok := content.FromMCP[Block](c); ok {
 			r.Content = append(r.Content, b)
 		}
 	}
 	return r
-}
-
-// reservedMetaPrefix is the _meta key prefix MCP reserves for itself.
-const reservedMetaPrefix = "io.modelcontextprotocol/"
-
-// resultMeta returns meta without its reserved keys, or nil when nothing is
-// left. It deletes in place: meta was decoded for one result alone.
-func resultMeta(meta mcp.Meta) map[string]any {
-	maps.DeleteFunc(meta, func(k string, _ any) bool { return strings.HasPrefix(k, reservedMetaPrefix) })
-	if len(meta) == 0 {
-		return nil
-	}
-	return map[string]any(meta)
 }
 
 // resultOne is a Result with room for one block, allocated together.
@@ -182,95 +159,9 @@ type resultOne struct {
 	block [1]Block
 }
 
-// blockFromContent converts one content item. It reports false for a nil
-// item, which has nothing to keep.
-func blockFromContent(c mcp.Content) (Block, bool) {
-	switch c := c.(type) {
-	case nil:
-		return Block{}, false
-	case *mcp.TextContent:
-		if c == nil {
-			return Block{}, false
-		}
-		if orig, ok := c.Meta[originalMetaKey]; ok {
-			raw, err := json.Marshal(orig)
-			if err != nil {
-				raw = nil
-			}
-			return Block{Type: BlockText, Text: c.Text, Raw: raw}, true
-		}
-		return Block{Type: BlockText, Text: c.Text, Annotations: c.Annotations, Meta: c.Meta}, true
-	case *mcp.ImageContent:
-		if c == nil {
-			return Block{}, false
-		}
-		return Block{Type: BlockImage, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
-	case *mcp.AudioContent:
-		if c == nil {
-			return Block{}, false
-		}
-		return Block{Type: BlockAudio, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
-	case *mcp.ResourceLink:
-		if c == nil {
-			return Block{}, false
-		}
-		b := Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name,
-			Title: c.Title, Description: c.Description, Size: c.Size, Icons: c.Icons,
-			Annotations: c.Annotations, Meta: c.Meta}
-		if modeltext.IsImage(c.MIMEType) {
-			b.Type = BlockImage
-		}
-		return b, true
-	case *mcp.EmbeddedResource:
-		if c == nil {
-			return Block{}, false
-		}
-		rc := c.Resource
-		if rc == nil {
-			return unmodelled(c, "[resource without contents]"), true
-		}
-		b := Block{Type: BlockText, Text: rc.Text, MIMEType: rc.MIMEType, URI: rc.URI,
-			Annotations: c.Annotations, Meta: c.Meta, ResourceMeta: rc.Meta}
-		if rc.Blob != nil {
-			b.Type, b.Text, b.Data = BlockFile, "", rc.Blob
-			if modeltext.IsImage(rc.MIMEType) {
-				b.Type = BlockImage
-			}
-		}
-		return b, true
-	case *mcp.ToolUseContent:
-		if c == nil {
-			return Block{}, false
-		}
-		return unmodelled(c, unsupportedText("tool_use")), true
-	case *mcp.ToolResultContent:
-		if c == nil {
-			return Block{}, false
-		}
-		return unmodelled(c, unsupportedText("tool_result")), true
-	default:
-		// A content type added to the SDK after this code was written.
-		return unmodelled(c, unsupportedText(fmt.Sprintf("%T", c))), true
-	}
-}
-
-// unmodelled returns a placeholder text block keeping c's JSON in Raw.
-func unmodelled(c mcp.Content, text string) Block {
-	raw, err := c.MarshalJSON()
-	if err != nil || !json.Valid(raw) {
-		raw = nil
-	}
-	return Block{Type: BlockText, Text: text, Raw: raw}
-}
-
-// unsupportedText is the placeholder text for a content item of type typ.
-// Very long type names are cut so the placeholder stays short.
-func unsupportedText(typ string) string {
-	if typ == "" {
-		return "[unsupported content]"
-	}
-	return fmt.Sprintf("[unsupported content type %q]", modeltext.Short(typ))
-}
+// unsupportedText is the placeholder text for a content item of type typ
+// (content.Unsupported).
+func unsupportedText(typ string) string { return content.Unsupported(typ) }
 
 // Text returns the result as one string for a model or a log: text blocks
 // as they are, media and links as short bracketed placeholders such as
@@ -292,47 +183,7 @@ func (r *Result) Text() string {
 	if r == nil {
 		return ""
 	}
-	lines := make([]string, 0, len(r.Content)+1)
-	for i := range r.Content {
-		if b := &r.Content[i]; b.forAssistant() {
-			lines = append(lines, blockText(b))
-		}
-	}
-	if s, ok := r.structuredText(); ok {
-		lines = append(lines, s)
-	}
-	text := strings.Join(lines, "\n")
-	if r.IsError && strings.TrimSpace(text) == "" {
-		return emptyErrorText
-	}
-	return text
-}
-
-// forAssistant reports whether b is meant for the model: it has no
-// audience, or its audience includes "assistant".
-func (b *Block) forAssistant() bool {
-	return b.Annotations == nil || len(b.Annotations.Audience) == 0 || slices.Contains(b.Annotations.Audience, "assistant")
-}
-
-// blockText is b's line in [Result.Text]: its text, or a placeholder
-// naming its type and what it says of itself.
-func blockText(b *Block) string {
-	typ := cmp.Or(string(b.Type), "content")
-	switch b.Type {
-	case BlockText:
-		return b.Text
-	case BlockLink:
-		var uri string
-		if b.URI != "" {
-			uri = "<" + b.URI + ">"
-		}
-		return modeltext.Placeholder(typ, b.Name, b.MIMEType, uri)
-	}
-	var size string
-	if b.Data != nil {
-		size = modeltext.Size(len(b.Data))
-	}
-	return modeltext.Placeholder(typ, b.MIMEType, size, b.Name, b.URI)
+	return content.Text(r.Content, r.structured(), r.IsError)
 }
 
 // Parts returns the result as langchaingo message parts, in order: text
@@ -347,22 +198,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
 	}
-	o := newPartOptions(opts)
-	var parts []llms.ContentPart
-	for i := range r.Content {
-		b := &r.Content[i]
-		if !b.forAssistant() {
-			continue
-		}
-		parts = o.appendPart(parts, b)
-	}
-	if s, ok := r.structuredText(); ok {
-		parts = append(parts, llms.TextPart(s))
-	}
-	if r.IsError && len(parts) == 0 {
-		parts = append(parts, llms.TextPart(emptyErrorText))
-	}
-	return modeltext.Parts(parts, budgetLimit(o.budget))
+	return content.Parts(r.Content, r.structured(), r.IsError, style(opts))
 }
 
 // Messages returns the messages that answer call in a chat history: one
@@ -379,82 +215,26 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	if r == nil {
 		r = &Result{}
 	}
-	var name string
-	if call.FunctionCall != nil {
-		name = call.FunctionCall.Name
-	}
-	text := r.Text()
-	if strings.TrimSpace(text) == "" {
-		text = emptyResultText
-	}
-	o := newPartOptions(opts)
-	var media []llms.ContentPart
-	for i := range r.Content {
-		if b := &r.Content[i]; b.forAssistant() {
-			if p, ok := o.mediaPart(b); ok {
-				media = append(media, p)
-			}
-		}
-	}
-	text, media = modeltext.Message(text, media, budgetLimit(o.budget))
-	msgs := []llms.MessageContent{{
-		Role:  llms.ChatMessageTypeTool,
-		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
-	}}
-	if len(media) == 0 {
-		return msgs
-	}
-	intro := llms.TextPart(fmt.Sprintf("Media returned by tool call %s (%s):", call.ID, name))
-	return append(msgs, llms.MessageContent{
-		Role:  llms.ChatMessageTypeHuman,
-		Parts: append([]llms.ContentPart{intro}, media...),
-	})
+	return content.Messages(call, r.Content, r.structured(), r.IsError, style(opts))
 }
 
-// newPartOptions applies opts, skipping nil ones.
-func newPartOptions(opts []PartOption) *partOptions {
-	o := &partOptions{}
+// structured is the result's structured content; nil when it has none.
+func (r *Result) structured() any {
+	if r.Artifact == nil {
+		return nil
+	}
+	return r.Artifact.StructuredContent
+}
+
+// style applies opts, skipping nil ones, and returns what they select.
+func style(opts []PartOption) content.Style {
+	var o partOptions
 	for _, opt := range opts {
 		if opt != nil {
-			opt(o)
+			opt(&o)
 		}
 	}
-	return o
-}
-
-// appendPart appends b to parts: its media part, or else its text (as in
-// [Result.Text]) unless blank, since providers reject blank text parts.
-func (o *partOptions) appendPart(parts []llms.ContentPart, b *Block) []llms.ContentPart {
-	if p, ok := o.mediaPart(b); ok {
-		return append(parts, p)
-	}
-	if s := blockText(b); strings.TrimSpace(s) != "" {
-		return append(parts, llms.TextPart(s))
-	}
-	return parts
-}
-
-// mediaPart returns the media part for b, or false when b has no media the
-// selected provider style accepts (b is then shown as text).
-func (o *partOptions) mediaPart(b *Block) (llms.ContentPart, bool) {
-	switch b.Type {
-	case BlockImage:
-		if len(b.Data) > 0 {
-			mt := modeltext.MediaType(b.MIMEType, b.Data)
-			if o.imageDataURL {
-				return llms.ImageURLPart("data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b.Data)), true
-			}
-			return llms.BinaryPart(mt, b.Data), true
-		}
-		if o.imageDataURL && modeltext.Fetchable(b.URI) {
-			return llms.ImageURLPart(b.URI), true
-		}
-	case BlockAudio, BlockFile:
-		if len(b.Data) > 0 && !o.imageDataURL {
-			return llms.BinaryPart(modeltext.MediaType(b.MIMEType, b.Data), b.Data), true
-		}
-	}
-	return nil, false
+	return content.Style{DataURL: o.imageDataURL, Limit: budgetLimit(o.budget)}
 }
 
 // Output validation: a tool that declares an outputSchema promises
@@ -493,42 +273,19 @@ func (e *OutputSchemaError) Error() string {
 	return fmt.Sprintf("structured content does not match the output schema of tool %q at %s: %s", e.Tool, at, e.Reason)
 }
 
-// outputSchema is the resolved outputSchema of a tool, made on first use.
-type outputSchema struct {
-	once     sync.Once
-	resolved *jsonschema.Resolved // nil: nothing to validate against
-}
-
 // checkOutput validates the structured content of res, the result of a call
-// of t, against t's outputSchema (see above).
+// of t, against t's outputSchema (see above), resolved on first use.
 func (t *Tool) checkOutput(ctx context.Context, res *Result, err error) (*Result, error) {
-	if !validatable(res, err) || t.desc.OutputSchema == nil {
+	if err != nil || res == nil || res.IsError || res.structured() == nil || t.desc.OutputSchema == nil {
 		return res, err
 	}
-	t.output.once.Do(func() { t.output.resolved = t.a.policy.resolveOutput(ctx, t) })
-	if t.output.resolved == nil {
-		return res, nil
+	skipped := func(why string) {
+		t.a.policy.logger.DebugContext(ctx, "mcpadapter: not validating results against the output schema", "server", t.server, "tool", t.desc.Name, "reason", why)
 	}
-	if verr := t.output.resolved.Validate(res.Artifact.StructuredContent); verr != nil {
+	if verr := t.output.Validate(t.desc.OutputSchema, res.structured(), skipped); verr != nil {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), outputError(t.desc.Name, verr))
 	}
 	return res, nil
-}
-
-// validatable reports whether a call's outcome is one output validation
-// checks: a result without isError, with structured content.
-func validatable(res *Result, err error) bool {
-	return err == nil && res != nil && !res.IsError && res.Artifact != nil && res.Artifact.StructuredContent != nil
-}
-
-// resolveOutput resolves t's outputSchema, or returns nil when it cannot be
-// validated against safely (outputschema.Resolve).
-func (p *toolPolicy) resolveOutput(ctx context.Context, t *Tool) *jsonschema.Resolved {
-	resolved, why := outputschema.Resolve(t.desc.OutputSchema)
-	if resolved == nil {
-		p.logger.DebugContext(ctx, "mcpadapter: not validating results against the output schema", "server", t.server, "tool", t.desc.Name, "reason", why)
-	}
-	return resolved
 }
 
 // outputError turns a validation error of jsonschema-go into an

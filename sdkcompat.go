@@ -107,7 +107,7 @@ package mcpadapter
 //     mcp.SetLoggingLevelParams (Adapter.SetLoggingLevel),
 //     ClientOptions.LoggingMessageHandler (newClient) and
 //     mcp.LoggingMessageParams (notify.go);
-//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (result.go),
+//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (internal/content),
 //     mcp.CreateMessageParams and mcp.CreateMessageWithToolsParams
 //     (internal/elicit: refused input requests);
 //   - roots: mcp.ListRootsParams (internal/elicit: refused input requests).

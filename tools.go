@@ -2,8 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,8 +10,10 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/outputschema"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/suggest"
+	"github.com/mcpadapter/mcpadapter/internal/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -53,7 +53,7 @@ type Tool struct {
 	meta   Metadata
 	// appOnly marks an MCP Apps tool the model must not see (filter.go).
 	appOnly bool
-	output  outputSchema // the resolved outputSchema, made on first use (result.go)
+	output  outputschema.Lazy // the outputSchema, resolved on first use (result.go)
 
 	params      map[string]any // normalized input schema (sharedSchema), read-only; never handed out
 	schemaOnce  sync.Once      // resolves schema, for arguments rewritten by Middleware
@@ -325,9 +325,6 @@ func (s Toolset) unknownTool(name string) string {
 // limit of OpenAI, Anthropic and Google AI.
 const MaxToolNameLength = 64
 
-// hashLen is the number of hex digits of the suffix of a shortened name.
-const hashLen = 8
-
 // SafeToolName returns name in the form providers accept: every character
 // outside [A-Za-z0-9_-] is replaced by '_' (one '_' per character, however
 // many bytes it takes), and a result longer than maxLen is cut and ends in '_'
@@ -341,46 +338,7 @@ const hashLen = 8
 // a building block for [Config.ToolName]:
 //
 //	ToolName: func(server, tool string) string { return mcpadapter.SafeToolName(tool, 128) }
-func SafeToolName(name string, maxLen int) string {
-	maxLen = max(maxLen, 16)
-	if len(name) <= maxLen && !strings.ContainsFunc(name, func(r rune) bool { return !isNameChar(r) }) {
-		return name // the common case, without a copy
-	}
-	var b strings.Builder
-	b.Grow(len(name))
-	n := 0
-	for _, r := range name {
-		if isNameChar(r) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-		n++
-	}
-	safe := b.String() // ASCII only: one byte per character
-	if n <= maxLen {
-		return safe
-	}
-	sum := sha256.Sum256([]byte(name))
-	return safe[:maxLen-hashLen-1] + "_" + hex.EncodeToString(sum[:])[:hashLen]
-}
-
-// isNameChar reports whether r may appear in a provider's tool name.
-func isNameChar(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
-}
-
-// validServerName reports whether every character of name may appear in a
-// provider's tool name, so that prefixed names keep the server's name as
-// written.
-func validServerName(name string) bool {
-	for _, r := range name {
-		if !isNameChar(r) {
-			return false
-		}
-	}
-	return name != ""
-}
+func SafeToolName(name string, maxLen int) string { return toolname.Safe(name, maxLen) }
 
 // name returns the name the model sees for tool of server: the result of
 // [Config.ToolName] when set, else [SafeToolName] of "server__tool" (or of

@@ -1,8 +1,9 @@
 // Package callinput decodes the text a model gives a tool through
 // langchaingo's tools.Tool.Call into the tool's arguments: a JSON object,
 // langchaingo's {"__arg1": …} wrapper, JSON in a Markdown fence or
-// backticks, or a bare string for a tool with one string property. It is
-// pure and knows nothing of the adapter.
+// backticks, or a bare string for a tool with one string property; and it
+// copies a call's arguments as JSON sees them ([Snapshot]). It is pure and
+// knows nothing of the adapter.
 package callinput
 
 import (
@@ -10,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 )
 
 // argWrapper is the key of langchaingo's single-string tool schema: the
@@ -128,4 +131,22 @@ func Object(s string) (map[string]any, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return obj, nil
+}
+
+// Snapshot returns a deep copy of args as JSON sees them (numbers exact,
+// through [Object]), so that the caller's later changes do not reach what
+// keeps it.
+func Snapshot(args map[string]any) map[string]any {
+	if args == nil {
+		return nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return jsonvalue.Copy(args) // not reached: the call marshalled them
+	}
+	m, err := Object(string(b))
+	if err != nil {
+		return jsonvalue.Copy(args)
+	}
+	return m
 }

@@ -9,6 +9,7 @@ package outputschema
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
@@ -50,6 +51,30 @@ func Resolve(schema any) (*jsonschema.Resolved, string) {
 		return nil, err.Error()
 	}
 	return resolved, ""
+}
+
+// Lazy is a tool's outputSchema, resolved on first use. The zero value is
+// ready; a Lazy is safe for concurrent use and must not be copied.
+type Lazy struct {
+	once     sync.Once
+	resolved *jsonschema.Resolved // nil: nothing to validate against
+}
+
+// Validate validates content against schema, resolved on the first call
+// ([Resolve]): it returns the validator's error, or nil. A schema that
+// cannot be validated against safely passes every content, and skipped
+// is called with the reason, once.
+func (l *Lazy) Validate(schema, content any, skipped func(why string)) error {
+	l.once.Do(func() {
+		var why string
+		if l.resolved, why = Resolve(schema); l.resolved == nil {
+			skipped(why)
+		}
+	})
+	if l.resolved == nil {
+		return nil
+	}
+	return l.resolved.Validate(content)
 }
 
 // Explain splits a validation error of jsonschema-go ("validating root:

@@ -1,0 +1,102 @@
+package elicit
+
+// A stored interrupt: the JSON the root package's Interrupt marshals to,
+// before sealing, and the checks its decoding makes.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Stored is the wire form of an interrupt.
+type Stored struct {
+	Version int    `json:"version"` // storedVersion
+	Kind    string `json:"kind"`    // KindInputRequired or KindURLRequired
+	Server  string `json:"server"`
+	Tool    string `json:"tool"`
+	MCPName string `json:"mcpName"`
+	Round   int    `json:"round"`
+	// Approved: the call was approved (the root package's
+	// ApprovalRequired); believed only from a live interrupt or sealed
+	// state.
+	Approved bool `json:"approved,omitempty"`
+	// Principal: whom the call acted for; absent in state stored before
+	// it was recorded, which then records none.
+	Principal string `json:"principal,omitempty"`
+	// ID and Issued: the stamp; absent in state stored before they were
+	// recorded.
+	ID     string    `json:"id,omitempty"`
+	Issued time.Time `json:"issued,omitzero"`
+
+	// TaskID: the task whose questions these are.
+	TaskID string `json:"taskId,omitempty"`
+
+	Arguments     json.RawMessage `json:"arguments,omitempty"`
+	RequestState  string          `json:"requestState,omitempty"`
+	InputRequests json.RawMessage `json:"inputRequests"`
+	// InputResponses is never written: answers come only from a resume.
+	// It is read to refuse state that carries some.
+	InputResponses json.RawMessage `json:"inputResponses,omitempty"`
+}
+
+// storedVersion is the version of [Stored] that [Encode] writes and
+// [Decode] reads.
+const storedVersion = 1
+
+// The kinds of a stored interrupt: what the server answered the call with.
+const (
+	KindInputRequired = "inputRequired"          // an input_required result (SEP-2322)
+	KindURLRequired   = "urlElicitationRequired" // a -32042 error
+)
+
+// Encode returns the JSON of w, of the current version, with the server's
+// requests and the call's arguments (nil: none).
+func Encode(w Stored, requests mcp.InputRequestMap, args map[string]any) ([]byte, error) {
+	reqs, err := json.Marshal(requests)
+	if err != nil {
+		return nil, fmt.Errorf("requests: %w", err)
+	}
+	w.Version, w.InputRequests = storedVersion, reqs
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		w.Arguments = b
+	}
+	return json.Marshal(w)
+}
+
+// Decode decodes payload, a stored interrupt, and checks it: its version
+// and kind, no stored answers, its requests ([DecodeRequests]), a server,
+// a tool and requests present, and a round between 1 and maxRounds.
+func Decode(payload []byte, maxRounds int) (Stored, mcp.InputRequestMap, error) {
+	var w Stored
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return w, nil, err
+	}
+	if w.Version != storedVersion {
+		return w, nil, fmt.Errorf("unsupported version %d", w.Version)
+	}
+	if w.Kind != KindInputRequired && w.Kind != KindURLRequired {
+		return w, nil, fmt.Errorf("unknown kind %q", w.Kind)
+	}
+	if len(w.InputResponses) > 0 && string(w.InputResponses) != "null" {
+		return w, nil, errors.New("stored input responses are not accepted: answers come only from Resume")
+	}
+	requests, err := DecodeRequests(w.InputRequests)
+	if err != nil {
+		return w, nil, err
+	}
+	if w.Server == "" || w.MCPName == "" || len(requests) == 0 {
+		return w, nil, errors.New("missing server, tool or requests")
+	}
+	if w.Round < 1 || w.Round > maxRounds {
+		return w, nil, fmt.Errorf("invalid round %d", w.Round)
+	}
+	return w, requests, nil
+}
