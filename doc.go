@@ -135,8 +135,8 @@
 //
 // # Files
 //
-// Every non-test file of the package and of internal/ (a test keeps this
-// table complete):
+// Every non-test file of the package (a test keeps this table complete;
+// internal/README.md has the table of internal/):
 //
 //	doc.go                     this overview
 //	adapter.go                 Adapter, New, Close, Session, ServerInfo: thin methods over the owners
@@ -183,88 +183,4 @@
 //	trace.go                   the adapter's side of internal/observe: a call's observer, a connection's peer,
 //	                           the error.type of the adapter's own failures
 //	validate.go                New's checks: every problem of a configuration at once (internal/configcheck)
-//	internal/callinput/callinput.go           Call's text input: JSON, {"__arg1": …}, fences, bare strings
-//	internal/cachekey/cachekey.go             the keys that get past go-sdk's list cache
-//	internal/configcheck/configcheck.go       New's checks of a configuration, each problem naming server and field
-//	internal/configfile/configfile.go         mcp.json dialects (Claude, VS Code, Cursor, LangChain), JSONC
-//	internal/configfile/expand.go             ${env:…}, ${input:…}, ${workspaceFolder}, envFile
-//	internal/configfile/load.go               reading a file, its default workspace folder; the errors' text
-//	internal/connprobe/connprobe.go           whether a request that failed on a pooled connection was never read
-//	internal/connprobe/peek_other.go          no socket peek where there is no unix socket
-//	internal/connprobe/peek_unix.go           a socket peeked at without waiting or consuming
-//	internal/conformance/doc.go               the official conformance suite, run against the adapter
-//	internal/conformance/client/main.go       the conformance client program
-//	internal/content/content.go               a server's content as Blocks, without loss; the Block shape
-//	internal/content/model.go                 Blocks for a model: text, langchaingo parts, tool messages
-//	internal/content/prompt.go                prompt arguments checked; a prompt's messages converted
-//	internal/deliver/counts.go                delivery counts by server and by recent (server, principal)
-//	internal/deliver/idle.go                  the idle timeout that progress resets
-//	internal/deliver/queue.go                 fair bounded queues by key, served by one goroutine
-//	internal/deliver/registry.go              progress tokens and subscriptions of each connection
-//	internal/elicit/elicit.go                 elicitation answers checked against requested schemas
-//	internal/elicit/requests.go               input requests decoded, bounded, converted; answers checked; -32042
-//	internal/elicit/stored.go                 a stored interrupt's JSON and its checks
-//	internal/everything/everything.go         go-sdk's "everything" server, built for tests
-//	internal/extserver/extserver.go           pinned npm servers and clients, found or installed for tests
-//	internal/extserver/proc_other.go          process groups where there are none (tests)
-//	internal/extserver/proc_unix.go           process groups (tests)
-//	internal/faultserver/faultserver.go       a server that misbehaves on purpose (tests)
-//	internal/faultserver/http.go              its HTTP faults
-//	internal/faultserver/peer.go              a raw JSON-RPC peer for what go-sdk cannot send
-//	internal/faultserver/taskpeer.go          a raw JSON-RPC task server, both eras, durable tasks (tests)
-//	internal/httptransport/headers.go         headers and credentials on the server's origin only, OAuth
-//	internal/httptransport/life.go            a POST's life past its caller, answer bodies
-//	internal/httptransport/transport.go       the RoundTripper of an HTTP dial: statuses, resends, records
-//	internal/jsonvalue/jsonvalue.go           copying and rewriting decoded JSON
-//	internal/modeltext/media.go               media types, image checks, links a provider loads itself
-//	internal/modeltext/modeltext.go           text cut to a budget, structured content as a line
-//	internal/observe/call.go                  the one observer of a tool call: its span, requests, metrics, debug record
-//	internal/observe/metrics.go               OpenTelemetry instruments and their one recording seam
-//	internal/observe/trace.go                 spans of dials and requests, error.type, W3C trace context
-//	internal/outputschema/outputschema.go     an outputSchema resolved safely; a mismatch explained
-//	internal/redact/redact.go                 URL and error redaction
-//	internal/schemapass/definition.go         the passes applied to an llms.FunctionDefinition
-//	internal/schemapass/gemini.go             the Gemini pass
-//	internal/schemapass/normalize.go          input-schema normalisation, the argument hint
-//	internal/schemapass/nulls.go              nulls that mean absent
-//	internal/schemapass/openai.go             the OpenAI and OpenAI strict passes
-//	internal/schemapass/schemapass.go         $ref inlining and what the passes share
-//	internal/sdkcache/sdkcache.go             past go-sdk's list cache: the middleware's body, slots, pages
-//	internal/seal/seal.go                     the sealed envelope, the key ring, max age, claims
-//	internal/stdio/decode.go                  line reading and writing
-//	internal/stdio/env.go                     the environment allowlist
-//	internal/stdio/proc_linux.go              pdeathsig on a locked thread
-//	internal/stdio/proc_other.go              no process groups
-//	internal/stdio/proc_unix.go               process groups
-//	internal/stdio/proc_unixother.go          process groups, non-Linux Unix
-//	internal/stdio/process.go                 a server process: start, shutdown, reaping
-//	internal/stdio/procwatch_linux.go         the process-wide pidfd/epoll watcher
-//	internal/stdio/procwatch_other.go         no watcher
-//	internal/stdio/stderr.go                  a server's stderr to the logger
-//	internal/stdio/stdio.go                   NewTransport: the one seam
-//	internal/suggest/suggest.go               the nearest known name, for error messages
-//	internal/tasks/call.go                    Call and its Host: a task started, polled with backoff, cancelled, answered
-//	internal/tasks/rawrpc.go                  Calls: requests of the adapter's own on a session's connection
-//	internal/tasks/stored.go                  a pending task's stored form
-//	internal/tasks/tasks.go                   tasks/* wire forms, bounds, the extension's _meta
-//	internal/testserver/booking.go            a booking server that asks for input (tests)
-//	internal/testserver/catalog.go            a 1,000-tool catalog (tests)
-//	internal/testserver/http.go               the test server over HTTP
-//	internal/testserver/prompts.go            its prompts
-//	internal/testserver/resources.go          its resources
-//	internal/testserver/stdio.go              the test server over stdio (the test binary re-executed)
-//	internal/testserver/testserver.go         a scriptable go-sdk server for tests
-//	internal/testserver/tools.go              its tools
-//	internal/toolname/toolname.go             names in the form providers accept; filter patterns
-//	internal/toolsearch/found.go              the found set of a conversation; a search call's query
-//	internal/toolsearch/text.go               the search tool's description and answers; found names read back
-//	internal/toolsearch/toolsearch.go         ranking a catalog for a query (BM25 over fields)
-//	internal/wire/body.go                     JSON bodies and server-sent events of HTTP answers
-//	internal/wire/conn.go                     screening a connection's messages
-//	internal/wire/events.go                   server-sent events
-//	internal/wire/fault.go                    the screen's faults
-//	internal/wire/lines.go                    the line reader
-//	internal/wire/record.go                   one message checked as it is scanned
-//	internal/wire/scan.go                     the streaming JSON scanner, linear in its input
-//	internal/wire/screen.go                   Screen: limits and repairs, one pass
 package mcpadapter

@@ -11,47 +11,55 @@ import (
 )
 
 // TestDocFileTable: doc.go's table of files names every non-test .go file
-// of the root package and of internal/, and nothing else, so that the map a
-// newcomer reads cannot fall behind the code.
+// of the root package, and internal/README.md's every one of internal/,
+// and nothing else, so that the map a newcomer reads cannot fall behind
+// the code.
 func TestDocFileTable(t *testing.T) {
-	doc, err := os.ReadFile("doc.go")
+	// A row of doc.go's table is a comment line "//\t<path>.go  <job>"; a
+	// row of internal/README.md's, a Markdown row "| `<path>.go` | <job> |".
+	checkFileTable(t, "doc.go", `(?m)^//\t+([\w./-]+\.go)\s`, ".", "")
+	checkFileTable(t, "internal/README.md", "(?m)^\\| `([\\w./-]+\\.go)` \\|", "internal", "internal/")
+}
+
+// checkFileTable checks that the table in file lists, by the first group
+// of row, every non-test .go file under dir (the root: its own files
+// only), each once, with prefix before the path it lists.
+func checkFileTable(t *testing.T, file, row, dir, prefix string) {
+	t.Helper()
+	doc, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A row of the table is a comment line "//\t<path>.go  <job>".
-	row := regexp.MustCompile(`(?m)^//\t+([\w./-]+\.go)\s`)
 	var listed []string
-	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
-		listed = append(listed, m[1])
+	for _, m := range regexp.MustCompile(row).FindAllStringSubmatch(string(doc), -1) {
+		listed = append(listed, prefix+m[1])
 	}
 	var files []string
-	for _, root := range []string{".", "internal"} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && (d.Name() == "testdata" || root == "." && path != "."):
-				return fs.SkipDir
-			case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"):
-				files = append(files, filepath.ToSlash(path))
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "testdata" || dir == "." && path != "."):
+			return fs.SkipDir
+		case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"):
+			files = append(files, filepath.ToSlash(path))
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(listed) < len(files)/2 {
-		t.Fatalf("doc.go lists %d files; is the table's format still \"//\\t<path>.go  <job>\"?", len(listed))
+		t.Fatalf("%s lists %d of %d files; is its table's format still the one this test reads?", file, len(listed), len(files))
 	}
 	for _, f := range files {
 		if !slices.Contains(listed, f) {
-			t.Errorf("doc.go's table of files does not list %s", f)
+			t.Errorf("%s's table of files does not list %s", file, f)
 		}
 	}
 	for _, f := range listed {
 		if !slices.Contains(files, f) {
-			t.Errorf("doc.go's table of files lists %s, which is not a non-test file of the root or internal/", f)
+			t.Errorf("%s's table of files lists %s, which is not a non-test file there", file, f)
 		}
 	}
 }
