@@ -272,12 +272,40 @@ type progressSink struct {
 	touch func()          // resets the idle timeout, or nil
 }
 
-// attach starts the progress registry of c's requests.
-func (n *notifier) attach(c *conn) { n.conns.Attach(c.session) }
+// attach starts the progress registry of c's requests, and restores, in
+// the background, the subscriptions the connection of c's key that ended
+// before it held.
+func (n *notifier) attach(c *conn) {
+	n.conns.Attach(c.session)
+	held := c.gen.held.Take(c.key)
+	if held == nil {
+		return
+	}
+	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
+		n.logger.Warn("mcpadapter: resource subscriptions dropped: the new session does not support them", "server", c.server)
+		return
+	}
+	subs := n.conns.Subscriptions(c.session, true)
+	c.gen.background(func() {
+		ctx, done := c.callContext(c.life)
+		defer done()
+		subs.Restore(ctx, held, func(ctx context.Context, uri string) error {
+			return c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+		}, func(uri string, err error) {
+			n.logger.Warn("mcpadapter: a resource subscription could not be made again on a new session", "server", c.server, "uri", uri, "error", err)
+		})
+	})
+}
 
 // release drops the progress registry of c's requests, late ones
-// included, and c's subscriptions.
-func (n *notifier) release(c *conn) { n.conns.Release(c.session) }
+// included, and c's subscriptions, which the next connection of its key
+// restores unless the adapter closed c (Close, eviction).
+func (n *notifier) release(c *conn) {
+	if subs := n.conns.Subscriptions(c.session, false); subs != nil && !c.closing.Load() {
+		c.gen.held.Put(c.key, subs.All()) // the session ended under the adapter: the server forgot it, or Restart or Reconnect dials it again
+	}
+	n.conns.Release(c.session)
+}
 
 // register registers s, a sink of a request on c, under a new token and
 // returns the token and the func that marks the request finished. When c

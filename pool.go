@@ -75,9 +75,11 @@ type generation struct {
 	principals int  // per-principal conns in conns (principal.go)
 	reaping    bool // the reaper of idle per-principal conns runs
 
-	// The deliveries of the notifier (notify.go), guarded by their own
-	// lock.
+	// The deliveries of the notifier (notify.go), and the subscriptions
+	// of ended connections it keeps for the next of their key, each
+	// guarded by its own lock.
 	deliveries deliver.Queues[connKey]
+	held       deliver.Held[connKey]
 }
 
 // enter registers a goroutine's work with g, so that Close waits for it; it

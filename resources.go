@@ -58,10 +58,14 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 // connection: several principals subscribed to one URI of a shared server
 // each get every update (the server is asked once they all unsubscribed
 // to stop). It ends with [Adapter.UnsubscribeResource] under the same
-// principal, with [Adapter.Close] and with the connection (a connection
-// dialed again after its server died has no subscriptions; subscribe
-// again). A subscription that a concurrent Close would outlive is undone,
-// and the call fails with [ErrClosed].
+// principal, or with [Adapter.Close]. It belongs to the principal and the
+// server, not to one session: when the adapter starts a new session with
+// them (the server forgot the session, or Server.Restart or
+// Server.Reconnect dialed it again), it subscribes again there (a URI the
+// new session refuses is logged and dropped); a per-principal connection
+// the adapter evicts ends its subscriptions. A subscription that a
+// concurrent Close would outlive is undone, and the call fails with
+// [ErrClosed].
 func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) error {
 	op := fmt.Sprintf("subscribe to resource %q", uri)
 	c, err := a.connect(ctx, server)
@@ -114,6 +118,9 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	}
 	c := a.pool.live(ctx, server, s)
 	if c == nil {
+		if key, err := connKeyOf(ctx, server, s); err == nil {
+			a.pool.generation().held.Drop(key, uri, PrincipalFrom(ctx))
+		}
 		return nil
 	}
 	subs := a.notify.subscriptions(c, false)

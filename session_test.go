@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,7 +44,7 @@ func newRestartable(t *testing.T, stateless bool) (*restartable, *testserver.Ser
 
 // serve puts a fresh server behind a fresh handler and returns it.
 func (r *restartable) serve() *testserver.Server {
-	s := testserver.Full(testserver.Options{Legacy: !r.stateless}).AddPrompts()
+	s := testserver.Full(testserver.Options{Legacy: !r.stateless, Subscriptions: true}).AddPrompts()
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server },
 		&mcp.StreamableHTTPOptions{Stateless: r.stateless})
 	r.handler.Store(&h)
@@ -116,6 +117,51 @@ func TestSessionRecovery(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSessionRecoverySubscriptions: a subscription belongs to its principal
+// and server, not to one session. A legacy server restarts and forgets the
+// session: the adapter's new session subscribes again, and the server's
+// next update reaches the principal that subscribed.
+func TestSessionRecoverySubscriptions(t *testing.T) {
+	r, old := newRestartable(t, false)
+	updates := make(chan ResourceUpdate, 8)
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": r.server()}, OnResourceUpdated: func(u ResourceUpdate) { updates <- u }})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a failure, not a hang
+	defer cancel()
+	alice := WithPrincipal(ctx, "alice")
+	uri := testserver.ResourceURIs()[0]
+	ts, err := a.ListTools(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SubscribeResource(alice, "h", uri); err != nil {
+		t.Fatal(err)
+	}
+	<-old.Subscribed()
+	s := r.restart()
+	if _, err := ts.Lookup("h__echo").Invoke(alice, map[string]any{"text": "x"}); err != nil {
+		t.Fatal(err) // on the new session
+	}
+	select {
+	case got := <-s.Subscribed():
+		if got != uri {
+			t.Fatalf("the new session subscribed to %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("the new session never subscribed again")
+	}
+	if err := s.Server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-updates:
+		if u.Server != "h" || u.Principal != "alice" || u.URI != uri {
+			t.Errorf("update %+v, want alice's of %s on h", u, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("the update on the new session never reached OnResourceUpdated")
 	}
 }
 

@@ -210,3 +210,93 @@ func (s *Subscriptions) Remove(uri, principal string) (was, last bool) {
 	s.byURI[uri] = ps
 	return true, false
 }
+
+// All returns the principals subscribed to each URI: a copy.
+func (s *Subscriptions) All() map[string][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := make(map[string][]string, len(s.byURI))
+	for uri, ps := range s.byURI {
+		all[uri] = slices.Clone(ps)
+	}
+	return all
+}
+
+// Restore subscribes again, on a new connection, what the principals held
+// on the connection before it (All): it adds them at once, so that an
+// unsubscribe that comes first finds them, then, in its turn, asks the
+// server for each URI still wanted with subscribe. A URI the server
+// refuses is dropped; failed is told of it.
+func (s *Subscriptions) Restore(ctx context.Context, held map[string][]string, subscribe func(context.Context, string) error, failed func(uri string, err error)) {
+	for uri, ps := range held {
+		for _, p := range ps {
+			s.Add(uri, p)
+		}
+	}
+	if err := s.Take(ctx); err != nil {
+		return
+	}
+	defer s.Give()
+	for uri, ps := range held {
+		s.mu.Lock()
+		wanted := len(s.byURI[uri]) > 0
+		s.mu.Unlock()
+		if !wanted {
+			continue // unsubscribed meanwhile
+		}
+		if err := subscribe(ctx, uri); err != nil {
+			for _, p := range ps {
+				s.Remove(uri, p)
+			}
+			failed(uri, err)
+		}
+	}
+}
+
+// Held keeps, by key K (a server and principal), the subscriptions of
+// connections that ended without being closed, for the next connection of
+// the key to restore: a subscription belongs to its principal and server,
+// not to one session. The zero Held is empty.
+type Held[K comparable] struct {
+	mu    sync.Mutex
+	byKey map[K]map[string][]string
+}
+
+// Put keeps subs, the subscriptions (All) of key's connection that ended.
+func (h *Held[K]) Put(key K, subs map[string][]string) {
+	if len(subs) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byKey == nil {
+		h.byKey = map[K]map[string][]string{}
+	}
+	h.byKey[key] = subs
+}
+
+// Take returns and forgets what key's ended connection held, or nil.
+func (h *Held[K]) Take(key K) map[string][]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	subs := h.byKey[key]
+	delete(h.byKey, key)
+	return subs
+}
+
+// Drop forgets principal's subscription to uri kept for key: it
+// unsubscribed while no connection of the key was live.
+func (h *Held[K]) Drop(key K, uri, principal string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	subs := h.byKey[key]
+	if subs == nil {
+		return
+	}
+	if subs[uri] = slices.DeleteFunc(subs[uri], func(p string) bool { return p == principal }); len(subs[uri]) == 0 {
+		delete(subs, uri)
+	}
+	if len(subs) == 0 {
+		delete(h.byKey, key)
+	}
+}
