@@ -36,14 +36,24 @@ const (
 // call's arguments (nil: none).
 func (w Approval) Encode(args map[string]any) ([]byte, error) {
 	w.Version, w.Kind = approvalVersion, kindApproval
-	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		w.Arguments = b
+	var err error
+	if w.Arguments, err = EncodeArguments(args); err != nil {
+		return nil, err
 	}
 	return json.Marshal(w)
+}
+
+// EncodeArguments returns the JSON of a call's arguments for storing (an
+// approval request's, an interrupt's), or nil for nil: none.
+func EncodeArguments(args map[string]any) (json.RawMessage, error) {
+	if args == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	return b, nil
 }
 
 // DecodeApproval decodes payload, a stored approval request, and checks

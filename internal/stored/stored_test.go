@@ -26,6 +26,9 @@ func TestApprovalRoundTrip(t *testing.T) {
 	if n, _ := args["n"].(json.Number); n != "12345678901234567890" {
 		t.Errorf("args = %#v, want the number exact", args)
 	}
+	if b, err := (Approval{Server: "s", MCPName: "t"}).Encode(nil); err != nil || strings.Contains(string(b), "arguments") {
+		t.Errorf("Encode(nil) = %s, %v; want no arguments", b, err)
+	}
 	if _, args, err := DecodeApproval([]byte(`{"version":1,"kind":"approvalRequired","server":"s","mcpName":"t","arguments":null}`)); err != nil || args != nil {
 		t.Errorf("null arguments: %v, %v; want none, no error", args, err)
 	}
