@@ -2,12 +2,10 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/callinput"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -143,24 +141,6 @@ func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r 
 	return t, nil
 }
 
-// approvalJSON is the wire form of an ApprovalRequired.
-type approvalJSON struct {
-	Version   int             `json:"version"` // approvalVersion
-	Kind      string          `json:"kind"`    // kindApproval
-	ID        string          `json:"id"`
-	Issued    time.Time       `json:"issued,omitzero"` // absent in state stored before it was recorded
-	Server    string          `json:"server"`
-	Tool      string          `json:"tool"`
-	MCPName   string          `json:"mcpName"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Principal string          `json:"principal,omitempty"` // absent in state stored before it was recorded
-}
-
-const (
-	approvalVersion = 1
-	kindApproval    = "approvalRequired"
-)
-
 // MarshalJSON implements [json.Marshaler]: the call held for approval
 // (server, tool, MCP name, Call.Args as they are now, ID, principal),
 // sealed with [Config.StateKey] when the adapter that made it has one. A
@@ -179,15 +159,12 @@ func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
 		a = p.tool.a
 	}
 	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
-		w := approvalJSON{Version: approvalVersion, Kind: kindApproval, ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
-		if p.Call.Args != nil {
-			b, err := json.Marshal(p.Call.Args)
-			if err != nil {
-				return nil, errorf("mcpadapter: encoding approval request: arguments: %w", err)
-			}
-			w.Arguments = b
+		w := stored.Approval{ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
+		b, err := w.Encode(p.Call.Args)
+		if err != nil {
+			return nil, errorf("mcpadapter: encoding approval request: %w", err)
 		}
-		return json.Marshal(w)
+		return b, nil
 	})
 }
 
@@ -203,24 +180,9 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	fail := func(err error) error {
 		return errorf("mcpadapter: decoding approval request: %w: %w", ErrInvalidState, err)
 	}
-	var w approvalJSON
-	if err := json.Unmarshal(payload, &w); err != nil {
+	w, args, err := stored.DecodeApproval(payload)
+	if err != nil {
 		return fail(err)
-	}
-	if w.Version != approvalVersion {
-		return fail(fmt.Errorf("unsupported version %d", w.Version))
-	}
-	if w.Kind != kindApproval {
-		return fail(fmt.Errorf("kind %q, want %q", w.Kind, kindApproval))
-	}
-	if w.Server == "" || w.MCPName == "" {
-		return fail(errors.New("missing server or tool"))
-	}
-	var args map[string]any
-	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
-		if args, err = callinput.Object(string(w.Arguments)); err != nil {
-			return fail(fmt.Errorf("arguments: %w", err))
-		}
 	}
 	st, err := decodeStamp(w.ID, w.Issued)
 	if err != nil {

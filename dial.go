@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -448,29 +447,10 @@ func screenTransport(sc *wire.Screen, t mcp.Transport) mcp.Transport {
 	case *memoryTransport:
 		return &memoryTransport{pipe: t.pipe, screen: sc}
 	case *mcp.IOTransport:
-		if t == nil || t.Reader == nil {
-			return t
-		}
-		cp := *t
-		cp.Reader = readCloser{sc.Lines(t.Reader), t.Reader}
-		if cp.MaxLineLength == 0 {
-			// The screen bounds each line exactly; the SDK's count, which
-			// includes the decoder's read-ahead, must not second-guess it.
-			cp.MaxLineLength = -1
-		}
-		return &cp
+		return sc.IO(t)
 	}
 	return wrapTransport(t, sc.Conn)
 }
-
-// A readCloser reads from one source and closes another.
-type readCloser struct {
-	*wire.LineReader
-	c io.ReadCloser
-}
-
-// Close implements [io.Closer].
-func (r readCloser) Close() error { return r.c.Close() }
 
 // classifyFault adds [ErrMessageTooLarge] to the chain of err when err
 // reports a server message over the size bound.

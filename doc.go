@@ -79,7 +79,8 @@
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
 //	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
 //	             notifier's queues, counts and registries), internal/seal (stored state's seal,
-//	             age and claims), internal/sdkcache (past go-sdk's list cache),
+//	             age and claims), internal/stored (an approval request's and a paused
+//	             batch's JSON and checks), internal/sdkcache (past go-sdk's list cache),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
 //	             helpers: cachekey, callinput, configcheck, content, elicit, jsonvalue, modeltext,
 //	             outputschema, redact, suggest, toolname
@@ -140,7 +141,7 @@
 //
 //	doc.go                     this overview
 //	adapter.go                 Adapter, New, Close, Session, ServerInfo: thin methods over the owners
-//	approval.go                ApprovalRequired: a call held for a human; Decide
+//	approval.go                ApprovalRequired: a call held for a human; Decide; its JSON (internal/stored)
 //	budget.go                  ResultBudget: what one result may put into the model's context
 //	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
@@ -161,7 +162,8 @@
 //	interrupt.go               an Interrupt's JSON form
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
 //	notify.go                  notifier: change callbacks, server logs, progress, subscriptions (internal/deliver's machinery)
-//	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause
+//	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause; its JSON
+//	                           (internal/stored)
 //	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping

@@ -1,10 +1,8 @@
 package mcpadapter
 
 import (
-	"fmt"
-
-	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
 // MarshalJSON implements [json.Marshaler]: the interrupt with everything
@@ -59,12 +57,9 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fail(err)
 	}
-	var args map[string]any
-	if len(w.Arguments) > 0 && string(w.Arguments) != "null" {
-		// decodeObject keeps numbers exact.
-		if args, err = callinput.Object(string(w.Arguments)); err != nil {
-			return fail(fmt.Errorf("arguments: %w", err))
-		}
+	args, err := stored.Arguments(w.Arguments)
+	if err != nil {
+		return fail(err)
 	}
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -172,19 +173,6 @@ func (p pause) adapter() *Adapter {
 	return nil
 }
 
-// decodeState decodes stored state b into v after unsealing it (see
-// state.go), and returns its seal.
-func decodeState(what string, b []byte, v any) (stateSeal, error) {
-	payload, seal, err := unsealState(what, b)
-	if err != nil {
-		return stateSeal{}, err
-	}
-	if err := json.Unmarshal(payload, v); err != nil {
-		return stateSeal{}, errorf("mcpadapter: decoding %s: %w: %w", what, ErrInvalidState, err)
-	}
-	return seal, nil
-}
-
 // ResumeToolCalls settles the paused call of a batch with r (the user's
 // answers for an interrupt, a decision for an approval request), then runs
 // the calls after it, as [Toolset.HandleToolCalls] does. p may come from
@@ -320,19 +308,12 @@ func (p *PausedCalls) Unwrap() error {
 	return p.pause.err()
 }
 
-// pausedCallsJSON is the wire form of a PausedCalls.
+// pausedCallsJSON is the wire form of a PausedCalls: the batch
+// (internal/stored), then its pause.
 type pausedCallsJSON struct {
-	Version  int                   `json:"version"`
-	Calls    []storedCall          `json:"calls"`
-	Next     int                   `json:"next"`
-	Messages []llms.MessageContent `json:"messages,omitempty"`
-	Media    []llms.MessageContent `json:"media,omitempty"`
-	State    json.RawMessage       `json:"state,omitempty"`
+	stored.Batch
 	pause
 }
-
-// maxPausedCalls bounds the calls of a stored batch.
-const maxPausedCalls = 1024
 
 // MarshalJSON implements [json.Marshaler]. The JSON holds the tool
 // results the model has not seen yet and the pause (with the call's
@@ -340,60 +321,28 @@ const maxPausedCalls = 1024
 // PausedCalls held by value in a checkpoint struct marshals whole too.)
 func (p PausedCalls) MarshalJSON() ([]byte, error) {
 	return marshalState(p.pause.adapter(), stateCalls, p.seal, func() ([]byte, error) {
-		calls := make([]storedCall, len(p.Calls))
-		for i, tc := range p.Calls {
-			calls[i] = storedCall{ID: tc.ID, Type: tc.Type, Function: tc.FunctionCall}
-		}
-		return json.Marshal(pausedCallsJSON{Version: 1, Calls: calls, Next: p.Next, Messages: p.messages, Media: p.media, State: p.State, pause: p.pause})
+		return json.Marshal(pausedCallsJSON{stored.NewBatch(p.Calls, p.Next, p.messages, p.media, p.State), p.pause})
 	})
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. Malformed or oversized JSON
 // is an error wrapping [ErrInvalidState], never a panic.
 func (p *PausedCalls) UnmarshalJSON(b []byte) error {
-	var w pausedCallsJSON
-	seal, err := decodeState("paused tool calls", b, &w)
+	payload, seal, err := unsealState("paused tool calls", b)
 	if err != nil {
 		return err
 	}
-	switch {
-	case w.Version != 1:
-		err = fmt.Errorf("unsupported version %d", w.Version)
-	case len(w.Calls) > maxPausedCalls:
-		err = fmt.Errorf("%d calls, more than %d", len(w.Calls), maxPausedCalls)
-	case w.Next < 0 || w.Next >= len(w.Calls):
-		err = fmt.Errorf("paused call %d of %d", w.Next, len(w.Calls))
-	case w.Calls[w.Next].Function == nil:
-		err = errors.New("the paused call has no function")
-	case slices.ContainsFunc(append(w.Messages, w.Media...), malformed):
-		err = errors.New("a message holds a tool call without a function")
-	default:
-		err = w.pause.check(w.Calls[w.Next].Function.Name)
+	var w pausedCallsJSON
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
+	}
+	calls, err := w.Batch.Check()
+	if err == nil {
+		err = w.pause.check(calls[w.Next].FunctionCall.Name)
 	}
 	if err != nil {
 		return errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
 	}
-	calls := make([]llms.ToolCall, len(w.Calls))
-	for i, c := range w.Calls {
-		calls[i] = llms.ToolCall{ID: c.ID, Type: c.Type, FunctionCall: c.Function}
-	}
 	*p = PausedCalls{Calls: calls, Next: w.Next, State: w.State, messages: w.Messages, media: w.Media, pause: w.pause, seal: seal}
 	return nil
-}
-
-// malformed reports whether m holds a tool call without a function, which
-// providers dereference.
-func malformed(m llms.MessageContent) bool {
-	return slices.ContainsFunc(m.Parts, func(p llms.ContentPart) bool {
-		tc, ok := p.(llms.ToolCall)
-		return ok && tc.FunctionCall == nil
-	})
-}
-
-// storedCall is the wire form of an llms.ToolCall (whose own decoder loses
-// the function in langchaingo v0.1.14).
-type storedCall struct {
-	ID       string             `json:"id"`
-	Type     string             `json:"type"`
-	Function *llms.FunctionCall `json:"function"`
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -61,12 +62,8 @@ func Encode(w Stored, requests mcp.InputRequestMap, args map[string]any) ([]byte
 		return nil, fmt.Errorf("requests: %w", err)
 	}
 	w.Version, w.InputRequests = storedVersion, reqs
-	if args != nil {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		w.Arguments = b
+	if w.Arguments, err = stored.EncodeArguments(args); err != nil {
+		return nil, err
 	}
 	return json.Marshal(w)
 }

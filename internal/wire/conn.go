@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -47,3 +48,29 @@ func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	return msg, err
 }
+
+// IO returns a copy of t whose Reader passes through [Screen.Lines] (and
+// closes t's Reader), its MaxLineLength -1 when t left it 0: the screen
+// bounds each line exactly, and the SDK's count, which includes the
+// decoder's read-ahead, must not second-guess it. It returns t itself
+// when t or its Reader is nil; the caller's value is never changed.
+func (s *Screen) IO(t *mcp.IOTransport) *mcp.IOTransport {
+	if t == nil || t.Reader == nil {
+		return t
+	}
+	cp := *t
+	cp.Reader = readCloser{s.Lines(t.Reader), t.Reader}
+	if cp.MaxLineLength == 0 {
+		cp.MaxLineLength = -1
+	}
+	return &cp
+}
+
+// A readCloser reads from one source and closes another.
+type readCloser struct {
+	*LineReader
+	c io.ReadCloser
+}
+
+// Close implements [io.Closer].
+func (r readCloser) Close() error { return r.c.Close() }
