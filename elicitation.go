@@ -302,11 +302,6 @@ func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
 	return reqs, nil
 }
 
-// elicitationRequest converts one elicitation; key is empty for a live one.
-func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
-	return elicit.FromParams[ElicitationRequest](key, p)
-}
-
 // validateAnswers checks answers against the requests and returns them as
 // the server's input responses (elicit.Responses).
 func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.InputResponseMap, error) {

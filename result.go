@@ -114,13 +114,9 @@ func ImagesAsDataURL() PartOption {
 	return func(o *partOptions) { o.imageDataURL = true }
 }
 
-// The placeholders of an empty result, and the _meta key under which the
-// wire sanitizer keeps content it replaced (dial.go): internal/content's.
-const (
-	emptyErrorText  = content.EmptyErrorText
-	emptyResultText = content.EmptyResultText
-	originalMetaKey = content.OriginalMetaKey
-)
+// originalMetaKey is the _meta key under which the wire sanitizer keeps
+// content it replaced (dial.go): internal/content's.
+const originalMetaKey = content.OriginalMetaKey
 
 // newResult converts a CallToolResult into a Result. It never fails: content
 // the adapter does not model becomes a text placeholder with Raw set

@@ -254,9 +254,6 @@ func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
 	}
 }
 
-// searchArgs are the search tool's arguments.
-type searchArgs = toolsearch.Args
-
 // answer runs the search call with arguments argsJSON and returns its
 // result, and the tools it found.
 func (x *ToolSearch) answer(argsJSON string) (*Result, Toolset) {
