@@ -83,6 +83,14 @@ type conn struct {
 	http    *httpConn
 	notices atomic.Int64
 
+	// streamable is the Streamable HTTP transport of the session (the
+	// caller's settings), through which a task line joins it (tasks.go);
+	// nil for other transports. keep is set once a task that lives on the
+	// session was handed out (a pending task, a task's question): closing
+	// c then leaves the session to the server.
+	streamable *mcp.StreamableClientTransport
+	keep       atomic.Bool
+
 	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
 	// OAuthFor's for c's principal), called once per dial.
 	oauth auth.OAuthHandler

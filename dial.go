@@ -344,7 +344,7 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
-	c.http, c.overHTTP = rt, true
+	c.http, c.overHTTP, c.streamable = rt, true, st
 	return cs, nil
 }
 

@@ -26,18 +26,26 @@ type httpConn struct {
 
 // newHTTPConn returns the transport of a connection attempt of c to
 // endpoint, over which screen reads; oauth authorizes its requests (SSE:
-// go-sdk authorizes Streamable HTTP itself), when not nil.
+// go-sdk authorizes Streamable HTTP itself), when not nil. The session
+// is kept when c closes once c.keep is set.
 func newHTTPConn(c *conn, screen *wire.Screen, endpoint string, oauth auth.OAuthHandler) *httpConn {
-	s := c.cfg
 	end := &endSignal{c: c}
+	opts := c.httpOptions(screen, endpoint, oauth)
+	opts.Ended, opts.Failed, opts.Keep = end.sign, end.signAttached, c.keep.Load
+	return &httpConn{Transport: httptransport.New(opts), end: end}
+}
+
+// httpOptions returns the options of an HTTP transport of c to endpoint,
+// over which screen reads: its server's headers and the principal's, the
+// call's, and oauth (when not nil).
+func (c *conn) httpOptions(screen *wire.Screen, endpoint string, oauth auth.OAuthHandler) httptransport.Options {
+	s := c.cfg
 	opts := httptransport.Options{
 		Endpoint: endpoint,
 		Headers:  s.Headers,
 		Call:     func(ctx context.Context) map[string]string { return callHeadersOf(ctx, c) },
 		OAuth:    oauth,
 		Screen:   screen,
-		Ended:    end.sign,
-		Failed:   end.signAttached,
 	}
 	if s.HeadersFor != nil {
 		principal := c.key.principal
@@ -49,7 +57,7 @@ func newHTTPConn(c *conn, screen *wire.Screen, endpoint string, oauth auth.OAuth
 			return h, nil
 		}
 	}
-	return &httpConn{Transport: httptransport.New(opts), end: end}
+	return opts
 }
 
 // statusOf returns err, the failure of a connection attempt over h, as an

@@ -121,3 +121,73 @@ func TestIntegrationTasksNPM(t *testing.T) {
 		})
 	}
 }
+
+// TestIntegrationTasksAcrossAdaptersNPM: over Streamable HTTP, a task
+// outlives the Adapter that started it. server-everything binds a task
+// to its session; the first Adapter keeps the session when it closes,
+// and a new Adapter joins it. The ambiguous query's question becomes an
+// *Interrupt, stored as JSON and answered on a new Adapter, which
+// collects the result; a pending task stored as JSON is collected on a
+// new Adapter.
+func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	srv := npmEverything(t, "streamableHttp")
+	first := func() (*mcpadapter.Adapter, *mcpadapter.Tool) {
+		a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, integTool(t, integTools(t, ctx, a), researchTool)
+	}
+	closeIt := func(a *mcpadapter.Adapter) {
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+
+	// Ambiguous: the question is an interrupt; a new Adapter answers it.
+	a, tool := first()
+	_, err := tool.Invoke(ctx, map[string]any{"topic": "tides", "ambiguous": true})
+	var intr *mcpadapter.Interrupt
+	if !errors.As(err, &intr) || len(intr.Requests) != 1 || !strings.Contains(intr.Requests[0].Message, "multiple interpretations") {
+		t.Fatalf("Invoke(ambiguous) = %v, want an *Interrupt with the clarification", err)
+	}
+	b, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeIt(a)
+	var back mcpadapter.Interrupt
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	a2 := integAdapter(t, srv, nil)
+	res, err := a2.Resume(ctx, &back, mcpadapter.Answered(map[string]mcpadapter.Answer{
+		back.Requests[0].Key: {Action: mcpadapter.Accept, Content: map[string]any{"interpretation": "historical"}},
+	}))
+	if err != nil || !strings.Contains(res.Text(), "# Research Report: tides (historical)") {
+		t.Fatalf("Resume on a new Adapter = %v, %v; want the report with the clarification", res, err)
+	}
+
+	// Durable: a pending task, stored, its Adapter closed, collected on a
+	// new one.
+	a, tool = first()
+	_, err = tool.Invoke(mcpadapter.WithPendingTask(ctx), map[string]any{"topic": "reefs"})
+	var pt *mcpadapter.PendingTask
+	if !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
+	}
+	if b, err = json.Marshal(pt); err != nil {
+		t.Fatal(err)
+	}
+	closeIt(a)
+	var stored mcpadapter.PendingTask
+	if err := json.Unmarshal(b, &stored); err != nil {
+		t.Fatal(err)
+	}
+	res, err = integAdapter(t, srv, nil).CollectTask(ctx, &stored)
+	if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
+		t.Fatalf("CollectTask on a new Adapter = %v, %v; want the report", res, err)
+	}
+}

@@ -23,7 +23,7 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 			w.Kind = elicit.KindURLRequired
 		}
 		if i.task != nil {
-			w.TaskID = i.task.TaskID
+			w.TaskID, w.Session = i.task.TaskID, i.task.session
 		}
 		b, err := elicit.Encode(w, i.requests, i.args)
 		if err != nil {
@@ -67,7 +67,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 		retry: w.Kind == elicit.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	if w.TaskID != "" {
-		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal}
+		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal, session: w.Session}
 	}
 	return nil
 }

@@ -47,6 +47,7 @@ type PendingTask struct {
 	gen       *generation // the adapter generation it was made in
 	tool      *Tool       // the tool that made it; nil after JSON decoding
 	principal string      // whom the call acted for
+	session   string      // the legacy Streamable HTTP session the task lives on, or ""
 	seal      stateSeal
 }
 
@@ -59,7 +60,7 @@ func (p *PendingTask) Error() string {
 // reports the task's status afresh.
 func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
 	return &PendingTask{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID, stamp: newStamp(),
-		a: t.a, gen: t.conn.gen, tool: t, principal: principal}
+		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: p.session}
 }
 
 // Collect waits for the task within ctx and [Config.TaskWait], as the call
@@ -97,7 +98,9 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
-	return t.newTask(p).f.Cancel(ctx)
+	tc := t.newTask(p)
+	defer tc.end()
+	return tc.f.Cancel(ctx)
 }
 
 // openTask checks stored p before op and returns its tool.
@@ -133,7 +136,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 func (p PendingTask) MarshalJSON() ([]byte, error) {
 	return marshalState(p.a, stateTask, p.seal, func() ([]byte, error) {
 		return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
-			Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, ID: p.id, Issued: p.issued}.Encode()
+			Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
 	})
 }
 
@@ -157,6 +160,6 @@ func (p *PendingTask) UnmarshalJSON(b []byte) error {
 		return fail(err)
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
-		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, seal: seal, stamp: st}
+		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, seal: seal, stamp: st}
 	return nil
 }

@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -82,13 +84,19 @@ func (t *Tool) asTask(ctx context.Context) bool {
 }
 
 // A taskCall is the adapter's side of one call of a tool that runs as a
-// task: the tasks.Host of its tasks.Call.
+// task: the tasks.Host of its tasks.Call. On a legacy Streamable HTTP
+// session, the requests of its follow go on a task line joined to the
+// task's session (internal/tasks, line.go), which end closes: the
+// server's questions on the stream of tasks/result are then the call's
+// own, which an interrupt may leave unanswered, for any Adapter to answer
+// by id on the same session.
 type taskCall struct {
 	t     *Tool
 	op    string
 	token string       // the progress token of the call, or ""
 	p     *PendingTask // the task, once made
 	f     *tasks.Call
+	line  *tasks.Line // opened by the first request that needs it
 }
 
 // newTask returns the task call of t for p's task (nil: not yet made).
@@ -109,13 +117,68 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 func (t *Tool) newTaskCall(ctx context.Context, id string, p *PendingTask) (*taskCall, func()) {
 	c, tc := t.conn, t.newTask(p)
 	if !c.a.notify.wantsProgress(ctx) {
-		return tc, func() {}
+		return tc, tc.end
 	}
 	f, _ := ctx.Value(progressKey{}).(func(Progress))
 	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: id}, f: f}
 	token, forget := c.a.notify.register(c, sink)
 	tc.token = token
-	return tc, forget
+	return tc, func() {
+		forget()
+		tc.end()
+	}
+}
+
+// end closes the call's task line, if it opened one.
+func (tc *taskCall) end() {
+	if tc.line != nil {
+		tc.line.Close()
+	}
+}
+
+// lineSession returns the session whose task line carries the call's
+// requests, or "" when they go on the conn: on a legacy Streamable HTTP
+// session, the task's (stored with it), or else the conn's own.
+func (tc *taskCall) lineSession() string {
+	c := tc.t.conn
+	if c.streamable == nil || c.modern() {
+		return ""
+	}
+	if tc.p != nil && tc.p.session != "" {
+		return tc.p.session
+	}
+	return c.session.ID()
+}
+
+// calls returns the registry of requests a request of method goes on (of
+// the call's task line, opened now if need be, or of the conn), and the
+// channel closed when its connection is lost. The task-augmented
+// tools/call goes on the conn: a server that answers it at once (a legacy
+// one that ignores the task) may ask or report progress on its stream,
+// which go-sdk takes as for any call.
+func (tc *taskCall) calls(ctx context.Context, method string) (*tasks.Calls, <-chan struct{}, error) {
+	c := tc.t.conn
+	session := tc.lineSession()
+	switch {
+	case session == "" || method == "tools/call":
+		return &c.raw, c.done, nil
+	case tc.line == nil:
+		var line *tasks.Line
+		d := &c.a.pool.dialer
+		opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }), c.streamable.Endpoint, nil)
+		opts.Ended, opts.Failed = func() {}, func() {}
+		opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
+		st := *c.streamable
+		st.HTTPClient = httptransport.New(opts).Client(c.streamable.HTTPClient)
+		st.MaxEventSize, st.DisableStandaloneSSE = d.maxEventSize(), true
+		conn, err := st.Connect(ctx) // no I/O: the first request is the line's
+		if err != nil {
+			return nil, nil, err
+		}
+		line = tasks.NewLine(conn)
+		tc.line = line
+	}
+	return &tc.line.Calls, tc.line.Lost(), nil
 }
 
 // task runs a call of t as a task: the task-augmented tools/call, then the
@@ -136,11 +199,11 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 	}
 	tc.p = &PendingTask{
 		Server: c.server, Tool: t.name, MCPName: t.desc.Name, TaskID: tc.f.ID(), stamp: newStamp(),
-		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx),
+		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx), session: tc.lineSession(),
 	}
 	if pending, _ := ctx.Value(pendingKey{}).(bool); pending {
 		tc.p.Status, tc.p.StatusMessage = tc.f.Last()
-		return nil, tc.p
+		return nil, tc.handOut(tc.p)
 	}
 	return tc.follow(ctx)
 }
@@ -155,7 +218,7 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	res, err := tc.f.Follow(ctx, c.a.cfg.TaskWait)
 	switch {
 	case err == tasks.ErrPending:
-		return nil, tc.p
+		return nil, tc.handOut(tc.p)
 	case err != nil:
 		return nil, err
 	}
@@ -174,9 +237,10 @@ func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.Inpu
 }
 
 // Request sends a request of the adapter's own on the call's connection
-// (tasks.Calls); the questions a legacy server asks on the stream of
-// tasks/result are attributed to the call (serverreq.go).
-func (tc *taskCall) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// (tasks.Calls) or task line. The questions a legacy server asks on the
+// stream of tasks/result go to ask on a line; on the conn, go-sdk takes
+// them, and they are attributed to the call (serverreq.go).
+func (tc *taskCall) Request(ctx context.Context, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
 	c := tc.t.conn
 	if method == tasks.MethodResult {
 		defer c.closeCall(c.openCall(ctx, tc.t.name))
@@ -186,7 +250,11 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 	}
 	ctx, done := c.callContext(ctx)
 	defer done()
-	res, err := c.raw.Call(ctx, c.life, c.done, method, params)
+	calls, lost, err := tc.calls(ctx, method)
+	if err != nil {
+		return nil, serverError(c.server, tc.op, err)
+	}
+	res, err := calls.CallAsking(ctx, c.life, lost, method, params, ask)
 	switch {
 	case err == nil:
 		return res, nil
@@ -196,6 +264,23 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 		return nil, serverError(c.server, tc.op, fmt.Errorf("connection lost: %w", c.cause()))
 	}
 	return nil, c.callError(tc.op, classifyFault(err))
+}
+
+// Respond answers the server's request id (a legacy task's question) with
+// result, on the call's connection or task line.
+func (tc *taskCall) Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage) error {
+	c := tc.t.conn
+	if err := c.usable(tc.op); err != nil {
+		return err
+	}
+	calls, _, err := tc.calls(ctx, "")
+	if err == nil {
+		err = calls.Respond(ctx, id, result, nil)
+	}
+	if err != nil {
+		return serverError(c.server, tc.op, err)
+	}
+	return nil
 }
 
 // Wait waits d within ctx and until Close.
@@ -229,11 +314,21 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	if a.elicit.handler == nil {
 		intr := newInterrupt(ctx, a, c, tc.t.name, tc.t.desc.Name, nil, asked, reqs, 1, "", false, nil)
 		intr.task = tc.p
-		return nil, intr
+		return nil, tc.handOut(intr)
 	}
 	asking, release := c.untilClose(ctx)
 	defer release()
 	return a.elicit.inline(asking, c.server, tc.t.name, reqs)
+}
+
+// handOut returns err, the call's pending task or interrupt, once the
+// conn keeps the task's session when it closes, if the task lives there:
+// the task is awaited elsewhere (conn.keep).
+func (tc *taskCall) handOut(err error) error {
+	if c := tc.t.conn; c.streamable != nil && tc.p.session != "" && tc.p.session == c.session.ID() {
+		c.keep.Store(true)
+	}
+	return err
 }
 
 // Fail wraps err in the call's *ServerError.

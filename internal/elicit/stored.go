@@ -33,8 +33,10 @@ type Stored struct {
 	ID     string    `json:"id,omitempty"`
 	Issued time.Time `json:"issued,omitzero"`
 
-	// TaskID: the task whose questions these are.
-	TaskID string `json:"taskId,omitempty"`
+	// TaskID: the task whose questions these are; Session: the legacy
+	// Streamable HTTP session the task lives on.
+	TaskID  string `json:"taskId,omitempty"`
+	Session string `json:"session,omitempty"`
 
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
 	RequestState  string          `json:"requestState,omitempty"`

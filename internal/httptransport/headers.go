@@ -16,6 +16,13 @@ import (
 // overriding the ones before; elsewhere, without Authorization. req itself
 // is not changed.
 func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Request, error) {
+	if t.opts.Session != "" && sameOrigin && req.Header.Get(SessionIDHeader) == "" {
+		req = req.Clone(req.Context())
+		req.Header.Set(SessionIDHeader, t.opts.Session)
+		if t.opts.Version != "" && req.Header.Get(VersionHeader) == "" {
+			req.Header.Set(VersionHeader, t.opts.Version)
+		}
+	}
 	var call map[string]string
 	if t.opts.Call != nil {
 		call = t.opts.Call(req.Context())

@@ -51,6 +51,16 @@ type Options struct {
 	// established (before, a failing exchange of the handshake fails only
 	// the handshake).
 	Failed func()
+
+	// Session, when set, joins the connection to a session another
+	// connection opened (a task line): every request that carries no
+	// Mcp-Session-Id carries Session, and Version as its
+	// MCP-Protocol-Version when it sets none.
+	Session, Version string
+	// Keep, when it reports true, keeps the session when the connection
+	// closes: its DELETE is not sent (it is answered 204 here), for the
+	// tasks that live on the session are awaited elsewhere. Nil: never.
+	Keep func() bool
 }
 
 // A Transport is the http.RoundTripper of one connection attempt. Its
@@ -123,6 +133,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.Method == http.MethodDelete {
 		t.opts.Ended()
+		if t.opts.Keep != nil && t.opts.Keep() {
+			return kept(req), nil
+		}
 	}
 	resp, err := t.send(req)
 	if err == nil && sameOrigin && t.opts.OAuth != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
@@ -146,6 +159,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, ended: t.opts.Ended}
 	return resp, nil
+}
+
+// kept returns the answer to req, a DELETE of a session the connection
+// keeps (Options.Keep), which is not sent.
+func kept(req *http.Request) *http.Response {
+	return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{}, Body: http.NoBody, Request: req}
 }
 
 // send sends req over the base transport. A request that failed on a
@@ -207,8 +227,12 @@ func (t *Transport) answered(req *http.Request, resp *http.Response) (missing bo
 	return missing
 }
 
-// SessionIDHeader carries a Streamable HTTP session's id.
-const SessionIDHeader = "Mcp-Session-Id"
+// SessionIDHeader carries a Streamable HTTP session's id; VersionHeader,
+// the protocol version of its requests.
+const (
+	SessionIDHeader = "Mcp-Session-Id"
+	VersionHeader   = "Mcp-Protocol-Version"
+)
 
 // Missing reports whether the server answered 404 for the session: it no
 // longer knows it.

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,19 +21,26 @@ type Host interface {
 	// Request sends method with params, a request of the adapter's own
 	// on the task's connection, within ctx, and returns its result. ctx
 	// bounds every request but MethodResult by Session.Timeout;
-	// MethodResult waits for the task's end, and the legacy server's
-	// questions on its stream belong to the call.
-	Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// MethodResult waits for the task's end, and ask, not nil only then,
+	// takes the questions a legacy server asks on its stream, when the
+	// host reads them itself (a task line); an error of ask ends the
+	// request with it.
+	Request(ctx context.Context, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error)
+	// Respond answers the server's request id, a legacy task's question,
+	// with result, on the task's connection.
+	Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage) error
 	// Wait waits d within ctx and the connection's life.
 	Wait(ctx context.Context, d time.Duration) error
 	// Changed tells the call that the task's status or message changed,
 	// the n-th time: status and message as the server sent them, cut to
 	// a bound.
 	Changed(n int, status, message string)
-	// Ask takes the questions of a modern task that is input_required,
-	// but those answered before (the server has not caught up yet): it
-	// returns the responses to send with tasks/update, or the error that
-	// ends the follow (an interrupt, which resumes through [Call.Answer]).
+	// Ask takes the questions of a task that is input_required, but those
+	// answered before (the server has not caught up yet): a modern task's
+	// input requests, or a legacy server's question keyed by its request
+	// id ([Call.Answer]). It returns the responses to send, or the error
+	// that ends the follow (an interrupt, which resumes through
+	// [Call.Answer]).
 	Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error)
 	// Fail wraps err, a failure of the task or of its protocol ([ErrBad],
 	// [ErrFailed]), as an error of the call.
@@ -131,6 +140,11 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 // send sends method with params through the host, within ctx and, but
 // for MethodResult, the bound of one request.
 func (c *Call) send(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	return c.sendAsking(ctx, method, params, nil)
+}
+
+// sendAsking is send, with ask for the server's questions (Host.Request).
+func (c *Call) sendAsking(ctx context.Context, method string, params map[string]any, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, c.h.Fail(err)
@@ -140,7 +154,7 @@ func (c *Call) send(ctx context.Context, method string, params map[string]any) (
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
-	return c.h.Request(ctx, method, p)
+	return c.h.Request(ctx, method, p, ask)
 }
 
 // request sends a tasks request of method for the task and decodes the
@@ -172,9 +186,27 @@ func (c *Call) Cancel(ctx context.Context) error {
 	return err
 }
 
-// Answer sends responses to the questions of a modern task
-// (tasks/update), and remembers them answered for the rest of the call.
+// Answer sends responses to the questions of the task: a modern task's
+// with tasks/update, remembered answered for the rest of the call; a
+// legacy server's, each as the response to its request, by id (the key
+// [Call.Follow] gave it).
 func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error {
+	if !c.modern {
+		for key, r := range responses {
+			id, err := requestID(key)
+			if err != nil {
+				return c.h.Fail(fmt.Errorf("%w: answer to %q: %w", ErrBad, truncate(key), err))
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				return c.h.Fail(err)
+			}
+			if err := c.h.Respond(ctx, id, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if _, err := c.request(ctx, "tasks/update", map[string]any{"inputResponses": responses}); err != nil {
 		return err
 	}
@@ -275,11 +307,62 @@ func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallTool
 		}
 		return c.toolResult(w.Result)
 	}
-	raw, err := c.send(waitCtx, MethodResult, map[string]any{"taskId": c.id})
-	if err != nil {
+	raw, err := c.sendAsking(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(q *jsonrpc.Request) error {
+		return c.question(waitCtx, q)
+	})
+	var stop stopError
+	switch {
+	case errors.As(err, &stop):
+		return nil, stop.err
+	case err != nil:
 		return c.stopped(ctx, waitCtx, err)
 	}
 	return c.toolResult(raw)
+}
+
+// A stopError carries the error of the host that ends a follow while it
+// waits for tasks/result (an interrupt), as it is.
+type stopError struct{ err error }
+
+func (e stopError) Error() string { return e.err.Error() }
+
+// question takes q, a legacy server's question asked on the stream of
+// tasks/result, keyed by its request id, to the host (Host.Ask), and sends
+// the host's answer at once; the host's error ends the follow, as does a
+// question that cannot be decoded ([ErrBad]).
+func (c *Call) question(ctx context.Context, q *jsonrpc.Request) error {
+	key, err := json.Marshal(q.ID.Raw())
+	var p mcp.ElicitParams
+	if err == nil {
+		err = json.Unmarshal(q.Params, &p)
+	}
+	if err != nil {
+		return stopError{c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))}
+	}
+	answered, err := c.h.Ask(ctx, mcp.InputRequestMap{string(key): &p})
+	if err != nil {
+		return stopError{err}
+	}
+	return c.Answer(ctx, answered)
+}
+
+// requestID returns the request id of key, the JSON of a legacy
+// question's id ([Call.question]).
+func requestID(key string) (jsonrpc.ID, error) {
+	var v any
+	d := json.NewDecoder(strings.NewReader(key))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return jsonrpc.ID{}, err
+	}
+	if n, ok := v.(json.Number); ok {
+		i, err := n.Int64()
+		if err != nil {
+			return jsonrpc.ID{}, err
+		}
+		return jsonrpc.MakeID(float64(i)) // as go-sdk decodes a number id
+	}
+	return jsonrpc.MakeID(v)
 }
 
 // toolResult decodes a tool's result from raw.

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,10 +23,13 @@ type fakeHost struct {
 	waits                  []time.Duration
 	changes                []string
 	asked                  []mcp.InputRequestMap
+	askErr                 error              // Ask's error, when set
+	questions              []*jsonrpc.Request // asked on the stream of tasks/result
+	responded              []string           // "id result", in order
 	cancelCause, cancelErr error
 }
 
-func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
 	var p map[string]any
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
@@ -33,6 +37,13 @@ func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMe
 	h.sent, h.params = append(h.sent, method), append(h.params, p)
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if ask != nil {
+		for _, q := range h.questions {
+			if err := ask(q); err != nil {
+				return nil, err
+			}
+		}
 	}
 	as := h.answers[method]
 	if len(as) == 0 {
@@ -58,8 +69,16 @@ func (h *fakeHost) Changed(n int, status, message string) {
 	h.changes = append(h.changes, fmt.Sprintf("%d %s %s", n, status, message))
 }
 
+func (h *fakeHost) Respond(_ context.Context, id jsonrpc.ID, result json.RawMessage) error {
+	h.responded = append(h.responded, fmt.Sprintf("%v %s", id.Raw(), result))
+	return nil
+}
+
 func (h *fakeHost) Ask(_ context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	h.asked = append(h.asked, asked)
+	if h.askErr != nil {
+		return nil, h.askErr
+	}
 	res := mcp.InputResponseMap{}
 	for k := range asked {
 		res[k] = &mcp.ElicitResult{Action: "accept"}
@@ -191,6 +210,52 @@ func TestFollowQuestions(t *testing.T) {
 	}
 	if got := strings.Join(h.sent, ","); got != "tasks/get,tasks/update,tasks/get,tasks/get" {
 		t.Errorf("requests %s", got)
+	}
+}
+
+// TestFollowLegacyQuestions: a legacy server's questions on the stream of
+// tasks/result go to Ask keyed by their request ids, and each answer is
+// the response to its request; an error of Ask (an interrupt) ends the
+// follow as it is; a question that cannot be decoded is ErrBad; Answer
+// answers a stored question by its id.
+func TestFollowLegacyQuestions(t *testing.T) {
+	question := func(id any, params string) *jsonrpc.Request {
+		rid, _ := jsonrpc.MakeID(id)
+		return &jsonrpc.Request{ID: rid, Method: MethodElicit, Params: json.RawMessage(params)}
+	}
+	ok := `{"message":"which?","requestedSchema":{"type":"object"}}`
+	input := get("input_required", "asking", 1000)
+	h := &fakeHost{
+		answers:   map[string][]string{"tasks/get": {input}, MethodResult: {`{"content":[{"type":"text","text":"done"}]}`}},
+		questions: []*jsonrpc.Request{question(float64(7), ok), question("s-1", ok)},
+	}
+	res, err := NewCall(h, Session{}, "t1").Follow(t.Context(), 0)
+	if err != nil || len(res.Content) != 1 {
+		t.Fatalf("Follow = %v, %v; want the result", res, err)
+	}
+	if len(h.asked) != 2 || h.asked[0]["7"] == nil || h.asked[1][`"s-1"`] == nil {
+		t.Errorf("asked %v, want the questions keyed 7 and \"s-1\"", h.asked)
+	}
+	if got := strings.Join(h.responded, "|"); got != `7 {"action":"accept"}|s-1 {"action":"accept"}` {
+		t.Errorf("responded %s", got)
+	}
+
+	stop := errors.New("interrupted")
+	h = &fakeHost{answers: map[string][]string{"tasks/get": {input}}, questions: []*jsonrpc.Request{question(float64(7), ok)}, askErr: stop}
+	if _, err := NewCall(h, Session{}, "t1").Follow(t.Context(), 0); err != stop || len(h.responded) != 0 {
+		t.Errorf("Follow with an interrupt = %v, responded %v; want the interrupt, nothing sent", err, h.responded)
+	}
+	h = &fakeHost{answers: map[string][]string{"tasks/get": {input}}, questions: []*jsonrpc.Request{question(float64(7), `[1]`)}}
+	if _, err := NewCall(h, Session{}, "t1").Follow(t.Context(), 0); !errors.Is(err, ErrBad) {
+		t.Errorf("Follow with a malformed question = %v, want ErrBad", err)
+	}
+
+	h = &fakeHost{}
+	if err := NewCall(h, Session{}, "t1").Answer(t.Context(), mcp.InputResponseMap{"7": &mcp.ElicitResult{Action: "decline"}}); err != nil || len(h.responded) != 1 || h.responded[0] != `7 {"action":"decline"}` {
+		t.Errorf("Answer = %v, responded %v", err, h.responded)
+	}
+	if err := NewCall(h, Session{}, "t1").Answer(t.Context(), mcp.InputResponseMap{"{": &mcp.ElicitResult{}}); !errors.Is(err, ErrBad) {
+		t.Errorf("Answer to a key that is no id = %v, want ErrBad", err)
 	}
 }
 

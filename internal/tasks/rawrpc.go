@@ -10,6 +10,8 @@ package tasks
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -41,9 +43,18 @@ var (
 // A Calls is the registry of one connection's requests of the adapter's
 // own: the connection they are written on, and the answers awaited, by
 // id. The zero value is ready; Record sets the connection.
+//
+// Ids are IDPrefix, a random tag of the registry's and a count: connections
+// joined to one session (task lines, of this process or another) never
+// send the same id, which the server would take for one request.
 type Calls struct {
 	conn mcp.Connection // set once, by the dial, before the session is used
+	tag  string         // set with conn
 	seq  atomic.Uint64
+
+	// asked, a task line's, carries the server's requests to the call
+	// that takes them (CallAsking); nil on other connections.
+	asked <-chan *jsonrpc.Request
 
 	mu      sync.Mutex
 	waiting map[string]chan *jsonrpc.Response // guarded by mu
@@ -52,7 +63,9 @@ type Calls struct {
 // Record records conn as the connection requests are written on, and
 // returns it. The dial calls it once, before the session is used.
 func (r *Calls) Record(conn mcp.Connection) mcp.Connection {
-	r.conn = conn
+	var b [4]byte
+	rand.Read(b[:])
+	r.conn, r.tag = conn, hex.EncodeToString(b[:])+"-"
 	return conn
 }
 
@@ -98,28 +111,59 @@ func (r *Calls) wait(id string) (<-chan *jsonrpc.Response, func()) {
 // ctx's cause, after telling the server that the request was abandoned
 // (notifications/cancelled).
 func (r *Calls) Call(ctx, life context.Context, lost <-chan struct{}, method string, params json.RawMessage) (json.RawMessage, error) {
+	return r.CallAsking(ctx, life, lost, method, params, nil)
+}
+
+// CallAsking is Call, and, on a task line, hands ask each request the
+// server sends while the answer is awaited (a legacy tasks/result's
+// questions), one at a time; an error of ask ends the call with it, the
+// request abandoned unannounced: its stream goes with the line.
+func (r *Calls) CallAsking(ctx, life context.Context, lost <-chan struct{}, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
 	if r.conn == nil {
 		return nil, ErrNoConn
 	}
-	id := IDPrefix + strconv.FormatUint(r.seq.Add(1), 10)
+	var asked <-chan *jsonrpc.Request
+	if ask != nil {
+		asked = r.asked
+	}
+	id := IDPrefix + r.tag + strconv.FormatUint(r.seq.Add(1), 10)
 	rid, _ := jsonrpc.MakeID(id)
 	answer, forget := r.wait(id)
 	defer forget()
 	if err := r.conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: params}); err != nil {
 		return nil, err
 	}
-	select {
-	case resp := <-answer:
-		if resp.Error != nil {
-			return nil, resp.Error
+	for {
+		select {
+		case resp := <-answer:
+			if resp.Error != nil {
+				return nil, resp.Error
+			}
+			return resp.Result, nil
+		case req := <-asked:
+			if err := ask(req); err != nil {
+				return nil, err
+			}
+		case <-ctx.Done():
+			r.cancel(life, lost, id)
+			return nil, context.Cause(ctx)
+		case <-lost:
+			return nil, ErrLost
 		}
-		return resp.Result, nil
-	case <-ctx.Done():
-		r.cancel(life, lost, id)
-		return nil, context.Cause(ctx)
-	case <-lost:
-		return nil, ErrLost
 	}
+}
+
+// Respond answers the server's request id with result, or with the error
+// e when it is not nil.
+func (r *Calls) Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage, e *jsonrpc.Error) error {
+	if r.conn == nil {
+		return ErrNoConn
+	}
+	resp := &jsonrpc.Response{ID: id, Result: result}
+	if e != nil {
+		resp = &jsonrpc.Response{ID: id, Error: e}
+	}
+	return r.conn.Write(ctx, resp)
 }
 
 // cancel tells the server that the request id was abandoned, best effort,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -44,8 +45,12 @@ func TestCalls(t *testing.T) {
 	if err != nil || string(res) != `{"ok":true}` {
 		t.Fatalf("Call = %s, %v", res, err)
 	}
-	if id, _ := conn.written[0].ID.Raw().(string); id != IDPrefix+"1" {
-		t.Errorf("request id %v, want %s1", conn.written[0].ID.Raw(), IDPrefix)
+	if id, _ := conn.written[0].ID.Raw().(string); !strings.HasPrefix(id, IDPrefix+r.tag) || len(r.tag) != 9 || !strings.HasSuffix(id, "-1") {
+		t.Errorf("request id %v, want %s<tag>-1", conn.written[0].ID.Raw(), IDPrefix)
+	}
+	var other Calls
+	if other.Record(conn); other.tag == r.tag {
+		t.Errorf("two registries have the tag %q", r.tag)
 	}
 	r.Claim([]byte(`{"jsonrpc":"2.0","id":"` + IDPrefix + `9","result":{}}`)) // nobody waits: dropped
 	r.Claim([]byte(`not json`))

@@ -19,6 +19,7 @@ type Stored struct {
 	Status        string    `json:"status,omitempty"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
 	Principal     string    `json:"principal,omitempty"`
+	Session       string    `json:"session,omitempty"` // a legacy Streamable HTTP session's id
 	ID            string    `json:"id"`
 	Issued        time.Time `json:"issued"`
 }
