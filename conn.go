@@ -54,6 +54,12 @@ type conn struct {
 	openMu sync.Mutex
 	open   map[*openCall]struct{} // guarded by openMu
 	asking int                    // live elicitations being answered; guarded by openMu
+	// handed holds the ids of the session's tasks handed out (a pending
+	// task, a task's question) and not seen to end since, at most
+	// maxHanded: while it holds any, closing c leaves the session to the
+	// server, for the tasks are awaited elsewhere (tasks.go). Guarded by
+	// openMu.
+	handed map[string]struct{}
 
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
@@ -85,11 +91,8 @@ type conn struct {
 
 	// streamable is the Streamable HTTP transport of the session (the
 	// caller's settings), through which a task line joins it (tasks.go);
-	// nil for other transports. keep is set once a task that lives on the
-	// session was handed out (a pending task, a task's question): closing
-	// c then leaves the session to the server.
+	// nil for other transports.
 	streamable *mcp.StreamableClientTransport
-	keep       atomic.Bool
 
 	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
 	// OAuthFor's for c's principal), called once per dial.

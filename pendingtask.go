@@ -100,7 +100,11 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	}
 	tc := t.newTask(p)
 	defer tc.end()
-	return tc.f.Cancel(ctx)
+	if err := tc.f.Cancel(ctx); err != nil {
+		return err
+	}
+	tc.settled()
+	return nil
 }
 
 // openTask checks stored p before op and returns its tool.

@@ -587,3 +587,104 @@ func (r *foreignReader) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	return msg, err
 }
+
+// methodCounter counts the HTTP requests it passes on, by HTTP method.
+type methodCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (m *methodCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	m.mu.Lock()
+	if m.n == nil {
+		m.n = map[string]int{}
+	}
+	m.n[req.Method]++
+	m.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (m *methodCounter) count(method string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n[method]
+}
+
+// TestSDKCompatTaskLine pins what a task line needs of go-sdk (sdkcompat.go,
+// entry 8): a StreamableClientTransport connects without I/O; its
+// connection, never initialized, carries requests on a session another
+// connection opened when the adapter's transport gives them its id, and
+// reads their answers; the line's close sends no DELETE. A conn that
+// handed out a task of its session keeps the session when it closes (no
+// DELETE) until the task settles; a modern (stateless) session has no
+// line.
+func TestSDKCompatTaskLine(t *testing.T) {
+	ctx := t.Context()
+	open := func(legacy bool) (*Adapter, *Tool, *methodCounter) {
+		counter := &methodCounter{}
+		hs := testserver.Lean(testserver.Options{Legacy: legacy}).StreamableHTTP(t, !legacy)
+		a, err := New(Config{Servers: map[string]Server{"s": {URL: hs.URL, HTTPClient: &http.Client{Transport: counter}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := a.ListTools(ctx)
+		if err != nil || len(ts) == 0 {
+			t.Fatalf("ListTools = %v, %v", ts, err)
+		}
+		return a, ts[0], counter
+	}
+
+	a, tool, counter := open(true)
+	c := tool.conn
+	tc := &taskCall{t: tool, p: &PendingTask{TaskID: "t1", session: c.session.ID()}}
+	if tc.lineSession() == "" {
+		t.Fatal("a legacy Streamable HTTP session has no task line")
+	}
+	posts := counter.count(http.MethodPost)
+	line, err := c.taskLine(ctx, tc.lineSession())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.count(http.MethodPost) - posts; n != 0 {
+		t.Errorf("opening a line sent %d requests", n)
+	}
+	res, err := line.Call(ctx, ctx, line.Lost(), "tools/list", json.RawMessage(`{}`))
+	if err != nil || !strings.Contains(string(res), `"tools"`) {
+		t.Fatalf("tools/list on the line = %s, %v", res, err)
+	}
+	if err := line.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.count(http.MethodDelete); n != 0 {
+		t.Errorf("closing the line sent %d DELETEs, want none", n)
+	}
+	tc.handOut(nil)
+	if !c.keeps() {
+		t.Fatal("a conn that handed out a task of its session does not keep it")
+	}
+	tc.settled()
+	tc.handOut(nil)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.count(http.MethodDelete); n != 0 {
+		t.Errorf("Close sent %d DELETEs while a task was handed out, want none", n)
+	}
+
+	a, tool, counter = open(true)
+	tc = &taskCall{t: tool, p: &PendingTask{TaskID: "t1", session: tool.conn.session.ID()}}
+	tc.handOut(nil)
+	tc.settled()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.count(http.MethodDelete); n != 1 {
+		t.Errorf("Close sent %d DELETEs once the task settled, want 1", n)
+	}
+
+	a, tool, _ = open(false)
+	defer a.Close()
+	if s := (&taskCall{t: tool}).lineSession(); s != "" {
+		t.Errorf("a modern session's task line session = %q, want none", s)
+	}
+}

@@ -163,19 +163,10 @@ func (tc *taskCall) calls(ctx context.Context, method string) (*tasks.Calls, <-c
 	case session == "" || method == "tools/call":
 		return &c.raw, c.done, nil
 	case tc.line == nil:
-		var line *tasks.Line
-		d := &c.a.pool.dialer
-		opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }), c.streamable.Endpoint, nil)
-		opts.Ended, opts.Failed = func() {}, func() {}
-		opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
-		st := *c.streamable
-		st.HTTPClient = httptransport.New(opts).Client(c.streamable.HTTPClient)
-		st.MaxEventSize, st.DisableStandaloneSSE = d.maxEventSize(), true
-		conn, err := st.Connect(ctx) // no I/O: the first request is the line's
+		line, err := c.taskLine(ctx, session)
 		if err != nil {
 			return nil, nil, err
 		}
-		line = tasks.NewLine(conn)
 		tc.line = line
 	}
 	return &tc.line.Calls, tc.line.Lost(), nil
@@ -219,9 +210,13 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	switch {
 	case err == tasks.ErrPending:
 		return nil, tc.handOut(tc.p)
+	case errors.Is(err, tasks.ErrFailed):
+		tc.settled()
+		return nil, err
 	case err != nil:
 		return nil, err
 	}
+	tc.settled()
 	return newResult(res), nil
 }
 
@@ -234,6 +229,27 @@ func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.Inpu
 		return nil, err
 	}
 	return tc.follow(ctx)
+}
+
+// taskLine opens a task line to session, of c's server (internal/tasks,
+// line.go): a Streamable HTTP connection of c's settings (its headers,
+// credentials, HTTP client, message bound) that carries session's id and
+// c's protocol version, and keeps the session when it closes.
+func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, error) {
+	var line *tasks.Line
+	d := &c.a.pool.dialer
+	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }), c.streamable.Endpoint, nil)
+	opts.Ended, opts.Failed = func() {}, func() {}
+	opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
+	st := *c.streamable
+	st.HTTPClient = httptransport.New(opts).Client(c.streamable.HTTPClient)
+	st.MaxEventSize, st.DisableStandaloneSSE = d.maxEventSize(), true
+	conn, err := st.Connect(ctx) // no I/O: the first request is the line's
+	if err != nil {
+		return nil, err
+	}
+	line = tasks.NewLine(conn)
+	return line, nil
 }
 
 // Request sends a request of the adapter's own on the call's connection
@@ -321,14 +337,50 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	return a.elicit.inline(asking, c.server, tc.t.name, reqs)
 }
 
-// handOut returns err, the call's pending task or interrupt, once the
-// conn keeps the task's session when it closes, if the task lives there:
-// the task is awaited elsewhere (conn.keep).
+// maxHanded bounds the tasks a conn remembers handed out; past it, the
+// session is kept all the same.
+const maxHanded = 1024
+
+// handOut returns err, the call's pending task or interrupt, after noting
+// the task handed out when it lives on the conn's session, which closing
+// the conn then keeps (keeps).
 func (tc *taskCall) handOut(err error) error {
-	if c := tc.t.conn; c.streamable != nil && tc.p.session != "" && tc.p.session == c.session.ID() {
-		c.keep.Store(true)
+	if c := tc.t.conn; tc.ownSession() {
+		c.openMu.Lock()
+		if c.handed == nil {
+			c.handed = make(map[string]struct{})
+		}
+		if len(c.handed) < maxHanded {
+			c.handed[tc.p.TaskID] = struct{}{}
+		}
+		c.openMu.Unlock()
 	}
 	return err
+}
+
+// settled notes that the call's task ended (its outcome collected, or
+// cancelled): closing the conn need not keep its session for it.
+func (tc *taskCall) settled() {
+	if c := tc.t.conn; tc.ownSession() {
+		c.openMu.Lock()
+		delete(c.handed, tc.p.TaskID)
+		c.openMu.Unlock()
+	}
+}
+
+// ownSession reports whether the call's task lives on the conn's own
+// Streamable HTTP session.
+func (tc *taskCall) ownSession() bool {
+	c := tc.t.conn
+	return c.streamable != nil && tc.p != nil && tc.p.session != "" && tc.p.session == c.session.ID()
+}
+
+// keeps reports whether closing c leaves its session to the server: tasks
+// handed out live there.
+func (c *conn) keeps() bool {
+	c.openMu.Lock()
+	defer c.openMu.Unlock()
+	return len(c.handed) > 0
 }
 
 // Fail wraps err in the call's *ServerError.
@@ -348,6 +400,8 @@ func (tc *taskCall) Cancelled(cause, cancelErr error) error {
 	c := tc.t.conn
 	if cancelErr != nil {
 		c.a.logger.Warn("mcpadapter: tasks/cancel failed", "server", c.server, "err", cancelErr)
+	} else {
+		tc.settled()
 	}
 	return c.callError(tc.op, cause)
 }
