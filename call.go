@@ -283,6 +283,20 @@ type callInfo struct {
 	watch    *observe.Call // nil: no span, no debug record
 }
 
+// request starts a request of the call info describes (nil: none) to the
+// tool mcpName on c: it returns ctx carrying the request's span, the
+// request's _meta (the middleware's, with the trace context), and the func
+// that ends the span with whether the result is an error and err.
+func (info *callInfo) request(ctx context.Context, c *conn, mcpName string) (context.Context, mcp.Meta, func(bool, error)) {
+	var meta mcp.Meta
+	var w *observe.Call
+	if info != nil {
+		meta, w = maps.Clone(info.meta), info.watch
+		info.requests++
+	}
+	return w.Request(ctx, mcpName, c.peer, meta)
+}
+
 // callID returns the id of the call that info describes, or "".
 func (info *callInfo) callID() string {
 	if info == nil {
@@ -416,13 +430,7 @@ func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpNam
 		}
 		defer release()
 	}
-	var meta mcp.Meta
-	var w *observe.Call
-	if info != nil {
-		meta, w = maps.Clone(info.meta), info.watch
-		info.requests++
-	}
-	ctx, meta, traced := w.Request(ctx, mcpName, c.peer, meta)
+	ctx, meta, traced := info.request(ctx, c, mcpName)
 	if a.notify.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		f, _ := ctx.Value(progressKey{}).(func(Progress))
 		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: info.callID()}, f: f, touch: touch}

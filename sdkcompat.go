@@ -90,6 +90,14 @@ package mcpadapter
 //     by the screen as it passes (internal/wire, Options.Claim). On modern
 //     sessions the request carries the per-request _meta go-sdk adds to its
 //     own (tasks.Meta). Pinned by TestSDKCompatForeignRequests.
+//     A task line (internal/tasks/line.go; tasks.go, taskLine) is a
+//     go-sdk StreamableClientTransport connection used bare, with no
+//     ClientSession and no initialize: Connect does no I/O, the adapter's
+//     transport gives its requests the session's Mcp-Session-Id and
+//     protocol version (go-sdk sets them only after an initialize it
+//     saw), the server's answers and requests on its streams are read
+//     from Connection.Read, and its DELETE on Close is not sent
+//     (httptransport.Options.Keep). Pinned by TestSDKCompatTaskLine.
 //
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a

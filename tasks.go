@@ -178,7 +178,9 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 	c := t.conn
 	tc, forget := t.newTaskCall(ctx, info.callID(), nil)
 	defer forget()
-	res, err := tc.f.Start(ctx, t.desc.Name, args, tc.token)
+	ctx, meta, traced := info.request(ctx, c, t.desc.Name)
+	res, err := tc.f.Start(ctx, t.desc.Name, args, tc.token, meta)
+	traced(res != nil && res.IsError, err)
 	switch {
 	case err != nil:
 		if res := c.asResult(err, false); res != nil { // modelerror.go

@@ -41,14 +41,21 @@ type opaqueTransport struct{ mcp.Transport }
 // both eras, over a newline-delimited stream and a custom transport: one
 // task-augmented tools/call, tasks/get polled to the end, the result
 // (legacy: tasks/result; modern: inline), each status message reported as
-// progress, and nothing in flight afterwards. A tool without task support
-// is called as usual.
+// progress, and nothing in flight afterwards; the _meta a middleware set
+// reaches the task-augmented tools/call. A tool without task support is
+// called as usual.
 func TestTasksCall(t *testing.T) {
 	for _, era := range taskEras {
 		for _, custom := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/custom=%v", era.name, custom), func(t *testing.T) {
 				peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 3}
-				a := taskAdapter(t, peer, func(_ *Config, s *Server) {
+				a := taskAdapter(t, peer, func(cfg *Config, s *Server) {
+					cfg.Middleware = []Middleware{func(next CallHandler) CallHandler {
+						return func(ctx context.Context, req *CallRequest) (*Result, error) {
+							req.Meta = map[string]any{"x-test/tag": "1"}
+							return next(ctx, req)
+						}
+					}}
 					if custom {
 						s.Transport = func(ctx context.Context) (mcp.Transport, error) {
 							tr, err := peer.Transport()(ctx)
@@ -69,6 +76,9 @@ func TestTasksCall(t *testing.T) {
 				}
 				if n := peer.Methods("tools/call+task"); n != 1 {
 					t.Errorf("task-augmented tools/call sent %d times, want 1", n)
+				}
+				if n := peer.Methods("tagged tools/call+task"); n != 1 {
+					t.Errorf("task-augmented tools/call with the middleware's _meta sent %d times, want 1", n)
 				}
 				if n := peer.Methods("tasks/get"); n != 3 {
 					t.Errorf("tasks/get sent %d times, want 3", n)

@@ -64,7 +64,8 @@ type peerTask struct {
 
 // Methods reports how many requests of method the peer received;
 // "declared <method>" counts those that declared the modern tasks
-// extension, "tools/call+task" the task-augmented tools/call requests.
+// extension, "tagged <method>" those whose _meta has a "x-test/tag",
+// "tools/call+task" the task-augmented tools/call requests.
 func (p *TaskPeer) Methods(method string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -101,6 +102,7 @@ type taskRequest struct {
 		TaskID         string          `json:"taskId"`
 		InputResponses json.RawMessage `json:"inputResponses"`
 		Meta           struct {
+			Tag  string `json:"x-test/tag"`
 			Caps struct {
 				Extensions map[string]any `json:"extensions"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
@@ -146,6 +148,9 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 	p.methods[method]++
 	if _, ok := req.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]; ok {
 		p.methods["declared "+req.Method]++
+	}
+	if req.Params.Meta.Tag != "" {
+		p.methods["tagged "+method]++
 	}
 	switch req.Method {
 	case "server/discover":

@@ -99,16 +99,21 @@ func (c *Call) Last() (status, message string) {
 }
 
 // Start sends the task-augmented tools/call of the tool name with args,
-// with the call's progress token (or ""), and returns the tool's result
+// with the call's progress token (or "") and meta in its _meta (beneath
+// the keys of the task's own), and returns the tool's result
 // when the server answered at once (the modern server chose to, or the
 // legacy one ignored the task), or nil when it made a task: its id is
 // c.ID, and Follow follows it.
-func (c *Call) Start(ctx context.Context, name string, args map[string]any, token string) (*mcp.CallToolResult, error) {
+func (c *Call) Start(ctx context.Context, name string, args map[string]any, token string, meta map[string]any) (*mcp.CallToolResult, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
 	params := map[string]any{"name": name, "arguments": args}
-	meta := maps.Clone(c.meta)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	maps.Copy(meta, c.meta)
 	if token != "" {
 		meta["progressToken"] = token
 	}

@@ -110,7 +110,7 @@ func TestFollowPolicy(t *testing.T) {
 		MethodResult: {`{"content":[{"type":"text","text":"done"}]}`},
 	}}
 	c := NewCall(h, Session{Timeout: time.Minute}, "")
-	if res, err := c.Start(t.Context(), "job", nil, "tok"); res != nil || err != nil || c.ID() != "t1" {
+	if res, err := c.Start(t.Context(), "job", nil, "tok", nil); res != nil || err != nil || c.ID() != "t1" {
 		t.Fatalf("Start = %v, %v, id %q; want a task t1", res, err, c.ID())
 	}
 	if p := h.params[0]; p["task"] == nil || p["_meta"].(map[string]any)["progressToken"] != "tok" {
@@ -264,19 +264,19 @@ func TestFollowLegacyQuestions(t *testing.T) {
 func TestStartAtOnce(t *testing.T) {
 	h := &fakeHost{answers: map[string][]string{"tools/call": {`{"content":[{"type":"text","text":"now"}]}`}}}
 	c := NewCall(h, Session{Modern: true, Version: "2026-07-28", Client: "me"}, "")
-	res, err := c.Start(t.Context(), "job", map[string]any{"a": 1}, "")
+	res, err := c.Start(t.Context(), "job", map[string]any{"a": 1}, "", map[string]any{"app/tag": "x", mcp.MetaKeyProtocolVersion: "forged"})
 	if err != nil || res == nil || c.ID() != "" {
 		t.Fatalf("Start = %v, %v, id %q; want the result", res, err, c.ID())
 	}
 	meta := h.params[0]["_meta"].(map[string]any)
-	if h.params[0]["task"] != nil || meta[mcp.MetaKeyProtocolVersion] != "2026-07-28" {
-		t.Errorf("modern params %v", h.params[0])
+	if h.params[0]["task"] != nil || meta[mcp.MetaKeyProtocolVersion] != "2026-07-28" || meta["app/tag"] != "x" {
+		t.Errorf("modern params %v, want the session's version over the caller's _meta, and the caller's key", h.params[0])
 	}
 	if caps := meta[mcp.MetaKeyClientCapabilities].(map[string]any); caps["extensions"].(map[string]any)[Extension] == nil {
 		t.Errorf("the extension is not declared: %v", caps)
 	}
 	h = &fakeHost{answers: map[string][]string{"tools/call": {`{"resultType":"task","status":"working"}`}}}
-	if _, err := NewCall(h, Session{Modern: true}, "").Start(t.Context(), "job", nil, ""); !errors.Is(err, ErrBad) {
+	if _, err := NewCall(h, Session{Modern: true}, "").Start(t.Context(), "job", nil, "", nil); !errors.Is(err, ErrBad) {
 		t.Errorf("a task without an id: %v, want ErrBad", err)
 	}
 }

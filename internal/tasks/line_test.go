@@ -11,7 +11,8 @@ import (
 // TestLine: a task line hands the server's question on the stream of
 // tasks/result to the call that waits for it, whose answer is the
 // response to the question's id; it refuses any other request of the
-// server's; Close ends its reads.
+// server's, and questions past maxAsked that no call takes; Close ends
+// its reads.
 func TestLine(t *testing.T) {
 	ctx := t.Context()
 	ct, st := mcp.NewInMemoryTransports()
@@ -69,6 +70,16 @@ func TestLine(t *testing.T) {
 	line.Claim(b) // as the transport's screen does
 	if err := <-done; err != nil || len(asked) != 1 || asked[0] != MethodElicit {
 		t.Fatalf("CallAsking = %v, asked %v", err, asked)
+	}
+
+	// Questions no call takes: maxAsked are held, the next refused.
+	for i := range maxAsked + 1 {
+		if err := server.Write(ctx, request(float64(10+i), MethodElicit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resp := read().(*jsonrpc.Response); resp.ID.Raw() != int64(10+maxAsked) || resp.Error == nil {
+		t.Errorf("a question past the bound answered %+v, want an error", resp)
 	}
 
 	if err := line.Close(); err != nil {

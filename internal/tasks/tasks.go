@@ -35,9 +35,15 @@
 //     the context sends tasks/cancel.
 //   - Modern questions become an interrupt that resumes through
 //     tasks/update, in any process. Legacy questions arrive as live
-//     requests on the tasks/result stream, which cannot outlive the
-//     session: the adapter's elicitation handler answers them, or they are
-//     declined.
+//     requests on the tasks/result stream. Over Streamable HTTP the
+//     adapter reads that stream itself, on a task line joined to the
+//     task's session (Line): a question is answered inline or becomes an
+//     interrupt keyed by its request id, answered later by id on the same
+//     session, from any process; a pending task stores its session too,
+//     and the connection that handed it out does not end the session.
+//     Over other transports go-sdk reads the stream: the adapter's
+//     elicitation handler answers the question, or it is declined, and
+//     the task lives as long as the server's process or connection does.
 //   - A hostile server cannot make a call poll faster than MinPollInterval,
 //     hold it past its deadlines, or grow its memory: statuses are read
 //     one poll at a time, status messages are cut to maxStatusMessage,
