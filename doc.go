@@ -44,7 +44,9 @@
 // returns an [*Interrupt] error: show its Requests, then [Adapter.Resume]
 // it with [Answered]. An Interrupt survives JSON, so it can be resumed
 // later, in another process. Legacy servers ask while the call is open;
-// [Config.ElicitationHandler] answers them (and modern rounds, inline).
+// [Config.ElicitationHandler] answers them (and modern rounds, inline),
+// except a legacy task's questions over Streamable HTTP, which are
+// interrupts too (see [PendingTask]).
 // [Config.Approval] holds chosen calls for a human with [*ApprovalRequired],
 // which [Adapter.Decide] settles with [Approved] or [Rejected]. Every kind
 // of stored state takes a [Resolution] at its one entry point.

@@ -26,9 +26,13 @@ import (
 // [Config.StateKey] when set, is all [Adapter.CollectTask] and
 // [Adapter.CancelTask] need, on any Adapter with a server of the same
 // name listing the tool, and only under the principal the call acted for
-// ([WithPrincipal]). Whether the task can be reached from another
-// connection is the server's affair: servers that bind tasks to a session
-// (the TypeScript SDK's in-memory store does) answer that it is not found.
+// ([WithPrincipal]). A legacy server may bind a task to the session that
+// made it (the TypeScript SDK's stores do): over Streamable HTTP the
+// PendingTask stores that session's id, the Adapter that returned it does
+// not end the session when it closes (until it sees the task settle), and
+// another Adapter joins the session to reach the task. Seal the state: its
+// session id lets whoever holds it join the session. A stdio server's
+// tasks end with its process, which the Adapter that started it owns.
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])
