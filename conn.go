@@ -105,6 +105,11 @@ type conn struct {
 
 	slots [3]sdkcache.Slots // pages of the SDK's list caches (sdkcache.go)
 
+	// taskCalls is set when a legacy server's initialize result declares
+	// task-augmented tools/call, which go-sdk does not decode
+	// (sawHandshake, tasks.go).
+	taskCalls atomic.Bool
+
 	raw   tasks.Calls  // requests of the adapter's own (internal/tasks)
 	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)
 

@@ -102,6 +102,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 		}
 	}
 	c.session = cs
+	c.screen.EndHandshake()
 	ir := cs.InitializeResult()
 	c.info = ServerInfo{ProtocolVersion: ir.ProtocolVersion, Instructions: ir.Instructions, Capabilities: ir.Capabilities, Era: EraLegacy}
 	if ir.ProtocolVersion >= modernVersion {
@@ -200,7 +201,7 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server, c.raw.Claim)
+	sc := d.newScreen(c.server, c.raw.Claim, c.sawHandshake)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -422,8 +423,9 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 
 // newScreen returns the screen of one connection to the named server;
 // claim (when not nil) takes the answers to the adapter's own requests
-// (tasks.Calls, internal/tasks).
-func (d *dialer) newScreen(server string, claim func([]byte)) *wire.Screen {
+// (tasks.Calls, internal/tasks), handshake (when not nil) the results
+// that pass until it finds the handshake's (wire.Options.Handshake).
+func (d *dialer) newScreen(server string, claim func([]byte), handshake func([]byte) bool) *wire.Screen {
 	return wire.New(wire.Options{
 		MaxMessageBytes: d.maxMessageBytes(),
 		Logger:          d.a.logger.With("server", server),
@@ -431,6 +433,7 @@ func (d *dialer) newScreen(server string, claim func([]byte)) *wire.Screen {
 		PlaceholderKey:  originalMetaKey,
 		Claim:           claim,
 		ClaimPrefix:     tasks.IDPrefix,
+		Handshake:       handshake,
 	})
 }
 

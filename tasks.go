@@ -69,9 +69,28 @@ func WithPendingTask(ctx context.Context) context.Context {
 }
 
 // tasksOn reports whether c may run tasks at all: tasks are not off for
-// its server, and a modern server declares the extension.
+// its server, and the server declares them (a modern one the extension, a
+// legacy one task-augmented tools/call).
 func (c *conn) tasksOn() bool {
-	return c.cfg.Tasks != TasksOff && (!c.modern() || tasks.Declared(c.info.Capabilities))
+	if c.cfg.Tasks == TasksOff {
+		return false
+	}
+	if c.modern() {
+		return tasks.Declared(c.info.Capabilities)
+	}
+	return c.taskCalls.Load()
+}
+
+// sawHandshake notes, from result, a result the connection's screen passes
+// during the dial, what go-sdk does not keep of a legacy initialize
+// result: whether it declares task-augmented tools/call. It reports
+// whether result was that result.
+func (c *conn) sawHandshake(result []byte) bool {
+	initialize, declared := tasks.LegacyDeclared(result)
+	if initialize {
+		c.taskCalls.Store(declared)
+	}
+	return initialize
 }
 
 // asTask reports whether a call of t under ctx runs as a task.
@@ -240,7 +259,7 @@ func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.Inpu
 func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, error) {
 	var line *tasks.Line
 	d := &c.a.pool.dialer
-	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }), c.streamable.Endpoint, nil)
+	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.streamable.Endpoint, nil)
 	opts.Ended, opts.Failed = func() {}, func() {}
 	opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
 	st := *c.streamable

@@ -329,8 +329,10 @@ func TestTasksHostile(t *testing.T) {
 // adapter's task requests only, never on go-sdk's own (which a server may
 // then not answer with a task); a modern server that does not declare the
 // extension gets no task requests, and its task-required tool is not
-// offered; a tool that forbids tasks is never called as one; a legacy
-// server that ignores the task answers with the tool's result.
+// offered, nor is a legacy server's that does not declare task-augmented
+// tools/call (capabilities.tasks.requests.tools.call), over a stream and a
+// custom transport; a tool that forbids tasks is never called as one; a
+// legacy server that ignores the task answers with the tool's result.
 func TestTasksNegotiated(t *testing.T) {
 	peer := &faultserver.TaskPeer{Modern: true, Support: "required"}
 	a := taskAdapter(t, peer, nil)
@@ -352,6 +354,21 @@ func TestTasksNegotiated(t *testing.T) {
 	ignoring := &faultserver.TaskPeer{Support: "required", IgnoreTasks: true}
 	if res, err := lookup(t, taskTools(t, taskAdapter(t, ignoring, nil)), "p__job").Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
 		t.Errorf("a legacy server that ignores the task: %v, %v; want its result", res, err)
+	}
+
+	for _, custom := range []bool{false, true} {
+		undeclared := &faultserver.TaskPeer{NoExtension: true, Support: "required"}
+		u := taskAdapter(t, undeclared, func(_ *Config, s *Server) {
+			if custom {
+				s.Transport = func(ctx context.Context) (mcp.Transport, error) {
+					tr, err := undeclared.Transport()(ctx)
+					return opaqueTransport{tr}, err
+				}
+			}
+		})
+		if taskTools(t, u).Lookup("p__job") != nil {
+			t.Errorf("custom=%v: a legacy server without capabilities.tasks.requests.tools.call has its task-required tool offered", custom)
+		}
 	}
 
 	for _, support := range []string{"required", "forbidden"} {

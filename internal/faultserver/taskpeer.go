@@ -36,7 +36,8 @@ import (
 type TaskPeer struct {
 	Modern bool
 	// NoExtension: a modern peer that does not declare the tasks
-	// extension (it never makes a task).
+	// extension, or a legacy one task-augmented tools/call (it never makes
+	// a task).
 	NoExtension bool
 	Support     string // the job tool's execution.taskSupport
 	Steps       int
@@ -163,7 +164,11 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 		}
 		return `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}` + ext + `},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"taskpeer","version":"1"}}}`, 0, ""
 	case "initialize":
-		return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"taskpeer","version":"1"}}`, 0, ""
+		tasks := `,"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}`
+		if p.NoExtension {
+			tasks = `,"tasks":{"cancel":{}}`
+		}
+		return `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}` + tasks + `},"serverInfo":{"name":"taskpeer","version":"1"}}`, 0, ""
 	case "tools/list":
 		support := ""
 		if p.Support != "" {
@@ -201,7 +206,7 @@ func (p *TaskPeer) taskAsked(req *taskRequest) bool {
 		_, ok := req.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]
 		return ok
 	}
-	return len(req.Params.Task) > 0 && !p.IgnoreTasks
+	return len(req.Params.Task) > 0 && !p.IgnoreTasks && !p.NoExtension
 }
 
 // taskMethod answers a tasks request for t.

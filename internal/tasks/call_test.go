@@ -281,7 +281,8 @@ func TestStartAtOnce(t *testing.T) {
 	}
 }
 
-// TestRules: the interval's bounds, the text bound, what runs as a task.
+// TestRules: the interval's bounds, the text bound, what runs as a task,
+// what declares tasks.
 func TestRules(t *testing.T) {
 	ms := func(f float64) *float64 { return &f }
 	for _, tc := range []struct {
@@ -305,6 +306,19 @@ func TestRules(t *testing.T) {
 	}
 	if Declared(nil) || !Declared(&mcp.ServerCapabilities{Extensions: map[string]any{Extension: map[string]any{}}}) {
 		t.Errorf("Declared: wrong rule")
+	}
+	for result, want := range map[string][2]bool{
+		`{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"requests":{"tools":{"call":{}}}}}}`:   {true, true},
+		`{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"cancel":{}}}}`:                        {true, false},
+		`{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"requests":{"tools":{"call":true}}}}}`: {true, false},
+		`{"protocolVersion":"2025-11-25","capabilities":{"tasks":7}}`:                                    {true, false},
+		`{"protocolVersion":"2025-11-25"}`:                                                               {true, false},
+		`{"tools":[]}`:                                                                                   {false, false},
+		`{"supportedVersions":["2026-07-28"],"capabilities":{}}`:                                         {false, false},
+	} {
+		if initialize, declared := LegacyDeclared([]byte(result)); initialize != want[0] || declared != want[1] {
+			t.Errorf("LegacyDeclared(%s) = %v, %v; want %v", result, initialize, declared, want)
+		}
 	}
 }
 

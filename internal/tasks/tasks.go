@@ -123,6 +123,35 @@ func Augmented(support string, optIn bool) bool {
 	return support == Required || support == Optional && optIn
 }
 
+// LegacyDeclared reports whether result, the result of a response, is an
+// initialize result (it names a protocolVersion), and whether it declares
+// task-augmented tools/call (capabilities.tasks.requests.tools.call),
+// without which a legacy client must not ask for a task, whatever a
+// tool's taskSupport says. go-sdk v1.8.0 decodes no tasks capability.
+func LegacyDeclared(result []byte) (initialize, declared bool) {
+	var r struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.ProtocolVersion == "" {
+		return false, false
+	}
+	var caps struct {
+		Tasks struct {
+			Requests struct {
+				Tools struct {
+					Call json.RawMessage `json:"call"`
+				} `json:"tools"`
+			} `json:"requests"`
+		} `json:"tasks"`
+	}
+	if json.Unmarshal(r.Capabilities, &caps) != nil {
+		return true, false // a malformed capability declares nothing
+	}
+	call := caps.Tasks.Requests.Tools.Call
+	return true, len(call) > 0 && call[0] == '{'
+}
+
 // Declared reports whether a modern server's capabilities declare the
 // tasks extension.
 func Declared(caps *mcp.ServerCapabilities) bool {

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,7 +67,15 @@ type Options struct {
 	// the screen's user sent itself on the connection, beside the SDK's.
 	Claim       func(msg []byte)
 	ClaimPrefix string
+	// Handshake, when set, is handed the result of each response passed
+	// on (of at most maxHandshake bytes), until it reports true (the
+	// handshake's answer was found) or EndHandshake is called: what go-sdk
+	// does not keep of that answer.
+	Handshake func(result []byte) bool
 }
+
+// maxHandshake bounds a result handed to Options.Handshake.
+const maxHandshake = 1 << 20
 
 // A Screen checks the messages of one server connection. It is safe for
 // concurrent use.
@@ -76,6 +85,8 @@ type Screen struct {
 
 	mu     sync.Mutex
 	listed map[listed][]byte // the tools and prompts listed and not yet taken
+
+	shook atomic.Bool // Options.Handshake is done
 }
 
 // A listed is the key of a listed item: its list ("tools", "prompts") and
@@ -229,10 +240,26 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 		return s.replace(rec, fallbackID, &Fault{Kind: TooDeep, Text: fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", SDKMaxDepth)})
 	}
 	if !rec.method.ok {
+		if rec.result.kind == '{' {
+			s.handshake(rec.result.raw(msg))
+		}
 		s.claim(rec.usableID(), out)
 	}
 	return out, changed, nil
 }
+
+// handshake hands result to Options.Handshake until it is done.
+func (s *Screen) handshake(result []byte) {
+	if s.opts.Handshake == nil || s.shook.Load() || len(result) > maxHandshake {
+		return
+	}
+	if s.opts.Handshake(result) {
+		s.shook.Store(true)
+	}
+}
+
+// EndHandshake ends the calls of Options.Handshake.
+func (s *Screen) EndHandshake() { s.shook.Store(true) }
 
 // Result screens the result of a response to id (its raw JSON, nil when
 // unknown) that the SDK has already decoded (see [Screen.Conn]): it
@@ -252,6 +279,7 @@ func (s *Screen) Result(result, id []byte) ([]byte, error) {
 	if !sc.complete() || rec.result.kind != '{' {
 		return result, nil // the SDK decoded it: only a valid object needs a look
 	}
+	s.handshake(result)
 	if len(id) > 0 {
 		rec.id, rec.idKind = id, id[0]
 	}
