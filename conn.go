@@ -58,8 +58,9 @@ type conn struct {
 	// task, a task's question) and not seen to end since, at most
 	// maxHanded: while it holds any, closing c leaves the session to the
 	// server, for the tasks are awaited elsewhere (tasks.go). Guarded by
-	// openMu.
-	handed map[string]struct{}
+	// openMu, as is overHanded: more were handed out than handed holds.
+	handed     map[string]struct{}
+	overHanded bool
 
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it

@@ -79,7 +79,8 @@ func (p *PendingTask) Collect(ctx context.Context) (*Result, error) {
 // CollectTask polls the task of p on the current connection of p.Server
 // (dialing it if needed) until it ends, within ctx and [Config.TaskWait],
 // and returns its result, its failure ([ErrTaskFailed]), an [*Interrupt]
-// when a modern server asks for input, or a *PendingTask again when a
+// when the server asks for input (a modern one, or a legacy one over
+// Streamable HTTP), or a *PendingTask again when a
 // deadline passed first. Cancelling ctx cancels the task. p may come from
 // another Adapter or process through JSON: it is checked first as an
 // [Interrupt] is by [Adapter.Resume] (its seal, its principal, its server

@@ -12,9 +12,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
+	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -115,7 +117,9 @@ type taskCall struct {
 	token string       // the progress token of the call, or ""
 	p     *PendingTask // the task, once made
 	f     *tasks.Call
-	line  *tasks.Line // opened by the first request that needs it
+
+	line   *tasks.Line              // opened by the first request that needs it
+	lineRT *httptransport.Transport // the line's
 }
 
 // newTask returns the task call of t for p's task (nil: not yet made).
@@ -169,26 +173,53 @@ func (tc *taskCall) lineSession() string {
 	return c.session.ID()
 }
 
-// calls returns the registry of requests a request of method goes on (of
-// the call's task line, opened now if need be, or of the conn), and the
-// channel closed when its connection is lost. The task-augmented
-// tools/call goes on the conn: a server that answers it at once (a legacy
-// one that ignores the task) may ask or report progress on its stream,
-// which go-sdk takes as for any call.
-func (tc *taskCall) calls(ctx context.Context, method string) (*tasks.Calls, <-chan struct{}, error) {
-	c := tc.t.conn
+// line returns the task line a request of method goes on, opened now if
+// need be, or nil when it goes on the conn. The task-augmented tools/call
+// goes on the conn: a server that answers it at once (a legacy one that
+// ignores the task) may ask or report progress on its stream, which
+// go-sdk takes as for any call.
+func (tc *taskCall) lineFor(ctx context.Context, method string) (*tasks.Line, error) {
 	session := tc.lineSession()
-	switch {
-	case session == "" || method == "tools/call":
-		return &c.raw, c.done, nil
-	case tc.line == nil:
-		line, err := c.taskLine(ctx, session)
-		if err != nil {
-			return nil, nil, err
-		}
-		tc.line = line
+	if session == "" || method == "tools/call" {
+		return nil, nil
 	}
-	return &tc.line.Calls, tc.line.Lost(), nil
+	if tc.line == nil {
+		line, rt, err := tc.t.conn.taskLine(ctx, session)
+		if err != nil {
+			return nil, err
+		}
+		tc.line, tc.lineRT = line, rt
+	}
+	return tc.line, nil
+}
+
+// taskLine opens a task line to session, of c's server (internal/tasks,
+// line.go): a Streamable HTTP connection of c's settings (its headers,
+// credentials, HTTP client, message bound) that carries session's id and
+// c's protocol version, and keeps the session when it closes. The
+// progress the server reports on it reaches the call's listeners. It
+// returns the line and its transport.
+func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, *httptransport.Transport, error) {
+	var line *tasks.Line
+	d := &c.a.pool.dialer
+	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.streamable.Endpoint, nil)
+	opts.Ended, opts.Failed = func() {}, func() {}
+	opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
+	rt := httptransport.New(opts)
+	st := *c.streamable
+	st.HTTPClient = rt.Client(c.streamable.HTTPClient)
+	st.MaxEventSize, st.DisableStandaloneSSE = d.maxEventSize(), true
+	conn, err := st.Connect(ctx) // no I/O: the first request is the line's
+	if err != nil {
+		return nil, nil, err
+	}
+	line = tasks.NewLine(conn, func(n *jsonrpc.Request) {
+		var p mcp.ProgressNotificationParams
+		if n.Method == "notifications/progress" && json.Unmarshal(n.Params, &p) == nil {
+			c.a.notify.progressed(c.gen, c.server, c.session, &p)
+		}
+	})
+	return line, rt, nil
 }
 
 // task runs a call of t as a task: the task-augmented tools/call, then the
@@ -241,8 +272,9 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	return newResult(res), nil
 }
 
-// resumeTask answers the questions of in, an interrupt of a modern task,
-// with responses (tasks/update), and follows the task on.
+// resumeTask answers the questions of in, an interrupt of a task, with
+// responses (a modern task's through tasks/update, a legacy one's by
+// request id on its session), and follows the task on.
 func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.InputResponseMap) (*Result, error) {
 	tc, forget := t.newTaskCall(ctx, "", in.task.rebind(t, PrincipalFrom(ctx)))
 	defer forget()
@@ -252,46 +284,48 @@ func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.Inpu
 	return tc.follow(ctx)
 }
 
-// taskLine opens a task line to session, of c's server (internal/tasks,
-// line.go): a Streamable HTTP connection of c's settings (its headers,
-// credentials, HTTP client, message bound) that carries session's id and
-// c's protocol version, and keeps the session when it closes.
-func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, error) {
-	var line *tasks.Line
-	d := &c.a.pool.dialer
-	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.streamable.Endpoint, nil)
-	opts.Ended, opts.Failed = func() {}, func() {}
-	opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
-	st := *c.streamable
-	st.HTTPClient = httptransport.New(opts).Client(c.streamable.HTTPClient)
-	st.MaxEventSize, st.DisableStandaloneSSE = d.maxEventSize(), true
-	conn, err := st.Connect(ctx) // no I/O: the first request is the line's
-	if err != nil {
-		return nil, err
-	}
-	line = tasks.NewLine(conn)
-	return line, nil
-}
-
 // Request sends a request of the adapter's own on the call's connection
 // (tasks.Calls) or task line. The questions a legacy server asks on the
 // stream of tasks/result go to ask on a line; on the conn, go-sdk takes
-// them, and they are attributed to the call (serverreq.go).
-func (tc *taskCall) Request(ctx context.Context, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
+// them, and they are attributed to the call (serverreq.go). A request
+// that a stored task's session refuses (the server forgot the session:
+// 400 or 404) is sent again once on the conn's own session, where a
+// server whose tasks outlive sessions still knows the task.
+func (tc *taskCall) Request(ctx context.Context, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	c := tc.t.conn
-	if method == tasks.MethodResult {
-		defer c.closeCall(c.openCall(ctx, tc.t.name))
-	}
 	if err := c.usable(tc.op); err != nil {
 		return nil, err
 	}
 	ctx, done := c.callContext(ctx)
 	defer done()
-	calls, lost, err := tc.calls(ctx, method)
-	if err != nil {
-		return nil, serverError(c.server, tc.op, err)
+	res, err := tc.send(ctx, method, params, ask)
+	if err != nil && tc.sessionGone() {
+		tc.end()
+		tc.line, tc.lineRT, tc.p.session = nil, nil, c.session.ID()
+		res, err = tc.send(ctx, method, params, ask)
 	}
-	res, err := calls.CallAsking(ctx, c.life, lost, method, params, ask)
+	return res, err
+}
+
+// send sends a request of the adapter's own (Request) on the call's
+// connection or task line.
+func (tc *taskCall) send(ctx context.Context, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
+	c := tc.t.conn
+	line, err := tc.lineFor(ctx, method)
+	if err != nil {
+		return nil, tc.lineError(err)
+	}
+	if line != nil {
+		res, err := line.CallAsking(ctx, c.life, line.Lost(), method, params, ask)
+		if errors.Is(err, tasks.ErrLost) {
+			err = fmt.Errorf("task line lost: %w", line.Err())
+		}
+		return res, tc.lineError(err)
+	}
+	if method == tasks.MethodResult {
+		defer c.closeCall(c.openCall(ctx, tc.t.name))
+	}
+	res, err := c.raw.CallAsking(ctx, c.life, c.done, method, params, ask)
 	switch {
 	case err == nil:
 		return res, nil
@@ -303,19 +337,49 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 	return nil, c.callError(tc.op, classifyFault(err))
 }
 
+// lineError returns err, a failure on the call's task line (nil: none),
+// as an error of the call: the line's failure is its own, not the
+// session's connection's, and its text names no credential of the URL.
+func (tc *taskCall) lineError(err error) error {
+	c := tc.t.conn
+	switch {
+	case err == nil:
+		return nil
+	case c.closing.Load() || c.life.Err() != nil:
+		return serverError(c.server, tc.op, c.closedErr())
+	}
+	return serverError(c.server, tc.op, redact.Error(classifyFault(err), c.streamable.Endpoint))
+}
+
+// sessionGone reports whether the call's task line was refused its
+// session (400 or 404) when the session is not the conn's own.
+func (tc *taskCall) sessionGone() bool {
+	if tc.lineRT == nil || tc.p == nil || tc.p.session == tc.t.conn.session.ID() {
+		return false
+	}
+	code := tc.lineRT.Failure()
+	return tc.lineRT.Missing() || code == http.StatusBadRequest || code == http.StatusNotFound
+}
+
 // Respond answers the server's request id (a legacy task's question) with
-// result, on the call's connection or task line.
+// result, on the call's connection or task line, never on another
+// session than the question's.
 func (tc *taskCall) Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage) error {
 	c := tc.t.conn
 	if err := c.usable(tc.op); err != nil {
 		return err
 	}
-	calls, _, err := tc.calls(ctx, "")
-	if err == nil {
-		err = calls.Respond(ctx, id, result, nil)
+	ctx, done := c.callContext(ctx)
+	defer done()
+	line, err := tc.lineFor(ctx, "")
+	switch {
+	case err != nil:
+		return tc.lineError(err)
+	case line != nil:
+		return tc.lineError(line.Respond(ctx, id, result, nil))
 	}
-	if err != nil {
-		return serverError(c.server, tc.op, err)
+	if err := c.raw.Respond(ctx, id, result, nil); err != nil {
+		return c.callError(tc.op, err)
 	}
 	return nil
 }
@@ -339,9 +403,10 @@ func (tc *taskCall) Changed(n int, status, message string) {
 	c.a.notify.progressed(c.gen, c.server, c.session, &mcp.ProgressNotificationParams{ProgressToken: tc.token, Progress: float64(n), Message: cmp.Or(message, status)})
 }
 
-// Ask takes a modern task's questions: answered inline by
+// Ask takes a task's questions (a modern task's input requests, a legacy
+// one's asked on a task line): answered inline by
 // Config.ElicitationHandler, or returned as an *Interrupt that resumes
-// through tasks/update (resumeTask).
+// through resumeTask.
 func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	c, a := tc.t.conn, tc.t.a
 	reqs, err := elicitationRequests(asked)
@@ -359,7 +424,7 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 }
 
 // maxHanded bounds the tasks a conn remembers handed out; past it, the
-// session is kept all the same.
+// session is kept all the same (conn.overHanded).
 const maxHanded = 1024
 
 // handOut returns err, the call's pending task or interrupt, after noting
@@ -373,6 +438,8 @@ func (tc *taskCall) handOut(err error) error {
 		}
 		if len(c.handed) < maxHanded {
 			c.handed[tc.p.TaskID] = struct{}{}
+		} else {
+			c.overHanded = true
 		}
 		c.openMu.Unlock()
 	}
@@ -401,7 +468,7 @@ func (tc *taskCall) ownSession() bool {
 func (c *conn) keeps() bool {
 	c.openMu.Lock()
 	defer c.openMu.Unlock()
-	return len(c.handed) > 0
+	return len(c.handed) > 0 || c.overHanded
 }
 
 // Fail wraps err in the call's *ServerError.

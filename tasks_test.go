@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -413,5 +414,134 @@ func TestTasksStatus(t *testing.T) {
 	}
 	if n := a.Status().Servers["p"].TasksInFlight; n != 0 {
 		t.Errorf("TasksInFlight after the call = %d, want 0", n)
+	}
+}
+
+// TestTasksLine: over Streamable HTTP, a legacy task bound to its session
+// outlives the Adapter that started it. Its question, asked on the stream
+// of tasks/result, is an *Interrupt (no handler) that a new Adapter
+// answers by request id on the task's session, or is answered inline by
+// the handler; a pending task is collected on a new Adapter; the first
+// Adapter's Close leaves the session (no DELETE) while its task is out,
+// and ends it once the task settled; a stored session the server forgot
+// (a restart with a durable store) falls back to the new Adapter's own
+// session; a broken tasks/result stream fails the call, it does not hang.
+func TestTasksLine(t *testing.T) {
+	ctx := faultCtx(t)
+	peer := &faultserver.TaskPeer{Support: "required"}
+	hs := httptest.NewServer(peer.HTTP())
+	defer hs.Close()
+	srv := Server{URL: hs.URL}
+	open := func(handler func(context.Context, ElicitationRequest) (Answer, error)) (*Adapter, *Tool) {
+		a, err := New(Config{Servers: map[string]Server{"p": srv}, ElicitationHandler: handler})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := a.ListTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, lookup(t, ts, "p__job")
+	}
+	closeIt := func(a *Adapter, deletes int) {
+		t.Helper()
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := peer.Methods("DELETE"); n != deletes {
+			t.Errorf("DELETEs after Close: %d, want %d", n, deletes)
+		}
+	}
+
+	// A question: an interrupt, answered on a new Adapter.
+	a, job := open(nil)
+	_, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"})
+	var intr *Interrupt
+	if !errors.As(err, &intr) || len(intr.Requests) != 1 || intr.Requests[0].Message != "Which one?" {
+		t.Fatalf("Invoke(ask) = %v, want an *Interrupt with the question", err)
+	}
+	b, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeIt(a, 0)
+	var back Interrupt
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	a, _ = open(nil)
+	res, err := a.Resume(ctx, &back, Answered(map[string]Answer{back.Requests[0].Key: {Action: Accept, Content: map[string]any{"pick": "a"}}}))
+	if err != nil || res.Text() != "done: tides" {
+		t.Fatalf("Resume on a new Adapter = %v, %v; want done: tides", res, err)
+	}
+	if got := peer.Answers(); len(got) != 1 || !strings.Contains(got[0], `"pick":"a"`) {
+		t.Errorf("the server got the answers %q", got)
+	}
+	closeIt(a, 1) // its own session: nothing of it is out
+
+	// A question answered inline.
+	a, job = open(func(context.Context, ElicitationRequest) (Answer, error) {
+		return Answer{Action: Accept, Content: map[string]any{"pick": "b"}}, nil
+	})
+	if res, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "reefs"}); err != nil || res.Text() != "done: reefs" {
+		t.Fatalf("Invoke(ask) with a handler = %v, %v", res, err)
+	}
+	closeIt(a, 2)
+
+	// A pending task, collected on a new Adapter.
+	a, job = open(nil)
+	_, err = job.Invoke(WithPendingTask(ctx), map[string]any{"topic": "dunes"})
+	var pt *PendingTask
+	if !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
+	}
+	stored, err := json.Marshal(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeIt(a, 2)
+	var pending PendingTask
+	if err := json.Unmarshal(stored, &pending); err != nil {
+		t.Fatal(err)
+	}
+	a, _ = open(nil)
+	if res, err := a.CollectTask(ctx, &pending); err != nil || res.Text() != "done: dunes" {
+		t.Fatalf("CollectTask on a new Adapter = %v, %v", res, err)
+	}
+	closeIt(a, 3)
+
+	// Collected by the Adapter that made it: its session ends with it.
+	a, job = open(nil)
+	_, err = job.Invoke(WithPendingTask(ctx), map[string]any{"topic": "capes"})
+	if !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v", err)
+	}
+	if res, err := a.CollectTask(ctx, pt); err != nil || res.Text() != "done: capes" {
+		t.Fatalf("CollectTask = %v, %v", res, err)
+	}
+	closeIt(a, 4)
+
+	// A stored session the server forgot, its tasks kept.
+	unbound := &faultserver.TaskPeer{Support: "required", Unbound: true}
+	uhs := httptest.NewServer(unbound.HTTP())
+	defer uhs.Close()
+	ua := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}})
+	ujob := lookup(t, taskTools(t, ua), "p__job")
+	if _, err := ujob.Invoke(WithPendingTask(ctx), map[string]any{"topic": "bays"}); !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v", err)
+	}
+	stored, _ = json.Marshal(pt)
+	unbound.ForgetSessions()
+	json.Unmarshal(stored, &pending)
+	ub := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}})
+	if res, err := ub.CollectTask(ctx, &pending); err != nil || res.Text() != "done: bays" {
+		t.Fatalf("CollectTask of a forgotten session = %v, %v; want the task from the new session", res, err)
+	}
+
+	// A broken stream.
+	a, job = open(nil)
+	defer a.Close()
+	if _, err := job.Invoke(ctx, map[string]any{"mode": "break"}); err == nil || !strings.Contains(err.Error(), "task line lost") {
+		t.Fatalf("Invoke(break) = %v, want the task line lost", err)
 	}
 }

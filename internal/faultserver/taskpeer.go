@@ -31,6 +31,10 @@ import (
 //	"huge"    completed with a text of HugeBytes bytes
 //	"fail"    failed with a JSON-RPC error
 //	"flood"   a new status message at every poll, with pollInterval 0
+//	"break"   (legacy, HTTP) tasks/result's stream ends unanswered (taskhttp.go)
+//
+// A legacy "ask" job served over HTTP (taskhttp.go) asks its question on
+// the stream of tasks/result.
 //
 // A TaskPeer is safe for concurrent use.
 type TaskPeer struct {
@@ -45,6 +49,9 @@ type TaskPeer struct {
 	// IgnoreTasks: a legacy peer that answers a task-augmented call at
 	// once, as a server without tasks does.
 	IgnoreTasks bool
+	// Unbound: over HTTP (taskhttp.go), tasks outlive the session that
+	// made them, as in a durable store; by default they belong to it.
+	Unbound bool
 
 	wg sync.WaitGroup
 	mu sync.Mutex
@@ -53,6 +60,7 @@ type TaskPeer struct {
 	methods map[string]int // requests by method ("tools/call+task" for task-augmented calls)
 	answers []string       // the inputResponses of tasks/update, as JSON
 	seq     int
+	http    httpState // taskhttp.go
 }
 
 // A peerTask is one task of a TaskPeer.
@@ -61,6 +69,7 @@ type peerTask struct {
 	polls       int
 	status      string
 	answered    bool
+	session     string // over HTTP, the session that made it
 }
 
 // Methods reports how many requests of method the peer received;
@@ -109,6 +118,8 @@ type taskRequest struct {
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
 		} `json:"_meta"`
 	} `json:"params"`
+
+	session string // over HTTP, the request's session
 }
 
 // serve answers the requests read from r on w, a line each.
@@ -121,14 +132,7 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 			continue
 		}
 		res, code, msg := p.answer(&req)
-		var line string
-		if code != 0 {
-			m, _ := json.Marshal(msg)
-			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, req.ID, code, m)
-		} else {
-			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, res)
-		}
-		if _, err := io.WriteString(w, line+"\n"); err != nil {
+		if _, err := io.WriteString(w, envelope(req.ID, res, code, msg)+"\n"); err != nil {
 			return
 		}
 	}
@@ -138,15 +142,11 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.methods == nil {
-		p.methods = map[string]int{}
-		p.tasks = map[string]*peerTask{}
-	}
 	method := req.Method
 	if method == "tools/call" && p.taskAsked(req) {
 		method += "+task"
 	}
-	p.methods[method]++
+	p.count(method)
 	if _, ok := req.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]; ok {
 		p.methods["declared "+req.Method]++
 	}
@@ -181,7 +181,7 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 		}
 		p.seq++
 		id := "task-" + strconv.Itoa(p.seq)
-		t := &peerTask{mode: req.Params.Arguments.Mode, topic: req.Params.Arguments.Topic, status: "working"}
+		t := &peerTask{mode: req.Params.Arguments.Mode, topic: req.Params.Arguments.Topic, status: "working", session: req.session}
 		p.tasks[id] = t
 		if p.Modern {
 			return `{"resultType":"task",` + p.taskFields(id, t)[1:], 0, ""
@@ -189,7 +189,7 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 		return `{"task":` + p.taskFields(id, t) + `}`, 0, ""
 	case "tasks/get", "tasks/result", "tasks/update", "tasks/cancel":
 		t := p.tasks[req.Params.TaskID]
-		if t == nil {
+		if t == nil || t.session != req.session && !p.Unbound {
 			return "", -32602, "Failed to retrieve task: Task not found"
 		}
 		return p.taskMethod(req, t)

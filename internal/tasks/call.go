@@ -22,10 +22,10 @@ type Host interface {
 	// on the task's connection, within ctx, and returns its result. ctx
 	// bounds every request but MethodResult by Session.Timeout;
 	// MethodResult waits for the task's end, and ask, not nil only then,
-	// takes the questions a legacy server asks on its stream, when the
-	// host reads them itself (a task line); an error of ask ends the
-	// request with it.
-	Request(ctx context.Context, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error)
+	// takes the questions a legacy server asks on its stream (those that
+	// came together at once), when the host reads them itself (a task
+	// line); an error of ask ends the request with it.
+	Request(ctx context.Context, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error)
 	// Respond answers the server's request id, a legacy task's question,
 	// with result, on the task's connection.
 	Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage) error
@@ -149,7 +149,7 @@ func (c *Call) send(ctx context.Context, method string, params map[string]any) (
 }
 
 // sendAsking is send, with ask for the server's questions (Host.Request).
-func (c *Call) sendAsking(ctx context.Context, method string, params map[string]any, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
+func (c *Call) sendAsking(ctx context.Context, method string, params map[string]any, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, c.h.Fail(err)
@@ -197,6 +197,11 @@ func (c *Call) Cancel(ctx context.Context) error {
 // [Call.Follow] gave it).
 func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error {
 	if !c.modern {
+		if c.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
 		for key, r := range responses {
 			id, err := requestID(key)
 			if err != nil {
@@ -312,8 +317,8 @@ func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallTool
 		}
 		return c.toolResult(w.Result)
 	}
-	raw, err := c.sendAsking(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(q *jsonrpc.Request) error {
-		return c.question(waitCtx, q)
+	raw, err := c.sendAsking(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(qs []*jsonrpc.Request) error {
+		return c.questions(waitCtx, qs)
 	})
 	var stop stopError
 	switch {
@@ -331,20 +336,24 @@ type stopError struct{ err error }
 
 func (e stopError) Error() string { return e.err.Error() }
 
-// question takes q, a legacy server's question asked on the stream of
-// tasks/result, keyed by its request id, to the host (Host.Ask), and sends
-// the host's answer at once; the host's error ends the follow, as does a
-// question that cannot be decoded ([ErrBad]).
-func (c *Call) question(ctx context.Context, q *jsonrpc.Request) error {
-	key, err := json.Marshal(q.ID.Raw())
-	var p mcp.ElicitParams
-	if err == nil {
-		err = json.Unmarshal(q.Params, &p)
+// questions takes qs, a legacy server's questions asked on the stream of
+// tasks/result, keyed by their request ids, to the host (Host.Ask), and
+// sends the host's answers at once; the host's error ends the follow, as
+// does a question that cannot be decoded ([ErrBad]).
+func (c *Call) questions(ctx context.Context, qs []*jsonrpc.Request) error {
+	asked := make(mcp.InputRequestMap, len(qs))
+	for _, q := range qs {
+		key, err := json.Marshal(q.ID.Raw())
+		var p mcp.ElicitParams
+		if err == nil {
+			err = json.Unmarshal(q.Params, &p)
+		}
+		if err != nil {
+			return stopError{c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))}
+		}
+		asked[string(key)] = &p
 	}
-	if err != nil {
-		return stopError{c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))}
-	}
-	answered, err := c.h.Ask(ctx, mcp.InputRequestMap{string(key): &p})
+	answered, err := c.h.Ask(ctx, asked)
 	if err != nil {
 		return stopError{err}
 	}

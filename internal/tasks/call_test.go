@@ -29,7 +29,7 @@ type fakeHost struct {
 	cancelCause, cancelErr error
 }
 
-func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
+func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	var p map[string]any
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMe
 	}
 	if ask != nil {
 		for _, q := range h.questions {
-			if err := ask(q); err != nil {
+			if err := ask([]*jsonrpc.Request{q}); err != nil {
 				return nil, err
 			}
 		}

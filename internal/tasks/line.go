@@ -16,6 +16,7 @@ package tasks
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -32,57 +33,98 @@ const MethodElicit = "elicitation/create"
 // A Line is a task line: the requests of the adapter's own ([Calls]) on a
 // connection that nothing else reads. Its answers are claimed by the
 // screen of the connection's transport (Calls.Claim); the server's
-// questions wait for the call that takes them ([Calls.CallAsking]); any
-// other request is refused, notifications are dropped.
+// questions wait for the call that takes them ([Calls.CallAsking]); a ping
+// is answered, any other request refused; notifications go to the line's
+// notify.
 type Line struct {
 	Calls
 
-	asked chan *jsonrpc.Request
-	lost  chan struct{} // closed when the connection's reads end
-	wg    sync.WaitGroup
+	notify func(*jsonrpc.Request)
+	asked  chan *jsonrpc.Request
+	ctx    context.Context // ended by Close: bounds the line's own answers
+	stop   context.CancelFunc
+	lost   chan struct{} // closed when the connection's reads end
+	err    error         // why; written before lost is closed
+	wg     sync.WaitGroup
 }
 
 // NewLine returns the line over conn, an unwrapped connection whose
 // transport screens its answers and hands them to the line's Claim, and
-// starts reading it.
-func NewLine(conn mcp.Connection) *Line {
-	l := &Line{asked: make(chan *jsonrpc.Request, maxAsked), lost: make(chan struct{})}
+// starts reading it. notify, when not nil, is handed the server's
+// notifications on the line (progress of the call).
+func NewLine(conn mcp.Connection, notify func(*jsonrpc.Request)) *Line {
+	l := &Line{notify: notify, asked: make(chan *jsonrpc.Request, maxAsked), lost: make(chan struct{})}
+	l.ctx, l.stop = context.WithCancel(context.Background())
 	l.Calls.asked = l.asked
 	l.Record(conn)
 	l.wg.Go(l.read)
 	return l
 }
 
-// Lost is closed when the line's connection ended.
+// Lost is closed when the line's connection ended; Err then says why.
 func (l *Line) Lost() <-chan struct{} { return l.lost }
 
-// read reads the line until its connection ends.
-func (l *Line) read() {
-	defer close(l.lost)
-	for {
-		msg, err := l.conn.Read(context.Background())
-		if err != nil {
-			return
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok || !req.IsCall() {
-			continue // an answer (claimed as it was screened), a notification
-		}
-		if req.Method == MethodElicit {
-			select {
-			case l.asked <- req:
-				continue
-			default:
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), rawCancelTimeout)
-		_ = l.Respond(ctx, req.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "not taken on a task line: " + truncate(req.Method)})
-		cancel()
+// Err returns why the line's connection ended, once Lost is closed.
+func (l *Line) Err() error {
+	select {
+	case <-l.lost:
+		return l.err
+	default:
+		return nil
 	}
 }
 
-// Close closes the line's connection and waits for its reads to end.
+// read reads the line until its connection ends.
+func (l *Line) read() {
+	for {
+		msg, err := l.conn.Read(l.ctx)
+		if err != nil {
+			if l.ctx.Err() != nil {
+				err = errors.New("task line closed")
+			}
+			l.err = err
+			close(l.lost)
+			return
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		switch {
+		case !ok: // an answer, claimed as it was screened
+		case !req.IsCall():
+			if l.notify != nil {
+				l.notify(req)
+			}
+		case req.Method == "ping":
+			l.answer(req.ID, []byte(`{}`), nil)
+		case req.Method == MethodElicit && l.take(req):
+		default:
+			l.answer(req.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "not taken on a task line: " + truncate(req.Method)})
+		}
+	}
+}
+
+// take holds a question for the call that takes it, unless maxAsked are
+// held already.
+func (l *Line) take(req *jsonrpc.Request) bool {
+	select {
+	case l.asked <- req:
+		return true
+	default:
+		return false
+	}
+}
+
+// answer answers the server's request id, within rawCancelTimeout and the
+// line's life.
+func (l *Line) answer(id jsonrpc.ID, result []byte, e *jsonrpc.Error) {
+	ctx, cancel := context.WithTimeout(l.ctx, rawCancelTimeout)
+	defer cancel()
+	_ = l.Respond(ctx, id, result, e)
+}
+
+// Close closes the line's connection and waits for its reads to end. A
+// question no call took is left unanswered: the call ended without it.
 func (l *Line) Close() error {
+	l.stop()
 	err := l.conn.Close()
 	l.wg.Wait()
 	return err

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -10,9 +11,9 @@ import (
 
 // TestLine: a task line hands the server's question on the stream of
 // tasks/result to the call that waits for it, whose answer is the
-// response to the question's id; it refuses any other request of the
-// server's, and questions past maxAsked that no call takes; Close ends
-// its reads.
+// response to the question's id; it answers a ping, passes notifications
+// on, refuses any other request of the server's and questions past
+// maxAsked that no call takes; Close ends its reads.
 func TestLine(t *testing.T) {
 	ctx := t.Context()
 	ct, st := mcp.NewInMemoryTransports()
@@ -24,7 +25,8 @@ func TestLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := NewLine(cc)
+	notes := make(chan string, 1)
+	line := NewLine(cc, func(n *jsonrpc.Request) { notes <- n.Method })
 	read := func() jsonrpc.Message {
 		t.Helper()
 		m, err := server.Read(ctx)
@@ -41,9 +43,14 @@ func TestLine(t *testing.T) {
 	done := make(chan error, 1)
 	var asked []string
 	go func() {
-		res, err := line.CallAsking(ctx, ctx, line.Lost(), MethodResult, json.RawMessage(`{"taskId":"t1"}`), func(q *jsonrpc.Request) error {
-			asked = append(asked, q.Method)
-			return line.Respond(ctx, q.ID, json.RawMessage(`{"action":"accept"}`), nil)
+		res, err := line.CallAsking(ctx, ctx, line.Lost(), MethodResult, json.RawMessage(`{"taskId":"t1"}`), func(qs []*jsonrpc.Request) error {
+			for _, q := range qs {
+				asked = append(asked, q.Method)
+				if err := line.Respond(ctx, q.ID, json.RawMessage(`{"action":"accept"}`), nil); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if err == nil && string(res) != `{"done":true}` {
 			t.Errorf("result %s", res)
@@ -54,11 +61,23 @@ func TestLine(t *testing.T) {
 	if call.Method != MethodResult {
 		t.Fatalf("the line sent %s", call.Method)
 	}
-	if err := server.Write(ctx, request(6, "ping")); err != nil {
+	if err := server.Write(ctx, request(6, "roots/list")); err != nil {
 		t.Fatal(err)
 	}
 	if resp := read().(*jsonrpc.Response); resp.ID.Raw() != int64(6) || resp.Error == nil {
-		t.Errorf("ping answered %+v, want an error", resp)
+		t.Errorf("roots/list answered %+v, want an error", resp)
+	}
+	if err := server.Write(ctx, request(7, "ping")); err != nil {
+		t.Fatal(err)
+	}
+	if resp := read().(*jsonrpc.Response); resp.ID.Raw() != int64(7) || resp.Error != nil || string(resp.Result) != `{}` {
+		t.Errorf("ping answered %+v, want {}", resp)
+	}
+	if err := server.Write(ctx, &jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-notes; got != "notifications/progress" {
+		t.Errorf("notified %s", got)
 	}
 	if err := server.Write(ctx, request(5, MethodElicit)); err != nil {
 		t.Fatal(err)
@@ -81,12 +100,26 @@ func TestLine(t *testing.T) {
 	if resp := read().(*jsonrpc.Response); resp.ID.Raw() != int64(10+maxAsked) || resp.Error == nil {
 		t.Errorf("a question past the bound answered %+v, want an error", resp)
 	}
+	// The held questions reach the next call that asks, together; its
+	// error (an interrupt) ends the call, answering none.
+	stop := errors.New("interrupted")
+	var batch int
+	_, err = line.CallAsking(ctx, ctx, line.Lost(), MethodResult, json.RawMessage(`{"taskId":"t1"}`), func(qs []*jsonrpc.Request) error {
+		batch = len(qs)
+		return stop
+	})
+	if err != stop || batch != maxAsked {
+		t.Errorf("CallAsking = %v with %d questions, want the interrupt with %d", err, batch, maxAsked)
+	}
 
 	if err := line.Close(); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-line.Lost():
+		if line.Err() == nil {
+			t.Error("Err is nil once the line is lost")
+		}
 	default:
 		t.Error("Lost is open after Close")
 	}

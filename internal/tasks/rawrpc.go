@@ -2,11 +2,12 @@ package tasks
 
 // Requests of the adapter's own on a session's connection, for methods
 // go-sdk has no API for (the tasks of Call). A request is written on the
-// transport connection the session runs on, with an id of the adapter's
-// namespace (a string: go-sdk numbers its own), and its answer is claimed
-// by the connection's screen as it passes (internal/wire, Options.Claim);
-// go-sdk, which reads it too, drops a response it sent no request for.
-// See the root's sdkcompat.go, entry 8.
+// transport connection the session runs on, or on a task line joined to
+// it (line.go), with an id of the adapter's namespace (a string: go-sdk
+// numbers its own), and its answer is claimed by the connection's screen
+// as it passes (internal/wire, Options.Claim); go-sdk, which reads it too
+// on the session's own connection, drops a response it sent no request
+// for. See the root's sdkcompat.go, entry 8.
 
 import (
 	"context"
@@ -35,8 +36,8 @@ var (
 	// recorded: the transport is not one the adapter can write to.
 	ErrNoConn = errors.New("requests of the adapter's own need a transport it can write to")
 
-	// ErrLost is returned by [Calls.Call] when the session ended before
-	// the answer came.
+	// ErrLost is returned by [Calls.Call] when the session (or the task
+	// line) ended before the answer came.
 	ErrLost = errors.New("connection lost")
 )
 
@@ -114,11 +115,11 @@ func (r *Calls) Call(ctx, life context.Context, lost <-chan struct{}, method str
 	return r.CallAsking(ctx, life, lost, method, params, nil)
 }
 
-// CallAsking is Call, and, on a task line, hands ask each request the
-// server sends while the answer is awaited (a legacy tasks/result's
-// questions), one at a time; an error of ask ends the call with it, the
+// CallAsking is Call, and, on a task line, hands ask the questions the
+// server asks while the answer is awaited (a legacy tasks/result's), those
+// that came together at once; an error of ask ends the call with it, the
 // request abandoned unannounced: its stream goes with the line.
-func (r *Calls) CallAsking(ctx, life context.Context, lost <-chan struct{}, method string, params json.RawMessage, ask func(*jsonrpc.Request) error) (json.RawMessage, error) {
+func (r *Calls) CallAsking(ctx, life context.Context, lost <-chan struct{}, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	if r.conn == nil {
 		return nil, ErrNoConn
 	}
@@ -141,7 +142,7 @@ func (r *Calls) CallAsking(ctx, life context.Context, lost <-chan struct{}, meth
 			}
 			return resp.Result, nil
 		case req := <-asked:
-			if err := ask(req); err != nil {
+			if err := ask(drain(req, asked)); err != nil {
 				return nil, err
 			}
 		case <-ctx.Done():
@@ -149,6 +150,19 @@ func (r *Calls) CallAsking(ctx, life context.Context, lost <-chan struct{}, meth
 			return nil, context.Cause(ctx)
 		case <-lost:
 			return nil, ErrLost
+		}
+	}
+}
+
+// drain returns first and the requests waiting in asked.
+func drain(first *jsonrpc.Request, asked <-chan *jsonrpc.Request) []*jsonrpc.Request {
+	reqs := []*jsonrpc.Request{first}
+	for {
+		select {
+		case req := <-asked:
+			reqs = append(reqs, req)
+		default:
+			return reqs
 		}
 	}
 }
