@@ -54,13 +54,6 @@ type conn struct {
 	openMu sync.Mutex
 	open   map[*openCall]struct{} // guarded by openMu
 	asking int                    // live elicitations being answered; guarded by openMu
-	// handed holds the ids of the session's tasks handed out (a pending
-	// task, a task's question) and not seen to end since, at most
-	// maxHanded: while it holds any, closing c leaves the session to the
-	// server, for the tasks are awaited elsewhere (tasks.go). Guarded by
-	// openMu, as is overHanded: more were handed out than handed holds.
-	handed     map[string]struct{}
-	overHanded bool
 
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
@@ -92,8 +85,10 @@ type conn struct {
 
 	// streamable is the Streamable HTTP transport of the session (the
 	// caller's settings), through which a task line joins it (tasks.go);
-	// nil for other transports.
+	// nil for other transports. handed holds the session's tasks handed
+	// out: while any is, closing c leaves the session to the server.
 	streamable *mcp.StreamableClientTransport
+	handed     tasks.Handed
 
 	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
 	// OAuthFor's for c's principal), called once per dial.

@@ -27,11 +27,11 @@ type httpConn struct {
 // newHTTPConn returns the transport of a connection attempt of c to
 // endpoint, over which screen reads; oauth authorizes its requests (SSE:
 // go-sdk authorizes Streamable HTTP itself), when not nil. The session
-// is kept when c closes while it holds tasks handed out (conn.keeps).
+// is kept when c closes while tasks handed out live there (conn.handed).
 func newHTTPConn(c *conn, screen *wire.Screen, endpoint string, oauth auth.OAuthHandler) *httpConn {
 	end := &endSignal{c: c}
 	opts := c.httpOptions(screen, endpoint, oauth)
-	opts.Ended, opts.Failed, opts.Keep = end.sign, end.signAttached, c.keeps
+	opts.Ended, opts.Failed, opts.Keep = end.sign, end.signAttached, c.handed.Any
 	return &httpConn{Transport: httptransport.New(opts), end: end}
 }
 

@@ -104,7 +104,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 		return err
 	}
 	tc := t.newTask(p)
-	defer tc.end()
+	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
 		return err
 	}

@@ -637,12 +637,12 @@ func TestSDKCompatTaskLine(t *testing.T) {
 
 	a, tool, counter := open(true)
 	c := tool.conn
-	tc := &taskCall{t: tool, p: &PendingTask{TaskID: "t1", session: c.session.ID()}}
-	if tc.lineSession() == "" {
+	tc := tool.newTask(&PendingTask{TaskID: "t1", session: c.session.ID()})
+	if tc.route.LineSession() == "" {
 		t.Fatal("a legacy Streamable HTTP session has no task line")
 	}
 	posts := counter.count(http.MethodPost)
-	line, _, err := c.taskLine(ctx, tc.lineSession())
+	line, _, err := c.taskLine(ctx, tc.route.LineSession())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +657,7 @@ func TestSDKCompatTaskLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.handOut(nil)
-	if !c.keeps() {
+	if !c.handed.Any() {
 		t.Fatal("a conn that handed out a task of its session does not keep it")
 	}
 	tc.settled()
@@ -670,7 +670,7 @@ func TestSDKCompatTaskLine(t *testing.T) {
 	}
 
 	a, tool, counter = open(true)
-	tc = &taskCall{t: tool, p: &PendingTask{TaskID: "t1", session: tool.conn.session.ID()}}
+	tc = tool.newTask(&PendingTask{TaskID: "t1", session: tool.conn.session.ID()})
 	tc.handOut(nil)
 	tc.settled()
 	if err := a.Close(); err != nil {
@@ -682,7 +682,7 @@ func TestSDKCompatTaskLine(t *testing.T) {
 
 	a, tool, _ = open(false)
 	defer a.Close()
-	if s := (&taskCall{t: tool}).lineSession(); s != "" {
+	if s := tool.newTask(nil).route.LineSession(); s != "" {
 		t.Errorf("a modern session's task line session = %q, want none", s)
 	}
 }

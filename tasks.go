@@ -117,9 +117,7 @@ type taskCall struct {
 	token string       // the progress token of the call, or ""
 	p     *PendingTask // the task, once made
 	f     *tasks.Call
-
-	line   *tasks.Line              // opened by the first request that needs it
-	lineRT *httptransport.Transport // the line's
+	route tasks.Route
 }
 
 // newTask returns the task call of t for p's task (nil: not yet made).
@@ -128,7 +126,10 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 	tc := &taskCall{t: t, op: callToolOp(t.desc.Name), p: p}
 	var id string
 	if p != nil {
-		id = p.TaskID
+		id, tc.route.Session = p.TaskID, p.session
+	}
+	if c.streamable != nil && !c.modern() {
+		tc.route.Own, tc.route.Open = c.session.ID(), c.taskLine
 	}
 	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout()}, id)
 	return tc
@@ -140,7 +141,7 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 func (t *Tool) newTaskCall(ctx context.Context, id string, p *PendingTask) (*taskCall, func()) {
 	c, tc := t.conn, t.newTask(p)
 	if !c.a.notify.wantsProgress(ctx) {
-		return tc, tc.end
+		return tc, tc.route.Close
 	}
 	f, _ := ctx.Value(progressKey{}).(func(Progress))
 	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: id}, f: f}
@@ -148,58 +149,17 @@ func (t *Tool) newTaskCall(ctx context.Context, id string, p *PendingTask) (*tas
 	tc.token = token
 	return tc, func() {
 		forget()
-		tc.end()
+		tc.route.Close()
 	}
-}
-
-// end closes the call's task line, if it opened one.
-func (tc *taskCall) end() {
-	if tc.line != nil {
-		tc.line.Close()
-	}
-}
-
-// lineSession returns the session whose task line carries the call's
-// requests, or "" when they go on the conn: on a legacy Streamable HTTP
-// session, the task's (stored with it), or else the conn's own.
-func (tc *taskCall) lineSession() string {
-	c := tc.t.conn
-	if c.streamable == nil || c.modern() {
-		return ""
-	}
-	if tc.p != nil && tc.p.session != "" {
-		return tc.p.session
-	}
-	return c.session.ID()
-}
-
-// line returns the task line a request of method goes on, opened now if
-// need be, or nil when it goes on the conn. The task-augmented tools/call
-// goes on the conn: a server that answers it at once (a legacy one that
-// ignores the task) may ask or report progress on its stream, which
-// go-sdk takes as for any call.
-func (tc *taskCall) lineFor(ctx context.Context, method string) (*tasks.Line, error) {
-	session := tc.lineSession()
-	if session == "" || method == "tools/call" {
-		return nil, nil
-	}
-	if tc.line == nil {
-		line, rt, err := tc.t.conn.taskLine(ctx, session)
-		if err != nil {
-			return nil, err
-		}
-		tc.line, tc.lineRT = line, rt
-	}
-	return tc.line, nil
 }
 
 // taskLine opens a task line to session, of c's server (internal/tasks,
 // line.go): a Streamable HTTP connection of c's settings (its headers,
 // credentials, HTTP client, message bound) that carries session's id and
 // c's protocol version, and keeps the session when it closes. The
-// progress the server reports on it reaches the call's listeners. It
-// returns the line and its transport.
-func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, *httptransport.Transport, error) {
+// progress the server reports on it reaches the call's listeners. gone
+// reports whether the server refused the session (400 or 404).
+func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func() bool, error) {
 	var line *tasks.Line
 	d := &c.a.pool.dialer
 	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.streamable.Endpoint, nil)
@@ -219,7 +179,11 @@ func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, *http
 			c.a.notify.progressed(c.gen, c.server, c.session, &p)
 		}
 	})
-	return line, rt, nil
+	gone := func() bool {
+		code := rt.Failure()
+		return rt.Missing() || code == http.StatusBadRequest || code == http.StatusNotFound
+	}
+	return line, gone, nil
 }
 
 // task runs a call of t as a task: the task-augmented tools/call, then the
@@ -242,7 +206,7 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 	}
 	tc.p = &PendingTask{
 		Server: c.server, Tool: t.name, MCPName: t.desc.Name, TaskID: tc.f.ID(), stamp: newStamp(),
-		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx), session: tc.lineSession(),
+		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx), session: tc.route.LineSession(),
 	}
 	if pending, _ := ctx.Value(pendingKey{}).(bool); pending {
 		tc.p.Status, tc.p.StatusMessage = tc.f.Last()
@@ -299,9 +263,8 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 	ctx, done := c.callContext(ctx)
 	defer done()
 	res, err := tc.send(ctx, method, params, ask)
-	if err != nil && tc.sessionGone() {
-		tc.end()
-		tc.line, tc.lineRT, tc.p.session = nil, nil, c.session.ID()
+	if err != nil && tc.route.FallBack() {
+		tc.p.session = tc.route.Session
 		res, err = tc.send(ctx, method, params, ask)
 	}
 	return res, err
@@ -311,7 +274,7 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 // connection or task line.
 func (tc *taskCall) send(ctx context.Context, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	c := tc.t.conn
-	line, err := tc.lineFor(ctx, method)
+	line, err := tc.route.Line(ctx, method)
 	if err != nil {
 		return nil, tc.lineError(err)
 	}
@@ -351,16 +314,6 @@ func (tc *taskCall) lineError(err error) error {
 	return serverError(c.server, tc.op, redact.Error(classifyFault(err), c.streamable.Endpoint))
 }
 
-// sessionGone reports whether the call's task line was refused its
-// session (400 or 404) when the session is not the conn's own.
-func (tc *taskCall) sessionGone() bool {
-	if tc.lineRT == nil || tc.p == nil || tc.p.session == tc.t.conn.session.ID() {
-		return false
-	}
-	code := tc.lineRT.Failure()
-	return tc.lineRT.Missing() || code == http.StatusBadRequest || code == http.StatusNotFound
-}
-
 // Respond answers the server's request id (a legacy task's question) with
 // result, on the call's connection or task line, never on another
 // session than the question's.
@@ -371,7 +324,7 @@ func (tc *taskCall) Respond(ctx context.Context, id jsonrpc.ID, result json.RawM
 	}
 	ctx, done := c.callContext(ctx)
 	defer done()
-	line, err := tc.lineFor(ctx, "")
+	line, err := tc.route.Line(ctx, "")
 	switch {
 	case err != nil:
 		return tc.lineError(err)
@@ -423,25 +376,12 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	return a.elicit.inline(asking, c.server, tc.t.name, reqs)
 }
 
-// maxHanded bounds the tasks a conn remembers handed out; past it, the
-// session is kept all the same (conn.overHanded).
-const maxHanded = 1024
-
 // handOut returns err, the call's pending task or interrupt, after noting
 // the task handed out when it lives on the conn's session, which closing
-// the conn then keeps (keeps).
+// the conn then keeps (conn.handed).
 func (tc *taskCall) handOut(err error) error {
-	if c := tc.t.conn; tc.ownSession() {
-		c.openMu.Lock()
-		if c.handed == nil {
-			c.handed = make(map[string]struct{})
-		}
-		if len(c.handed) < maxHanded {
-			c.handed[tc.p.TaskID] = struct{}{}
-		} else {
-			c.overHanded = true
-		}
-		c.openMu.Unlock()
+	if tc.route.OnOwn() {
+		tc.t.conn.handed.Add(tc.p.TaskID)
 	}
 	return err
 }
@@ -449,26 +389,9 @@ func (tc *taskCall) handOut(err error) error {
 // settled notes that the call's task ended (its outcome collected, or
 // cancelled): closing the conn need not keep its session for it.
 func (tc *taskCall) settled() {
-	if c := tc.t.conn; tc.ownSession() {
-		c.openMu.Lock()
-		delete(c.handed, tc.p.TaskID)
-		c.openMu.Unlock()
+	if tc.route.OnOwn() {
+		tc.t.conn.handed.Settle(tc.p.TaskID)
 	}
-}
-
-// ownSession reports whether the call's task lives on the conn's own
-// Streamable HTTP session.
-func (tc *taskCall) ownSession() bool {
-	c := tc.t.conn
-	return c.streamable != nil && tc.p != nil && tc.p.session != "" && tc.p.session == c.session.ID()
-}
-
-// keeps reports whether closing c leaves its session to the server: tasks
-// handed out live there.
-func (c *conn) keeps() bool {
-	c.openMu.Lock()
-	defer c.openMu.Unlock()
-	return len(c.handed) > 0 || c.overHanded
 }
 
 // Fail wraps err in the call's *ServerError.

@@ -1,0 +1,124 @@
+package tasks
+
+import (
+	"context"
+	"sync"
+)
+
+// A Route says where the requests of one task call go: on the session's
+// own connection, or on a task line (line.go) joined to the session the
+// task lives on, a legacy Streamable HTTP session's, opened by the first
+// request that needs it. Close closes the line. A Route is used by one
+// goroutine at a time.
+type Route struct {
+	// Own is the id of the session of the call's connection; "" when its
+	// requests never go on lines (not Streamable HTTP, no session, or the
+	// modern era, whose tasks no session holds).
+	Own string
+	// Session is the session the task lives on; "" for Own.
+	Session string
+	// Open opens a task line to session. gone reports, after a request on
+	// it failed, whether the server refused the session as unknown.
+	Open func(ctx context.Context, session string) (line *Line, gone func() bool, err error)
+
+	line *Line
+	gone func() bool
+}
+
+// LineSession returns the session whose line carries the call's requests,
+// or "" when they go on the connection.
+func (r *Route) LineSession() string {
+	if r.Own == "" {
+		return ""
+	}
+	if r.Session != "" {
+		return r.Session
+	}
+	return r.Own
+}
+
+// OnOwn reports whether the task lives on the connection's own session.
+func (r *Route) OnOwn() bool { return r.Own != "" && r.LineSession() == r.Own }
+
+// Line returns the line a request of method goes on, opened now if need
+// be, or nil when it goes on the connection. The task-augmented tools/call
+// always goes on the connection: a server that answers it at once (a
+// legacy one that ignores the task) may ask or report progress on its
+// stream, which go-sdk takes as for any call.
+func (r *Route) Line(ctx context.Context, method string) (*Line, error) {
+	session := r.LineSession()
+	if session == "" || method == "tools/call" {
+		return nil, nil
+	}
+	if r.line == nil {
+		line, gone, err := r.Open(ctx, session)
+		if err != nil {
+			return nil, err
+		}
+		r.line, r.gone = line, gone
+	}
+	return r.line, nil
+}
+
+// FallBack reports whether a request that failed on a line to another
+// session than Own may be sent again on Own: the server refused the
+// session as unknown (it forgot it; a durable task store may still have
+// the task). The route then goes to Own.
+func (r *Route) FallBack() bool {
+	if r.line == nil || r.Session == "" || r.Session == r.Own || !r.gone() {
+		return false
+	}
+	r.Close()
+	r.Session = r.Own
+	return true
+}
+
+// Close closes the route's line, if it opened one.
+func (r *Route) Close() {
+	if r.line != nil {
+		r.line.Close()
+		r.line, r.gone = nil, nil
+	}
+}
+
+// maxHanded bounds the tasks a Handed remembers.
+const maxHanded = 1024
+
+// Handed is the set of a session's tasks handed out (a pending task, a
+// task's question) and not seen to end since: while it holds any, the
+// session's connection keeps the session when it closes, for the tasks
+// are awaited elsewhere. Past maxHanded, it holds some for good. The zero
+// value is ready; it is safe for concurrent use.
+type Handed struct {
+	mu   sync.Mutex
+	ids  map[string]struct{}
+	over bool
+}
+
+// Add notes the task id handed out.
+func (h *Handed) Add(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ids == nil {
+		h.ids = make(map[string]struct{})
+	}
+	if len(h.ids) < maxHanded {
+		h.ids[id] = struct{}{}
+	} else {
+		h.over = true
+	}
+}
+
+// Settle notes that the task id ended.
+func (h *Handed) Settle(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.ids, id)
+}
+
+// Any reports whether tasks handed out are not seen to end.
+func (h *Handed) Any() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.ids) > 0 || h.over
+}
