@@ -77,7 +77,7 @@ func TestHanded(t *testing.T) {
 		t.Error("all settled")
 	}
 	for i := range maxHanded + 1 {
-		h.Add(string(rune('a' + i%26)) + string(rune(i)))
+		h.Add(string(rune('a'+i%26)) + string(rune(i)))
 	}
 	for i := range maxHanded + 1 {
 		h.Settle(string(rune('a'+i%26)) + string(rune(i)))
