@@ -103,7 +103,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
-	tc := t.newTask(p)
+	tc := t.newTask(p.rebind(t, PrincipalFrom(ctx)))
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
 		return err

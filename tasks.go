@@ -107,7 +107,8 @@ func (t *Tool) asTask(ctx context.Context) bool {
 // A taskCall is the adapter's side of one call of a tool that runs as a
 // task: the tasks.Host of its tasks.Call. On a legacy Streamable HTTP
 // session, the requests of its follow go on a task line joined to the
-// task's session (internal/tasks, line.go), which end closes: the
+// task's session (internal/tasks, line.go; its route), which the call's
+// end closes (Route.Close): the
 // server's questions on the stream of tasks/result are then the call's
 // own, which an interrupt may leave unanswered, for any Adapter to answer
 // by id on the same session.
@@ -264,8 +265,12 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 	defer done()
 	res, err := tc.send(ctx, method, params, ask)
 	if err != nil && tc.route.FallBack() {
+		again, err2 := tc.send(ctx, method, params, ask)
+		if err2 != nil {
+			return nil, errors.Join(err, err2)
+		}
 		tc.p.session = tc.route.Session
-		res, err = tc.send(ctx, method, params, ask)
+		return again, nil
 	}
 	return res, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -479,6 +480,17 @@ func TestTasksLine(t *testing.T) {
 	}
 	closeIt(a, 1) // its own session: nothing of it is out
 
+	// A question answered on the Adapter that made it: its session ends
+	// with it once the task settled.
+	a, job = open(nil)
+	if _, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "isles"}); !errors.As(err, &intr) {
+		t.Fatalf("Invoke(ask) = %v, want an *Interrupt", err)
+	}
+	if res, err := a.Resume(ctx, intr, Answered(map[string]Answer{intr.Requests[0].Key: {Action: Accept, Content: map[string]any{"pick": "c"}}})); err != nil || res.Text() != "done: isles" {
+		t.Fatalf("Resume on the same Adapter = %v, %v", res, err)
+	}
+	closeIt(a, 2)
+
 	// A question answered inline.
 	a, job = open(func(context.Context, ElicitationRequest) (Answer, error) {
 		return Answer{Action: Accept, Content: map[string]any{"pick": "b"}}, nil
@@ -486,7 +498,7 @@ func TestTasksLine(t *testing.T) {
 	if res, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "reefs"}); err != nil || res.Text() != "done: reefs" {
 		t.Fatalf("Invoke(ask) with a handler = %v, %v", res, err)
 	}
-	closeIt(a, 2)
+	closeIt(a, 3)
 
 	// A pending task, collected on a new Adapter.
 	a, job = open(nil)
@@ -499,7 +511,7 @@ func TestTasksLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeIt(a, 2)
+	closeIt(a, 3)
 	var pending PendingTask
 	if err := json.Unmarshal(stored, &pending); err != nil {
 		t.Fatal(err)
@@ -508,7 +520,7 @@ func TestTasksLine(t *testing.T) {
 	if res, err := a.CollectTask(ctx, &pending); err != nil || res.Text() != "done: dunes" {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v", res, err)
 	}
-	closeIt(a, 3)
+	closeIt(a, 4)
 
 	// Collected by the Adapter that made it: its session ends with it.
 	a, job = open(nil)
@@ -519,10 +531,12 @@ func TestTasksLine(t *testing.T) {
 	if res, err := a.CollectTask(ctx, pt); err != nil || res.Text() != "done: capes" {
 		t.Fatalf("CollectTask = %v, %v", res, err)
 	}
-	closeIt(a, 4)
+	closeIt(a, 5)
 
-	// A stored session the server forgot, its tasks kept.
-	unbound := &faultserver.TaskPeer{Support: "required", Unbound: true}
+	// A stored session the server forgot (400, as server-everything
+	// answers), its tasks kept: cancelled and collected from the new
+	// Adapter's session, the caller's PendingTask unchanged.
+	unbound := &faultserver.TaskPeer{Support: "required", Unbound: true, MissingStatus: http.StatusBadRequest}
 	uhs := httptest.NewServer(unbound.HTTP())
 	defer uhs.Close()
 	ua := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}})
@@ -531,9 +545,20 @@ func TestTasksLine(t *testing.T) {
 		t.Fatalf("Invoke(WithPendingTask) = %v", err)
 	}
 	stored, _ = json.Marshal(pt)
+	var doomed *PendingTask
+	if _, err := ujob.Invoke(WithPendingTask(ctx), map[string]any{"topic": "gulfs"}); !errors.As(err, &doomed) {
+		t.Fatalf("Invoke(WithPendingTask) = %v", err)
+	}
 	unbound.ForgetSessions()
 	json.Unmarshal(stored, &pending)
 	ub := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}})
+	session := doomed.session
+	if err := ub.CancelTask(ctx, doomed); err != nil || doomed.session != session {
+		t.Fatalf("CancelTask of a forgotten session = %v, its session %q → %q", err, session, doomed.session)
+	}
+	if n := unbound.Methods("tasks/cancel"); n != 1 {
+		t.Errorf("tasks/cancel sent %d times, want 1", n)
+	}
 	if res, err := ub.CollectTask(ctx, &pending); err != nil || res.Text() != "done: bays" {
 		t.Fatalf("CollectTask of a forgotten session = %v, %v; want the task from the new session", res, err)
 	}

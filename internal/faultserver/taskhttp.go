@@ -1,6 +1,7 @@
 package faultserver
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,7 +25,8 @@ type question struct {
 
 // HTTP returns a handler that serves p over Streamable HTTP, in the legacy
 // era (2025-11-25), with sessions: initialize opens one (its id in the
-// Mcp-Session-Id header), a request naming an unknown one gets 404 (one
+// Mcp-Session-Id header), a request naming an unknown one gets 404 or
+// p.MissingStatus (one
 // naming none is served outside any: server/discover), and a
 // DELETE ends one (counted as method "DELETE"). A task belongs to the
 // session that made it, unless p.Unbound. A legacy "ask" job's
@@ -59,7 +61,7 @@ func (p *TaskPeer) HTTP() http.Handler {
 			session = p.open()
 			w.Header().Set("Mcp-Session-Id", session)
 		} else if session != "" && !p.knows(session) {
-			w.WriteHeader(http.StatusNotFound)
+			w.WriteHeader(cmp.Or(p.MissingStatus, http.StatusNotFound))
 			return
 		}
 		switch {

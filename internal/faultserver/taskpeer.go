@@ -52,6 +52,9 @@ type TaskPeer struct {
 	// Unbound: over HTTP (taskhttp.go), tasks outlive the session that
 	// made them, as in a durable store; by default they belong to it.
 	Unbound bool
+	// MissingStatus is the HTTP status of a request naming an unknown
+	// session (taskhttp.go); 0 means 404 (server-everything answers 400).
+	MissingStatus int
 
 	wg sync.WaitGroup
 	mu sync.Mutex

@@ -15,7 +15,7 @@ type Route struct {
 	// requests never go on lines (not Streamable HTTP, no session, or the
 	// modern era, whose tasks no session holds).
 	Own string
-	// Session is the session the task lives on; "" for Own.
+	// Session is the session the task lives on; "" (or Own) for Own.
 	Session string
 	// Open opens a task line to session. gone reports, after a request on
 	// it failed, whether the server refused the session as unknown.
@@ -87,8 +87,13 @@ const maxHanded = 1024
 // Handed is the set of a session's tasks handed out (a pending task, a
 // task's question) and not seen to end since: while it holds any, the
 // session's connection keeps the session when it closes, for the tasks
-// are awaited elsewhere. Past maxHanded, it holds some for good. The zero
-// value is ready; it is safe for concurrent use.
+// are awaited elsewhere. A task is seen to end when its outcome is
+// collected or it is cancelled through the same connection; one
+// collected elsewhere, expired or failed on the way stays held, and the
+// server's session expiry ends the session: keeping a session too long
+// costs the server less than ending one a task still needs. Past
+// maxHanded, it holds some for good. The zero value is ready; it is safe
+// for concurrent use.
 type Handed struct {
 	mu   sync.Mutex
 	ids  map[string]struct{}

@@ -40,7 +40,10 @@
 //     task's session (Line): a question is answered inline or becomes an
 //     interrupt keyed by its request id, answered later by id on the same
 //     session, from any process; a pending task stores its session too,
-//     and the connection that handed it out does not end the session.
+//     and the connection that handed it out does not end the session
+//     (Route, Handed). A session the server refuses as unknown is tried
+//     once on the adapter's own session, where a durable store may still
+//     have the task.
 //     Over other transports go-sdk reads the stream: the adapter's
 //     elicitation handler answers the question, or it is declined, and
 //     the task lives as long as the server's process or connection does.
