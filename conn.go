@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
@@ -62,22 +63,15 @@ type conn struct {
 	wire *ownedConn
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
-	// which the end of the generation cancels (cancelCalls, registered
-	// with life once, by the first request, until release: life outlives
-	// the conn, and must not keep it). A context per request costs a
-	// call about a microsecond and a few allocations (bench_test.go,
-	// BenchmarkOverhead), noise next to an HTTP round trip but not next to
-	// an in-memory or stdio one: those are ended through wire instead.
-	callsOnce sync.Once
-	stopCalls func() bool // unregisters cancelCalls from life; set by callsOnce
-	callsMu   sync.Mutex
-	calls     map[*context.CancelFunc]struct{} // guarded by callsMu
-	ended     bool                             // guarded by callsMu: life is done
-	inflight  int                              // guarded by callsMu: tracked requests not yet returned
-	returned  chan struct{}                    // signalled when a tracked request returns
+	// which the end of the generation cancels. A context per request
+	// costs a call about a microsecond and a few allocations
+	// (bench_test.go, BenchmarkOverhead), noise next to an HTTP round trip
+	// but not next to an in-memory or stdio one: those are ended through
+	// wire instead.
+	inflight httptransport.Inflight
 
 	// http is the transport of a Streamable HTTP session, which tells
-	// endCalls when the SDK has told the server about a cancelled request;
+	// close when the SDK has told the server about a cancelled request;
 	// notices counts the requests cancelled by Close, each of which the
 	// SDK follows with notifications/cancelled.
 	http    *httpConn
@@ -301,17 +295,14 @@ func (c *conn) watch() {
 // after it is neither tracked nor reported; the session has ended, so it
 // fails at once anyway.
 func (c *conn) release() {
-	c.callsOnce.Do(func() {}) // no registration after this one
-	if c.stopCalls != nil {
-		c.stopCalls()
-	}
+	c.inflight.Release()
 	c.a.notify.release(c)
 	c.a.metrics.Connection(c.server, c.key.principal != "", -1)
 }
 
 // beginClose marks c as closing, before Close cancels its requests: on
 // Streamable HTTP the transport then looks out for the cancellation
-// notices that follow (see endCalls).
+// notices that follow (see close).
 func (c *conn) beginClose() {
 	c.closing.Store(true)
 	if c.http != nil {
@@ -324,7 +315,14 @@ func (c *conn) beginClose() {
 func (c *conn) close() {
 	c.closing.Store(true)
 	if c.http != nil {
-		c.endCalls()
+		// Cancel the requests in flight and wait until they returned and
+		// the SDK told the server of each one cut short: it does so in the
+		// background, and drops them once the session is closing, so that
+		// closing at once would leave the server's handlers running.
+		noticed := func() bool { return c.http.CancelsSent() >= c.notices.Load() }
+		if !c.inflight.Drain(cancelNoticeTimeout, noticed, c.http.CancelSent()) {
+			c.a.logger.Debug("mcpadapter: closing with cancellations not confirmed", "server", c.server)
+		}
 		c.http.end.sign() // the SDK's Close may send nothing the transport sees
 	}
 	if c.wire != nil {
@@ -367,13 +365,13 @@ func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	key := &cancel
-	if !c.trackCall(key) {
+	if !c.inflight.Track(c.life, key) {
 		cancel() // the generation has ended: the request fails at once
 		release()
 		return ctx, cancel
 	}
 	return ctx, func() {
-		c.untrackCall(key)
+		c.inflight.Untrack(key)
 		cancel()
 		release()
 	}
@@ -391,86 +389,16 @@ func (c *conn) untilClose(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// trackCall registers the cancel func of a request in flight, unless the
-// generation has ended.
-func (c *conn) trackCall(key *context.CancelFunc) bool {
-	c.callsOnce.Do(func() { c.stopCalls = context.AfterFunc(c.life, c.cancelCalls) })
-	c.callsMu.Lock()
-	defer c.callsMu.Unlock()
-	if c.ended {
-		return false
-	}
-	if c.calls == nil {
-		c.calls = make(map[*context.CancelFunc]struct{})
-		c.returned = make(chan struct{}, 1)
-	}
-	c.calls[key] = struct{}{}
-	c.inflight++
-	return true
-}
-
-// untrackCall forgets a request that has returned.
-func (c *conn) untrackCall(key *context.CancelFunc) {
-	c.callsMu.Lock()
-	delete(c.calls, key)
-	c.inflight--
-	returned := c.returned
-	c.callsMu.Unlock()
-	select {
-	case returned <- struct{}{}:
-	default:
-	}
-}
-
 // cancelNoticeTimeout bounds how long Close waits for the requests it
 // cancelled on a Streamable HTTP session to return and for the server to
 // be told, before it closes the session.
 const cancelNoticeTimeout = 2 * time.Second
 
-// endCalls cancels the requests in flight on a Streamable HTTP session
-// and waits, at most cancelNoticeTimeout, until they have returned and
-// the SDK has sent notifications/cancelled for each one that was cut
-// short: it sends them in the background, and drops them once the
-// session is closing, so that closing at once would leave the server's
-// handlers running.
-func (c *conn) endCalls() {
-	c.cancelCalls()
-	deadline := time.NewTimer(cancelNoticeTimeout)
-	defer deadline.Stop()
-	for {
-		c.callsMu.Lock()
-		busy, returned := c.inflight > 0, c.returned
-		c.callsMu.Unlock()
-		if !busy && c.http.CancelsSent() >= c.notices.Load() {
-			return
-		}
-		select {
-		case <-returned: // nil (blocks) when nothing was ever tracked
-		case <-c.http.CancelSent():
-		case <-deadline.C:
-			c.a.logger.Debug("mcpadapter: closing with cancellations not confirmed", "server", c.server)
-			return
-		}
-	}
-}
-
-// cancelCalls cancels every request in flight on c, and every later one
-// at once: the generation has ended.
-func (c *conn) cancelCalls() {
-	c.callsMu.Lock()
-	calls := c.calls
-	c.calls, c.ended = nil, true
-	c.callsMu.Unlock()
-	for cancel := range calls {
-		(*cancel)()
-	}
-}
-
 // callError classifies the failure of a request on c and wraps it.
 func (c *conn) callError(op string, err error) error {
 	if c.closing.Load() || c.life.Err() != nil {
 		if c.http != nil && errors.Is(err, context.Canceled) {
-			c.notices.Add(1) // the SDK tells the server (see endCalls)
+			c.notices.Add(1) // the SDK tells the server (see close)
 		}
 		return serverError(c.server, op, c.closedErr())
 	}

@@ -61,7 +61,7 @@ package mcpadapter
 //
 //  6. POST bodies: the Streamable HTTP transport posts one JSON-RPC message
 //     per request, with a GetBody. internal/httptransport (cancelNotice) reads it to
-//     count the cancellation notices Close waits for (conn.endCalls); a
+//     count the cancellation notices Close waits for (conn.close); a
 //     message it cannot read there costs Close cancelNoticeTimeout. Pinned
 //     by TestSDKCompatPostBodies.
 //

@@ -1,10 +1,13 @@
 package httptransport
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // TestJoinAndKeep: a transport joined to a session gives each request to
@@ -66,4 +69,54 @@ func TestJoinAndKeep(t *testing.T) {
 			t.Errorf("request %d: %q, want %q", i, seen[i], want[i])
 		}
 	}
+}
+
+// TestInflight: the requests tracked are cancelled when their life ends,
+// and any tracked later at once; Drain waits until they returned and the
+// notices came, or its timeout; Release unregisters from life.
+func TestInflight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		life, end := context.WithCancel(context.Background())
+		var f Inflight
+		ctx, cancel := context.WithCancel(context.Background())
+		if !f.Track(life, &cancel) {
+			t.Fatal("Track refused a request while life lasts")
+		}
+		end()
+		synctest.Wait()
+		if ctx.Err() == nil {
+			t.Fatal("the end of life did not cancel the request")
+		}
+		_, late := context.WithCancel(context.Background())
+		if f.Track(life, &late) {
+			t.Error("Track took a request after life ended")
+		}
+		noticed := false
+		sent := make(chan struct{}, 1)
+		drained := make(chan bool)
+		go func() { drained <- f.Drain(time.Minute, func() bool { return noticed }, sent) }()
+		synctest.Wait()
+		f.Untrack(&cancel)
+		synctest.Wait()
+		noticed = true
+		sent <- struct{}{}
+		if !<-drained {
+			t.Error("Drain gave up although the request returned and was noticed")
+		}
+		if f.Drain(time.Second, func() bool { return false }, nil) {
+			t.Error("Drain reported a notice that never came")
+		}
+
+		var g Inflight
+		life2, end2 := context.WithCancel(context.Background())
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		g.Track(life2, &cancel2)
+		g.Release()
+		end2()
+		synctest.Wait()
+		if ctx2.Err() != nil {
+			t.Error("a released Inflight still cancelled at the end of life")
+		}
+		cancel2()
+	})
 }
