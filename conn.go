@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/endwatch"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
@@ -59,8 +60,8 @@ type conn struct {
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
 	// (the SDK's ClientSession.Close waits for them), and it tells when the
-	// session ends (ownedConn).
-	wire *ownedConn
+	// session ends (endwatch.Conn).
+	wire *endwatch.Conn
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
 	// which the end of the generation cancels. A context per request
@@ -95,10 +96,9 @@ type conn struct {
 
 	slots [3]sdkcache.Slots // pages of the SDK's list caches (sdkcache.go)
 
-	// taskCalls is set when a legacy server's initialize result declares
-	// task-augmented tools/call, which go-sdk does not decode
-	// (sawHandshake, tasks.go).
-	taskCalls atomic.Bool
+	// taskCalls is what a legacy server's initialize result declares of
+	// task-augmented tools/call, which go-sdk does not decode.
+	taskCalls tasks.Capability
 
 	raw   tasks.Calls  // requests of the adapter's own (internal/tasks)
 	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)
@@ -148,7 +148,7 @@ func (c *conn) giveUp(err error) {
 		return
 	}
 	if c.http != nil {
-		c.http.end.sign() // the SDK's Close may send nothing the transport sees
+		c.http.end.Sign() // the SDK's Close may send nothing the transport sees
 	}
 	go func() {
 		if c.wire != nil {
@@ -200,11 +200,12 @@ func (c *conn) cause() error {
 // that ended already, and registers c's progress sinks with the notifier.
 // pool.mu must be held, with the generation open.
 //
-// No goroutine waits for the end of a session while it lives (endSignal).
-// On a connection of the adapter's own (ownedConn) the SDK's reader
-// learns of the end first: its Read fails. Streamable HTTP, which the
-// adapter cannot wrap (see own), shows it in the session's HTTP exchanges
-// (httpConn.end), and close and giveUp sign it themselves.
+// No goroutine waits for the end of a session while it lives
+// (internal/endwatch). On a connection of the adapter's own (c.wire) the
+// SDK's reader learns of the end first: its Read fails (endwatch.Conn).
+// Streamable HTTP, which the adapter cannot wrap (see own), shows it in
+// the session's HTTP exchanges (httpConn.end), and close and giveUp sign
+// it themselves.
 // A client of the user's (Server.Client) may end a session unseen (its
 // KeepAlive closes one whose pings fail): its sessions keep a watch
 // goroutine.
@@ -214,53 +215,11 @@ func (c *conn) attach() {
 	c.gen.wg.Add(1)
 	switch {
 	case c.wire != nil:
-		c.wire.end.attach()
+		c.wire.End.Attach()
 	case c.http != nil && c.cfg.Client == nil:
-		c.http.end.attach()
+		c.http.end.Attach()
 	default:
 		go c.watch()
-	}
-}
-
-// An endSignal starts the watch of a conn's session on the second of two
-// events: the conn's attach, and the first sign, from the session's
-// transport connection, that the session ended or may have (a sign that
-// was not one costs a goroutine until the session ends). Each connection
-// attempt has its own: the signs of an attempt that did not become the
-// conn's session are never met by an attach.
-type endSignal struct {
-	c        *conn
-	attached atomic.Bool
-	signed   atomic.Bool
-	meets    atomic.Int32
-}
-
-// attach records the conn's attach.
-func (e *endSignal) attach() {
-	e.attached.Store(true)
-	e.meet()
-}
-
-// sign records the first sign of the session's end.
-func (e *endSignal) sign() {
-	if e.signed.CompareAndSwap(false, true) {
-		e.meet()
-	}
-}
-
-// signAttached is sign, once the conn is attached: before, the exchanges
-// of the handshake fail without ending the session (a legacy server's
-// answer to the modern probe), and one that ends it fails the handshake.
-func (e *endSignal) signAttached() {
-	if e.attached.Load() {
-		e.sign()
-	}
-}
-
-// meet counts one of the two events: the sign, or the attach.
-func (e *endSignal) meet() {
-	if e.meets.Add(1) == 2 {
-		go e.c.watch()
 	}
 }
 
@@ -269,10 +228,10 @@ func (e *endSignal) meet() {
 // goes away or the session is closed (by close, or by giveUp).
 func (c *conn) watch() {
 	defer c.gen.wg.Done()
-	if w := c.wire; w != nil && !errors.Is(w.readErr, io.EOF) {
+	if w := c.wire; w != nil && !errors.Is(w.ReadErr(), io.EOF) {
 		// What Wait returns when the read failed for a reason: say so
 		// now, not once the calls in flight have returned.
-		c.markDead(w.readErr)
+		c.markDead(w.ReadErr())
 	}
 	err := c.session.Wait()
 	if err == nil {
@@ -323,7 +282,7 @@ func (c *conn) close() {
 		if !c.inflight.Drain(cancelNoticeTimeout, noticed, c.http.CancelSent()) {
 			c.a.logger.Debug("mcpadapter: closing with cancellations not confirmed", "server", c.server)
 		}
-		c.http.end.sign() // the SDK's Close may send nothing the transport sees
+		c.http.end.Sign() // the SDK's Close may send nothing the transport sees
 	}
 	if c.wire != nil {
 		// Ends the requests in flight: the SDK retires them when its
@@ -472,34 +431,10 @@ func (c *conn) usable(op string) error {
 // contexts instead (c.http).
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
-		c.wire = &ownedConn{Connection: conn, end: endSignal{c: c}}
+		c.wire = &endwatch.Conn{Connection: conn, End: endwatch.New(c.watch)}
 		c.raw.Record(c.wire)
 		return c.wire
 	})
-}
-
-// An ownedConn is the transport connection of c's session as the SDK sees
-// it. The SDK's reader, its one goroutine that reads, is the first to
-// learn that the session ended, whoever ended it (the peer, Close, the
-// SDK itself after a failed write): its Read fails, and the session's
-// jsonrpc2 connection is done soon after. So the end starts watch from
-// there, and no goroutine waits for it while the session lives.
-type ownedConn struct {
-	mcp.Connection
-	end endSignal
-
-	failed  atomic.Bool // a Read failed
-	readErr error       // the first failed Read's error, written before the sign
-}
-
-// Read implements [mcp.Connection].
-func (w *ownedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := w.Connection.Read(ctx)
-	if err != nil && w.failed.CompareAndSwap(false, true) {
-		w.readErr = err
-		w.end.sign()
-	}
-	return msg, err
 }
 
 // checkPrincipal fails a call of tool mcpName when c is a per-principal

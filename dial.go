@@ -201,7 +201,7 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server, c.raw.Claim, c.sawHandshake)
+	sc := d.newScreen(c.server, c.raw.Claim, c.taskCalls.Saw)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:

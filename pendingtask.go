@@ -108,7 +108,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err := tc.f.Cancel(ctx); err != nil {
 		return err
 	}
-	tc.settled()
+	tc.route.Settled(tc.p.TaskID)
 	return nil
 }
 

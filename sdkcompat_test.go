@@ -660,7 +660,7 @@ func TestSDKCompatTaskLine(t *testing.T) {
 	if !c.handed.Any() {
 		t.Fatal("a conn that handed out a task of its session does not keep it")
 	}
-	tc.settled()
+	tc.route.Settled(tc.p.TaskID)
 	tc.handOut(nil)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
@@ -672,7 +672,7 @@ func TestSDKCompatTaskLine(t *testing.T) {
 	a, tool, counter = open(true)
 	tc = tool.newTask(&PendingTask{TaskID: "t1", session: tool.conn.session.ID()})
 	tc.handOut(nil)
-	tc.settled()
+	tc.route.Settled(tc.p.TaskID)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -80,19 +80,7 @@ func (c *conn) tasksOn() bool {
 	if c.modern() {
 		return tasks.Declared(c.info.Capabilities)
 	}
-	return c.taskCalls.Load()
-}
-
-// sawHandshake notes, from result, a result the connection's screen passes
-// during the dial, what go-sdk does not keep of a legacy initialize
-// result: whether it declares task-augmented tools/call. It reports
-// whether result was that result.
-func (c *conn) sawHandshake(result []byte) bool {
-	initialize, declared := tasks.LegacyDeclared(result)
-	if initialize {
-		c.taskCalls.Store(declared)
-	}
-	return initialize
+	return c.taskCalls.Declared()
 }
 
 // asTask reports whether a call of t under ctx runs as a task.
@@ -130,7 +118,7 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 		id, tc.route.Session = p.TaskID, p.session
 	}
 	if c.streamable != nil && !c.modern() {
-		tc.route.Own, tc.route.Open = c.session.ID(), c.taskLine
+		tc.route.Own, tc.route.Open, tc.route.Handed = c.session.ID(), c.taskLine, &c.handed
 	}
 	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout()}, id)
 	return tc
@@ -174,11 +162,8 @@ func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func(
 	if err != nil {
 		return nil, nil, err
 	}
-	line = tasks.NewLine(conn, func(n *jsonrpc.Request) {
-		var p mcp.ProgressNotificationParams
-		if n.Method == "notifications/progress" && json.Unmarshal(n.Params, &p) == nil {
-			c.a.notify.progressed(c.gen, c.server, c.session, &p)
-		}
+	line = tasks.NewLine(conn, func(p *mcp.ProgressNotificationParams) {
+		c.a.notify.progressed(c.gen, c.server, c.session, p)
 	})
 	gone := func() bool {
 		code := rt.Failure()
@@ -228,12 +213,12 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	case err == tasks.ErrPending:
 		return nil, tc.handOut(tc.p)
 	case errors.Is(err, tasks.ErrFailed):
-		tc.settled()
+		tc.route.Settled(tc.p.TaskID)
 		return nil, err
 	case err != nil:
 		return nil, err
 	}
-	tc.settled()
+	tc.route.Settled(tc.p.TaskID)
 	return newResult(res), nil
 }
 
@@ -381,22 +366,11 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	return a.elicit.inline(asking, c.server, tc.t.name, reqs)
 }
 
-// handOut returns err, the call's pending task or interrupt, after noting
-// the task handed out when it lives on the conn's session, which closing
-// the conn then keeps (conn.handed).
+// handOut returns err, the call's pending task or interrupt, once the
+// task is noted handed out (Route.HandOut).
 func (tc *taskCall) handOut(err error) error {
-	if tc.route.OnOwn() {
-		tc.t.conn.handed.Add(tc.p.TaskID)
-	}
+	tc.route.HandOut(tc.p.TaskID)
 	return err
-}
-
-// settled notes that the call's task ended (its outcome collected, or
-// cancelled): closing the conn need not keep its session for it.
-func (tc *taskCall) settled() {
-	if tc.route.OnOwn() {
-		tc.t.conn.handed.Settle(tc.p.TaskID)
-	}
 }
 
 // Fail wraps err in the call's *ServerError.
@@ -417,7 +391,7 @@ func (tc *taskCall) Cancelled(cause, cancelErr error) error {
 	if cancelErr != nil {
 		c.a.logger.Warn("mcpadapter: tasks/cancel failed", "server", c.server, "err", cancelErr)
 	} else {
-		tc.settled()
+		tc.route.Settled(tc.p.TaskID)
 	}
 	return c.callError(tc.op, cause)
 }

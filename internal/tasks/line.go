@@ -16,6 +16,7 @@ package tasks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 
@@ -34,26 +35,26 @@ const MethodElicit = "elicitation/create"
 // connection that nothing else reads. Its answers are claimed by the
 // screen of the connection's transport (Calls.Claim); the server's
 // questions wait for the call that takes them ([Calls.CallAsking]); a ping
-// is answered, any other request refused; notifications go to the line's
-// notify.
+// is answered, any other request refused; progress goes to the line's
+// progress, other notifications nowhere.
 type Line struct {
 	Calls
 
-	notify func(*jsonrpc.Request)
-	asked  chan *jsonrpc.Request
-	ctx    context.Context // ended by Close: bounds the line's own answers
-	stop   context.CancelFunc
-	lost   chan struct{} // closed when the connection's reads end
-	err    error         // why; written before lost is closed
-	wg     sync.WaitGroup
+	progress func(*mcp.ProgressNotificationParams)
+	asked    chan *jsonrpc.Request
+	ctx      context.Context // ended by Close: bounds the line's own answers
+	stop     context.CancelFunc
+	lost     chan struct{} // closed when the connection's reads end
+	err      error         // why; written before lost is closed
+	wg       sync.WaitGroup
 }
 
 // NewLine returns the line over conn, an unwrapped connection whose
 // transport screens its answers and hands them to the line's Claim, and
-// starts reading it. notify, when not nil, is handed the server's
-// notifications on the line (progress of the call).
-func NewLine(conn mcp.Connection, notify func(*jsonrpc.Request)) *Line {
-	l := &Line{notify: notify, asked: make(chan *jsonrpc.Request, maxAsked), lost: make(chan struct{})}
+// starts reading it. progress, when not nil, is handed the progress the
+// server reports on the line; other notifications are dropped.
+func NewLine(conn mcp.Connection, progress func(*mcp.ProgressNotificationParams)) *Line {
+	l := &Line{progress: progress, asked: make(chan *jsonrpc.Request, maxAsked), lost: make(chan struct{})}
 	l.ctx, l.stop = context.WithCancel(context.Background())
 	l.Calls.asked = l.asked
 	l.Record(conn)
@@ -90,8 +91,9 @@ func (l *Line) read() {
 		switch {
 		case !ok: // an answer, claimed as it was screened
 		case !req.IsCall():
-			if l.notify != nil {
-				l.notify(req)
+			var p mcp.ProgressNotificationParams
+			if l.progress != nil && req.Method == "notifications/progress" && json.Unmarshal(req.Params, &p) == nil {
+				l.progress(&p)
 			}
 		case req.Method == "ping":
 			l.answer(req.ID, []byte(`{}`), nil)

@@ -3,6 +3,7 @@ package tasks
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,7 +27,7 @@ func TestLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := make(chan string, 1)
-	line := NewLine(cc, func(n *jsonrpc.Request) { notes <- n.Method })
+	line := NewLine(cc, func(p *mcp.ProgressNotificationParams) { notes <- fmt.Sprint(p.ProgressToken) })
 	read := func() jsonrpc.Message {
 		t.Helper()
 		m, err := server.Read(ctx)
@@ -73,11 +74,14 @@ func TestLine(t *testing.T) {
 	if resp := read().(*jsonrpc.Response); resp.ID.Raw() != int64(7) || resp.Error != nil || string(resp.Result) != `{}` {
 		t.Errorf("ping answered %+v, want {}", resp)
 	}
-	if err := server.Write(ctx, &jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{}`)}); err != nil {
+	if err := server.Write(ctx, &jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"x"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-notes; got != "notifications/progress" {
-		t.Errorf("notified %s", got)
+	if err := server.Write(ctx, &jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{"progressToken":"tok","progress":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-notes; got != "tok" {
+		t.Errorf("notified %s, want the progress of token tok", got)
 	}
 	if err := server.Write(ctx, request(5, MethodElicit)); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,8 @@ type Route struct {
 	// Open opens a task line to session. gone reports, after a request on
 	// it failed, whether the server refused the session as unknown.
 	Open func(ctx context.Context, session string) (line *Line, gone func() bool, err error)
+	// Handed is the set of Own's tasks handed out (nil: none kept).
+	Handed *Handed
 
 	line *Line
 	gone func() bool
@@ -71,6 +73,22 @@ func (r *Route) FallBack() bool {
 	r.Close()
 	r.Session = r.Own
 	return true
+}
+
+// HandOut notes the task id handed out (a pending task, a question) when
+// it lives on Own, which its connection then keeps when it closes.
+func (r *Route) HandOut(id string) {
+	if r.OnOwn() && r.Handed != nil {
+		r.Handed.Add(id)
+	}
+}
+
+// Settled notes that the task id ended (its outcome collected, or
+// cancelled), when it lives on Own.
+func (r *Route) Settled(id string) {
+	if r.OnOwn() && r.Handed != nil {
+		r.Handed.Settle(id)
+	}
 }
 
 // Close closes the route's line, if it opened one.

@@ -53,6 +53,23 @@ func TestRoute(t *testing.T) {
 	}
 	r.Close()
 
+	// Only tasks of the own session are held for its connection.
+	var h Handed
+	foreign := &Route{Own: "own", Session: "theirs", Handed: &h}
+	foreign.HandOut("t1")
+	own := &Route{Own: "own", Handed: &h}
+	if h.Any() {
+		t.Error("a task of another session was held")
+	}
+	own.HandOut("t2")
+	if !h.Any() {
+		t.Error("a task of the own session was not held")
+	}
+	own.Settled("t2")
+	if h.Any() {
+		t.Error("a settled task is still held")
+	}
+
 	if (&Route{}).LineSession() != "" {
 		t.Error("a route without an own session has lines")
 	}

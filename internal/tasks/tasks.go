@@ -59,6 +59,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -125,6 +126,26 @@ var (
 func Augmented(support string, optIn bool) bool {
 	return support == Required || support == Optional && optIn
 }
+
+// A Capability is whether a legacy server's initialize result declares
+// task-augmented tools/call, which go-sdk v1.8.0 does not decode: Saw
+// takes the results a connection's screen passes during the dial
+// (internal/wire, Options.Handshake). The zero value declares nothing.
+type Capability struct{ declared atomic.Bool }
+
+// Saw notes what result declares when it is an initialize result, and
+// reports whether it was one.
+func (c *Capability) Saw(result []byte) bool {
+	initialize, declared := LegacyDeclared(result)
+	if initialize {
+		c.declared.Store(declared)
+	}
+	return initialize
+}
+
+// Declared reports whether the initialize result seen declared
+// task-augmented tools/call.
+func (c *Capability) Declared() bool { return c.declared.Load() }
 
 // LegacyDeclared reports whether result, the result of a response, is an
 // initialize result (it names a protocolVersion), and whether it declares
