@@ -320,21 +320,11 @@ func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallTool
 	raw, err := c.sendAsking(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(qs []*jsonrpc.Request) error {
 		return c.questions(waitCtx, qs)
 	})
-	var stop stopError
-	switch {
-	case errors.As(err, &stop):
-		return nil, stop.err
-	case err != nil:
-		return c.stopped(ctx, waitCtx, err)
+	if err != nil {
+		return c.stopped(ctx, waitCtx, err) // an interrupt comes back as it is
 	}
 	return c.toolResult(raw)
 }
-
-// A stopError carries the error of the host that ends a follow while it
-// waits for tasks/result (an interrupt), as it is.
-type stopError struct{ err error }
-
-func (e stopError) Error() string { return e.err.Error() }
 
 // questions takes qs, a legacy server's questions asked on the stream of
 // tasks/result, keyed by their request ids, to the host (Host.Ask), and
@@ -349,13 +339,13 @@ func (c *Call) questions(ctx context.Context, qs []*jsonrpc.Request) error {
 			err = json.Unmarshal(q.Params, &p)
 		}
 		if err != nil {
-			return stopError{c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))}
+			return c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))
 		}
 		asked[string(key)] = &p
 	}
 	answered, err := c.h.Ask(ctx, asked)
 	if err != nil {
-		return stopError{err}
+		return err
 	}
 	return c.Answer(ctx, answered)
 }
