@@ -100,9 +100,20 @@ func Missing(t testing.TB, format string, args ...any) {
 	t.Skipf("%s; set %s=1 to fail instead of skipping", msg, RequireEnv)
 }
 
+// Quick skips t under go test -short: the quick mode runs unit tests only,
+// with no Node.js, npm package or network.
+func Quick(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: unit tests only (no Node.js, npm servers or conformance suite)")
+	}
+}
+
 // Node returns the path of the node executable, or reports it [Missing].
+// Under go test -short it skips t ([Quick]).
 func Node(t testing.TB) string {
 	t.Helper()
+	Quick(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		Missing(t, "node (Node.js) is not on PATH: %v", err)
@@ -394,6 +405,7 @@ const conformanceInstallDir = "npm-conformance"
 // Anything missing is reported with [Missing].
 func Conformance(t testing.TB) (node, script string) {
 	t.Helper()
+	Quick(t)
 	if dir := os.Getenv(ConformanceEnv); dir != "" {
 		if err := checkPackage(dir, ConformancePackage, ConformanceVersion); err != nil {
 			Missing(t, "%s=%s: %v", ConformanceEnv, dir, err)
