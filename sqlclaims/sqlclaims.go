@@ -40,7 +40,7 @@ type Dialect string
 
 // The dialects a [Store] speaks.
 const (
-	Postgres Dialect = "postgres" // PostgreSQL 9.5 or later (and CockroachDB)
+	Postgres Dialect = "postgres" // PostgreSQL 9.5 or later
 	MySQL    Dialect = "mysql"    // MySQL 5.7 or later, MariaDB
 	SQLite   Dialect = "sqlite"   // SQLite 3.24 or later
 )
@@ -62,9 +62,7 @@ const maxIDBytes = 64
 // Options configures a [Store]. The zero value detects the dialect and
 // uses [DefaultTable] and [DefaultPurgeInterval].
 type Options struct {
-	// Dialect is the database's SQL; empty detects it, from the driver's
-	// type name (pq, pgx, mysql, sqlite, sqlite3) or else by asking the
-	// database for its version.
+	// Dialect is the database's SQL; empty detects it ([Detect]).
 	Dialect Dialect
 
 	// Table is the claims table; empty means [DefaultTable]. It may be
@@ -72,8 +70,8 @@ type Options struct {
 	Table string
 
 	// PurgeInterval is how often a claim first removes expired records
-	// (at most 100 of them); zero means [DefaultPurgeInterval], a negative value never (call
-	// [Store.Purge] yourself then).
+	// (at most 100 of them); zero means [DefaultPurgeInterval], a
+	// negative value never (call [Store.Purge] yourself then).
 	PurgeInterval time.Duration
 }
 
@@ -184,7 +182,8 @@ func (s *Store) CreateTable(ctx context.Context) error {
 // Claim records id until expires (the zero time: for ever). It returns nil
 // when id had no record or an expired one, an error wrapping
 // [mcpadapter.ErrClaimedState] when it has a record that has not expired,
-// and the database's error, wrapped, when it cannot tell. Every
+// and the database's error, wrapped, when it cannot tell. Expiry is
+// compared with the clock of the process that claims. Every
 // PurgeInterval, a claim first removes up to 100 expired records.
 func (s *Store) Claim(ctx context.Context, id string, expires time.Time) error {
 	if id == "" || len(id) > maxIDBytes {
@@ -268,7 +267,7 @@ func Detect(ctx context.Context, db *sql.DB) (Dialect, error) {
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("sqlclaims: detecting the dialect (set Options.Dialect): %w", err)
-	case strings.Contains(v, "PostgreSQL"), strings.Contains(v, "CockroachDB"):
+	case strings.Contains(v, "PostgreSQL"):
 		return Postgres, nil
 	case strings.Contains(strings.ToLower(v), "mariadb"), mysqlVersion.MatchString(v):
 		return MySQL, nil
