@@ -26,8 +26,8 @@ import (
 )
 
 // claimerEnv makes the test binary a claimer process: "driver table id",
-// the DSN in dsnEnv. It opens the store, prints "ready", waits for a line
-// on stdin, claims id from claimers goroutines at once and prints one line
+// the DSN in dsnEnv. It opens the store, prints "ready", waits for the end
+// of its stdin, claims id from claimers goroutines at once and prints one line
 // per claim: "nil", "claimed" or "error: ...".
 const (
 	claimerEnv = "SQLCLAIMS_TEST_CLAIMER"
@@ -76,7 +76,7 @@ func claimer(role, dsn string) error {
 		return err
 	}
 	fmt.Println("ready")
-	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+	if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
 		return err
 	}
 	results := make(chan error, claimers)
@@ -166,6 +166,14 @@ func wantNil(t *testing.T, err error) {
 	}
 }
 
+// claimExpired makes n records that have expired.
+func claimExpired(t *testing.T, s *sqlclaims.Store, n int) {
+	t.Helper()
+	for i := range n {
+		wantNil(t, s.Claim(t.Context(), fmt.Sprint("old", i), time.Now().Add(-time.Second)))
+	}
+}
+
 // contract runs the claim store's contract against d.
 func contract(t *testing.T, d database) {
 	hour := time.Now().Add(time.Hour)
@@ -194,9 +202,7 @@ func contract(t *testing.T, d database) {
 		db := d.open(t)
 		s, table := d.newStore(t, db, sqlclaims.Options{PurgeInterval: -1})
 		ctx := t.Context()
-		for i := range 3 {
-			wantNil(t, s.Claim(ctx, fmt.Sprint("old", i), past))
-		}
+		claimExpired(t, s, 3)
 		wantNil(t, s.Claim(ctx, "new", hour))
 		wantNil(t, s.Claim(ctx, "forever", time.Time{}))
 		if n := count(t, db, table); n != 5 {
@@ -217,9 +223,7 @@ func contract(t *testing.T, d database) {
 		db := d.open(t)
 		keep, table := d.newStore(t, db, sqlclaims.Options{PurgeInterval: -1})
 		ctx := t.Context()
-		for i := range 150 {
-			wantNil(t, keep.Claim(ctx, fmt.Sprint("old", i), past))
-		}
+		claimExpired(t, keep, 150)
 		s, err := sqlclaims.New(ctx, db, sqlclaims.Options{Table: table, PurgeInterval: time.Hour})
 		if err != nil {
 			t.Fatal(err)
@@ -257,22 +261,24 @@ func contract(t *testing.T, d database) {
 	t.Run("processes", func(t *testing.T) {
 		_, table := d.newStore(t, d.open(t), sqlclaims.Options{})
 		role := fmt.Sprintf("%s %s %s", d.driver, table, "contended")
+		// Both claimers read their stdin from one pipe: closing it starts
+		// them at once.
+		start, starter, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer starter.Close()
 		var procs []*exec.Cmd
 		var outs []*bufio.Scanner
-		var stdins []io.WriteCloser
 		for range 2 {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), claimerEnv+"="+role, dsnEnv+"="+d.dsn)
-			cmd.Stderr = os.Stderr
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
+			cmd.Stdin, cmd.Stderr = start, os.Stderr
 			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
+			if err == nil {
+				err = cmd.Start()
 			}
-			if err := cmd.Start(); err != nil {
+			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
@@ -280,13 +286,10 @@ func contract(t *testing.T, d database) {
 			if !sc.Scan() || sc.Text() != "ready" {
 				t.Fatalf("claimer process: %q, want ready (%v)", sc.Text(), sc.Err())
 			}
-			procs, outs, stdins = append(procs, cmd), append(outs, sc), append(stdins, stdin)
+			procs, outs = append(procs, cmd), append(outs, sc)
 		}
-		for _, w := range stdins { // both go at once
-			if _, err := io.WriteString(w, "go\n"); err != nil {
-				t.Fatal(err)
-			}
-		}
+		start.Close()
+		starter.Close()
 		results := map[string]int{}
 		var mu sync.Mutex
 		var wg sync.WaitGroup

@@ -56,21 +56,25 @@ var answers = mcpadapter.Answered(map[string]mcpadapter.Answer{
 	"date": {Action: mcpadapter.Accept, Content: map[string]any{"date": "2026-09-19"}},
 })
 
+// A store names the shared claim store: a PostgreSQL URL, or else a
+// SQLite file.
+type store struct{ postgres, sqlite string }
+
 func main() {
-	postgres := flag.String("postgres", "", "keep the claims in this PostgreSQL database (a URL) instead of a SQLite file")
-	sqlite := flag.String("sqlite", "", "keep the claims in this SQLite file (default: a new one in a temporary directory)")
-	resume := flag.String("resume", "", "act as replica B: resume the paused run stored in this file")
+	var where store
+	var resume string
+	flag.StringVar(&where.postgres, "postgres", "", "keep the claims in this PostgreSQL database (a URL) instead of a SQLite file")
+	flag.StringVar(&where.sqlite, "sqlite", "", "keep the claims in this SQLite file (default: a new one in a temporary directory)")
+	flag.StringVar(&resume, "resume", "", "act as replica B: resume the paused run stored in this file")
 	flag.Parse()
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var err error
-	if *resume != "" {
-		err = replicaB(ctx, os.Stdout, *postgres, *sqlite, *resume)
-	} else {
-		err = replicaA(ctx, os.Stdout, *postgres, *sqlite)
+	run := func() error { return replicaA(ctx, os.Stdout, where) }
+	if resume != "" {
+		run = func() error { return replicaB(ctx, os.Stdout, where, resume) }
 	}
-	if err != nil {
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "replicas:", err)
 		os.Exit(1)
 	}
@@ -78,25 +82,25 @@ func main() {
 
 // replicaA pauses the run, hands it to replica B (a second process), then
 // tries to resume it again.
-func replicaA(ctx context.Context, w io.Writer, postgres, sqlite string) error {
+func replicaA(ctx context.Context, w io.Writer, where store) error {
 	dir, err := os.MkdirTemp("", "replicas-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if postgres == "" && sqlite == "" {
-		sqlite = filepath.Join(dir, "claims.db")
+	if where.postgres == "" && where.sqlite == "" {
+		where.sqlite = filepath.Join(dir, "claims.db")
 	}
-	store, err := openStore(ctx, postgres, sqlite)
+	claims, err := where.open(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "replica A: claims in %s, table %s\n", store.Dialect(), sqlclaims.DefaultTable)
+	fmt.Fprintf(w, "replica A: claims in %s, table %s\n", claims.Dialect(), sqlclaims.DefaultTable)
 
 	// The model of replica A's run: it books a table.
 	llm := mcpadaptertest.New(mcpadaptertest.ToolCalls(
 		mcpadaptertest.Call("call_1", "restaurant__book_table", `{"restaurant":"Chez Nous","party":2}`)))
-	executor, err := newExecutor(ctx, w, store, llm)
+	executor, err := newExecutor(ctx, w, claims, llm)
 	if err != nil {
 		return err
 	}
@@ -122,7 +126,7 @@ func replicaA(ctx context.Context, w io.Writer, postgres, sqlite string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-resume", file, "-postgres", postgres, "-sqlite", sqlite)
+	cmd := exec.CommandContext(ctx, exe, "-resume", file, "-postgres", where.postgres, "-sqlite", where.sqlite)
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("replica B: %w", err)
@@ -142,8 +146,8 @@ func replicaA(ctx context.Context, w io.Writer, postgres, sqlite string) error {
 }
 
 // replicaB resumes the run stored in file.
-func replicaB(ctx context.Context, w io.Writer, postgres, sqlite, file string) error {
-	store, err := openStore(ctx, postgres, sqlite)
+func replicaB(ctx context.Context, w io.Writer, where store, file string) error {
+	claims, err := where.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -157,7 +161,7 @@ func replicaB(ctx context.Context, w io.Writer, postgres, sqlite, file string) e
 	}
 	// The model of the resumed run: it sees the booking and answers.
 	llm := mcpadaptertest.New(mcpadaptertest.Answer("Your table for 2 at Chez Nous is booked for 19 September."))
-	executor, err := newExecutor(ctx, w, store, llm)
+	executor, err := newExecutor(ctx, w, claims, llm)
 	if err != nil {
 		return err
 	}
@@ -170,33 +174,33 @@ func replicaB(ctx context.Context, w io.Writer, postgres, sqlite, file string) e
 	return nil
 }
 
-// openStore opens the shared claim store and creates its table if needed.
-func openStore(ctx context.Context, postgres, sqlite string) (*sqlclaims.Store, error) {
-	driver, dsn := "postgres", postgres
-	if postgres == "" {
+// open opens the shared claim store and creates its table if needed.
+func (where store) open(ctx context.Context) (*sqlclaims.Store, error) {
+	driver, dsn := "postgres", where.postgres
+	if dsn == "" {
 		// Both processes write to the file: each waits for the other's
 		// writes instead of failing with "database is locked".
-		driver, dsn = "sqlite", "file:"+sqlite+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+		driver, dsn = "sqlite", "file:"+where.sqlite+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return nil, err
 	}
-	store, err := sqlclaims.New(ctx, db, sqlclaims.Options{})
+	claims, err := sqlclaims.New(ctx, db, sqlclaims.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return store, store.CreateTable(ctx)
+	return claims, claims.CreateTable(ctx)
 }
 
 // newExecutor returns an agent over the restaurant's tools, on an Adapter
 // (closed when ctx ends) whose stored state is sealed with stateKey and
-// claimed in store.
-func newExecutor(ctx context.Context, w io.Writer, store *sqlclaims.Store, llm llms.Model) (*agent.Executor, error) {
+// claimed in claims.
+func newExecutor(ctx context.Context, w io.Writer, claims *sqlclaims.Store, llm llms.Model) (*agent.Executor, error) {
 	a, err := mcpadapter.New(mcpadapter.Service(mcpadapter.Config{
 		Servers:     map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(w))},
 		StateKey:    stateKey,
-		StateClaims: store,
+		StateClaims: claims,
 	}))
 	if err != nil {
 		return nil, err
