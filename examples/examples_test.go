@@ -65,6 +65,21 @@ var expect = map[string][]string{
 		`tool  response to call_4 from math__plot: "math__plot is not a valid tool, try another one"`,
 		"turn 3: the model answers: 19.5 + 22.5 = 42.",
 	},
+	"replicas": replicasOutput("sqlite"),
+}
+
+// replicasOutput is what the replicas example prints with its claims in a
+// database of dialect.
+func replicasOutput(dialect string) []string {
+	return []string{
+		"replica A: claims in " + dialect + ", table mcpadapter_claims",
+		`replica A: the run paused: restaurant__book_table asks "Which date should I book at Chez Nous for 2?"`,
+		"sealed with Config.StateKey",
+		"replica B (pid ",
+		"Booked a table for 2 at Chez Nous on 2026-09-19.",
+		"replica B: answer: Your table for 2 at Chez Nous is booked for 19 September.",
+		"replica A: replaying the same run is refused, nothing sent: ",
+	}
 }
 
 // setup prepares, per example, the command that runs it. The configfile
@@ -107,6 +122,10 @@ func TestExamples(t *testing.T) {
 	t.Run("quickstart -base-url", func(t *testing.T) {
 		t.Parallel()
 		quickstartWithModelServer(t, filepath.Join(bin, "quickstart"))
+	})
+	t.Run("replicas -postgres", func(t *testing.T) {
+		t.Parallel()
+		replicasOnPostgres(t, filepath.Join(bin, "replicas"))
 	})
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -303,5 +322,35 @@ func quickstartWithModelServer(t *testing.T, exe string) {
 		if !strings.Contains(string(b), `"name":"`+name+`"`) {
 			t.Errorf("the first request offers tools %s, want %s among them", b, name)
 		}
+	}
+}
+
+// replicasOnPostgres runs the replicas example with its claims in
+// PostgreSQL (extserver.Postgres: a throwaway server, skipped under -short
+// or when PostgreSQL is not installed, unless
+// MCPADAPTER_REQUIRE_INTEGRATION=1), and checks that exactly one booking
+// was made, by the second process.
+func replicasOnPostgres(t *testing.T, exe string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	dsn := extserver.Postgres(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := extserver.Run(ctx, exec.Command(exe, "-postgres", dsn))
+	if err != nil {
+		t.Fatalf("replicas -postgres: %v\n%s", err, out)
+	}
+	for _, want := range replicasOutput("postgres") {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if n := strings.Count(string(out), "Booked a table"); n != 1 {
+		t.Errorf("%d bookings, want 1", n)
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
 	}
 }

@@ -2,7 +2,10 @@
 
 package extserver
 
-import "os/exec"
+import (
+	"errors"
+	"os/exec"
+)
 
 // inGroup has no process groups on this platform: it kills the process
 // alone.
@@ -12,4 +15,9 @@ func inGroup(cmd *exec.Cmd) func() {
 			_ = cmd.Process.Kill()
 		}
 	}
+}
+
+// runAs cannot change a process's user on this platform.
+func runAs(*exec.Cmd, uint32, uint32) error {
+	return errors.New("running a process as another user is not supported on this platform")
 }
