@@ -103,6 +103,8 @@ type partOptions struct {
 	imageDataURL bool
 	// budget is the [ResultBudget] (budget.go): 0 default, negative none.
 	budget int
+	// timeoutErrors is [TimeoutErrors] (modelerror.go).
+	timeoutErrors bool
 }
 
 // ImagesAsDataURL returns a [PartOption] for OpenAI-style models: images
