@@ -54,8 +54,7 @@ func Description(n int, servers []string, limit int) string {
 	return fmt.Sprintf("Find the tools for a task among %d tools (servers: %s). "+
 		"Only tools that a search returned can be called, so search first. "+
 		"Describe what you need in a few words, such as \"read a text file\" or \"create an invoice\"; "+
-		"the best %d matches are returned and can be called from then on; "+
-		"tools that match poorly are left out, so a search may return fewer, or none. "+
+		"the best %d matches (or fewer: weak ones are left out) are returned and can be called from then on. "+
 		"If none fits, search again with other words.", n, from, limit)
 }
 
