@@ -34,6 +34,13 @@ func catalogAdapter(t *testing.T, cfg Config, domains ...string) (*Adapter, map[
 func catalogSearch(t *testing.T, cfg Config, opts *ToolSearchOptions, domains ...string) (Toolset, *ToolSearch, map[string]*testserver.Server) {
 	t.Helper()
 	a, servers := catalogAdapter(t, cfg, domains...)
+	ts, search := listSearch(t, a, opts)
+	return ts, search, servers
+}
+
+// listSearch returns the tools of a and a ToolSearch over them with opts.
+func listSearch(t *testing.T, a *Adapter, opts *ToolSearchOptions) (Toolset, *ToolSearch) {
+	t.Helper()
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +49,7 @@ func catalogSearch(t *testing.T, cfg Config, opts *ToolSearchOptions, domains ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts, search, servers
+	return ts, search
 }
 
 // toolsBytes is the size of tools as a request carries them.
@@ -430,14 +437,7 @@ func TestToolSearchFloorReal(t *testing.T) {
 		"everything": {Command: node, Args: everything.args(everythingScript, dir)},
 		"fs":         {Command: node, Args: filesystem.args(fsScript, dir)},
 	}})
-	ts, err := a.ListTools(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	search, err := NewToolSearch(ts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts, search := listSearch(t, a, nil)
 	tests := []struct {
 		query   string
 		call    llms.ToolCall // the model's call after the search
