@@ -197,8 +197,9 @@ func (ix *Index) rank(query string) (hits []Hit, unknown bool) {
 	scores := make([]float64, ix.n)
 	for _, q := range Expand(tokens) {
 		ps := ix.postings[q.Term]
+		idf := ix.idf(len(ps))
 		for _, p := range ps {
-			scores[p.doc] += q.Weight * ix.idf(len(ps)) * p.wtf / (k1 + p.wtf)
+			scores[p.doc] += q.Weight * idf * p.wtf / (k1 + p.wtf)
 		}
 	}
 	for i, s := range scores {
