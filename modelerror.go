@@ -95,13 +95,7 @@ func (t *Tool) boundOf(err error) (time.Duration, string) {
 // the error of a call of t under ctx, when err is t's own timeout and
 // opts do not ask for [TimeoutErrors]; nil otherwise.
 func (t *Tool) timedOut(ctx context.Context, err error, opts []PartOption) *Result {
-	var o partOptions
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
-	if o.timeoutErrors {
+	if applyParts(opts).timeoutErrors {
 		return nil
 	}
 	if text, ok := t.TimedOut(ctx, err); ok {
