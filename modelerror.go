@@ -1,9 +1,12 @@
 package mcpadapter
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -17,14 +20,89 @@ import (
 //   - the server answered the tools/call with a JSON-RPC error, and the
 //     connection is still fine: the model sees the error's message as an
 //     isError result;
+//   - a tool that did not answer within its own timeout
+//     ([Config.DefaultToolTimeout], [Server.DefaultToolTimeout]) while the
+//     caller's context is still live: in [Toolset.HandleToolCalls] and
+//     [Toolset.ResumeToolCalls] (and a [ToolSearch]'s), the model sees an
+//     isError result saying so ([Tool.TimedOut]) and the batch goes on,
+//     unless the [TimeoutErrors] option asks for the error;
 //   - everything else stays an error that ends the run: transport and
-//     session failures, timeouts and cancellation, [ErrClosed], messages
-//     the adapter refused ([ErrMessageTooLarge] and the like), and the
-//     SDK's own local errors.
+//     session failures, the caller's own deadline and cancellation,
+//     [ErrClosed], messages the adapter refused ([ErrMessageTooLarge] and
+//     the like), the SDK's own local errors, and, in [Tool.Call], timeouts.
 //
 // [Tool.Invoke] and [Tool.InvokeJSON], for programs, keep returning the
 // [*ServerError], but for invalid params (-32602): every caller gets that
 // one as an isError result, since its arguments can be fixed.
+//
+// Why a tool's timeout is a message by default in a batch: the connection
+// is fine, only this call is lost, and the model can act on it (try again,
+// take another way, tell the user), as it acts on an isError result; one
+// slow server no longer ends the whole run. The run keeps its own bound:
+// its context's deadline and cancellation still end it.
+
+// TimeoutErrors returns a [PartOption] for [Toolset.HandleToolCalls] and
+// [Toolset.ResumeToolCalls] (and a [ToolSearch]'s): a tool that does not
+// answer within its timeout stops the batch with its [*ServerError]
+// (wrapping [context.DeadlineExceeded]), as a transport failure does,
+// instead of answering the model with a tool message ([Tool.TimedOut]).
+// It was the behaviour before this option existed. It does nothing in
+// [Result.Parts] and [Result.Messages].
+func TimeoutErrors() PartOption {
+	return func(o *partOptions) { o.timeoutErrors = true }
+}
+
+// TimedOut returns what the model reads when err, the error of a call of
+// t under ctx, is t's own timeout: that the tool did not answer within it
+// (the bound that applied, or "in time" when it is not known) and may
+// still be running on the server. ok is false for any other error, and
+// when ctx is done: the caller's own deadline or cancellation is not the
+// tool's timeout, and ends the caller's run.
+//
+// [Toolset.HandleToolCalls] answers a timeout so, unless [TimeoutErrors];
+// an agent that runs tools itself through [Tool.Call], which returns
+// timeouts as errors, uses it to do the same (package agent's Executor
+// does).
+func (t *Tool) TimedOut(ctx context.Context, err error) (text string, ok bool) {
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || t == nil {
+		return "", false
+	}
+	within := "in time"
+	if d, what := t.boundOf(err); d > 0 {
+		within = fmt.Sprintf("%s %v", what, d)
+	}
+	return fmt.Sprintf("Error: tool %s did not answer %s and may still be running on the server; its result is lost. "+
+		"Try again, take another way, or tell the user.", t.name, within), true
+}
+
+// boundOf returns the bound that err, a timeout of a call of t, ran into,
+// and how to say it; 0 when it is not known.
+func (t *Tool) boundOf(err error) (time.Duration, string) {
+	var idle *deliver.NoProgress
+	switch {
+	case errors.As(err, &idle):
+		return idle.Idle, "nor report progress within"
+	case t.a == nil || t.conn == nil:
+		return 0, ""
+	case t.a.cfg.ResetTimeoutOnProgress:
+		// Not idle: the call ran into Config.MaxToolTimeout.
+		return t.a.cfg.MaxToolTimeout, "within"
+	}
+	return t.timeout(), "within"
+}
+
+// timedOut returns the isError result the model reads in place of err,
+// the error of a call of t under ctx, when err is t's own timeout and
+// opts do not ask for [TimeoutErrors]; nil otherwise.
+func (t *Tool) timedOut(ctx context.Context, err error, opts []PartOption) *Result {
+	if applyParts(opts).timeoutErrors {
+		return nil
+	}
+	if text, ok := t.TimedOut(ctx, err); ok {
+		return errorResult(text)
+	}
+	return nil
+}
 
 // answered applies the rule above to the outcome of a model-facing call
 // of t.

@@ -199,10 +199,7 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 		return nil, errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
 	}
 	tc := p.Calls[p.Next]
-	var t *Tool
-	if tc.FunctionCall != nil {
-		t = s.Lookup(tc.FunctionCall.Name)
-	}
+	t := s.toolOf(tc)
 	if t == nil {
 		return nil, errorf("mcpadapter: resume tool calls: %w: the paused call's tool is not in the toolset", ErrInvalidState)
 	}
@@ -212,7 +209,9 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 	next := &PausedCalls{Calls: p.Calls, Next: p.Next, State: p.State, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
 	res, err := p.pause.settle(ctx, t, r)
 	if err != nil {
-		return next.stop(err)
+		if res = t.timedOut(ctx, err, opts); res == nil { // modelerror.go
+			return next.stop(err)
+		}
 	}
 	next.add(tc, res, s.partOptions(tc, opts))
 	next.Next++

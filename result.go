@@ -92,8 +92,9 @@ type Block struct {
 }
 
 // PartOption configures how [Result.Parts], [Result.Messages] and
-// [Toolset.HandleToolCalls] turn media into langchaingo message parts.
-// A nil PartOption is ignored.
+// [Toolset.HandleToolCalls] turn media into langchaingo message parts, and,
+// for HandleToolCalls, how a tool's timeout reaches the model
+// ([TimeoutErrors]). A nil PartOption is ignored.
 type PartOption func(*partOptions)
 
 // partOptions is the configuration PartOptions write.
@@ -103,6 +104,8 @@ type partOptions struct {
 	imageDataURL bool
 	// budget is the [ResultBudget] (budget.go): 0 default, negative none.
 	budget int
+	// timeoutErrors is [TimeoutErrors] (modelerror.go).
+	timeoutErrors bool
 }
 
 // ImagesAsDataURL returns a [PartOption] for OpenAI-style models: images
@@ -222,15 +225,21 @@ func (r *Result) structured() any {
 	return r.Artifact.StructuredContent
 }
 
-// style applies opts, skipping nil ones, and returns what they select.
+// style returns the content style that opts select.
 func style(opts []PartOption) content.Style {
+	o := applyParts(opts)
+	return content.Style{DataURL: o.imageDataURL, Limit: budgetLimit(o.budget)}
+}
+
+// applyParts applies opts, skipping nil ones.
+func applyParts(opts []PartOption) partOptions {
 	var o partOptions
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
-	return content.Style{DataURL: o.imageDataURL, Limit: budgetLimit(o.budget)}
+	return o
 }
 
 // Output validation: a tool that declares an outputSchema promises

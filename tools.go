@@ -240,10 +240,15 @@ func (s Toolset) Lookup(name string) *Tool {
 // or an [*ApprovalRequired] pauses the batch: the error is a [*PausedCalls]
 // (which [errors.As] sees through to the interrupt or the approval
 // request), and [Toolset.ResumeToolCalls] settles the paused call and runs
-// the rest. A [*ServerError] (a transport or session failure, a timeout)
-// stops the loop. Either way the messages of the calls before the stopped
-// one are returned with the error, so the stopped call is
-// choice.ToolCalls[n] where n is the number of AI messages returned.
+// the rest. A tool that does not answer within its timeout
+// ([Config.DefaultToolTimeout], [Server.DefaultToolTimeout]) answers with a
+// tool message saying so ([Tool.TimedOut]), and the batch goes on; with
+// the option [TimeoutErrors] it stops the loop instead, as a failure does.
+// A [*ServerError] (a transport or session failure), and ctx's own
+// deadline or cancellation, stop the loop. Either way the messages of the
+// calls before the stopped one are returned with the error, so the stopped
+// call is choice.ToolCalls[n] where n is the number of AI messages
+// returned.
 func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice, opts ...PartOption) ([]llms.MessageContent, error) {
 	if choice == nil {
 		return nil, nil
@@ -261,11 +266,21 @@ func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, run callRunner, o
 		tc := p.Calls[p.Next]
 		res, err := run(ctx, tc)
 		if err != nil {
-			return p.stop(err)
+			if res = s.toolOf(tc).timedOut(ctx, err, opts); res == nil { // modelerror.go
+				return p.stop(err)
+			}
 		}
 		p.add(tc, res, s.partOptions(tc, opts))
 	}
 	return append(p.messages, p.media...), nil // p is done with: no copy
+}
+
+// toolOf returns the tool that tc calls, or nil.
+func (s Toolset) toolOf(tc llms.ToolCall) *Tool {
+	if tc.FunctionCall == nil {
+		return nil
+	}
+	return s.Lookup(tc.FunctionCall.Name)
 }
 
 // runToolCall runs one native tool call; problems the model can fix are

@@ -1203,3 +1203,92 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Tools() = %v, want the same tools in order", got)
 	}
 }
+
+// blockingServer is a go-sdk server whose tool "block" answers only when
+// its request is cancelled, and whose tool "echo" answers "after" at once.
+func blockingServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "block", Description: "Blocks until cancelled.", InputSchema: object},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echoes at once.", InputSchema: object},
+		returns(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "after"}}}))
+	return s
+}
+
+// TestHandleToolCallsTimeout: in a batch, a tool that does not answer
+// within its timeout gives the model a tool message saying so, and the
+// calls after it run; with TimeoutErrors the batch stops with the
+// timeout's *ServerError; the caller's own deadline stops it either way.
+// The same holds for a ToolSearch's batch, in both eras.
+func TestHandleToolCallsTimeout(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			_, ts := listSDK(t, blockingServer(), m.mode, Config{DefaultToolTimeout: timeout})
+			search, err := NewToolSearch(ts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := []llms.ToolCall{
+				mcpadaptertest.Call("c1", "srv__block", `{}`),
+				mcpadaptertest.Call("c2", "srv__echo", `{}`),
+			}
+			loops := []struct {
+				name  string
+				first int // the messages before the calls: the searches'
+				run   func(ctx context.Context, opts ...PartOption) ([]llms.MessageContent, error)
+			}{
+				{"Toolset", 0, func(ctx context.Context, opts ...PartOption) ([]llms.MessageContent, error) {
+					return ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: calls}, opts...)
+				}},
+				{"ToolSearch", 4, func(ctx context.Context, opts ...PartOption) ([]llms.MessageContent, error) {
+					found := []llms.ToolCall{
+						mcpadaptertest.Call("s1", DefaultSearchToolName, `{"query":"block"}`),
+						mcpadaptertest.Call("s2", DefaultSearchToolName, `{"query":"echo"}`),
+					}
+					return search.HandleToolCalls(ctx, nil, &llms.ContentChoice{ToolCalls: append(found, calls...)}, opts...)
+				}},
+			}
+			for _, loop := range loops {
+				t.Run(loop.name, func(t *testing.T) {
+					msgs, err := loop.run(t.Context())
+					if err != nil || len(msgs) != loop.first+4 {
+						t.Fatalf("HandleToolCalls() = %d messages, %v; want the messages of both calls", len(msgs), err)
+					}
+					want := "Error: tool srv__block did not answer within 100ms and may still be running on the server"
+					if got := lastToolText(msgs[:loop.first+2]); !strings.HasPrefix(got, want) {
+						t.Errorf("the timed-out call's tool message = %q, want it to start with %q", got, want)
+					}
+					if got := lastToolText(msgs); got != "after" {
+						t.Errorf("the next call's tool message = %q, want its result", got)
+					}
+
+					msgs, err = loop.run(t.Context(), TimeoutErrors())
+					var se *ServerError
+					if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &se) || len(msgs) != loop.first {
+						t.Errorf("HandleToolCalls(TimeoutErrors()) = %d messages, %v; want the %d before the call and its *ServerError", len(msgs), err, loop.first)
+					}
+
+					ctx, cancel := context.WithTimeout(t.Context(), timeout/4)
+					defer cancel()
+					msgs, err = loop.run(ctx)
+					if !errors.Is(err, context.DeadlineExceeded) || len(msgs) != loop.first {
+						t.Errorf("HandleToolCalls(ctx with a deadline) = %d messages, %v; want the caller's deadline to stop the batch", len(msgs), err)
+					}
+				})
+			}
+
+			// With ResetTimeoutOnProgress the bound is a time without
+			// progress, and the message says so.
+			_, ts = listSDK(t, blockingServer(), m.mode, Config{DefaultToolTimeout: timeout, ResetTimeoutOnProgress: true})
+			msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: calls[:1]})
+			want := "Error: tool srv__block did not answer nor report progress within 100ms and may still be running"
+			if got := lastToolText(msgs); err != nil || !strings.HasPrefix(got, want) {
+				t.Errorf("HandleToolCalls(ResetTimeoutOnProgress) = %q, %v; want a tool message starting with %q", got, err, want)
+			}
+		})
+	}
+}

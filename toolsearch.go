@@ -35,7 +35,8 @@ type ToolSearchOptions struct {
 	// [DefaultSearchToolName]. No tool of the set may have it.
 	Name string
 	// MaxResults is the number of tools one search returns at most; 0 (or
-	// less) means [DefaultSearchResults].
+	// less) means [DefaultSearchResults]. A search returns fewer when fewer
+	// tools match well (see [ToolSearch.Search]).
 	MaxResults int
 }
 
@@ -149,7 +150,13 @@ func (x *ToolSearch) Name() string { return x.name }
 
 // Search returns the tools that match query best, best first, at most
 // [ToolSearchOptions.MaxResults] of them: what the search tool returns to
-// the model.
+// the model. Only tools that match well are returned: a tool that scores
+// less than half the best one is left out, and so is, when the query holds
+// a word that no tool holds, a tool that shares with it only words many
+// tools hold (over server-everything and server-filesystem, "add two
+// numbers" returns get-sum alone, and "delete a file" nothing). A query
+// that no tool matches well returns none, and the model is told to search
+// again with other words.
 func (x *ToolSearch) Search(query string) Toolset {
 	hits := x.index.Search(query, x.limit)
 	out := make(Toolset, len(hits))

@@ -34,6 +34,13 @@ func catalogAdapter(t *testing.T, cfg Config, domains ...string) (*Adapter, map[
 func catalogSearch(t *testing.T, cfg Config, opts *ToolSearchOptions, domains ...string) (Toolset, *ToolSearch, map[string]*testserver.Server) {
 	t.Helper()
 	a, servers := catalogAdapter(t, cfg, domains...)
+	ts, search := listSearch(t, a, opts)
+	return ts, search, servers
+}
+
+// listSearch returns the tools of a and a ToolSearch over them with opts.
+func listSearch(t *testing.T, a *Adapter, opts *ToolSearchOptions) (Toolset, *ToolSearch) {
+	t.Helper()
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +49,7 @@ func catalogSearch(t *testing.T, cfg Config, opts *ToolSearchOptions, domains ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ts, search, servers
+	return ts, search
 }
 
 // toolsBytes is the size of tools as a request carries them.
@@ -412,4 +419,74 @@ func TestToolSearchRealCatalogs(t *testing.T) {
 				c.name, len(ts), toolsBytes(t, ts.LLMTools()), toolsBytes(t, search.LLMTools(nil)), toolsBytes(t, search.LLMTools(msgs)))
 		})
 	}
+}
+
+// TestToolSearchFloorReal: over server-everything and server-filesystem
+// together (29 tools), a search offers what matched and nothing else: "add
+// two numbers" offers get-sum alone (the next tool scores 0.44 of it, under
+// the relative floor), which then runs; "delete a file", which no tool
+// does, offers none (14 tools say "file", at 0.21 of the absolute floor's
+// yardstick), the model is told so, and a tool it names anyway is refused.
+// It logs the scores of the best hits.
+func TestToolSearchFloorReal(t *testing.T) {
+	everything, filesystem := realCatalogs[0], realCatalogs[1]
+	node, everythingScript := extserver.NPM(t, everything.server)
+	_, fsScript := extserver.NPM(t, filesystem.server)
+	dir := t.TempDir()
+	a := newAdapter(t, Config{Servers: map[string]Server{
+		"everything": {Command: node, Args: everything.args(everythingScript, dir)},
+		"fs":         {Command: node, Args: filesystem.args(fsScript, dir)},
+	}})
+	ts, search := listSearch(t, a, nil)
+	tests := []struct {
+		query   string
+		call    llms.ToolCall // the model's call after the search
+		offered []string      // on the request after the search
+		search  string        // the search's answer starts so
+		result  string        // the call's answer holds it
+	}{
+		{"add two numbers", mcpadaptertest.Call("c1", "everything__get-sum", `{"a":2,"b":3}`),
+			[]string{DefaultSearchToolName, "everything__get-sum"}, "1 tool found for \"add two numbers\"; you can call it now:\neverything__get-sum: ", "5"},
+		{"delete a file", mcpadaptertest.Call("c1", "fs__write_file", `{"path":"x","content":""}`),
+			[]string{DefaultSearchToolName}, `No tool matches "delete a file": search again with other words.`, "is not available yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			var scores []string
+			hits := search.index.Rank(tt.query)
+			for _, h := range hits[:min(6, len(hits))] {
+				scores = append(scores, fmt.Sprintf("%s %.3f", search.model[h.Doc].Name(), h.Score))
+			}
+			t.Logf("%q over %d tools (absolute floor's yardstick %.3f): %s", tt.query, len(ts), search.index.RareScore(), strings.Join(scores, ", "))
+
+			query, _ := json.Marshal(searchArgs{Query: tt.query})
+			model := mcpadaptertest.New(
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", DefaultSearchToolName, string(query))),
+				mcpadaptertest.ToolCalls(tt.call),
+				mcpadaptertest.Answer("Done."),
+			)
+			history := runSearchLoop(t, t.Context(), search, model, tt.query)
+			if got := toolNamesOf(model.Options()[1].Tools); !slices.Equal(got, tt.offered) {
+				t.Errorf("after the search the model is offered %v, want %v", got, tt.offered)
+			}
+			if got := lastToolText(history[:3]); !strings.HasPrefix(got, tt.search) {
+				t.Errorf("the search answered %q, want it to start with %q", got, tt.search)
+			}
+			if got := lastToolText(history); !strings.Contains(got, tt.result) {
+				t.Errorf("%s answered %q, want it to hold %q", tt.call.FunctionCall.Name, got, tt.result)
+			}
+		})
+	}
+}
+
+// lastToolText returns the text of the last tool message of msgs.
+func lastToolText(msgs []llms.MessageContent) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, part := range msgs[i].Parts {
+			if resp, ok := part.(llms.ToolCallResponse); ok {
+				return resp.Content
+			}
+		}
+	}
+	return ""
 }

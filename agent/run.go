@@ -43,6 +43,18 @@ import (
 // [mcpadapter.ToolSearch.HandleToolCalls]), and the model gets the batch's
 // messages (media included) as they are; the steps' observations are the
 // tool messages' text.
+//
+// A tool that does not answer within its timeout
+// ([mcpadapter.Config.DefaultToolTimeout],
+// [mcpadapter.Server.DefaultToolTimeout]) does not end the run: the model
+// gets a tool message (an observation, for other agents) saying that the
+// tool did not answer within the timeout and may still be running
+// ([mcpadapter.Tool.TimedOut]), and the run goes on. The run's own context
+// still bounds it: its deadline or cancellation ends the run with its
+// error. For a tool-calling [*Agent], [WithPartOptions] with
+// [mcpadapter.TimeoutErrors] makes a timeout end the run instead.
+// langchaingo's agents.Executor, which runs tools through
+// [mcpadapter.Tool.Call], ends the run on a timeout.
 type Executor struct {
 	*agents.Executor
 }
@@ -231,7 +243,8 @@ func (e *Executor) turn(ctx context.Context, a *Agent, p *PausedRun, options []c
 }
 
 // act runs one action's tool, as agents.Executor does: an unknown tool is
-// an observation for the model.
+// an observation for the model. So is an MCP tool's own timeout, as in
+// HandleToolCalls (mcpadapter.Tool.TimedOut).
 func (e *Executor) act(ctx context.Context, byName map[string]tools.Tool, action schema.AgentAction) (schema.AgentStep, error) {
 	if e.CallbacksHandler != nil {
 		e.CallbacksHandler.HandleAgentAction(ctx, action)
@@ -242,7 +255,12 @@ func (e *Executor) act(ctx context.Context, byName map[string]tools.Tool, action
 	}
 	observation, err := tool.Call(ctx, strings.TrimSuffix(action.ToolInput, "\nObservation:"))
 	if err != nil {
-		return schema.AgentStep{}, err
+		mcpTool, _ := tool.(*mcpadapter.Tool)
+		text, timedOut := mcpTool.TimedOut(ctx, err)
+		if !timedOut {
+			return schema.AgentStep{}, err
+		}
+		observation = text
 	}
 	return schema.AgentStep{Action: action, Observation: observation}, nil
 }

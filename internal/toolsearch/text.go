@@ -54,7 +54,7 @@ func Description(n int, servers []string, limit int) string {
 	return fmt.Sprintf("Find the tools for a task among %d tools (servers: %s). "+
 		"Only tools that a search returned can be called, so search first. "+
 		"Describe what you need in a few words, such as \"read a text file\" or \"create an invoice\"; "+
-		"the best %d matches are returned and can be called from then on. "+
+		"the best %d matches (or fewer: weak ones are left out) are returned and can be called from then on. "+
 		"If none fits, search again with other words.", n, from, limit)
 }
 
@@ -91,7 +91,11 @@ func Results(query string, found []Doc) string {
 		return fmt.Sprintf("No tool matches %q: search again with other words.", query)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d tools found for %q; you can call them now:", len(found), query)
+	if len(found) == 1 {
+		fmt.Fprintf(&b, "1 tool found for %q; you can call it now:", query)
+	} else {
+		fmt.Fprintf(&b, "%d tools found for %q; you can call them now:", len(found), query)
+	}
 	for _, d := range found {
 		fmt.Fprintf(&b, "\n%s: %s", d.Name, Summary(d.Description))
 	}

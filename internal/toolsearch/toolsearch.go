@@ -122,32 +122,111 @@ func New(docs []Doc) *Index {
 	return ix
 }
 
-// Search returns the positions of the documents that share a word with
-// query (or with the words it stands for, see [Expand]), best first, at
-// most limit of them (all when limit ≤ 0). Equal scores keep document
-// order, so the result depends only on the documents and the query.
+// Search returns the positions of the documents that match query (share
+// a word with it or with the words it stands for, see [Expand]) well
+// enough, best first, at most limit of them (all when limit ≤ 0). Equal
+// scores keep document order, so the result depends only on the
+// documents and the query.
+//
+// Well enough means at or above the floors [RelativeFloor] and, when the
+// query holds a word that no document holds, [AbsoluteFloor]: a document
+// that matches much less than the best one, or that shares with a query
+// asking for something else only words many documents hold, is filler,
+// and is left out. A query that nothing matches well enough gets none.
 func (ix *Index) Search(query string, limit int) []int {
+	hits, unknown := ix.rank(query)
+	if len(hits) == 0 {
+		return nil
+	}
+	floor := RelativeFloor * hits[0].Score
+	if unknown {
+		floor = max(floor, AbsoluteFloor*ix.RareScore())
+	}
+	var out []int
+	for _, h := range hits {
+		if h.Score < floor || limit > 0 && len(out) == limit {
+			break
+		}
+		out = append(out, h.Doc)
+	}
+	return out
+}
+
+// The relevance floors of [Index.Search], measured on the reference
+// servers' catalogs (server-everything, server-filesystem and
+// server-memory, alone and together: the root package's
+// TestToolSearchRealCatalogs and TestToolSearchFloorReal) and on
+// testserver's catalog of 1,000 tools (its 20 tasks).
+const (
+	// RelativeFloor: a hit scores at least this fraction of the best hit.
+	// The tool a task wants scores at least 0.82 of the best when it is
+	// not the best itself (the 20 tasks); the filler under a clear best
+	// scores at most 0.44 of it ("add two numbers": get-sum 3.35, then
+	// create_directory 1.48).
+	RelativeFloor = 0.5
+	// AbsoluteFloor: when the query holds a word that no tool holds (nor
+	// the words it stands for), a hit scores at least this fraction of
+	// [Index.RareScore]. The query may then ask for what no tool does, and
+	// a hit that shares only words many tools hold is filler: "delete a
+	// file" over server-everything and server-filesystem matches the 14
+	// tools that say "file" at 0.21 of it, "send an email" a research tool
+	// at 0.34, while the wanted tools score 0.46 of it or more. A query
+	// whose only known words all the tools hold gets none ("show the
+	// whole graph" over server-memory, whose 9 tools all say "graph"): the
+	// model is told to search again with other words.
+	AbsoluteFloor = 0.4
+)
+
+// A Hit is a document that matched a query, and its score.
+type Hit struct {
+	Doc   int     // the position in the documents of [New]
+	Score float64 // BM25F, summed over the query's terms
+}
+
+// Rank returns every document that shares a word with query (or with the
+// words it stands for), best first, with its score, whatever the floors.
+func (ix *Index) Rank(query string) []Hit {
+	hits, _ := ix.rank(query)
+	return hits
+}
+
+// rank is [Index.Rank], and whether query holds a word that no document
+// holds, nor the words it stands for.
+func (ix *Index) rank(query string) (hits []Hit, unknown bool) {
+	tokens := Tokens(query)
 	scores := make([]float64, ix.n)
-	for _, q := range Expand(Tokens(query)) {
+	for _, q := range Expand(tokens) {
 		ps := ix.postings[q.Term]
-		df := float64(len(ps))
-		idf := math.Log(1 + (float64(ix.n)-df+0.5)/(df+0.5))
+		idf := ix.idf(len(ps))
 		for _, p := range ps {
 			scores[p.doc] += q.Weight * idf * p.wtf / (k1 + p.wtf)
 		}
 	}
-	var hits []int
 	for i, s := range scores {
 		if s > 0 {
-			hits = append(hits, i)
+			hits = append(hits, Hit{i, s})
 		}
 	}
-	slices.SortStableFunc(hits, func(x, y int) int { return cmp.Compare(scores[y], scores[x]) })
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
+	slices.SortStableFunc(hits, func(x, y Hit) int { return cmp.Compare(y.Score, x.Score) })
+	for _, tok := range tokens {
+		if len(ix.postings[tok]) == 0 && !slices.ContainsFunc(synonyms[tok], func(w string) bool { return len(ix.postings[w]) > 0 }) {
+			unknown = true
+		}
 	}
-	return hits
+	return hits, unknown
 }
+
+// idf is the inverse document frequency of a term that df documents hold.
+func (ix *Index) idf(df int) float64 {
+	return math.Log(1 + (float64(ix.n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// RareScore is the yardstick of [AbsoluteFloor]: the idf of a word that
+// one document holds. What a query's word adds to the score of a document
+// is its idf times less than 1, so a word that one document alone holds
+// adds less than RareScore to it. It grows with the number of documents,
+// as the scores do.
+func (ix *Index) RareScore() float64 { return ix.idf(1) }
 
 // A QueryTerm is a term of a query and its weight.
 type QueryTerm struct {

@@ -80,6 +80,35 @@ func TestExpand(t *testing.T) {
 	}
 }
 
+// TestSearchFloor: Search leaves out what matches much less than the best
+// hit, and, for a query holding a word that no tool holds, what shares
+// with it only words that many tools hold; a query that nothing matches
+// well enough gets nothing. Rank still returns every hit.
+func TestSearchFloor(t *testing.T) {
+	ix := New(catalog)
+	tests := []struct {
+		query  string
+		ranked int   // hits of Rank
+		want   []int // of Search
+	}{
+		{"rename a file", 4, []int{3}},     // the other file tools score 0.37 of move_file or less
+		{"list the files", 4, []int{2}},    // the same under list_directory
+		{"files", 4, []int{1, 3, 0, 2}},    // nothing stands out: all of them
+		{"delete a file", 4, nil},          // no tool deletes, and 4 of the 7 say "file"
+		{"book a flight to Paris", 0, nil}, // no word of it
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			if got := ix.Rank(tt.query); len(got) != tt.ranked {
+				t.Errorf("Rank(%q) = %v, want %d hits", tt.query, got, tt.ranked)
+			}
+			if got := ix.Search(tt.query, 0); !slices.Equal(got, tt.want) {
+				t.Errorf("Search(%q, 0) = %v, want %v", tt.query, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestSearchOrder: every hit is returned when limit is 0, best first, and
 // equal scores keep catalog order.
 func TestSearchOrder(t *testing.T) {
