@@ -149,7 +149,7 @@
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
 //	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
 //	configfile.go              LoadConfig, ParseConfig, ConfigError: internal/configfile's result mapped onto Server
-//	conn.go                    the live connection: session, calls in flight, death, close, errors
+//	conn.go                    the live connection: session, death, close, errors
 //	descriptor.go              ToolDescriptor, ToolAnnotations: a tool as its server sent it
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
 //	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
@@ -157,6 +157,8 @@
 //	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
 //	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
 //	errors.go                  sentinel errors, ServerError, serverError
+//	exchange.go                one tools/call on a connection: whether it may go, its context and deadline,
+//	                           its progress and trace, the open-call registry, the request and its answer
 //	filter.go                  Filter, ToolPredicate, toolPolicy; visible: what a caller is offered
 //	hooks.go                   Middleware, CallRequest, CallHandler; arguments rewritten by middleware
 //	httptransport.go           the adapter's side of internal/httptransport: headers, end signs, statuses

@@ -90,7 +90,8 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	tc, forget := t.newTaskCall(ctx, "", p.rebind(t, PrincipalFrom(ctx)))
+	info := t.newCall(ctx)
+	tc, forget := t.newTaskCall(ctx, &info, p.rebind(t, PrincipalFrom(ctx)))
 	defer forget()
 	return tc.follow(ctx)
 }

@@ -83,13 +83,14 @@ func (c *conn) tasksOn() bool {
 	return c.taskCalls.Declared()
 }
 
-// asTask reports whether a call of t under ctx runs as a task.
-func (t *Tool) asTask(ctx context.Context) bool {
+// asTask reports whether a call under ctx of t, whose taskSupport is
+// support, runs as a task.
+func (t *Tool) asTask(ctx context.Context, support string) bool {
 	mode := t.conn.cfg.Tasks
 	if m, ok := ctx.Value(taskModeKey{}).(TaskMode); ok {
 		mode = m
 	}
-	return mode != TasksOff && tasks.Augmented(t.taskSupport(), mode == TasksOptional) && t.conn.tasksOn()
+	return mode != TasksOff && tasks.Augmented(support, mode == TasksOptional) && t.conn.tasksOn()
 }
 
 // A taskCall is the adapter's side of one call of a tool that runs as a
@@ -124,16 +125,15 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 	return tc
 }
 
-// newTaskCall returns the task call of t under ctx for p's task (nil: not
-// yet made), with the progress token of call id when someone listens, and
-// the func that ends it.
-func (t *Tool) newTaskCall(ctx context.Context, id string, p *PendingTask) (*taskCall, func()) {
+// newTaskCall returns the task call under ctx that info describes for p's
+// task (nil: not yet made), with the call's progress token when someone
+// listens, and the func that ends it.
+func (t *Tool) newTaskCall(ctx context.Context, info *callInfo, p *PendingTask) (*taskCall, func()) {
 	c, tc := t.conn, t.newTask(p)
-	if !c.a.notify.wantsProgress(ctx) {
+	if !info.progress {
 		return tc, tc.route.Close
 	}
-	f, _ := ctx.Value(progressKey{}).(func(Progress))
-	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: id}, f: f}
+	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress}
 	token, forget := c.a.notify.register(c, sink)
 	tc.token = token
 	return tc, func() {
@@ -174,11 +174,11 @@ func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func(
 
 // task runs a call of t as a task: the task-augmented tools/call, then the
 // task followed to its end (or to a *PendingTask).
-func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
+func (t *Tool) task(ctx context.Context, info *callInfo, args map[string]any) (*Result, error) {
 	c := t.conn
-	tc, forget := t.newTaskCall(ctx, info.callID(), nil)
+	tc, forget := t.newTaskCall(ctx, info, nil)
 	defer forget()
-	ctx, meta, traced := info.request(ctx, c, t.desc.Name)
+	ctx, meta, traced := info.request(ctx, c)
 	res, err := tc.f.Start(ctx, t.desc.Name, args, tc.token, meta)
 	traced(res != nil && res.IsError, err)
 	switch {
@@ -226,7 +226,8 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 // responses (a modern task's through tasks/update, a legacy one's by
 // request id on its session), and follows the task on.
 func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.InputResponseMap) (*Result, error) {
-	tc, forget := t.newTaskCall(ctx, "", in.task.rebind(t, PrincipalFrom(ctx)))
+	info := t.newCall(ctx)
+	tc, forget := t.newTaskCall(ctx, &info, in.task.rebind(t, PrincipalFrom(ctx)))
 	defer forget()
 	if err := tc.f.Answer(ctx, responses); err != nil {
 		return nil, err
