@@ -16,7 +16,6 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
-	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -78,13 +77,6 @@ type conn struct {
 	http    *httpConn
 	notices atomic.Int64
 
-	// streamable is the Streamable HTTP transport of the session (the
-	// caller's settings), through which a task line joins it (tasks.go);
-	// nil for other transports. handed holds the session's tasks handed
-	// out: while any is, closing c leaves the session to the server.
-	streamable *mcp.StreamableClientTransport
-	handed     tasks.Handed
-
 	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
 	// OAuthFor's for c's principal), called once per dial.
 	oauth auth.OAuthHandler
@@ -96,12 +88,7 @@ type conn struct {
 
 	slots [3]sdkcache.Slots // pages of the SDK's list caches (sdkcache.go)
 
-	// taskCalls is what a legacy server's initialize result declares of
-	// task-augmented tools/call, which go-sdk does not decode.
-	taskCalls tasks.Capability
-
-	raw   tasks.Calls  // requests of the adapter's own (internal/tasks)
-	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)
+	tasks taskConn // what the session keeps for tasks (tasks.go)
 
 	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
 
@@ -344,7 +331,7 @@ func (c *conn) diedRedialable() bool {
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
 		c.wire = &endwatch.Conn{Connection: conn, End: endwatch.New(c.watch)}
-		c.raw.Record(c.wire)
+		c.tasks.calls.Record(c.wire)
 		return c.wire
 	})
 }

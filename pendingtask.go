@@ -107,7 +107,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	tc := t.newTask(p.rebind(t, PrincipalFrom(ctx)))
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
-		return err
+		return tc.callErr(err)
 	}
 	tc.route.Settled(tc.p.TaskID)
 	return nil
