@@ -93,25 +93,23 @@
 // callbacks, approval, middleware, tracer or progress; the files entered
 // only when those are set are in brackets):
 //
-//	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
-//	                 nulls that mean absent dropped (internal/schemapass), the one principal
-//	                 check (conn.go)
-//	2 call.go        run: the observer (trace.go, internal/observe), hooked [hooks.go] → send: the
-//	                 approval gate [approval.go], on the arguments as sent → rounds [a tool
-//	                 with task support: tasks.go, internal/tasks] → callRounds: callContext (conn.go) →
-//	                 callRound: progress sink (notify.go) and idle timer (internal/deliver),
-//	                 the request's trace context (internal/observe) → callOnce: recordTools
-//	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
+//	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → run: the
+//	                 principal check (exchange.go), the call prepared once (newCall: task
+//	                 support, timeout, progress), its observer (internal/observe), nulls that mean
+//	                 absent dropped (internal/schemapass), hooked [hooks.go] → send: the approval
+//	                 gate [approval.go] → a task [tasks.go, internal/tasks] or callRounds
+//	2 exchange.go    current, callContext → exchange, once per round: its deadline, its trace
+//	                 context (internal/observe) [progress: notify.go, internal/deliver] → callTool:
+//	                 recordTools (sdkcache.go), the open call → go-sdk ClientSession.CallTool
 //	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
 //	                 (sdkcache.go, internal/sdkcache) → internal/stdio writes the line; its
 //	                 reader passes each line through internal/wire before go-sdk decodes it
-//	4 call.go        closeCall (serverreq.go); a failure becomes an error (conn.callError) or an
-//	                 isError result (modelerror.go) → newResult (internal/content) and the
-//	                 outputSchema check (result.go) → interrupted [an *Interrupt, elicitation.go]
-//	5 call.go        answered (modelerror.go) → the model's text within the budget (budget.go)
+//	4 call.go        callRounds: newResult (result.go) → send: the outputSchema check (result.go),
+//	                 interrupted [an *Interrupt, elicitation.go] → answered (modelerror.go) →
+//	                 the model's text within the budget (budget.go, internal/modeltext)
 //
-// Ten root files: call.go, conn.go, trace.go, notify.go, sdkcache.go,
-// serverreq.go, eras.go, result.go, modelerror.go and budget.go.
+// Seven root files: call.go, exchange.go, sdkcache.go, eras.go, result.go,
+// modelerror.go and budget.go; a failure adds conn.go (callError).
 //
 // A discovery's path, a cold [Adapter.ListTools] of one stdio server (in
 // brackets, as above, what only a setting enters):
