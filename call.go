@@ -149,53 +149,6 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// A grant is what a human approved: a call's arguments, as JSON. The call
-// goes past the approval gate without asking again only with exactly
-// these arguments (after [Config.Middleware]), so that what was approved
-// is what is sent.
-type grant struct{ args []byte }
-
-// grantOf returns the grant of args. (Arguments that do not marshal match
-// nothing: the call asks again, and then fails to marshal.)
-func grantOf(args map[string]any) *grant {
-	b, _ := json.Marshal(argsOrEmpty(args))
-	return &grant{args: b}
-}
-
-// covers reports whether g approved args. A nil grant approves nothing.
-func (g *grant) covers(args map[string]any) bool {
-	if g == nil {
-		return false
-	}
-	b, err := json.Marshal(argsOrEmpty(args))
-	return err == nil && bytes.Equal(b, g.args)
-}
-
-// argsOrEmpty returns args, or {} for nil: they are sent so.
-func argsOrEmpty(args map[string]any) map[string]any {
-	if args == nil {
-		return map[string]any{}
-	}
-	return args
-}
-
-// approval is the one approval gate ([Config.Approval]), for fresh calls
-// (send) and resumed ones ([Adapter.Resume]): the request that holds the
-// call of t with args, the arguments it sends, for a human, or nil when
-// the call needs no approval. resume is the resume it would send (nil for
-// a fresh call).
-func (t *Tool) approval(ctx context.Context, args map[string]any, resume *resumeCall) *ApprovalRequired {
-	approve := t.a.cfg.Approval
-	if approve == nil {
-		return nil
-	}
-	call := t.call(args)
-	if !approve(call) {
-		return nil
-	}
-	return newApproval(ctx, t, call, resume)
-}
-
 // invoke runs an approved call, with callbacks: [Adapter.Decide].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args, "", true) })
@@ -226,7 +179,9 @@ func (t *Tool) run(ctx context.Context, args map[string]any, id string, approved
 	if len(a.cfg.Middleware) == 0 && info.watch == nil && !info.progress {
 		return t.send(ctx, &info, args, g) // nothing to tell: no call id, no span, no record
 	}
-	told := info // the middleware may keep it: on the heap, and only here
+	// A copy, made only here, for the middleware's closures to keep: it
+	// goes to the heap, and info, the fast path's, stays on the stack.
+	told := info
 	told.id = id
 	if told.id == "" {
 		told.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
@@ -289,26 +244,6 @@ func (t *Tool) send(ctx context.Context, info *callInfo, args map[string]any, g 
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, false)
 }
-
-// invalidInput is the result that answers arguments the tool cannot take:
-// the problem and the schema, for the model to try again.
-func (t *Tool) invalidInput(err error) *Result {
-	schema, _ := json.Marshal(t.params)
-	return errorResult(fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
-}
-
-// timeout returns the bound of one call of t:
-// Config.DefaultToolTimeout when set, else its server's.
-func (t *Tool) timeout() time.Duration {
-	if t.a.cfg.DefaultToolTimeout > 0 {
-		return t.a.cfg.DefaultToolTimeout
-	}
-	return t.conn.cfg.DefaultToolTimeout
-}
-
-// callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
-// It is built when a call fails, not for every call.
-func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
 
 // callRounds calls t for the call info describes, with args, and drives
 // its input rounds until a result: each round is one exchange on the
@@ -398,6 +333,73 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 			return res, nil
 		}
 	}
+}
+
+// invalidInput is the result that answers arguments the tool cannot take:
+// the problem and the schema, for the model to try again.
+func (t *Tool) invalidInput(err error) *Result {
+	schema, _ := json.Marshal(t.params)
+	return errorResult(fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
+}
+
+// timeout returns the bound of one call of t:
+// Config.DefaultToolTimeout when set, else its server's.
+func (t *Tool) timeout() time.Duration {
+	if t.a.cfg.DefaultToolTimeout > 0 {
+		return t.a.cfg.DefaultToolTimeout
+	}
+	return t.conn.cfg.DefaultToolTimeout
+}
+
+// callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
+// It is built when a call fails, not for every call.
+func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
+
+// A grant is what a human approved: a call's arguments, as JSON. The call
+// goes past the approval gate without asking again only with exactly
+// these arguments (after [Config.Middleware]), so that what was approved
+// is what is sent.
+type grant struct{ args []byte }
+
+// grantOf returns the grant of args. (Arguments that do not marshal match
+// nothing: the call asks again, and then fails to marshal.)
+func grantOf(args map[string]any) *grant {
+	b, _ := json.Marshal(argsOrEmpty(args))
+	return &grant{args: b}
+}
+
+// covers reports whether g approved args. A nil grant approves nothing.
+func (g *grant) covers(args map[string]any) bool {
+	if g == nil {
+		return false
+	}
+	b, err := json.Marshal(argsOrEmpty(args))
+	return err == nil && bytes.Equal(b, g.args)
+}
+
+// argsOrEmpty returns args, or {} for nil: they are sent so.
+func argsOrEmpty(args map[string]any) map[string]any {
+	if args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+// approval is the one approval gate ([Config.Approval]), for fresh calls
+// (send) and resumed ones ([Adapter.Resume]): the request that holds the
+// call of t with args, the arguments it sends, for a human, or nil when
+// the call needs no approval. resume is the resume it would send (nil for
+// a fresh call).
+func (t *Tool) approval(ctx context.Context, args map[string]any, resume *resumeCall) *ApprovalRequired {
+	approve := t.a.cfg.Approval
+	if approve == nil {
+		return nil
+	}
+	call := t.call(args)
+	if !approve(call) {
+		return nil
+	}
+	return newApproval(ctx, t, call, resume)
 }
 
 // newInterrupt returns the interrupt of a round of c's server that asked

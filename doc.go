@@ -179,9 +179,9 @@
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: the errors, ClaimStore, stamps, the owner checks (states; internal/seal)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
-//	tasks.go                   long-running tools: TaskMode, WithTasks; taskCall, the adapter's side of
-//	                           internal/tasks: requests of its own, task lines, kept sessions, progress,
-//	                           questions, errors
+//	tasks.go                   long-running tools: TaskMode, WithTasks; taskConn, what a conn keeps for tasks;
+//	                           taskCall, the adapter's side of internal/tasks: requests of its own, task lines,
+//	                           kept sessions, progress, questions, errors
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
 //	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool (internal/toolsearch)
