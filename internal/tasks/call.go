@@ -308,19 +308,24 @@ func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolRes
 	}
 }
 
-// wait waits d, within ctx and the connection's life.
+// wait waits d, within ctx and the connection's life (a life that ended
+// is context.Canceled, as a cancelled ctx).
 func (c *Call) wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
+	waiting, cancel := context.WithTimeoutCause(ctx, d, errWaited)
+	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
+	<-waiting.Done()
+	if context.Cause(waiting) == errWaited {
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.life.Done():
-		return context.Canceled
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.Canceled
 }
+
+// errWaited is the cause of a wait that waited its time (Call.wait).
+var errWaited = errors.New("waited")
 
 // stopped ends a follow (whose wait, within ctx, is waitCtx) that err
 // stopped: a deadline of the caller's or of the wait returns ErrPending;
