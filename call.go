@@ -1,10 +1,11 @@
 package mcpadapter
 
 // One call, top-down: Tool.Call, Tool.InvokeJSON and Tool.Invoke → the
-// callbacks (observe) → the principal check (gated) → Middleware
-// (hooks.go) → the approval gate (send) → the input rounds
-// (callRounds) → one tools/call (callOnce) → a Result (result.go) or an
-// *Interrupt (elicitation.go).
+// callbacks (observe) → run: the principal check, the call prepared once
+// (newCall), Middleware (hooks.go) → the approval gate (send) → a task
+// (tasks.go) or the input rounds (callRounds) → one exchange per round on
+// the connection (exchange.go) → a Result (result.go) or an *Interrupt
+// (elicitation.go).
 
 import (
 	"bytes"
@@ -12,15 +13,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
-	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
-	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
@@ -44,7 +42,7 @@ import (
 // server's [Server.DefaultToolTimeout]; a deadline of ctx shortens either.
 // When ctx is done the server is told (notifications/cancelled).
 func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args, "", false) })
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args, "", false) })
 }
 
 // InvokeJSON is [Tool.Invoke] with the arguments as a JSON object, as a
@@ -66,7 +64,7 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON, id string) (*Result, er
 			return t.invalidInput(err), nil
 		}
 	}
-	return t.gated(ctx, args, id, false)
+	return t.run(ctx, args, id, false)
 }
 
 // Call implements [tools.Tool], langchaingo's text API. input may be a JSON
@@ -92,7 +90,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 		if err != nil {
 			return t.invalidInput(err), nil
 		}
-		return t.answered(t.gated(ctx, args, "", false))
+		return t.answered(t.run(ctx, args, "", false))
 	})
 	if err != nil {
 		return "", err
@@ -151,200 +149,123 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// gated is where a fresh call and an approved one join: the nulls that
-// mean absent dropped (see schemapass.DropAbsentNulls) and the call's one
-// principal check, before any I/O; the approval gate ([Config.Approval])
-// comes after [Config.Middleware], on the arguments that would be sent
-// (send). approved says that a human approved args ([Adapter.Decide]).
-// id is the model's tool-call id, or "".
-func (t *Tool) gated(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
-	args = schemapass.DropAbsentNulls(t.params, args)
+// invoke runs an approved call, with callbacks: [Adapter.Decide].
+func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
+	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args, "", true) })
+}
+
+// run is where a fresh call and an approved one join, without callbacks:
+// the call's one principal check, before any I/O, the call prepared
+// (newCall), the nulls that mean absent dropped (see
+// schemapass.DropAbsentNulls), then [Config.Middleware] (hooks.go) and
+// the approval gate (send), with the call watched by a tracer and the debug
+// log when any of them is there. approved says that a human approved args
+// ([Adapter.Decide]). id is the model's tool-call id, or "".
+func (t *Tool) run(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
 	}
-	var g *grant
-	if approved && t.a.cfg.Approval != nil {
-		g = grantOf(args)
-	}
-	return t.run(ctx, args, id, g)
-}
-
-// A grant is what a human approved: a call's arguments, as JSON. The call
-// goes past the approval gate without asking again only with exactly
-// these arguments (after [Config.Middleware]), so that what was approved
-// is what is sent.
-type grant struct{ args []byte }
-
-// grantOf returns the grant of args. (Arguments that do not marshal match
-// nothing: the call asks again, and then fails to marshal.)
-func grantOf(args map[string]any) *grant {
-	b, _ := json.Marshal(argsOrEmpty(args))
-	return &grant{args: b}
-}
-
-// covers reports whether g approved args. A nil grant approves nothing.
-func (g *grant) covers(args map[string]any) bool {
-	if g == nil {
-		return false
-	}
-	b, err := json.Marshal(argsOrEmpty(args))
-	return err == nil && bytes.Equal(b, g.args)
-}
-
-// argsOrEmpty returns args, or {} for nil: they are sent so.
-func argsOrEmpty(args map[string]any) map[string]any {
-	if args == nil {
-		return map[string]any{}
-	}
-	return args
-}
-
-// approval is the one approval gate ([Config.Approval]), for fresh calls
-// (send) and resumed ones ([Adapter.Resume]): the request that holds the
-// call of t with args, the arguments it sends, for a human, or nil when
-// the call needs no approval. resume is the resume it would send (nil for
-// a fresh call).
-func (t *Tool) approval(ctx context.Context, args map[string]any, resume *resumeCall) *ApprovalRequired {
-	approve := t.a.cfg.Approval
-	if approve == nil {
-		return nil
-	}
-	call := t.call(args)
-	if !approve(call) {
-		return nil
-	}
-	return newApproval(ctx, t, call, resume)
-}
-
-// invoke runs an approved call, with callbacks: [Adapter.Decide].
-func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
-	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.gated(ctx, args, "", true) })
-}
-
-// run calls the tool on its connection, without callbacks: through
-// [Config.Middleware], watched by a tracer and the debug log, when any of
-// them is there, then the approval gate (send). g is what a human
-// approved, or nil.
-func (t *Tool) run(ctx context.Context, args map[string]any, id string, g *grant) (*Result, error) {
-	if t.taskSupport() == tasks.Required && !t.conn.tasksOn() {
+	info := t.newCall(ctx)
+	if info.tasks == tasks.Required && !t.conn.tasksOn() {
 		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
 	a := t.a
-	w := t.watch(ctx)
-	if len(a.cfg.Middleware) == 0 && w == nil && !a.notify.wantsProgress(ctx) {
-		return t.send(ctx, args, nil, g) // nothing to tell: no call id, no span, no record
+	info.watch = observe.Watch(ctx, a.tracer, a.metrics, a.logger, t.server, t.name)
+	args = schemapass.DropAbsentNulls(t.params, args)
+	var g *grant
+	if approved && a.cfg.Approval != nil {
+		g = grantOf(args)
 	}
-	info := &callInfo{id: id, watch: w}
-	if info.id == "" {
-		info.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
+	if len(a.cfg.Middleware) == 0 && info.watch == nil && !info.progress {
+		return t.send(ctx, &info, args, g) // nothing to tell: no call id, no span, no record
 	}
-	ctx = w.Start(ctx, info.id)
-	res, err := t.hooked(ctx, args, info, g)
-	w.End(ctx, res != nil && res.IsError, err, info.id, info.requests)
+	// A copy, made only here, for the middleware's closures to keep: it
+	// goes to the heap, and info, the fast path's, stays on the stack.
+	told := info
+	told.id = id
+	if told.id == "" {
+		told.id = "call-" + strconv.FormatUint(a.callIDs.Add(1), 10)
+	}
+	ctx = told.watch.Start(ctx, told.id)
+	res, err := t.hooked(ctx, &told, args, g)
+	told.watch.End(ctx, res != nil && res.IsError, err, told.id, told.requests)
 	return res, err
 }
 
+// A callInfo is one call of a Tool, prepared once (newCall) and handed
+// down as a parameter from Tool.run to the exchange (exchange.go): what
+// the call needs to know, asked of the Tool, its Adapter and ctx once,
+// and what it has done. The rounds of a call are sent one at a time.
+type callInfo struct {
+	t          *Tool
+	tasks      string         // the tool's execution.taskSupport ("": none)
+	timeout    time.Duration  // the bound of one round (0: none)
+	progress   bool           // someone listens to the call's progress
+	onProgress func(Progress) // WithProgress's, or nil
+	watch      *observe.Call  // nil: no span, no debug record (set by run)
+
+	id       string         // the call's id; "" when nothing listens (run)
+	meta     map[string]any // the _meta that middleware asked for
+	requests int            // the tools/call requests sent
+}
+
+// newCall prepares a call of t under ctx: the facts of t and ctx that its
+// steps need. A fresh call adds its observer (run); a resumed round
+// (elicitation.go) has none.
+func (t *Tool) newCall(ctx context.Context) callInfo {
+	a := t.a
+	info := callInfo{t: t, timeout: t.timeout()}
+	if e := t.desc.Execution; e != nil {
+		info.tasks = e.TaskSupport
+	}
+	info.onProgress, _ = ctx.Value(progressKey{}).(func(Progress))
+	info.progress = info.onProgress != nil || a.cfg.OnProgress != nil || a.cfg.ResetTimeoutOnProgress
+	return info
+}
+
 // send passes the approval gate with args, the arguments as they are
-// sent, unless g approved them, then calls the tool with them.
-func (t *Tool) send(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
+// sent, unless g approved them, then calls the tool with them: as a task
+// (tasks.go) or in rounds, its output checked.
+func (t *Tool) send(ctx context.Context, info *callInfo, args map[string]any, g *grant) (*Result, error) {
 	if !g.covers(args) {
 		if p := t.approval(ctx, args, nil); p != nil {
 			return nil, p
 		}
 	}
-	return t.rounds(ctx, args, info)
-}
-
-// rounds calls the tool with args, for the call described by info (nil on
-// the fast path: nothing to tell).
-func (t *Tool) rounds(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
 	var (
 		res *Result
 		err error
 	)
-	if t.taskSupport() != "" && t.asTask(ctx) { // a tool without task support never enters tasks.go
-		res, err = t.task(ctx, args, info)
+	if info.tasks != "" && t.asTask(ctx, info.tasks) { // a tool without task support never enters tasks.go
+		res, err = t.task(ctx, info, args)
 	} else {
-		res, err = t.callRounds(ctx, args, nil, "", 0, info)
+		res, err = t.callRounds(ctx, info, args, nil, "", 0)
 	}
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, false)
 }
 
-// A callInfo describes one call of a Tool to the requests it sends: the
-// call's id, the _meta that middleware asked for, how many tools/call
-// requests it sent, and what watches it. It is handed down as a parameter
-// from Tool.run to callRound, and made only when a middleware, a tracer,
-// progress or a debug log needs it.
-type callInfo struct {
-	id       string
-	meta     map[string]any
-	requests int           // written by the call's rounds, one at a time
-	watch    *observe.Call // nil: no span, no debug record
-}
-
-// request starts a request of the call info describes (nil: none) to the
-// tool mcpName on c: it returns ctx carrying the request's span, the
-// request's _meta (the middleware's, with the trace context), and the func
-// that ends the span with whether the result is an error and err.
-func (info *callInfo) request(ctx context.Context, c *conn, mcpName string) (context.Context, mcp.Meta, func(bool, error)) {
-	var meta mcp.Meta
-	var w *observe.Call
-	if info != nil {
-		meta, w = maps.Clone(info.meta), info.watch
-		info.requests++
-	}
-	return w.Request(ctx, mcpName, c.peer, meta)
-}
-
-// callID returns the id of the call that info describes, or "".
-func (info *callInfo) callID() string {
-	if info == nil {
-		return ""
-	}
-	return info.id
-}
-
-// invalidInput is the result that answers arguments the tool cannot take:
-// the problem and the schema, for the model to try again.
-func (t *Tool) invalidInput(err error) *Result {
-	schema, _ := json.Marshal(t.params)
-	return errorResult(fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
-}
-
-// timeout returns the bound of one call of t:
-// Config.DefaultToolTimeout when set, else its server's.
-func (t *Tool) timeout() time.Duration {
-	if t.a.cfg.DefaultToolTimeout > 0 {
-		return t.a.cfg.DefaultToolTimeout
-	}
-	return t.conn.cfg.DefaultToolTimeout
-}
-
-// callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
-// It is built when a call fails, not for every call.
-func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
-
-// callRounds calls t and drives its input rounds until a result: each
-// round is answered inline by [Config.ElicitationHandler] or returned as an
-// *Interrupt. responses and state are those of the round to send; round
-// counts the rounds before it.
+// callRounds calls t for the call info describes, with args, and drives
+// its input rounds until a result: each round is one exchange on the
+// tool's current connection (exchange.go), whose questions are answered
+// inline by [Config.ElicitationHandler] or returned as an *Interrupt.
+// responses and state are those of the round to send; round counts the
+// rounds before it.
 //
 // The tool timeout bounds each round (one tools/call), not the time a
 // handler takes to ask a human, nor the waits between rounds: ctx bounds
 // those.
-func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mcp.InputResponseMap, state string, round int, info *callInfo) (*Result, error) {
+func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string, round int) (*Result, error) {
 	a, c, tool, mcpName := t.a, t.conn.current(), t.name, t.desc.Name
 	caller := ctx
 	ctx, done := c.callContext(caller)
 	defer func() { done() }()
-	timeout := t.timeout()
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
 	renewed := false
 	for {
-		raw, res, err := callRound(ctx, c, timeout, tool, mcpName, args, responses, state, info)
+		raw, res, err := c.exchange(ctx, info, args, responses, state)
 		var asked mcp.InputRequestMap
 		retry := false
 		switch {
@@ -414,86 +335,71 @@ func (t *Tool) callRounds(ctx context.Context, args map[string]any, responses mc
 	}
 }
 
-// callRound sends one round, bounded by timeout when positive: since its
-// start, or, with Config.ResetTimeoutOnProgress, since its last progress
-// notification. It traces the request and asks for progress when someone
-// listens.
-func callRound(ctx context.Context, c *conn, timeout time.Duration, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, info *callInfo) (*mcp.CallToolResult, *Result, error) {
-	a := c.a
-	var touch func()
-	if timeout > 0 {
-		var release func()
-		if a.cfg.ResetTimeoutOnProgress {
-			ctx, touch, release = deliver.IdleContext(ctx, timeout, a.cfg.MaxToolTimeout)
-		} else {
-			ctx, release = context.WithTimeout(ctx, timeout)
-		}
-		defer release()
-	}
-	ctx, meta, traced := info.request(ctx, c, mcpName)
-	if a.notify.wantsProgress(ctx) && c.cfg.Client == nil { // a prebuilt client has no handler of ours
-		f, _ := ctx.Value(progressKey{}).(func(Progress))
-		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: tool, MCPName: mcpName, CallID: info.callID()}, f: f, touch: touch}
-		token, forget := a.notify.register(c, sink)
-		defer forget()
-		if meta == nil {
-			meta = mcp.Meta{}
-		}
-		meta["progressToken"] = token
-	}
-	raw, res, err := c.callOnce(ctx, tool, mcpName, args, responses, state, meta)
-	if err != nil {
-		if idle, ok := context.Cause(ctx).(*deliver.NoProgress); ok {
-			err = serverError(c.server, callToolOp(mcpName), idle)
-		}
-	}
-	traced(res != nil && res.IsError || res == nil && raw != nil && raw.IsError, err)
-	return raw, res, err
+// invalidInput is the result that answers arguments the tool cannot take:
+// the problem and the schema, for the model to try again.
+func (t *Tool) invalidInput(err error) *Result {
+	schema, _ := json.Marshal(t.params)
+	return errorResult(fmt.Sprintf("Error: invalid input for tool %s: %v. Expected a JSON object matching this schema: %s", t.name, err, schema))
 }
 
-// callOnce sends one tools/call of tool on c, with meta as its _meta (nil: none).
-// Params are built fresh for every call:
-// the SDK writes into them. Exactly one of the results is set on success: the
-// raw result, or a Result for a JSON-RPC invalid-params error (the model can
-// fix its arguments).
-func (c *conn) callOnce(ctx context.Context, tool, mcpName string, args any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
-	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
-		if err := c.usable(callToolOp(mcpName)); err != nil {
-			if c.sessionMissing() && !c.closing.Load() {
-				err = &unexecuted{err} // nothing was sent
-			}
-			return nil, nil, err
-		}
+// timeout returns the bound of one call of t:
+// Config.DefaultToolTimeout when set, else its server's.
+func (t *Tool) timeout() time.Duration {
+	if t.a.cfg.DefaultToolTimeout > 0 {
+		return t.a.cfg.DefaultToolTimeout
 	}
-	// A nil map inside args is not a nil interface: send {} for both, since
-	// servers reject "arguments": null (the TypeScript SDK does).
-	if m, ok := args.(map[string]any); args == nil || ok && m == nil {
-		args = map[string]any{}
+	return t.conn.cfg.DefaultToolTimeout
+}
+
+// callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
+// It is built when a call fails, not for every call.
+func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }
+
+// A grant is what a human approved: a call's arguments, as JSON. The call
+// goes past the approval gate without asking again only with exactly
+// these arguments (after [Config.Middleware]), so that what was approved
+// is what is sent.
+type grant struct{ args []byte }
+
+// grantOf returns the grant of args. (Arguments that do not marshal match
+// nothing: the call asks again, and then fails to marshal.)
+func grantOf(args map[string]any) *grant {
+	b, _ := json.Marshal(argsOrEmpty(args))
+	return &grant{args: b}
+}
+
+// covers reports whether g approved args. A nil grant approves nothing.
+func (g *grant) covers(args map[string]any) bool {
+	if g == nil {
+		return false
 	}
-	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (sdkcache.go)
-	var sent *httptransport.SendRecord
-	if c.http != nil { // whether the server executed the request (internal/httptransport)
-		sent = new(httptransport.SendRecord)
-		ctx = httptransport.WithSendRecord(ctx, sent)
+	b, err := json.Marshal(argsOrEmpty(args))
+	return err == nil && bytes.Equal(b, g.args)
+}
+
+// argsOrEmpty returns args, or {} for nil: they are sent so.
+func argsOrEmpty(args map[string]any) map[string]any {
+	if args == nil {
+		return map[string]any{}
 	}
-	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
-	refused := c.closeCall(oc)
-	if err != nil && sent.Unexecuted() && c.sessionMissing() {
-		return nil, nil, &unexecuted{c.callError(callToolOp(mcpName), err)}
+	return args
+}
+
+// approval is the one approval gate ([Config.Approval]), for fresh calls
+// (send) and resumed ones ([Adapter.Resume]): the request that holds the
+// call of t with args, the arguments it sends, for a human, or nil when
+// the call needs no approval. resume is the resume it would send (nil for
+// a fresh call).
+func (t *Tool) approval(ctx context.Context, args map[string]any, resume *resumeCall) *ApprovalRequired {
+	approve := t.a.cfg.Approval
+	if approve == nil {
+		return nil
 	}
-	if err != nil {
-		if refused != "" {
-			// A legacy server asked for sampling or roots while serving the call.
-			err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, refused, err)
-			return nil, nil, c.callError(callToolOp(mcpName), err)
-		}
-		if res := c.asResult(err, false); res != nil { // modelerror.go
-			return nil, res, nil
-		}
-		return nil, nil, c.callError(callToolOp(mcpName), err)
+	call := t.call(args)
+	if !approve(call) {
+		return nil
 	}
-	return res, nil, nil
+	return newApproval(ctx, t, call, resume)
 }
 
 // newInterrupt returns the interrupt of a round of c's server that asked

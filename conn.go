@@ -16,7 +16,6 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
-	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -78,13 +77,6 @@ type conn struct {
 	http    *httpConn
 	notices atomic.Int64
 
-	// streamable is the Streamable HTTP transport of the session (the
-	// caller's settings), through which a task line joins it (tasks.go);
-	// nil for other transports. handed holds the session's tasks handed
-	// out: while any is, closing c leaves the session to the server.
-	streamable *mcp.StreamableClientTransport
-	handed     tasks.Handed
-
 	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
 	// OAuthFor's for c's principal), called once per dial.
 	oauth auth.OAuthHandler
@@ -96,12 +88,7 @@ type conn struct {
 
 	slots [3]sdkcache.Slots // pages of the SDK's list caches (sdkcache.go)
 
-	// taskCalls is what a legacy server's initialize result declares of
-	// task-augmented tools/call, which go-sdk does not decode.
-	taskCalls tasks.Capability
-
-	raw   tasks.Calls  // requests of the adapter's own (internal/tasks)
-	tasks atomic.Int64 // tasks in flight on the connection (tasks.go)
+	tasks taskConn // what the session keeps for tasks (tasks.go)
 
 	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
 
@@ -161,39 +148,11 @@ func (c *conn) giveUp(err error) {
 
 func (c *conn) modern() bool { return c.info.Era == EraModern }
 
-// current returns the conn that serves the calls of c's tools: c, or the
-// last of the new sessions that replaced it (next).
-func (c *conn) current() *conn {
-	for n := c.next.Load(); n != nil; n = c.next.Load() {
-		c = n
-	}
-	return c
-}
-
 // sessionMissing reports whether c's Streamable HTTP server answered 404
 // to a request carrying c's session id: it no longer knows the session
 // (it restarted, or dropped it), and the spec has the client start a new
 // session, with or without a retry policy (pool.connect).
 func (c *conn) sessionMissing() bool { return c.http != nil && c.http.Missing() }
-
-// alive reports whether the session is still up.
-func (c *conn) alive() bool {
-	select {
-	case <-c.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// cause returns why a dead session ended.
-func (c *conn) cause() error {
-	<-c.done
-	if c.err == nil {
-		return io.EOF
-	}
-	return c.err
-}
 
 // attach makes c's generation wait for the release of c's session
 // (watch), which runs once the session has ended: at once for a session
@@ -297,45 +256,6 @@ func (c *conn) close() {
 	}
 }
 
-// callContext derives the context of the requests of one operation on c:
-// carrying the server's log level on modern sessions, and, on Streamable
-// HTTP sessions, cancelled by Adapter.Close. The returned func releases it.
-//
-// Close ends the requests of the other sessions by closing their
-// connection (see conn.close), so that a call pays for a context of its
-// own only when it runs over Streamable HTTP. Work of the adapter's own
-// between requests (an elicitation handler, a backoff) is not a request:
-// it waits under untilClose.
-func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
-	release := func() {}
-	if c.key.principal != "" {
-		if !c.use.acquire() { // evicted: the request fails at once
-			ctx, cancel := context.WithCancel(ctx)
-			cancel()
-			return ctx, cancel
-		}
-		release = c.use.release
-	}
-	if c.cfg.LogLevel != "" && c.modern() {
-		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
-	}
-	if c.wire != nil {
-		return ctx, release
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	key := &cancel
-	if !c.inflight.Track(c.life, key) {
-		cancel() // the generation has ended: the request fails at once
-		release()
-		return ctx, cancel
-	}
-	return ctx, func() {
-		c.inflight.Untrack(key)
-		cancel()
-		release()
-	}
-}
-
 // untilClose returns ctx, cancelled also when the generation ends (Close),
 // for the adapter's own waits between requests, which no closed connection
 // ends. The returned func releases it.
@@ -377,16 +297,6 @@ func (c *conn) callError(op string, err error) error {
 	return serverError(c.server, op, redact.Error(classifyFault(err), c.cfg.URL))
 }
 
-// An unexecuted error is the failure of a request that the server never
-// executed: it answered 404 for the request's session, or nothing was sent
-// because the session was known to be missing (see httptransport.SendRecord). Such a
-// request may be sent again, once, on a new session (Tool.callRounds). It
-// reads as the error it wraps.
-type unexecuted struct{ error }
-
-// Unwrap returns the failure.
-func (u *unexecuted) Unwrap() error { return u.error }
-
 // staysDown wraps err, the end of c's connection, with the setting that
 // would have the next discovery dial c's server again, when c's server has
 // none: the connection stays down until Close otherwise.
@@ -414,17 +324,6 @@ func (c *conn) diedRedialable() bool {
 	return (c.cfg.retryPolicy() != nil || c.sessionMissing()) && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
-// usable returns why c can no longer serve calls, or nil.
-func (c *conn) usable(op string) error {
-	if c.closing.Load() || c.life.Err() != nil {
-		return serverError(c.server, op, c.closedErr())
-	}
-	if !c.alive() {
-		return serverError(c.server, op, fmt.Errorf("connection lost: %w", c.cause()))
-	}
-	return nil
-}
-
 // own returns t, recording the connection it makes as c.wire. It is given
 // every transport but Streamable HTTP, whose connection no wrapper may
 // hide (sdkcompat.go, entry 5): its requests are ended through their
@@ -432,17 +331,7 @@ func (c *conn) usable(op string) error {
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
 		c.wire = &endwatch.Conn{Connection: conn, End: endwatch.New(c.watch)}
-		c.raw.Record(c.wire)
+		c.tasks.calls.Record(c.wire)
 		return c.wire
 	})
-}
-
-// checkPrincipal fails a call of tool mcpName when c is a per-principal
-// connection and ctx acts for another principal. (The error's Op is built
-// only on failure: a Sprintf per call shows in the benchmarks.)
-func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
-	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
-		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
-	}
-	return nil
 }

@@ -201,7 +201,7 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server, c.raw.Claim, c.taskCalls.Saw)
+	sc := d.newScreen(c.server, c.tasks.calls.Claim, c.tasks.declared.Saw)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -341,11 +341,11 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	cp.HTTPClient = rt.Client(st.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
 	// The connection, unwrapped, carries the requests of the adapter's own.
-	cs, err := client.Connect(ctx, wrapTransport(&cp, c.raw.Record), opts)
+	cs, err := client.Connect(ctx, wrapTransport(&cp, c.tasks.calls.Record), opts)
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}
-	c.http, c.overHTTP, c.streamable = rt, true, st
+	c.http, c.overHTTP, c.tasks.streamable = rt, true, st
 	return cs, nil
 }
 

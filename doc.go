@@ -93,25 +93,23 @@
 // callbacks, approval, middleware, tracer or progress; the files entered
 // only when those are set are in brackets):
 //
-//	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → gated:
-//	                 nulls that mean absent dropped (internal/schemapass), the one principal
-//	                 check (conn.go)
-//	2 call.go        run: the observer (trace.go, internal/observe), hooked [hooks.go] → send: the
-//	                 approval gate [approval.go], on the arguments as sent → rounds [a tool
-//	                 with task support: tasks.go, internal/tasks] → callRounds: callContext (conn.go) →
-//	                 callRound: progress sink (notify.go) and idle timer (internal/deliver),
-//	                 the request's trace context (internal/observe) → callOnce: recordTools
-//	                 (sdkcache.go), openCall (serverreq.go) → go-sdk ClientSession.CallTool
+//	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → run: the
+//	                 principal check (exchange.go), the call prepared once (newCall: task
+//	                 support, timeout, progress), its observer (internal/observe), nulls that mean
+//	                 absent dropped (internal/schemapass), hooked [hooks.go] → send: the approval
+//	                 gate [approval.go] → a task [tasks.go, internal/tasks] or callRounds
+//	2 exchange.go    current, callContext → exchange, once per round: its deadline, its trace
+//	                 context (internal/observe) [progress: notify.go, internal/deliver] → callTool:
+//	                 recordTools (sdkcache.go), the open call → go-sdk ClientSession.CallTool
 //	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
 //	                 (sdkcache.go, internal/sdkcache) → internal/stdio writes the line; its
 //	                 reader passes each line through internal/wire before go-sdk decodes it
-//	4 call.go        closeCall (serverreq.go); a failure becomes an error (conn.callError) or an
-//	                 isError result (modelerror.go) → newResult (internal/content) and the
-//	                 outputSchema check (result.go) → interrupted [an *Interrupt, elicitation.go]
-//	5 call.go        answered (modelerror.go) → the model's text within the budget (budget.go)
+//	4 call.go        callRounds: newResult (result.go) → send: the outputSchema check (result.go),
+//	                 interrupted [an *Interrupt, elicitation.go] → answered (modelerror.go) →
+//	                 the model's text within the budget (budget.go, internal/modeltext)
 //
-// Ten root files: call.go, conn.go, trace.go, notify.go, sdkcache.go,
-// serverreq.go, eras.go, result.go, modelerror.go and budget.go.
+// Seven root files: call.go, exchange.go, sdkcache.go, eras.go, result.go,
+// modelerror.go and budget.go; a failure adds conn.go (callError).
 //
 // A discovery's path, a cold [Adapter.ListTools] of one stdio server (in
 // brackets, as above, what only a setting enters):
@@ -149,7 +147,7 @@
 //	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
 //	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
 //	configfile.go              LoadConfig, ParseConfig, ConfigError: internal/configfile's result mapped onto Server
-//	conn.go                    the live connection: session, calls in flight, death, close, errors
+//	conn.go                    the live connection: session, death, close, errors
 //	descriptor.go              ToolDescriptor, ToolAnnotations: a tool as its server sent it
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
 //	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
@@ -157,6 +155,8 @@
 //	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
 //	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
 //	errors.go                  sentinel errors, ServerError, serverError
+//	exchange.go                one tools/call on a connection: whether it may go, its context and deadline,
+//	                           its progress and trace, the open-call registry, the request and its answer
 //	filter.go                  Filter, ToolPredicate, toolPolicy; visible: what a caller is offered
 //	hooks.go                   Middleware, CallRequest, CallHandler; arguments rewritten by middleware
 //	httptransport.go           the adapter's side of internal/httptransport: headers, end signs, statuses
@@ -179,9 +179,9 @@
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: the errors, ClaimStore, stamps, the owner checks (states; internal/seal)
 //	status.go                  Status, ServerStatus: what a health endpoint reports
-//	tasks.go                   long-running tools: TaskMode, WithTasks; taskCall, the adapter's side of
-//	                           internal/tasks: requests of its own, task lines, kept sessions, progress,
-//	                           questions, errors
+//	tasks.go                   long-running tools: TaskMode, WithTasks; taskConn, what a conn keeps for tasks;
+//	                           taskCall, the adapter's side of internal/tasks: requests of its own, task lines,
+//	                           kept sessions, progress, questions, errors
 //	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
 //	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool (internal/toolsearch)

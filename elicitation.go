@@ -266,7 +266,8 @@ func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequ
 		res, err = t.checkOutput(ctx, res, err)
 		return res, t.interrupted(err, approved)
 	}
-	res, err := t.callRounds(ctx, in.args, responses, in.state, in.round, nil)
+	info := t.newCall(ctx)
+	res, err := t.callRounds(ctx, &info, in.args, responses, in.state, in.round)
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, approved)
 }

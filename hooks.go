@@ -93,10 +93,10 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 // approval gate (send, with g). Arguments that a middleware rewrote are
 // validated against the tool's input schema first: a violation is a
 // model-visible error result, and nothing is sent.
-func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
+func (t *Tool) hooked(ctx context.Context, info *callInfo, args map[string]any, g *grant) (*Result, error) {
 	mws := t.a.cfg.Middleware
 	if len(mws) == 0 {
-		return t.send(ctx, args, info, g)
+		return t.send(ctx, info, args, g)
 	}
 	req := &CallRequest{
 		Server: t.server, Tool: t.name, MCPName: t.MCPName(), CallID: info.id, Principal: t.conn.key.principal,
@@ -117,7 +117,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, 
 			}
 			ctx = withCallHeaders(ctx, c, req.Headers)
 		}
-		return t.send(ctx, req.Args, info, g)
+		return t.send(ctx, info, req.Args, g)
 	})
 	return h(ctx, req)
 }

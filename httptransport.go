@@ -28,11 +28,11 @@ type httpConn struct {
 // newHTTPConn returns the transport of a connection attempt of c to
 // endpoint, over which screen reads; oauth authorizes its requests (SSE:
 // go-sdk authorizes Streamable HTTP itself), when not nil. The session
-// is kept when c closes while tasks handed out live there (conn.handed).
+// is kept when c closes while tasks handed out live there (taskConn.handed).
 func newHTTPConn(c *conn, screen *wire.Screen, endpoint string, oauth auth.OAuthHandler) *httpConn {
 	end := endwatch.New(c.watch)
 	opts := c.httpOptions(screen, endpoint, oauth)
-	opts.Ended, opts.Failed, opts.Keep = end.Sign, end.SignAttached, c.handed.Any
+	opts.Ended, opts.Failed, opts.Tasks = end.Sign, end.SignAttached, &c.tasks.handed
 	return &httpConn{Transport: httptransport.New(opts), end: end}
 }
 

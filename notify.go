@@ -345,15 +345,6 @@ func (n *notifier) progressed(g *generation, server string, session *mcp.ClientS
 	}})
 }
 
-// wantsProgress reports whether a call under ctx asks for a progress token.
-func (n *notifier) wantsProgress(ctx context.Context) bool {
-	if n.cfg.OnProgress != nil || n.cfg.ResetTimeoutOnProgress {
-		return true
-	}
-	f, _ := ctx.Value(progressKey{}).(func(Progress))
-	return f != nil
-}
-
 // perServer returns a new T for each server name: a counter, a queue.
 func perServer[T any](servers map[string]Server) map[string]*T {
 	m := make(map[string]*T, len(servers))

@@ -90,7 +90,8 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	tc, forget := t.newTaskCall(ctx, "", p.rebind(t, PrincipalFrom(ctx)))
+	info := t.newCall(ctx)
+	tc, forget := t.newTaskCall(ctx, &info, p.rebind(t, PrincipalFrom(ctx)))
 	defer forget()
 	return tc.follow(ctx)
 }
@@ -106,7 +107,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	tc := t.newTask(p.rebind(t, PrincipalFrom(ctx)))
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
-		return err
+		return tc.callErr(err)
 	}
 	tc.route.Settled(tc.p.TaskID)
 	return nil

@@ -97,7 +97,19 @@ package mcpadapter
 //     protocol version (go-sdk sets them only after an initialize it
 //     saw), the server's answers and requests on its streams are read
 //     from Connection.Read, and its DELETE on Close is not sent
-//     (httptransport.Options.Keep). Pinned by TestSDKCompatTaskLine.
+//     (httptransport.Options.Tasks: tasks.Joined). Pinned by
+//     TestSDKCompatTaskLine.
+//     Task lines are kept, not made opt-in, after the review of December
+//     (second, change 4): real servers need them. A legacy server on the
+//     TypeScript SDK's task stores (server-everything over Streamable HTTP,
+//     integration_tasks_test.go) binds a task to the session that made it
+//     and asks its questions on the stream of tasks/result; without a line
+//     such a question could only be answered while the call waits, never
+//     as an interrupt resumed later or in another process, and a pending
+//     task could not be collected by another Adapter. What tasks use of a
+//     conn is one field (conn.tasks, taskConn in tasks.go), and of the HTTP
+//     transport one option (Options.Tasks), so that the lines cost the rest
+//     of the adapter nothing.
 //
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a

@@ -657,7 +657,7 @@ func TestSDKCompatTaskLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.handOut(nil)
-	if !c.handed.Any() {
+	if !c.tasks.handed.Any() {
 		t.Fatal("a conn that handed out a task of its session does not keep it")
 	}
 	tc.route.Settled(tc.p.TaskID)

@@ -33,36 +33,6 @@ import (
 // answered at once.
 const maxLiveElicitations = 8
 
-// An openCall is a tools/call in flight on a conn.
-type openCall struct {
-	ctx  context.Context // the round's context: the caller's values, its deadline
-	tool string          // the adapter's tool name
-
-	refused string // method of a request refused during the call; guarded by conn.openMu
-}
-
-// openCall registers a tools/call of tool about to be sent under ctx.
-// closeCall forgets it.
-func (c *conn) openCall(ctx context.Context, tool string) *openCall {
-	oc := &openCall{ctx: ctx, tool: tool}
-	c.openMu.Lock()
-	if c.open == nil {
-		c.open = make(map[*openCall]struct{})
-	}
-	c.open[oc] = struct{}{}
-	c.openMu.Unlock()
-	return oc
-}
-
-// closeCall forgets oc and returns the method of a server request refused
-// on its behalf, or "".
-func (c *conn) closeCall(oc *openCall) (refused string) {
-	c.openMu.Lock()
-	defer c.openMu.Unlock()
-	delete(c.open, oc)
-	return oc.refused
-}
-
 // soleCallLocked returns the one open call, or nil when none or several are
 // open, and how many are. c.openMu must be held.
 func (c *conn) soleCallLocked() (*openCall, int) {

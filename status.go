@@ -125,7 +125,7 @@ func (a *Adapter) Status() Status {
 			c.openMu.Lock()
 			s.CallsInFlight += len(c.open)
 			c.openMu.Unlock()
-			s.TasksInFlight += int(c.tasks.Load())
+			s.TasksInFlight += int(c.tasks.running.Load())
 			live := c.alive()
 			if live && c.key.principal != "" {
 				s.Principals++

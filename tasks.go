@@ -2,7 +2,8 @@ package mcpadapter
 
 // Long-running tools: MCP tasks. The protocol (the wire forms of tasks/*,
 // polling and its bounds, requests of the adapter's own) and the notes on
-// its design are internal/tasks; this file has the exported names, and
+// its design are internal/tasks; this file has the exported names,
+// taskConn, the one owner of what a conn keeps for tasks (conn.tasks), and
 // taskCall, the adapter's side of a task's call (its tasks.Host): the
 // connection's requests, the call's progress and questions, its errors.
 
@@ -13,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
+	"sync/atomic"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
@@ -70,6 +71,32 @@ func WithPendingTask(ctx context.Context) context.Context {
 	return context.WithValue(ctx, pendingKey{}, true)
 }
 
+// A taskConn is what a conn keeps for the tasks of its session, its one
+// field for them (conn.tasks): the dial fills it (dial.go: the screen's
+// hooks, the connection; httptransport.go: the session kept), task calls
+// use it. The zero value is ready.
+type taskConn struct {
+	// calls are the requests of the adapter's own on the session's
+	// connection (internal/tasks, rawrpc.go); the screen claims their
+	// answers.
+	calls tasks.Calls
+
+	// declared is what a legacy server's initialize result declares of
+	// task-augmented tools/call, which go-sdk does not decode; the screen
+	// sees it during the handshake.
+	declared tasks.Capability
+
+	// streamable is the Streamable HTTP transport of the session (the
+	// caller's settings), through which a task line joins it (taskLine);
+	// nil for other transports. handed holds the session's tasks handed
+	// out: while any is, closing the conn leaves the session to the
+	// server (httptransport.Options.Tasks).
+	streamable *mcp.StreamableClientTransport
+	handed     tasks.Handed
+
+	running atomic.Int64 // tasks followed on the connection now (ServerStatus.TasksInFlight)
+}
+
 // tasksOn reports whether c may run tasks at all: tasks are not off for
 // its server, and the server declares them (a modern one the extension, a
 // legacy one task-augmented tools/call).
@@ -80,16 +107,17 @@ func (c *conn) tasksOn() bool {
 	if c.modern() {
 		return tasks.Declared(c.info.Capabilities)
 	}
-	return c.taskCalls.Declared()
+	return c.tasks.declared.Declared()
 }
 
-// asTask reports whether a call of t under ctx runs as a task.
-func (t *Tool) asTask(ctx context.Context) bool {
+// asTask reports whether a call under ctx of t, whose taskSupport is
+// support, runs as a task.
+func (t *Tool) asTask(ctx context.Context, support string) bool {
 	mode := t.conn.cfg.Tasks
 	if m, ok := ctx.Value(taskModeKey{}).(TaskMode); ok {
 		mode = m
 	}
-	return mode != TasksOff && tasks.Augmented(t.taskSupport(), mode == TasksOptional) && t.conn.tasksOn()
+	return mode != TasksOff && tasks.Augmented(support, mode == TasksOptional) && t.conn.tasksOn()
 }
 
 // A taskCall is the adapter's side of one call of a tool that runs as a
@@ -117,23 +145,22 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 	if p != nil {
 		id, tc.route.Session = p.TaskID, p.session
 	}
-	if c.streamable != nil && !c.modern() {
-		tc.route.Own, tc.route.Open, tc.route.Handed = c.session.ID(), c.taskLine, &c.handed
+	if c.tasks.streamable != nil && !c.modern() {
+		tc.route.Own, tc.route.Open, tc.route.Handed = c.session.ID(), c.taskLine, &c.tasks.handed
 	}
-	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout()}, id)
+	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout(), Life: c.life}, id)
 	return tc
 }
 
-// newTaskCall returns the task call of t under ctx for p's task (nil: not
-// yet made), with the progress token of call id when someone listens, and
-// the func that ends it.
-func (t *Tool) newTaskCall(ctx context.Context, id string, p *PendingTask) (*taskCall, func()) {
+// newTaskCall returns the task call under ctx that info describes for p's
+// task (nil: not yet made), with the call's progress token when someone
+// listens, and the func that ends it.
+func (t *Tool) newTaskCall(ctx context.Context, info *callInfo, p *PendingTask) (*taskCall, func()) {
 	c, tc := t.conn, t.newTask(p)
-	if !c.a.notify.wantsProgress(ctx) {
+	if !info.progress {
 		return tc, tc.route.Close
 	}
-	f, _ := ctx.Value(progressKey{}).(func(Progress))
-	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: id}, f: f}
+	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress}
 	token, forget := c.a.notify.register(c, sink)
 	tc.token = token
 	return tc, func() {
@@ -151,12 +178,12 @@ func (t *Tool) newTaskCall(ctx context.Context, id string, p *PendingTask) (*tas
 func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func() bool, error) {
 	var line *tasks.Line
 	d := &c.a.pool.dialer
-	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.streamable.Endpoint, nil)
+	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.tasks.streamable.Endpoint, nil)
 	opts.Ended, opts.Failed = func() {}, func() {}
-	opts.Session, opts.Version, opts.Keep = session, c.info.ProtocolVersion, func() bool { return true }
+	opts.Tasks = tasks.Joined{Session: session, Version: c.info.ProtocolVersion}
 	rt := httptransport.New(opts)
-	st := *c.streamable
-	st.HTTPClient = rt.Client(c.streamable.HTTPClient)
+	st := *c.tasks.streamable
+	st.HTTPClient = rt.Client(c.tasks.streamable.HTTPClient)
 	st.MaxEventSize, st.DisableStandaloneSSE = d.maxEventSize(), true
 	conn, err := st.Connect(ctx) // no I/O: the first request is the line's
 	if err != nil {
@@ -174,12 +201,13 @@ func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func(
 
 // task runs a call of t as a task: the task-augmented tools/call, then the
 // task followed to its end (or to a *PendingTask).
-func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*Result, error) {
+func (t *Tool) task(ctx context.Context, info *callInfo, args map[string]any) (*Result, error) {
 	c := t.conn
-	tc, forget := t.newTaskCall(ctx, info.callID(), nil)
+	tc, forget := t.newTaskCall(ctx, info, nil)
 	defer forget()
-	ctx, meta, traced := info.request(ctx, c, t.desc.Name)
+	ctx, meta, traced := info.request(ctx, c)
 	res, err := tc.f.Start(ctx, t.desc.Name, args, tc.token, meta)
+	err = tc.callErr(err)
 	traced(res != nil && res.IsError, err)
 	switch {
 	case err != nil:
@@ -206,9 +234,10 @@ func (t *Tool) task(ctx context.Context, args map[string]any, info *callInfo) (*
 // call's *PendingTask when a deadline passed first.
 func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	c := tc.t.conn
-	c.tasks.Add(1)
-	defer c.tasks.Add(-1)
+	c.tasks.running.Add(1)
+	defer c.tasks.running.Add(-1)
 	res, err := tc.f.Follow(ctx, c.a.cfg.TaskWait)
+	err = tc.callErr(err)
 	switch {
 	case err == tasks.ErrPending:
 		return nil, tc.handOut(tc.p)
@@ -226,10 +255,11 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 // responses (a modern task's through tasks/update, a legacy one's by
 // request id on its session), and follows the task on.
 func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.InputResponseMap) (*Result, error) {
-	tc, forget := t.newTaskCall(ctx, "", in.task.rebind(t, PrincipalFrom(ctx)))
+	info := t.newCall(ctx)
+	tc, forget := t.newTaskCall(ctx, &info, in.task.rebind(t, PrincipalFrom(ctx)))
 	defer forget()
 	if err := tc.f.Answer(ctx, responses); err != nil {
-		return nil, err
+		return nil, tc.callErr(err)
 	}
 	return tc.follow(ctx)
 }
@@ -278,7 +308,7 @@ func (tc *taskCall) send(ctx context.Context, method string, params json.RawMess
 	if method == tasks.MethodResult {
 		defer c.closeCall(c.openCall(ctx, tc.t.name))
 	}
-	res, err := c.raw.CallAsking(ctx, c.life, c.done, method, params, ask)
+	res, err := c.tasks.calls.CallAsking(ctx, c.life, c.done, method, params, ask)
 	switch {
 	case err == nil:
 		return res, nil
@@ -301,7 +331,7 @@ func (tc *taskCall) lineError(err error) error {
 	case c.closing.Load() || c.life.Err() != nil:
 		return serverError(c.server, tc.op, c.closedErr())
 	}
-	return serverError(c.server, tc.op, redact.Error(classifyFault(err), c.streamable.Endpoint))
+	return serverError(c.server, tc.op, redact.Error(classifyFault(err), c.tasks.streamable.Endpoint))
 }
 
 // Respond answers the server's request id (a legacy task's question) with
@@ -321,17 +351,10 @@ func (tc *taskCall) Respond(ctx context.Context, id jsonrpc.ID, result json.RawM
 	case line != nil:
 		return tc.lineError(line.Respond(ctx, id, result, nil))
 	}
-	if err := c.raw.Respond(ctx, id, result, nil); err != nil {
+	if err := c.tasks.calls.Respond(ctx, id, result, nil); err != nil {
 		return c.callError(tc.op, err)
 	}
 	return nil
-}
-
-// Wait waits d within ctx and until Close.
-func (tc *taskCall) Wait(ctx context.Context, d time.Duration) error {
-	wait, release := tc.t.conn.untilClose(ctx)
-	defer release()
-	return sleep(wait, d)
 }
 
 // Changed records the task's status in p and tells the call's progress
@@ -354,7 +377,7 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	c, a := tc.t.conn, tc.t.a
 	reqs, err := elicitationRequests(asked)
 	if err != nil {
-		return nil, tc.Fail(err)
+		return nil, serverError(tc.t.server, tc.op, err)
 	}
 	if a.elicit.handler == nil {
 		intr := newInterrupt(ctx, a, c, tc.t.name, tc.t.desc.Name, nil, asked, reqs, 1, "", false, nil)
@@ -373,25 +396,28 @@ func (tc *taskCall) handOut(err error) error {
 	return err
 }
 
-// Fail wraps err in the call's *ServerError.
-func (tc *taskCall) Fail(err error) error { return serverError(tc.t.server, tc.op, err) }
-
-// Closed returns ErrClosed, wrapped, once the adapter closed.
-func (tc *taskCall) Closed() error {
-	if tc.t.conn.life.Err() != nil {
-		return tc.Fail(ErrClosed)
+// callErr returns err, what a method of tc.f returned, as the call's
+// error. The task call's own failures (a *tasks.Error) are wrapped in the
+// call's *ServerError: ErrClosed once the adapter closed; for a call
+// whose context was cancelled, the cause, with a failed tasks/cancel
+// logged. The host's errors (tc's, already the call's), ErrPending and nil
+// are returned as they are.
+func (tc *taskCall) callErr(err error) error {
+	var own *tasks.Error
+	var done *ServerError
+	if !errors.As(err, &own) || errors.As(err, &done) {
+		return err
 	}
-	return nil
-}
-
-// Cancelled returns the error of a call cancelled with cause, logging a
-// failed tasks/cancel.
-func (tc *taskCall) Cancelled(cause, cancelErr error) error {
 	c := tc.t.conn
-	if cancelErr != nil {
-		c.a.logger.Warn("mcpadapter: tasks/cancel failed", "server", c.server, "err", cancelErr)
-	} else {
+	switch {
+	case own.Closed:
+		return serverError(c.server, tc.op, ErrClosed)
+	case own.Cancelled && own.CancelErr != nil:
+		c.a.logger.Warn("mcpadapter: tasks/cancel failed", "server", c.server, "err", own.CancelErr)
+		return c.callError(tc.op, own.Err)
+	case own.Cancelled:
 		tc.route.Settled(tc.p.TaskID)
+		return c.callError(tc.op, own.Err)
 	}
-	return c.callError(tc.op, cause)
+	return serverError(c.server, tc.op, own.Err)
 }

@@ -10,17 +10,26 @@ import (
 	"golang.org/x/oauth2"
 )
 
+// join returns the session the connection joins and its protocol
+// version (Options.Tasks), or "".
+func (t *Transport) join() (session, version string) {
+	if t.opts.Tasks == nil {
+		return "", ""
+	}
+	return t.opts.Tasks.Join()
+}
+
 // withHeaders returns req as it is sent: to the server's origin
 // (sameOrigin), with an OAuth token (SSE: go-sdk authorizes Streamable HTTP
 // itself), the server's headers, those of More and the call's, each
 // overriding the ones before; elsewhere, without Authorization. req itself
 // is not changed.
 func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Request, error) {
-	if t.opts.Session != "" && sameOrigin && req.Header.Get(SessionIDHeader) == "" {
+	if session, version := t.join(); session != "" && sameOrigin && req.Header.Get(SessionIDHeader) == "" {
 		req = req.Clone(req.Context())
-		req.Header.Set(SessionIDHeader, t.opts.Session)
-		if t.opts.Version != "" && req.Header.Get(VersionHeader) == "" {
-			req.Header.Set(VersionHeader, t.opts.Version)
+		req.Header.Set(SessionIDHeader, session)
+		if version != "" && req.Header.Get(VersionHeader) == "" {
+			req.Header.Set(VersionHeader, version)
 		}
 	}
 	var call map[string]string

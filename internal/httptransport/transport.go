@@ -52,15 +52,23 @@ type Options struct {
 	// the handshake).
 	Failed func()
 
-	// Session, when set, joins the connection to a session another
-	// connection opened (a task line): every request that carries no
-	// Mcp-Session-Id carries Session, and Version as its
+	// Tasks, when set, is the say of the tasks that live on the session
+	// over the connection: the session it joins, and whether it keeps it.
+	Tasks Tasks
+}
+
+// Tasks is what the owner of the tasks of a session asks of the HTTP
+// transport of a connection to it (Options.Tasks).
+type Tasks interface {
+	// Join returns the session the connection joins, one another
+	// connection opened (a task line), or "": every request that carries
+	// no Mcp-Session-Id carries session, and version as its
 	// MCP-Protocol-Version when it sets none.
-	Session, Version string
-	// Keep, when it reports true, keeps the session when the connection
+	Join() (session, version string)
+	// Keep reports whether the session is kept when the connection
 	// closes: its DELETE is not sent (it is answered 204 here), for the
-	// tasks that live on the session are awaited elsewhere. Nil: never.
-	Keep func() bool
+	// tasks that live on the session are awaited elsewhere.
+	Keep() bool
 }
 
 // A Transport is the http.RoundTripper of one connection attempt. Its
@@ -133,7 +141,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.Method == http.MethodDelete {
 		t.opts.Ended()
-		if t.opts.Keep != nil && t.opts.Keep() {
+		if t.opts.Tasks != nil && t.opts.Tasks.Keep() {
 			return kept(req), nil
 		}
 	}
@@ -162,7 +170,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // kept returns the answer to req, a DELETE of a session the connection
-// keeps (Options.Keep), which is not sent.
+// keeps (Tasks.Keep), which is not sent.
 func kept(req *http.Request) *http.Response {
 	return &http.Response{Status: "204 No Content", StatusCode: http.StatusNoContent, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: http.Header{}, Body: http.NoBody, Request: req}

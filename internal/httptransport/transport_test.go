@@ -10,6 +10,12 @@ import (
 	"time"
 )
 
+// joined joins session s1 in version 2025-11-25, and keeps it while keep.
+type joined struct{ keep *bool }
+
+func (j joined) Join() (session, version string) { return "s1", "2025-11-25" }
+func (j joined) Keep() bool                      { return *j.keep }
+
 // TestJoinAndKeep: a transport joined to a session gives each request to
 // the server's origin that carries none the session's id and protocol
 // version, never replaces a request's own, and gives none to another
@@ -34,7 +40,7 @@ func TestJoinAndKeep(t *testing.T) {
 	defer other.Close()
 
 	keep := true
-	tr := New(Options{Endpoint: srv.URL, Ended: func() {}, Failed: func() {}, Session: "s1", Version: "2025-11-25", Keep: func() bool { return keep }})
+	tr := New(Options{Endpoint: srv.URL, Ended: func() {}, Failed: func() {}, Tasks: joined{keep: &keep}})
 	hc := tr.Client(nil)
 	do := func(method, url, session string) int {
 		t.Helper()

@@ -15,8 +15,8 @@ import (
 )
 
 // A Host is what a [Call] needs of the adapter: the connection's
-// requests, waits and errors, and the call's listeners and questions.
-// Errors a Host returns are returned as they are.
+// requests, and the call's listeners and questions. Errors a Host returns
+// are returned as they are; a Call's own are [*Error] values.
 type Host interface {
 	// Request sends method with params, a request of the adapter's own
 	// on the task's connection, within ctx, and returns its result. ctx
@@ -29,8 +29,6 @@ type Host interface {
 	// Respond answers the server's request id, a legacy task's question,
 	// with result, on the task's connection.
 	Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage) error
-	// Wait waits d within ctx and the connection's life.
-	Wait(ctx context.Context, d time.Duration) error
 	// Changed tells the call that the task's status or message changed,
 	// the n-th time: status and message as the server sent them, cut to
 	// a bound.
@@ -42,16 +40,6 @@ type Host interface {
 	// that ends the follow (an interrupt, which resumes through
 	// [Call.Answer]).
 	Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error)
-	// Fail wraps err, a failure of the task or of its protocol ([ErrBad],
-	// [ErrFailed]), as an error of the call.
-	Fail(err error) error
-	// Closed returns the error of a call whose connection's life ended
-	// (the adapter closed), or nil.
-	Closed() error
-	// Cancelled returns the error of a call whose context was cancelled
-	// with cause, after the task was cancelled: cancelErr is the failure of
-	// that tasks/cancel, or nil.
-	Cancelled(cause, cancelErr error) error
 }
 
 // A Session is what a [Call] knows of the session its requests go on.
@@ -61,7 +49,34 @@ type Session struct {
 	Client  string // the client's name in a modern request's _meta
 
 	Timeout time.Duration // the bound of one request (0: none), the tool's
+
+	// Life is the connection's life: when it ends, the call's waits end
+	// and the call fails with an *Error that is Closed. Nil: it never
+	// ends.
+	Life context.Context
 }
+
+// An Error is a failure of a [Call] of its own, not of its [Host]: a
+// failure of the task or of its protocol (wrapping [ErrBad] or
+// [ErrFailed]), the end of the connection's life (Closed), or the end of
+// a follow whose caller's context was cancelled, once the task was
+// cancelled (Cancelled). It reads as the error it wraps.
+type Error struct {
+	Err error // the failure; the context's cause when Cancelled
+
+	Closed    bool  // the connection's life (Session.Life) ended
+	Cancelled bool  // the caller's context was cancelled: Err is its cause
+	CancelErr error // when Cancelled, the failure of the tasks/cancel sent, or nil
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Err.Error() }
+
+// Unwrap returns the failure.
+func (e *Error) Unwrap() error { return e.Err }
+
+// fail returns err as a failure of the call's own.
+func fail(err error) error { return &Error{Err: err} }
 
 // A Call is one call of a tool that runs as a task, while the adapter
 // follows it: the task's id and what the server last told of it. A Call
@@ -69,8 +84,9 @@ type Session struct {
 type Call struct {
 	h       Host
 	modern  bool
-	meta    map[string]any // the _meta of each request (Meta)
-	timeout time.Duration  // Session.Timeout
+	meta    map[string]any  // the _meta of each request (Meta)
+	timeout time.Duration   // Session.Timeout
+	life    context.Context // Session.Life, or a context never done
 
 	id       string
 	last     *taskWire       // the task as the server made it, until a follow takes it
@@ -83,7 +99,11 @@ type Call struct {
 // NewCall returns the call of the task id ("" until [Call.Start] makes
 // one) on session s, through h.
 func NewCall(h Host, s Session, id string) *Call {
-	return &Call{h: h, modern: s.Modern, meta: Meta(s), timeout: s.Timeout, id: id}
+	c := &Call{h: h, modern: s.Modern, meta: Meta(s), timeout: s.Timeout, life: s.Life, id: id}
+	if c.life == nil {
+		c.life = context.Background()
+	}
+	return c
 }
 
 // ID returns the id of the call's task.
@@ -127,7 +147,7 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 	}
 	var w taskWire
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, c.h.Fail(fmt.Errorf("%w: %w", ErrBad, err))
+		return nil, fail(fmt.Errorf("%w: %w", ErrBad, err))
 	}
 	switch {
 	case w.Task != nil:
@@ -136,7 +156,7 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 		return c.toolResult(raw)
 	}
 	if w.TaskID == "" {
-		return nil, c.h.Fail(fmt.Errorf("%w: no task id", ErrBad))
+		return nil, fail(fmt.Errorf("%w: no task id", ErrBad))
 	}
 	c.id, c.last = w.TaskID, &w
 	return nil, nil
@@ -152,7 +172,7 @@ func (c *Call) send(ctx context.Context, method string, params map[string]any) (
 func (c *Call) sendAsking(ctx context.Context, method string, params map[string]any, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
-		return nil, c.h.Fail(err)
+		return nil, fail(err)
 	}
 	if c.timeout > 0 && method != MethodResult {
 		var cancel context.CancelFunc
@@ -174,13 +194,13 @@ func (c *Call) request(ctx context.Context, method string, extra map[string]any)
 	}
 	var w taskWire
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, method, err))
+		return nil, fail(fmt.Errorf("%w: %s: %w", ErrBad, method, err))
 	}
 	if w.Task != nil {
 		w = *w.Task
 	}
 	if w.TaskID != c.id {
-		return nil, c.h.Fail(fmt.Errorf("%w: %s answered for another task", ErrBad, method))
+		return nil, fail(fmt.Errorf("%w: %s answered for another task", ErrBad, method))
 	}
 	return &w, nil
 }
@@ -205,11 +225,11 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 		for key, r := range responses {
 			id, err := requestID(key)
 			if err != nil {
-				return c.h.Fail(fmt.Errorf("%w: answer to %q: %w", ErrBad, truncate(key), err))
+				return fail(fmt.Errorf("%w: answer to %q: %w", ErrBad, truncate(key), err))
 			}
 			b, err := json.Marshal(r)
 			if err != nil {
-				return c.h.Fail(err)
+				return fail(err)
 			}
 			if err := c.h.Respond(ctx, id, b); err != nil {
 				return err
@@ -231,7 +251,7 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 
 // Follow polls the task, from what Start saw of it if anything, until it
 // ends, within ctx and wait (0: ten minutes): its result; its failure
-// ([ErrFailed], through Host.Fail); an error of Host.Ask (an interrupt);
+// (an [*Error] wrapping [ErrFailed]); an error of Host.Ask (an interrupt);
 // [ErrPending] when a deadline of ctx or wait passed first. A cancelled
 // ctx cancels the task.
 func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolResult, error) {
@@ -255,7 +275,7 @@ func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolRes
 		case statusCompleted:
 			return c.outcome(waitCtx, ctx, w)
 		case statusFailed, statusCancelled:
-			return nil, c.h.Fail(w.failure())
+			return nil, fail(w.failure())
 		case statusInputRequired:
 			if c.modern {
 				res, err := c.asked(waitCtx, w)
@@ -269,9 +289,9 @@ func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolRes
 			return c.outcome(waitCtx, ctx, w)
 		case statusWorking:
 		default:
-			return nil, c.h.Fail(fmt.Errorf("%w: unknown status %q", ErrBad, truncate(w.Status)))
+			return nil, fail(fmt.Errorf("%w: unknown status %q", ErrBad, truncate(w.Status)))
 		}
-		if err := c.h.Wait(waitCtx, interval); err != nil {
+		if err := c.wait(waitCtx, interval); err != nil {
 			return c.stopped(ctx, waitCtx, err)
 		}
 		next, err := c.request(waitCtx, "tasks/get", nil)
@@ -288,19 +308,38 @@ func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolRes
 	}
 }
 
+// wait waits d, within ctx and the connection's life (a life that ended
+// is context.Canceled, as a cancelled ctx).
+func (c *Call) wait(ctx context.Context, d time.Duration) error {
+	waiting, cancel := context.WithTimeoutCause(ctx, d, errWaited)
+	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
+	<-waiting.Done()
+	if context.Cause(waiting) == errWaited {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.Canceled
+}
+
+// errWaited is the cause of a wait that waited its time (Call.wait).
+var errWaited = errors.New("waited")
+
 // stopped ends a follow (whose wait, within ctx, is waitCtx) that err
 // stopped: a deadline of the caller's or of the wait returns ErrPending;
 // a cancelled caller cancels the task (tasks/cancel); any other err is
 // returned.
 func (c *Call) stopped(ctx, waitCtx context.Context, err error) (*mcp.CallToolResult, error) {
-	if err := c.h.Closed(); err != nil {
-		return nil, err
+	if c.life.Err() != nil {
+		return nil, &Error{Err: context.Cause(c.life), Closed: true}
 	}
 	switch {
 	case ctx.Err() != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
 		defer cancel()
-		return nil, c.h.Cancelled(context.Cause(ctx), c.Cancel(cctx))
+		return nil, &Error{Err: context.Cause(ctx), Cancelled: true, CancelErr: c.Cancel(cctx)}
 	case waitCtx.Err() != nil:
 		return nil, ErrPending // the caller's deadline, or the wait's
 	}
@@ -313,7 +352,7 @@ func (c *Call) stopped(ctx, waitCtx context.Context, err error) (*mcp.CallToolRe
 func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallToolResult, error) {
 	if c.modern {
 		if len(w.Result) == 0 {
-			return nil, c.h.Fail(fmt.Errorf("%w: completed without a result", ErrBad))
+			return nil, fail(fmt.Errorf("%w: completed without a result", ErrBad))
 		}
 		return c.toolResult(w.Result)
 	}
@@ -339,7 +378,7 @@ func (c *Call) questions(ctx context.Context, qs []*jsonrpc.Request) error {
 			err = json.Unmarshal(q.Params, &p)
 		}
 		if err != nil {
-			return c.h.Fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))
+			return fail(fmt.Errorf("%w: %s: %w", ErrBad, MethodElicit, err))
 		}
 		asked[string(key)] = &p
 	}
@@ -373,7 +412,7 @@ func requestID(key string) (jsonrpc.ID, error) {
 func (c *Call) toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 	res, err := toolResult(raw)
 	if err != nil {
-		return nil, c.h.Fail(err)
+		return nil, fail(err)
 	}
 	return res, nil
 }
@@ -395,7 +434,7 @@ func (c *Call) report(w *taskWire) {
 func (c *Call) asked(ctx context.Context, w *taskWire) (*mcp.CallToolResult, error) {
 	asked, err := elicit.DecodeRequests(w.InputRequests)
 	if err != nil || len(asked) == 0 {
-		return nil, c.h.Fail(fmt.Errorf("%w: input_required without input requests", ErrBad))
+		return nil, fail(fmt.Errorf("%w: input_required without input requests", ErrBad))
 	}
 	for k := range c.answered {
 		delete(asked, k) // answered: the server has not caught up yet

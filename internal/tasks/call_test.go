@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -17,16 +18,15 @@ import (
 // fakeHost answers a Call's requests from a script, and records what the
 // call did.
 type fakeHost struct {
-	answers                map[string][]string // method -> answers in turn (the last one repeats)
-	sent                   []string            // methods, in order
-	params                 []map[string]any    // their params
-	waits                  []time.Duration
-	changes                []string
-	asked                  []mcp.InputRequestMap
-	askErr                 error              // Ask's error, when set
-	questions              []*jsonrpc.Request // asked on the stream of tasks/result
-	responded              []string           // "id result", in order
-	cancelCause, cancelErr error
+	answers   map[string][]string // method -> answers in turn (the last one repeats)
+	sent      []string            // methods, in order
+	at        []time.Time         // when each was sent
+	params    []map[string]any    // their params
+	changes   []string
+	asked     []mcp.InputRequestMap
+	askErr    error              // Ask's error, when set
+	questions []*jsonrpc.Request // asked on the stream of tasks/result
+	responded []string           // "id result", in order
 }
 
 func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMessage, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
@@ -34,7 +34,7 @@ func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMe
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
-	h.sent, h.params = append(h.sent, method), append(h.params, p)
+	h.sent, h.at, h.params = append(h.sent, method), append(h.at, time.Now()), append(h.params, p)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -60,11 +60,6 @@ func (h *fakeHost) Request(ctx context.Context, method string, params json.RawMe
 	return json.RawMessage(a), nil
 }
 
-func (h *fakeHost) Wait(ctx context.Context, d time.Duration) error {
-	h.waits = append(h.waits, d)
-	return ctx.Err()
-}
-
 func (h *fakeHost) Changed(n int, status, message string) {
 	h.changes = append(h.changes, fmt.Sprintf("%d %s %s", n, status, message))
 }
@@ -86,11 +81,15 @@ func (h *fakeHost) Ask(_ context.Context, asked mcp.InputRequestMap) (mcp.InputR
 	return res, nil
 }
 
-func (h *fakeHost) Fail(err error) error { return fmt.Errorf("failed: %w", err) }
-func (h *fakeHost) Closed() error        { return nil }
-func (h *fakeHost) Cancelled(cause, cancelErr error) error {
-	h.cancelCause, h.cancelErr = cause, cancelErr
-	return cause
+// waits returns how long the call waited before each tasks/get.
+func (h *fakeHost) waits() []time.Duration {
+	var waits []time.Duration
+	for i, m := range h.sent {
+		if m == "tasks/get" && i > 0 {
+			waits = append(waits, h.at[i].Sub(h.at[i-1]))
+		}
+	}
+	return waits
 }
 
 func get(status, msg string, poll float64) string {
@@ -101,6 +100,10 @@ func get(status, msg string, poll float64) string {
 // above, and backs off by half when nothing changed; each change is
 // reported once, in order; the legacy result comes from tasks/result.
 func TestFollowPolicy(t *testing.T) {
+	synctest.Test(t, testFollowPolicy)
+}
+
+func testFollowPolicy(t *testing.T) {
 	h := &fakeHost{answers: map[string][]string{
 		"tools/call": {`{"task":` + get("working", "a", 0) + `}`},
 		"tasks/get": {
@@ -124,8 +127,8 @@ func TestFollowPolicy(t *testing.T) {
 		t.Fatalf("Follow = %v, %v", res, err)
 	}
 	want := []time.Duration{MinPollInterval, MinPollInterval * 3 / 2, MinPollInterval * 9 / 4, maxPollInterval, maxPollInterval}
-	if fmt.Sprint(h.waits) != fmt.Sprint(want) {
-		t.Errorf("waits %v, want %v", h.waits, want)
+	if fmt.Sprint(h.waits()) != fmt.Sprint(want) {
+		t.Errorf("waits %v, want %v", h.waits(), want)
 	}
 	if got := strings.Join(h.changes, ","); got != "1 working a,2 working b,3 completed " {
 		t.Errorf("changes %q", got)
@@ -138,7 +141,8 @@ func TestFollowPolicy(t *testing.T) {
 }
 
 // TestFollowBounds: a server that breaks the protocol fails the call with
-// ErrBad, a failed task with ErrFailed and its message cut to the bound.
+// ErrBad, a failed task with ErrFailed and its message cut to the bound,
+// each an *Error of the call's own.
 func TestFollowBounds(t *testing.T) {
 	long := strings.Repeat("é", maxStatusMessage)
 	for name, tc := range map[string]struct {
@@ -159,8 +163,9 @@ func TestFollowBounds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h := &fakeHost{answers: map[string][]string{"tasks/get": {tc.answer}}}
 			_, err := NewCall(h, Session{Modern: tc.modern}, "t1").Follow(t.Context(), 0)
-			if !errors.Is(err, tc.want) || (tc.want != nil) != strings.HasPrefix(fmt.Sprint(err), "failed: ") {
-				t.Fatalf("Follow = %v, want %v through Fail", err, tc.want)
+			var own *Error
+			if !errors.Is(err, tc.want) || (tc.want != nil) != errors.As(err, &own) {
+				t.Fatalf("Follow = %v, want %v as an *Error", err, tc.want)
 			}
 			if err != nil && len(err.Error()) > maxStatusMessage+100 {
 				t.Errorf("error of %d bytes: the server's text is not cut", len(err.Error()))
@@ -170,14 +175,15 @@ func TestFollowBounds(t *testing.T) {
 }
 
 // TestFollowDeadlines: the follow's wait passing leaves the task pending;
-// a cancelled context cancels it, outside the cancelled context.
+// a cancelled context cancels it, outside the cancelled context; the end
+// of the connection's life ends the follow, Closed, the task left alone.
 func TestFollowDeadlines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := &fakeHost{answers: map[string][]string{"tasks/get": {get("working", "", 0), "block"}}}
 		if _, err := NewCall(h, Session{}, "t1").Follow(t.Context(), time.Second); err != ErrPending {
 			t.Fatalf("Follow past its wait = %v, want ErrPending", err)
 		}
-		if h.cancelCause != nil {
+		if slices.Contains(h.sent, "tasks/cancel") {
 			t.Errorf("a pending task was cancelled")
 		}
 
@@ -188,11 +194,27 @@ func TestFollowDeadlines(t *testing.T) {
 			synctest.Wait()
 			cancel(stop)
 		}()
-		if _, err := NewCall(h, Session{}, "t1").Follow(ctx, 0); err != stop || h.cancelCause != stop || h.cancelErr != nil {
-			t.Fatalf("Follow cancelled = %v (cause %v, cancel %v), want the cause", err, h.cancelCause, h.cancelErr)
+		_, err := NewCall(h, Session{}, "t1").Follow(ctx, 0)
+		var own *Error
+		if !errors.As(err, &own) || !own.Cancelled || own.Err != stop || own.CancelErr != nil {
+			t.Fatalf("Follow cancelled = %#v, want Cancelled with the cause", err)
 		}
 		if last := h.sent[len(h.sent)-1]; last != "tasks/cancel" {
 			t.Errorf("last request %s, want tasks/cancel", last)
+		}
+
+		h = &fakeHost{answers: map[string][]string{"tasks/get": {get("working", "", 0)}}}
+		life, end := context.WithCancel(t.Context())
+		go func() {
+			synctest.Wait()
+			end()
+		}()
+		_, err = NewCall(h, Session{Life: life}, "t1").Follow(t.Context(), 0)
+		if !errors.As(err, &own) || !own.Closed {
+			t.Fatalf("Follow at the connection's end = %#v, want Closed", err)
+		}
+		if slices.Contains(h.sent, "tasks/cancel") {
+			t.Errorf("a follow ended by the connection's end cancelled the task")
 		}
 	})
 }

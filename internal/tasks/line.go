@@ -24,6 +24,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Joined is the httptransport.Tasks of a task line's connection: it joins
+// Session, with Version as the protocol version of its requests, and
+// keeps the session when it closes (its tasks are awaited elsewhere).
+type Joined struct{ Session, Version string }
+
+// Join implements httptransport.Tasks.
+func (j Joined) Join() (session, version string) { return j.Session, j.Version }
+
+// Keep implements httptransport.Tasks: always.
+func (j Joined) Keep() bool { return true }
+
 // maxAsked bounds the server's questions a line holds while no call takes
 // them; more are refused.
 const maxAsked = 4

@@ -139,6 +139,14 @@ func (h *Handed) Settle(id string) {
 	delete(h.ids, id)
 }
 
+// Join implements the httptransport.Tasks of the session's own
+// connection: it joins no other session.
+func (h *Handed) Join() (session, version string) { return "", "" }
+
+// Keep implements httptransport.Tasks: the session is kept while tasks
+// handed out are not seen to end (Any).
+func (h *Handed) Keep() bool { return h.Any() }
+
 // Any reports whether tasks handed out are not seen to end.
 func (h *Handed) Any() bool {
 	h.mu.Lock()

@@ -1,0 +1,238 @@
+package mcpadapter
+
+// One exchange on a connection: a tools/call request and its answer, the
+// way net/http's persistConn.roundTrip owns one. The conn decides whether
+// the request may go (current, checkPrincipal, usable), gives it its
+// context and deadline (callContext, the tool timeout), registers it as
+// open while it runs, so that the server's own requests meanwhile are
+// attributed to it (serverreq.go), sends it and reads the answer. call.go
+// asks it once per round (exchange); tasks.go uses callContext, usable and
+// the open-call registry for its requests of the adapter's own.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+
+	"github.com/mcpadapter/mcpadapter/internal/deliver"
+	"github.com/mcpadapter/mcpadapter/internal/httptransport"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// current returns the conn that serves the calls of c's tools: c, or the
+// last of the new sessions that replaced it (next).
+func (c *conn) current() *conn {
+	for n := c.next.Load(); n != nil; n = c.next.Load() {
+		c = n
+	}
+	return c
+}
+
+// checkPrincipal fails a call of tool mcpName when c is a per-principal
+// connection and ctx acts for another principal. (The error's Op is built
+// only on failure: a Sprintf per call shows in the benchmarks.)
+func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
+	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
+		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
+	}
+	return nil
+}
+
+// alive reports whether the session is still up.
+func (c *conn) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cause returns why a dead session ended.
+func (c *conn) cause() error {
+	<-c.done
+	if c.err == nil {
+		return io.EOF
+	}
+	return c.err
+}
+
+// usable returns why c can no longer serve calls, or nil.
+func (c *conn) usable(op string) error {
+	if c.closing.Load() || c.life.Err() != nil {
+		return serverError(c.server, op, c.closedErr())
+	}
+	if !c.alive() {
+		return serverError(c.server, op, fmt.Errorf("connection lost: %w", c.cause()))
+	}
+	return nil
+}
+
+// callContext derives the context of the requests of one operation on c:
+// carrying the server's log level on modern sessions, and, on Streamable
+// HTTP sessions, cancelled by Adapter.Close. The returned func releases it.
+//
+// Close ends the requests of the other sessions by closing their
+// connection (see conn.close), so that a call pays for a context of its
+// own only when it runs over Streamable HTTP. Work of the adapter's own
+// between requests (an elicitation handler, a backoff) is not a request:
+// it waits under untilClose.
+func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
+	release := func() {}
+	if c.key.principal != "" {
+		if !c.use.acquire() { // evicted: the request fails at once
+			ctx, cancel := context.WithCancel(ctx)
+			cancel()
+			return ctx, cancel
+		}
+		release = c.use.release
+	}
+	if c.cfg.LogLevel != "" && c.modern() {
+		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)
+	}
+	if c.wire != nil {
+		return ctx, release
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	key := &cancel
+	if !c.inflight.Track(c.life, key) {
+		cancel() // the generation has ended: the request fails at once
+		release()
+		return ctx, cancel
+	}
+	return ctx, func() {
+		c.inflight.Untrack(key)
+		cancel()
+		release()
+	}
+}
+
+// An unexecuted error is the failure of a request that the server never
+// executed: it answered 404 for the request's session, or nothing was sent
+// because the session was known to be missing (see httptransport.SendRecord). Such a
+// request may be sent again, once, on a new session (Tool.callRounds). It
+// reads as the error it wraps.
+type unexecuted struct{ error }
+
+// Unwrap returns the failure.
+func (u *unexecuted) Unwrap() error { return u.error }
+
+// An openCall is a tools/call in flight on a conn.
+type openCall struct {
+	ctx  context.Context // the round's context: the caller's values, its deadline
+	tool string          // the adapter's tool name
+
+	refused string // method of a request refused during the call; guarded by conn.openMu
+}
+
+// openCall registers a tools/call of tool about to be sent under ctx.
+// closeCall forgets it.
+func (c *conn) openCall(ctx context.Context, tool string) *openCall {
+	oc := &openCall{ctx: ctx, tool: tool}
+	c.openMu.Lock()
+	if c.open == nil {
+		c.open = make(map[*openCall]struct{})
+	}
+	c.open[oc] = struct{}{}
+	c.openMu.Unlock()
+	return oc
+}
+
+// closeCall forgets oc and returns the method of a server request refused
+// on its behalf, or "".
+func (c *conn) closeCall(oc *openCall) (refused string) {
+	c.openMu.Lock()
+	defer c.openMu.Unlock()
+	delete(c.open, oc)
+	return oc.refused
+}
+
+// exchange sends one round of the call that info describes on c, with
+// args, the answers responses and the server's state, within ctx (the
+// call's callContext), and returns its answer: the raw result, or a Result
+// for a JSON-RPC invalid-params error (the model can fix its arguments).
+// The round is bounded by the call's timeout when positive: since its
+// start, or, with Config.ResetTimeoutOnProgress, since its last progress
+// notification. It is traced, and asks for progress when someone listens.
+func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
+	a, t := c.a, info.t
+	var touch func()
+	if info.timeout > 0 {
+		var release func()
+		if a.cfg.ResetTimeoutOnProgress {
+			ctx, touch, release = deliver.IdleContext(ctx, info.timeout, a.cfg.MaxToolTimeout)
+		} else {
+			ctx, release = context.WithTimeout(ctx, info.timeout)
+		}
+		defer release()
+	}
+	ctx, meta, traced := info.request(ctx, c)
+	if info.progress && c.cfg.Client == nil { // a prebuilt client has no handler of ours
+		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress, touch: touch}
+		token, forget := a.notify.register(c, sink)
+		defer forget()
+		if meta == nil {
+			meta = mcp.Meta{}
+		}
+		meta["progressToken"] = token
+	}
+	raw, res, err := c.callTool(ctx, t.name, t.desc.Name, args, responses, state, meta)
+	if err != nil {
+		if idle, ok := context.Cause(ctx).(*deliver.NoProgress); ok {
+			err = serverError(c.server, callToolOp(t.desc.Name), idle)
+		}
+	}
+	traced(res != nil && res.IsError || res == nil && raw != nil && raw.IsError, err)
+	return raw, res, err
+}
+
+// request starts a request of the call info describes to the tool on c:
+// it returns ctx carrying the request's span, the request's _meta (the
+// middleware's, with the trace context), and the func that ends the span
+// with whether the result is an error and err.
+func (info *callInfo) request(ctx context.Context, c *conn) (context.Context, mcp.Meta, func(bool, error)) {
+	info.requests++
+	return info.watch.Request(ctx, info.t.desc.Name, c.peer, maps.Clone(info.meta))
+}
+
+// callTool sends one tools/call of tool on c, with meta as its _meta (nil:
+// none), and reads its answer. Params are built fresh for every call: the
+// SDK writes into them. Exactly one of the results is set on success: the
+// raw result, or a Result for a JSON-RPC invalid-params error.
+func (c *conn) callTool(ctx context.Context, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
+	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
+		if err := c.usable(callToolOp(mcpName)); err != nil {
+			if c.sessionMissing() && !c.closing.Load() {
+				err = &unexecuted{err} // nothing was sent
+			}
+			return nil, nil, err
+		}
+	}
+	if args == nil {
+		args = map[string]any{} // servers reject "arguments": null (the TypeScript SDK does)
+	}
+	c.a.catalogs.recordTools(ctx, c) // Mcp-Param headers on modern HTTP (sdkcache.go)
+	var sent *httptransport.SendRecord
+	if c.http != nil { // whether the server executed the request (internal/httptransport)
+		sent = new(httptransport.SendRecord)
+		ctx = httptransport.WithSendRecord(ctx, sent)
+	}
+	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
+	refused := c.closeCall(oc)
+	switch {
+	case err == nil:
+		return res, nil, nil
+	case sent.Unexecuted() && c.sessionMissing():
+		return nil, nil, &unexecuted{c.callError(callToolOp(mcpName), err)}
+	case refused != "":
+		// A legacy server asked for sampling or roots while serving the call.
+		err = fmt.Errorf("%w: the server asked for %s: %w", ErrUnsupportedInputRequest, refused, err)
+		return nil, nil, c.callError(callToolOp(mcpName), err)
+	}
+	if res := c.asResult(err, false); res != nil { // modelerror.go
+		return nil, res, nil
+	}
+	return nil, nil, c.callError(callToolOp(mcpName), err)
+}
