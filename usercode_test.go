@@ -27,8 +27,8 @@ type callingBack struct {
 type backKey struct{}
 
 func (h *callingBack) Enabled(context.Context, slog.Level) bool { return true }
-func (h *callingBack) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h *callingBack) WithGroup(string) slog.Handler           { return h }
+func (h *callingBack) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *callingBack) WithGroup(string) slog.Handler            { return h }
 
 func (h *callingBack) Handle(ctx context.Context, r slog.Record) error {
 	if a := h.a.Load(); a != nil && ctx.Value(backKey{}) == nil {
