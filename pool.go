@@ -29,8 +29,9 @@ package mcpadapter
 //   - catalogs.mu (catalog.go) is never held with pool.mu, either way
 //     round. Under it only generation.life is taken (startFetch).
 //   - generation.life last: nothing is taken under it.
-//   - Every other lock (conn.openMu, the delivery queues, the locks of
-//     internal/) is taken alone.
+//   - conn.openMu, preparedMu (dial.go) and the notifier's queues and counts
+//     (internal/deliver) are taken alone. A package of internal/ documents
+//     its own locks; none takes a lock of the root's.
 //   - No lock is held across I/O, nor while user code runs: the Logger,
 //     the meter, callbacks, hooks, middleware. What a holder of pool.mu has
 //     to tell user code (news) is told once the lock is released, as
