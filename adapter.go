@@ -36,12 +36,6 @@ const (
 // servers. It is safe for concurrent use. Close it to end its connections
 // and stdio processes; a closed Adapter can be used again, and dials fresh
 // connections.
-//
-// An Adapter holds its configuration and three owners, each with its own
-// lock: the pool of connections (pool.go, principal.go), the catalogs of
-// those connections (catalog.go) and the notifier, which hands server
-// notifications to user code (notify.go). Its methods delegate to them,
-// and to the tool policy (filter.go), which needs no lock.
 type Adapter struct {
 	cfg     Config
 	logger  *slog.Logger

@@ -123,7 +123,7 @@ type catalogs struct {
 
 	// mu guards every conn's catalog (conn.cat) and everything in it:
 	// entries, fetches, wrappers, recorded, distinct, and the waiters of
-	// each fetchOf.
+	// each fetchOf. (Lock order: pool.go.)
 	mu sync.Mutex
 }
 

@@ -157,7 +157,9 @@ func (c *conn) sessionMissing() bool { return c.http != nil && c.http.Missing() 
 // attach makes c's generation wait for the release of c's session
 // (watch), which runs once the session has ended: at once for a session
 // that ended already, and registers c's progress sinks with the notifier.
-// pool.mu must be held, with the generation open.
+// pool.mu must be held, with the generation open. It calls no user code:
+// it reports whether it dropped the subscriptions held for c's key, and
+// the caller tells user code (attached) once pool.mu is released.
 //
 // No goroutine waits for the end of a session while it lives
 // (internal/endwatch). On a connection of the adapter's own (c.wire) the
@@ -168,9 +170,8 @@ func (c *conn) sessionMissing() bool { return c.http != nil && c.http.Missing() 
 // A client of the user's (Server.Client) may end a session unseen (its
 // KeepAlive closes one whose pings fail): its sessions keep a watch
 // goroutine.
-func (c *conn) attach() {
-	c.a.notify.attach(c)
-	c.a.metrics.Connection(c.server, c.key.principal != "", 1)
+func (c *conn) attach() (subsDropped bool) {
+	subsDropped = c.a.notify.attach(c)
 	c.gen.wg.Add(1)
 	switch {
 	case c.wire != nil:
@@ -179,6 +180,18 @@ func (c *conn) attach() {
 		c.http.end.Attach()
 	default:
 		go c.watch()
+	}
+	return subsDropped
+}
+
+// attached tells user code of c's attach, without pool.mu: the meter
+// counts the connection (release uncounts it, maybe first: the sum is
+// what a meter keeps), and the Logger hears of the subscriptions attach
+// dropped.
+func (c *conn) attached(subsDropped bool) {
+	c.a.metrics.Connection(c.server, c.key.principal != "", 1)
+	if subsDropped {
+		c.a.notify.subsDropped(c)
 	}
 }
 

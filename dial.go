@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"weak"
 
@@ -52,6 +51,8 @@ type dialer struct {
 	// requests (elicitor.live). Its configuration, logger and tracer are
 	// the dialer's.
 	a *Adapter
+
+	stdio stdioTunables // zero but in tests
 }
 
 // dial opens a new session with the named server under the generation's
@@ -221,14 +222,15 @@ func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Clie
 	}
 }
 
-// Tunables of the stdio servers started from now on, which tests set:
-// terminateDelay (a time.Duration) is stdio.Options.Terminate, 0 for its
-// default, and unwatched starts servers without the process-wide watcher,
-// as on a system that has none.
-var (
-	terminateDelay atomic.Int64
-	unwatched      atomic.Bool
-)
+// stdioTunables are what the stdio servers of a dialer get besides their
+// Server's settings, which tests set on an Adapter before it dials:
+// terminate is stdio.Options.Terminate (0: its default), and unwatched
+// starts servers without the process-wide watcher, as on a system that has
+// none.
+type stdioTunables struct {
+	terminate time.Duration
+	unwatched bool
+}
 
 // commandTransport builds a fresh stdio transport for the server of c
 // (internal/stdio), its output screened by sc; c.stop ends what it starts.
@@ -243,8 +245,8 @@ func (d *dialer) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
 		Screen:     sc,
 		Logger:     d.a.logger,
 		Server:     c.server,
-		Terminate:  time.Duration(terminateDelay.Load()),
-		Unwatched:  unwatched.Load(),
+		Terminate:  d.stdio.terminate,
+		Unwatched:  d.stdio.unwatched,
 	})
 	c.stop = stop
 	return t

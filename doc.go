@@ -57,135 +57,23 @@
 // server; the sentinel errors ([ErrClosed], [ErrUnknownServer], ...) are
 // matched with [errors.Is].
 //
-// # How it is built
+// # Services
 //
-// Data flows one way: Config → pool → dial (eras, transports, the screen) →
-// conn → catalog → Tool → call → Result or Interrupt. [Adapter] holds its
-// configuration, logger, tracer, meters and a call counter; its methods are short
-// delegations to three owners, each with its own lock whose comment names
-// the fields it guards, and no lock is held across I/O or while go-sdk
-// holds one of its own.
+// One Adapter serves every request of a process, concurrently.
+// [Service] sets what a long-lived service needs and the defaults leave
+// out: a retry policy on every server, a required [Config.StateKey], a
+// catalog TTL, and discoveries that dial only the servers they name.
+// [Adapter.Status] reports each server's state for a health endpoint. A
+// server with [Server.HeadersFor] or [Server.OAuthFor] gets a connection
+// per principal ([WithPrincipal]). [Config.Logger], [Config.MeterProvider]
+// and [Config.TracerProvider] observe dials and calls, and the adapter
+// calls them, and every callback and hook, without a lock of its own held.
 //
-//	public API   Adapter (adapter.go), Tool and Toolset (tools.go), Result (result.go),
-//	             stored state (interrupt.go, approval.go, pause.go, pendingtask.go, state.go)
-//	owners       pool: dials, skip/retry, per-principal admission and reaping, failures
-//	               (pool.go, principal.go, status.go)
-//	             catalogs: per-connection lists, TTL, shared fetches, list_changed (catalog.go)
-//	             notifier: change callbacks, server logs, progress by connection, subscriptions
-//	               by principal, fair delivery queues by (server, principal) (notify.go,
-//	               internal/deliver)
-//	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go
-//	               over internal/httptransport), live conn (conn.go, serverreq.go)
-//	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, over
-//	             internal/connprobe), internal/wire (everything a server sends),
-//	             internal/tasks (the tasks protocol, requests of the adapter's own),
-//	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
-//	             notifier's queues, counts and registries), internal/seal (stored state's seal,
-//	             age and claims), internal/stored (an approval request's and a paused
-//	             batch's JSON and checks), internal/sdkcache (past go-sdk's list cache),
-//	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: cachekey, callinput, configcheck, content, elicit, jsonvalue, modeltext,
-//	             outputschema, redact, suggest, toolname
-//	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
-//	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
+// # Read more
 //
-// A call's path, [Tool.Call] on a stdio server with the defaults (no
-// callbacks, approval, middleware, tracer or progress; the files entered
-// only when those are set are in brackets):
-//
-//	1 call.go        Call → observe [callbacks] → internal/callinput decodes the text → run: the
-//	                 principal check (exchange.go), the call prepared once (newCall: task
-//	                 support, timeout, progress), its observer (internal/observe), nulls that mean
-//	                 absent dropped (internal/schemapass), hooked [hooks.go] → send: the approval
-//	                 gate [approval.go] → a task [tasks.go, internal/tasks] or callRounds
-//	2 exchange.go    current, callContext → exchange, once per round: its deadline, its trace
-//	                 context (internal/observe) [progress: notify.go, internal/deliver] → callTool:
-//	                 recordTools (sdkcache.go), the open call → go-sdk ClientSession.CallTool
-//	3 go-sdk         sending middlewares eraPolicy and requestLogLevel (eras.go), sdkCacheSlots
-//	                 (sdkcache.go, internal/sdkcache) → internal/stdio writes the line; its
-//	                 reader passes each line through internal/wire before go-sdk decodes it
-//	4 call.go        callRounds: newResult (result.go) → send: the outputSchema check (result.go),
-//	                 interrupted [an *Interrupt, elicitation.go] → answered (modelerror.go) →
-//	                 the model's text within the budget (budget.go, internal/modeltext)
-//
-// Seven root files: call.go, exchange.go, sdkcache.go, eras.go, result.go,
-// modelerror.go and budget.go; a failure adds conn.go (callError).
-//
-// A discovery's path, a cold [Adapter.ListTools] of one stdio server (in
-// brackets, as above, what only a setting enters):
-//
-//	1 discovery.go   ListTools → discover: list, one server's part, for each server in parallel,
-//	                 then settle, the skip policy
-//	2 pool.go        Adapter.connect → pool.connect: the connection's key, one shared dial
-//	                 (singleflight) → open → dialer.tracedDial [the dial counted, internal/observe]
-//	3 dial.go        tracedDial: a span when a tracer is set (internal/observe) → dial:
-//	                 newClient with its handlers and sending middlewares, connectEra (eras.go)
-//	                 → the stdio transport (internal/stdio), screened (internal/wire) → go-sdk's
-//	                 handshake
-//	4 conn.go        attach: the death watch, the connection's progress registry (notify.go)
-//	                 [the connection counted, internal/observe]
-//	5 catalog.go     catalogs.tools: TTL, shared fetch → fetchTools past go-sdk's list cache
-//	                 (the slots of sdkcache.go, internal/sdkcache's pages) → newTool (tools.go):
-//	                 the names the model sees, the metadata
-//	6 filter.go      visible: the one pass that decides what the caller is offered, then
-//	                 the duplicate check
-//
-// Ten root files: discovery.go, pool.go, dial.go, eras.go, conn.go,
-// notify.go, catalog.go, sdkcache.go, tools.go and filter.go: a discovery
-// crosses every layer once.
-//
-// # Files
-//
-// Every non-test file of the package (a test keeps this table complete;
-// internal/README.md has the table of internal/):
-//
-//	doc.go                     this overview
-//	adapter.go                 Adapter, New, Close, Session, ServerInfo: thin methods over the owners
-//	approval.go                ApprovalRequired: a call held for a human; Decide; its JSON (internal/stored)
-//	budget.go                  ResultBudget: what one result may put into the model's context
-//	call.go                    one call, top-down: Call, Invoke, InvokeJSON down to one tools/call
-//	catalog.go                 catalogs: per-connection lists, TTL, versions, shared fetches
-//	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
-//	configfile.go              LoadConfig, ParseConfig, ConfigError: internal/configfile's result mapped onto Server
-//	conn.go                    the live connection: session, death, close, errors
-//	descriptor.go              ToolDescriptor, ToolAnnotations: a tool as its server sent it
-//	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
-//	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
-//	discovery.go               ListTools, ListToolsets and their options; discover fans out
-//	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
-//	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
-//	errors.go                  sentinel errors, ServerError, serverError
-//	exchange.go                one tools/call on a connection: whether it may go, its context and deadline,
-//	                           its progress and trace, the open-call registry, the request and its answer
-//	filter.go                  Filter, ToolPredicate, toolPolicy; visible: what a caller is offered
-//	hooks.go                   Middleware, CallRequest, CallHandler; arguments rewritten by middleware
-//	httptransport.go           the adapter's side of internal/httptransport: headers, end signs, statuses
-//	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
-//	interrupt.go               an Interrupt's JSON form
-//	modelerror.go              the one place where a failed tools/call becomes an isError result
-//	notify.go                  notifier: change callbacks, server logs, progress, subscriptions (internal/deliver's machinery)
-//	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause; its JSON
-//	                           (internal/stored)
-//	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
-//	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
-//	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
-//	prompts.go                 ListPrompts, GetPrompt, PromptResult (converted by internal/content)
-//	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs (internal/schemapass)
-//	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
-//	result.go                  Result, Block, Artifact: a server's result kept without loss (internal/content);
-//	                           outputSchema validation
-//	sdkcache.go                go-sdk's list cache: the middleware, a conn's slots, the tools record (internal/sdkcache)
-//	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
-//	serverreq.go               requests a server sends while serving a call
-//	state.go                   stored state: the errors, ClaimStore, stamps, the owner checks (states; internal/seal)
-//	status.go                  Status, ServerStatus: what a health endpoint reports
-//	tasks.go                   long-running tools: TaskMode, WithTasks; taskConn, what a conn keeps for tasks;
-//	                           taskCall, the adapter's side of internal/tasks: requests of its own, task lines,
-//	                           kept sessions, progress, questions, errors
-//	tools.go                   Tool, Toolset, ToolCall; LLMTools, Lookup, HandleToolCalls; the names the
-//	                           model sees (SafeToolName, prefixes); Metadata: annotations, _meta, server
-//	toolsearch.go              ToolSearch: a big catalog offered through one search tool (internal/toolsearch)
-//	trace.go                   the adapter's side of internal/observe: a call's observer, a connection's peer,
-//	                           the error.type of the adapter's own failures
-//	validate.go                New's checks: every problem of a configuration at once (internal/configcheck)
+// The README (https://github.com/mcpadapter/mcpadapter) starts with two
+// commands and the common tasks; docs/reference.md documents every
+// option, error, era and setting of a service; the examples here run as
+// tests. How the package is built, its layers, a call's path and every
+// file's job, is in internal/README.md.
 package mcpadapter

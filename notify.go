@@ -48,8 +48,7 @@ type notifier struct {
 	// progress sinks of its requests by token and its subscriptions
 	// (deliver.Registry): a progress notification reaches only a call
 	// made on the connection it came on, not another principal's, nor
-	// another server's. Its lock is taken last: pool.mu may be held
-	// around it (conn.attach, under pool.open), never the other way round.
+	// another server's. (Lock order: pool.go.)
 	conns deliver.Registry[*mcp.ClientSession, *progressSink]
 }
 
@@ -274,16 +273,17 @@ type progressSink struct {
 
 // attach starts the progress registry of c's requests, and restores, in
 // the background, the subscriptions the connection of c's key that ended
-// before it held.
-func (n *notifier) attach(c *conn) {
+// before it held. It runs under pool.mu (conn.attach), so it calls no user
+// code: it reports whether it dropped those subscriptions, since c's
+// session does not support them, for subsDropped to log.
+func (n *notifier) attach(c *conn) (dropped bool) {
 	n.conns.Attach(c.session)
 	held := c.gen.held.Take(c.key)
 	if held == nil {
-		return
+		return false
 	}
 	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
-		n.logger.Warn("mcpadapter: resource subscriptions dropped: the new session does not support them", "server", c.server)
-		return
+		return true
 	}
 	subs := n.conns.Subscriptions(c.session, true)
 	c.gen.background(func() {
@@ -295,6 +295,13 @@ func (n *notifier) attach(c *conn) {
 			n.logger.Warn("mcpadapter: a resource subscription could not be made again on a new session", "server", c.server, "uri", uri, "error", err)
 		})
 	})
+	return false
+}
+
+// subsDropped logs that attach dropped the subscriptions held for the key
+// of c, whose session does not support them.
+func (n *notifier) subsDropped(c *conn) {
+	n.logger.Warn("mcpadapter: resource subscriptions dropped: the new session does not support them", "server", c.server)
 }
 
 // release drops the progress registry of c's requests, late ones

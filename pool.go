@@ -20,6 +20,23 @@ package mcpadapter
 //     waits any more.)
 //   - A generation is everything one Close ends. Every goroutine working
 //     for it enters it (generation.enter), and Close waits for them.
+//
+// The lock order of the whole package, written here only:
+//
+//   - pool.mu first. Under it may be taken usage.mu (principal.go), the
+//     notifier's registry and held subscriptions (notify.go,
+//     internal/deliver) and generation.life.
+//   - catalogs.mu (catalog.go) is never held with pool.mu, either way
+//     round. Under it only generation.life is taken (startFetch).
+//   - generation.life last: nothing is taken under it.
+//   - conn.openMu, preparedMu (dial.go) and the notifier's queues and counts
+//     (internal/deliver) are taken alone. A package of internal/ documents
+//     its own locks; none takes a lock of the root's.
+//   - No lock is held across I/O, nor while user code runs: the Logger,
+//     the meter, callbacks, hooks, middleware. What a holder of pool.mu has
+//     to tell user code (news) is told once the lock is released, as
+//     database/sql calls out only after putConnDBLocked, so that user code
+//     may call the Adapter back (a log handler that asks for Status).
 
 import (
 	"context"
@@ -61,8 +78,8 @@ type generation struct {
 	dials  singleflight.Group
 
 	// life guards closed; enter adds to wg under it, so that Close, which
-	// sets closed, then waits for every goroutine that entered. It is
-	// taken last, after pool.mu or catalogs.mu.
+	// sets closed, then waits for every goroutine that entered. (Lock
+	// order: the top of this file.)
 	life   sync.Mutex
 	closed bool
 	wg     sync.WaitGroup // goroutines the generation owns
@@ -282,8 +299,7 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 		c.close() // lost the race with Close
 		return nil, serverError(key.server, "dial", ErrClosed)
 	}
-	defer p.mu.Unlock()
-	c.attach()
+	n := news{attached: c, subsDropped: c.attach()}
 	c.since = time.Now()
 	old, replaced := g.conns[key]
 	if replaced && old.sessionMissing() {
@@ -292,9 +308,35 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 	g.conns[key] = c
 	if key.principal != "" {
 		c.use.touch()
-		p.admitLocked(g, c, replaced)
+		p.admitLocked(g, c, replaced, &n)
 	}
+	p.mu.Unlock()
+	p.tell(&n)
 	return c, nil
+}
+
+// news is what a holder of pool.mu has to tell user code (the Logger, the
+// meter) of what it did. It is told (pool.tell) once the lock is released,
+// as database/sql calls out only after putConnDBLocked: user code may call
+// the Adapter back (a log handler that asks for Status), and must find
+// pool.mu free.
+type news struct {
+	attached    *conn      // a connection attached (conn.attach); nil: none
+	subsDropped bool       // the subscriptions held for its key were dropped
+	evicted     []eviction // per-principal connections evicted (evictLocked)
+}
+
+// An eviction is a per-principal connection of server evicted, and why.
+type eviction struct{ server, why string }
+
+// tell tells user code the news. pool.mu must not be held.
+func (p *pool) tell(n *news) {
+	if c := n.attached; c != nil {
+		c.attached(n.subsDropped)
+	}
+	for _, e := range n.evicted {
+		p.logger.Debug("mcpadapter: per-principal connection evicted", "server", e.server, "reason", e.why)
+	}
 }
 
 // live returns the live connection of ctx to the server s, named name, or

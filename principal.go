@@ -146,12 +146,13 @@ func (u *usage) evict() bool {
 // admitLocked counts the new per-principal connection c of g (unless it
 // replaced a dead one of its key), evicting the least recently used idle
 // ones past [Config.MaxPrincipalConns], and starts g's reaper of idle
-// connections if none runs. pool.mu must be held, with g open.
-func (p *pool) admitLocked(g *generation, c *conn, replaced bool) {
+// connections if none runs. pool.mu must be held, with g open; what the
+// Logger is to be told goes into n.
+func (p *pool) admitLocked(g *generation, c *conn, replaced bool, n *news) {
 	if !replaced {
 		g.principals++
 	}
-	p.trimLocked(g, c)
+	p.trimLocked(g, c, n)
 	if !g.reaping && g.enter() {
 		g.reaping = true
 		go p.reap(g)
@@ -160,8 +161,8 @@ func (p *pool) admitLocked(g *generation, c *conn, replaced bool) {
 
 // trimLocked evicts the least recently used idle per-principal connections
 // of g, other than keep, while g has more than [Config.MaxPrincipalConns].
-// pool.mu must be held.
-func (p *pool) trimLocked(g *generation, keep *conn) {
+// pool.mu must be held; the evictions go into n.
+func (p *pool) trimLocked(g *generation, keep *conn, n *news) {
 	for g.principals > orDefault(p.cfg.MaxPrincipalConns, DefaultMaxPrincipalConns) {
 		var lru *conn
 		var lruAt time.Time
@@ -173,7 +174,7 @@ func (p *pool) trimLocked(g *generation, keep *conn) {
 				lru, lruAt = other, at
 			}
 		}
-		if lru == nil || !p.evictLocked(g, lru, "over Config.MaxPrincipalConns") {
+		if lru == nil || !p.evictLocked(g, lru, "over Config.MaxPrincipalConns", n) {
 			break // every other one is busy: over the cap for now
 		}
 	}
@@ -181,8 +182,9 @@ func (p *pool) trimLocked(g *generation, keep *conn) {
 
 // evictLocked drops the idle per-principal connection c from g and closes
 // it in the background, reporting whether it did (not when c is busy, nor
-// when g is closed: Close closes c). pool.mu must be held.
-func (p *pool) evictLocked(g *generation, c *conn, why string) bool {
+// when g is closed: Close closes c). pool.mu must be held; the eviction
+// goes into n, for the Logger.
+func (p *pool) evictLocked(g *generation, c *conn, why string, n *news) bool {
 	if !g.enter() {
 		return false
 	}
@@ -197,7 +199,7 @@ func (p *pool) evictLocked(g *generation, c *conn, why string) bool {
 		defer g.wg.Done()
 		c.close()
 	}()
-	p.logger.Debug("mcpadapter: per-principal connection evicted", "server", c.server, "reason", why)
+	n.evicted = append(n.evicted, eviction{server: c.server, why: why})
 	return true
 }
 
@@ -214,7 +216,8 @@ func (p *pool) reap(g *generation) {
 			p.mu.Unlock()
 			return
 		}
-		p.trimLocked(g, nil)
+		var n news
+		p.trimLocked(g, nil, &n)
 		now := time.Now()
 		next := now.Add(idle)
 		for k, c := range g.conns {
@@ -225,12 +228,13 @@ func (p *pool) reap(g *generation) {
 			switch {
 			case !quiet: // busy: its release touches it
 			case !now.Before(at.Add(idle)):
-				p.evictLocked(g, c, "idle past Config.PrincipalIdleTimeout")
+				p.evictLocked(g, c, "idle past Config.PrincipalIdleTimeout", &n)
 			case at.Add(idle).Before(next):
 				next = at.Add(idle)
 			}
 		}
 		p.mu.Unlock()
+		p.tell(&n)
 		if err := sleep(g.ctx, next.Sub(now)); err != nil {
 			p.mu.Lock()
 			g.reaping = false

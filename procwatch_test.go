@@ -15,15 +15,18 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/faultserver"
 )
 
-// withAndWithoutWatcher runs test with the servers started through the
-// process-wide watcher where the system has one (internal/stdio), and
-// with a goroutine of their own each (stdio.Options.Unwatched), as elsewhere.
-func withAndWithoutWatcher(t *testing.T, test func(t *testing.T)) {
-	t.Run("watcher", test)
+// withAndWithoutWatcher runs test with the stdio servers of the Adapters
+// that its newAdapter makes started through the process-wide watcher where
+// the system has one (internal/stdio), and with a goroutine of their own
+// each (stdio.Options.Unwatched), as elsewhere.
+func withAndWithoutWatcher(t *testing.T, test func(t *testing.T, newAdapter func(testing.TB, Config) *Adapter)) {
+	t.Run("watcher", func(t *testing.T) { test(t, newAdapter) })
 	t.Run("unwatched", func(t *testing.T) {
-		unwatched.Store(true)
-		defer unwatched.Store(false)
-		test(t)
+		test(t, func(t testing.TB, cfg Config) *Adapter {
+			a := newAdapter(t, cfg)
+			a.pool.dialer.stdio.unwatched = true
+			return a
+		})
 	})
 }
 
@@ -33,7 +36,7 @@ func withAndWithoutWatcher(t *testing.T, test func(t *testing.T)) {
 // exits, the error of the call in flight names its exit status and quotes
 // its last lines.
 func TestStdioStderrFlood(t *testing.T) {
-	withAndWithoutWatcher(t, func(t *testing.T) {
+	withAndWithoutWatcher(t, func(t *testing.T, newAdapter func(testing.TB, Config) *Adapter) {
 		const lines = 20000 // 260 KB: four times what a Linux pipe holds
 		cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
 		script := fmt.Sprintf(`yes "stderr flood" | head -n %d >&2; echo "last words" >&2; exec "$0" "$@"`, lines)
@@ -63,8 +66,7 @@ func TestStdioStderrFlood(t *testing.T) {
 // that, and the call in flight fails with the exit status and the server's
 // last stderr line.
 func TestStdioStderrHeldPastExit(t *testing.T) {
-	setTerminateDelay(t, 100*time.Millisecond)
-	withAndWithoutWatcher(t, func(t *testing.T) {
+	withAndWithoutWatcher(t, func(t *testing.T, newAdapter func(testing.TB, Config) *Adapter) {
 		cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		env["PIDFILE"] = pidFile
@@ -72,6 +74,7 @@ func TestStdioStderrHeldPastExit(t *testing.T) {
 		a := newAdapter(t, Config{Servers: map[string]Server{
 			"f": {Command: "/bin/sh", Args: append([]string{"-c", script, cmd}, args...), Env: env},
 		}})
+		setTerminateDelay(a, 100*time.Millisecond)
 		ts, err := a.ListTools(faultCtx(t))
 		if err != nil {
 			t.Fatal(err)

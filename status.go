@@ -49,7 +49,7 @@ type ServerStatus struct {
 	// CallsInFlight counts the tools/call requests waiting for the server
 	// (over all its principals' connections).
 	CallsInFlight int
-	// TasksInFlight counts the tasks (long-running tool calls, tasks.go)
+	// TasksInFlight counts the tasks (long-running tool calls, [WithTasks])
 	// a call of this Adapter is waiting for on the server.
 	TasksInFlight int
 	// Principals counts the live connections of a per-principal server

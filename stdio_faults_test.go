@@ -81,13 +81,12 @@ func TestFaultNullErrorClosesSession(t *testing.T) {
 	}
 }
 
-// setTerminateDelay makes the stdio servers started until t ends get d,
-// not internal/stdio's default, to exit after their stdin is closed (and
+// setTerminateDelay makes the stdio servers that a starts get d, not
+// internal/stdio's default, to exit after their stdin is closed (and
 // again after SIGTERM), and as long to let go of pipes held past their
-// exit. t must not run in parallel with other tests.
-func setTerminateDelay(t *testing.T, d time.Duration) {
-	old := terminateDelay.Swap(int64(d))
-	t.Cleanup(func() { terminateDelay.Store(old) })
+// exit. a must not have dialed yet.
+func setTerminateDelay(a *Adapter, d time.Duration) {
+	a.pool.dialer.stdio.terminate = d
 }
 
 // returnsWithin runs f and fails the test if it has not returned within
@@ -111,8 +110,8 @@ func returnsWithin(t *testing.T, what string, f func()) {
 // pipe nor one queued behind it; the torn request costs the connection,
 // and Restart brings the server back.
 func TestFaultStdinFull(t *testing.T) {
-	setTerminateDelay(t, 100*time.Millisecond) // the server ignores its stdin's end
 	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
+	setTerminateDelay(a, 100*time.Millisecond) // the server ignores its stdin's end
 	ts, err := a.ListTools(faultCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -157,10 +156,10 @@ func TestFaultStdinFull(t *testing.T) {
 // call waits for, does not wait for the server to exit. Once the server
 // exits, Close of the adapter leaves neither it nor a goroutine behind.
 func TestFaultStdioCallAfterTornWrite(t *testing.T) {
-	setTerminateDelay(t, time.Minute)
 	sharedWatcher() // started beforehand: it outlives every adapter
 	before := goroutines()
 	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
+	setTerminateDelay(a, time.Minute)
 	ts, err := a.ListTools(faultCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -335,7 +334,6 @@ func TestFaultDialTimeoutConfigured(t *testing.T) {
 // SIGTERM, each waited for) is over: the error returns while the server
 // still runs, and the server is reaped before Close returns.
 func TestDialTimeoutBeforeShutdown(t *testing.T) {
-	setTerminateDelay(t, time.Hour) // the shutdown could not end the server while the test runs
 	lines := make(chan string, 16)
 	a, err := New(Config{
 		DialTimeout: 100 * time.Millisecond,
@@ -345,6 +343,7 @@ func TestDialTimeoutBeforeShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	setTerminateDelay(a, time.Hour) // the shutdown could not end the server while the test runs
 	done := make(chan error, 1)
 	go func() {
 		_, err := a.ListTools(t.Context())

@@ -27,22 +27,25 @@ type stderrLogger struct {
 	lastBytes int      // their total length
 }
 
-// Write implements [io.Writer]: it logs each complete line of p.
+// Write implements [io.Writer]: it logs each complete line of p, once
+// w.mu is released: the Logger is user code.
 func (w *stderrLogger) Write(p []byte) (int, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
+	var lines []string
 	for {
 		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
 			break
 		}
-		w.lineLocked(strings.TrimRight(string(w.buf[:i]), "\r"))
+		lines = append(lines, w.keepLocked(strings.TrimRight(string(w.buf[:i]), "\r")))
 		w.buf = w.buf[i+1:]
 	}
 	if len(w.buf) > 64<<10 { // a very long line without newline: log it as is
-		w.flushLocked()
+		lines = append(lines, w.restLocked()...)
 	}
+	w.mu.Unlock()
+	w.log(lines)
 	return len(p), nil
 }
 
@@ -73,29 +76,41 @@ const stderrReadBytes = 2 << 10
 // flush logs an incomplete last line, once the process is gone.
 func (w *stderrLogger) flush() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.flushLocked()
+	lines := w.restLocked()
+	w.mu.Unlock()
+	w.log(lines)
 }
 
-// flushLocked logs the buffered text; w.mu must be held.
-func (w *stderrLogger) flushLocked() {
-	if len(w.buf) > 0 {
-		w.lineLocked(string(w.buf))
-		w.buf = w.buf[:0]
+// restLocked keeps the buffered text as a line, and returns it to log (none
+// when nothing is buffered); w.mu must be held.
+func (w *stderrLogger) restLocked() []string {
+	if len(w.buf) == 0 {
+		return nil
 	}
+	line := w.keepLocked(string(w.buf))
+	w.buf = w.buf[:0]
+	return []string{line}
 }
 
-// lineLocked logs one line and keeps it among the last; w.mu must be held.
-func (w *stderrLogger) lineLocked(line string) {
-	w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", line)
-	if len(line) > stderrTailBytes {
-		line = strings.ToValidUTF8(line[:stderrTailBytes-len("…")], "") + "…"
+// keepLocked keeps line among the last, and returns it; w.mu must be held.
+func (w *stderrLogger) keepLocked(line string) string {
+	kept := line
+	if len(kept) > stderrTailBytes {
+		kept = strings.ToValidUTF8(kept[:stderrTailBytes-len("…")], "") + "…"
 	}
-	w.last = append(w.last, line)
-	w.lastBytes += len(line)
+	w.last = append(w.last, kept)
+	w.lastBytes += len(kept)
 	for len(w.last) > stderrTailLines || w.lastBytes > stderrTailBytes {
 		w.lastBytes -= len(w.last[0])
 		w.last = w.last[1:]
+	}
+	return line
+}
+
+// log logs lines, one record each. w.mu must not be held.
+func (w *stderrLogger) log(lines []string) {
+	for _, line := range lines {
+		w.logger.Info("mcpadapter: server stderr", "server", w.server, "line", line)
 	}
 }
 
