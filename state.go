@@ -205,7 +205,7 @@ func (s *states) checkSeal(kind string, seal stateSeal) error {
 // value, and with a claim store once per ID across the Adapters sharing
 // it. A store that cannot tell leaves the value unclaimed.
 func (s *states) claim(ctx context.Context, st stamp) error {
-	return s.ring.Claim(ctx, st.id, st.issued, st.used)
+	return s.ring.Claim(ctx, st.id, st.used)
 }
 
 // trusted reports whether what stored state says about itself (that its

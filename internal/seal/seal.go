@@ -164,12 +164,20 @@ func CheckID(id string) error {
 	return nil
 }
 
+// MaxSkew is how far in the future, by the clock of the Adapter that
+// checks it, state may say it was issued: the clocks of the replicas that
+// share state differ a little. State issued later than that is refused,
+// so that it cannot outlive the maximum age.
+const MaxSkew = time.Minute
+
 // Check refuses state of id (empty in state stored before IDs), issued
 // then (zero in state stored before issue times), that the maximum age
-// rules out, and state without an ID when there is a claim store, which
-// could not claim it.
+// rules out, state issued more than MaxSkew in the future, and state
+// without an ID when there is a claim store, which could not claim it.
 func (r *Ring) Check(id string, issued time.Time) error {
 	switch {
+	case time.Until(issued) > MaxSkew:
+		return fmt.Errorf("%w: issued %s in the future, more than the %s the clocks may differ", ErrInvalid, time.Until(issued).Round(time.Second), MaxSkew)
 	case r.claims != nil && id == "":
 		return fmt.Errorf("%w: no id (stored by an earlier version), so it cannot be claimed", ErrInvalid)
 	case r.maxAge > 0 && issued.IsZero():
@@ -180,11 +188,14 @@ func (r *Ring) Check(id string, issued time.Time) error {
 	return nil
 }
 
-// Claim marks the state of id, issued then, applied, right before it is:
-// once per value (used, shared by the copies of one value, is set), and
-// with a claim store once per ID across the replicas sharing it. A store
-// that cannot tell leaves the value unclaimed.
-func (r *Ring) Claim(ctx context.Context, id string, issued time.Time, used *atomic.Bool) error {
+// Claim marks the state of id applied, right before it is: once per
+// value (used, shared by the copies of one value, is set), and with a
+// claim store once per ID across the replicas sharing it. A store that
+// cannot tell leaves the value unclaimed. The record's expiry is counted
+// on this side's clock, not from the issue time the state gives: the
+// maximum age and MaxSkew from now, past which Check refuses the state
+// whatever it says.
+func (r *Ring) Claim(ctx context.Context, id string, used *atomic.Bool) error {
 	if used == nil || !used.CompareAndSwap(false, true) {
 		return ErrClaimed
 	}
@@ -193,7 +204,7 @@ func (r *Ring) Claim(ctx context.Context, id string, issued time.Time, used *ato
 	}
 	var expires time.Time
 	if r.maxAge > 0 {
-		expires = issued.Add(r.maxAge)
+		expires = time.Now().Add(r.maxAge + MaxSkew)
 	}
 	switch err := r.claims.Claim(ctx, id, expires); {
 	case err == nil:

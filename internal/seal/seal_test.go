@@ -104,7 +104,9 @@ func (c *claims) Claim(_ context.Context, id string, expires time.Time) error {
 }
 
 // TestCheckClaim: past the maximum age, or without an issue time under
-// one, state expired; without an ID under a claim store it is invalid; a
+// one, state expired; without an ID under a claim store, or issued more
+// than MaxSkew in the future, it is invalid; a claim's record expires the
+// maximum age and MaxSkew after the claim, on the claiming side's clock; a
 // value is claimed once, and an ID once across values with a store,
 // which, when it cannot tell, leaves the value unclaimed.
 func TestCheckClaim(t *testing.T) {
@@ -121,6 +123,8 @@ func TestCheckClaim(t *testing.T) {
 			{"a", now.Add(-2 * time.Hour), ErrExpired},
 			{"a", time.Time{}, ErrExpired},
 			{"", now, ErrInvalid},
+			{"a", now.Add(MaxSkew), nil},                      // the clocks may differ
+			{"a", now.Add(MaxSkew + time.Second), ErrInvalid}, // the issuer's clock cannot extend the age
 		} {
 			if err := r.Check(tt.id, tt.issued); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 				t.Errorf("Check(%q, %v) = %v, want %v", tt.id, tt.issued, err, tt.want)
@@ -131,20 +135,21 @@ func TestCheckClaim(t *testing.T) {
 		}
 		used := new(atomic.Bool)
 		c.down = true
-		if err := r.Claim(t.Context(), "a", now, used); err == nil || errors.Is(err, ErrClaimed) || used.Load() {
+		if err := r.Claim(t.Context(), "a", used); err == nil || errors.Is(err, ErrClaimed) || used.Load() {
 			t.Errorf("Claim with the store down = %v, used %v; want a failure that leaves it unclaimed", err, used.Load())
 		}
 		c.down = false
-		if err := r.Claim(t.Context(), "a", now, used); err != nil || !c.expires.Equal(now.Add(time.Hour)) {
-			t.Errorf("Claim = %v, expires %v; want nil, an hour after issue", err, c.expires)
+		time.Sleep(10 * time.Minute) // checked later than issued: the record counts from the check
+		if err := r.Claim(t.Context(), "a", used); err != nil || !c.expires.Equal(time.Now().Add(time.Hour+MaxSkew)) {
+			t.Errorf("Claim = %v, expires %v; want nil, an hour and MaxSkew after the claim (%v)", err, c.expires, time.Now())
 		}
-		if err := r.Claim(t.Context(), "a", now, used); !errors.Is(err, ErrClaimed) {
+		if err := r.Claim(t.Context(), "a", used); !errors.Is(err, ErrClaimed) {
 			t.Errorf("Claim of the same value again = %v, want ErrClaimed", err)
 		}
-		if err := r.Claim(t.Context(), "a", now, new(atomic.Bool)); !errors.Is(err, ErrClaimed) {
+		if err := r.Claim(t.Context(), "a", new(atomic.Bool)); !errors.Is(err, ErrClaimed) {
 			t.Errorf("Claim of the same ID, another value = %v, want ErrClaimed", err)
 		}
-		if err := (&Ring{}).Claim(t.Context(), "", time.Time{}, nil); !errors.Is(err, ErrClaimed) {
+		if err := (&Ring{}).Claim(t.Context(), "", nil); !errors.Is(err, ErrClaimed) {
 			t.Errorf("Claim without a flag = %v, want ErrClaimed", err)
 		}
 		both, keyOnly, storeOnly := NewRing([][]byte{{1}}, 0, c), NewRing([][]byte{{1}}, 0, nil), NewRing(nil, 0, c)
