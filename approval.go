@@ -92,6 +92,12 @@ func (p *ApprovalRequired) Error() string {
 // across processes. With [Config.StateMaxAge], a request issued longer ago
 // fails with [ErrExpiredState].
 func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
+	if p != nil {
+		var err error
+		if p, err = openState(&a.states, stateApproval, p); err != nil {
+			return nil, errorf("mcpadapter: decide: %w", err)
+		}
+	}
 	t, err := p.open(ctx, &a.states, &a.catalogs, r)
 	if err != nil {
 		return nil, err
@@ -158,7 +164,7 @@ func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
 	if p.tool != nil {
 		a = p.tool.a
 	}
-	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
+	return marshalState(a, stateApproval, p.seal, p.stamp, func() ([]byte, error) {
 		w := stored.Approval{ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
 		b, err := w.Encode(p.Call.Args)
 		if err != nil {
@@ -177,6 +183,19 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if seal.sealed != nil {
+		*p = ApprovalRequired{seal: seal, stamp: seal.stamp()}
+		return nil
+	}
+	return p.decode(nil, payload, seal, stamp{})
+}
+
+// sealState returns the request's seal and stamp (openState).
+func (p *ApprovalRequired) sealState() (stateSeal, stamp) { return p.seal, p.stamp }
+
+// decode sets p from payload, with seal; with stamp st when it has an ID
+// (an opened request's, its envelope's), else the payload's.
+func (p *ApprovalRequired) decode(_ *states, payload []byte, seal stateSeal, st stamp) error {
 	fail := func(err error) error {
 		return errorf("mcpadapter: decoding approval request: %w: %w", ErrInvalidState, err)
 	}
@@ -184,9 +203,10 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fail(err)
 	}
-	st, err := decodeStamp(w.ID, w.Issued)
-	if err != nil {
-		return fail(err)
+	if st.used == nil {
+		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
+			return fail(err)
+		}
 	}
 	*p = ApprovalRequired{Call: ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}, principal: w.Principal, seal: seal, stamp: st}
 	return nil

@@ -204,6 +204,12 @@ func (i *Interrupt) Error() string {
 // [Tool.Invoke]. [Config.CallbacksHandler] is not called: it saw the call
 // when it started.
 func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
+	if in != nil {
+		var err error
+		if in, err = openState(&a.states, stateInterrupt, in); err != nil {
+			return nil, errorf("mcpadapter: resume: %w", err)
+		}
+	}
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}

@@ -128,6 +128,37 @@ func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal)
 	return s.checkSeal(kind, seal)
 }
 
+// opened returns p with what it waits for opened by s (openState), which
+// opened the batch p is the pause of: so s vouches for it too. st, when it
+// has an ID, is the batch's stamp, which the copy shares.
+func (p pause) opened(s *states, st stamp) (pause, error) {
+	var err error
+	switch {
+	case p.Interrupt != nil:
+		if p.Interrupt, err = openState(s, stateInterrupt, p.Interrupt); err == nil {
+			p.Interrupt.seal.opened, p.Interrupt.stamp = s, shared(p.Interrupt.stamp, st)
+		}
+	case p.Approval != nil:
+		if p.Approval, err = openState(s, stateApproval, p.Approval); err == nil {
+			p.Approval.seal.opened, p.Approval.stamp = s, shared(p.Approval.stamp, st)
+		}
+	case p.Task != nil:
+		if p.Task, err = openState(s, stateTask, p.Task); err == nil {
+			p.Task.seal.opened, p.Task.stamp = s, shared(p.Task.stamp, st)
+		}
+	}
+	return p, err
+}
+
+// shared returns st, the stamp of a decoded value, with the flag of
+// outer, the stamp of the value that held it, when that has one.
+func shared(st, outer stamp) stamp {
+	if outer.used != nil && outer.id == st.id {
+		st.used = outer.used
+	}
+	return st
+}
+
 // settle resolves the paused call with r on the adapter of t, the tool
 // that the paused call names, and returns the call's result; the error may
 // be a new pause.
@@ -195,6 +226,10 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 // resumeCalls is [Toolset.ResumeToolCalls], running the calls after the
 // paused one with run.
 func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
+	p, err := s.openCalls(p)
+	if err != nil {
+		return nil, errorf("mcpadapter: resume tool calls: %w", err)
+	}
 	if p == nil || p.Next < 0 || p.Next >= len(p.Calls) {
 		return nil, errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
 	}
@@ -217,6 +252,27 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 	next.add(tc, res, s.partOptions(tc, opts))
 	next.Next++
 	return s.runCalls(ctx, next, run, opts)
+}
+
+// openCalls returns p as an adapter of the tools of s opens it
+// (openState): the first whose StateKey or OldStateKeys sealed it.
+func (s Toolset) openCalls(p *PausedCalls) (*PausedCalls, error) {
+	if p == nil || p.seal.sealed == nil {
+		return p, nil
+	}
+	err := error(ErrTamperedState)
+	tried := map[*Adapter]bool{}
+	for _, t := range s {
+		if tried[t.a] {
+			continue
+		}
+		tried[t.a] = true
+		var o *PausedCalls
+		if o, err = openState(&t.a.states, stateCalls, p); !errors.Is(err, ErrTamperedState) {
+			return o, err
+		}
+	}
+	return nil, err
 }
 
 // A PausedCalls is returned (as an error) by [Toolset.HandleToolCalls] and
@@ -243,6 +299,7 @@ type PausedCalls struct {
 	messages, media []llms.MessageContent // of Calls[:Next]
 	pause           pause
 	seal            stateSeal
+	unopened        stamp // of a batch decoded from sealed JSON, not opened: its envelope's
 }
 
 // PausedCallOf returns err as the pause of a batch of the one call tc, when
@@ -293,11 +350,23 @@ func (p *PausedCalls) Error() string {
 
 // ID returns the ID of the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
 // waits for, which its resume claims (see [Config.StateClaims]).
-func (p PausedCalls) ID() string { return p.pause.stamp().id }
+func (p PausedCalls) ID() string { return p.stamp().id }
 
 // Issued returns when the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
 // waits for was made; [Config.StateMaxAge] counts from it.
-func (p PausedCalls) Issued() time.Time { return p.pause.stamp().issued }
+func (p PausedCalls) Issued() time.Time { return p.stamp().issued }
+
+// stamp returns the stamp of what the batch waits for: its pause's, or,
+// not opened yet, its envelope's.
+func (p PausedCalls) stamp() stamp {
+	if p.pause.err() == nil {
+		return p.unopened
+	}
+	return p.pause.stamp()
+}
+
+// sealState returns the batch's seal and stamp (openState).
+func (p *PausedCalls) sealState() (stateSeal, stamp) { return p.seal, p.stamp() }
 
 // Unwrap returns the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch waits
 // for.
@@ -320,7 +389,7 @@ type pausedCallsJSON struct {
 // arguments): store it where those may be stored. (A value receiver: a
 // PausedCalls held by value in a checkpoint struct marshals whole too.)
 func (p PausedCalls) MarshalJSON() ([]byte, error) {
-	return marshalState(p.pause.adapter(), stateCalls, p.seal, func() ([]byte, error) {
+	return marshalState(p.pause.adapter(), stateCalls, p.seal, p.stamp(), func() ([]byte, error) {
 		return json.Marshal(pausedCallsJSON{stored.NewBatch(p.Calls, p.Next, p.messages, p.media, p.State), p.pause})
 	})
 }
@@ -332,9 +401,27 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if seal.sealed != nil {
+		*p = PausedCalls{seal: seal, unopened: seal.stamp()}
+		return nil
+	}
+	return p.decode(nil, payload, seal, stamp{})
+}
+
+// decode sets p from payload, with seal, opened by s (nil: not sealed);
+// the pause, sealed inside, is opened by s too, with stamp st when it has
+// an ID (the envelope's, shared by the copies of one decoded value).
+func (p *PausedCalls) decode(s *states, payload []byte, seal stateSeal, st stamp) error {
 	var w pausedCallsJSON
 	if err := json.Unmarshal(payload, &w); err != nil {
 		return errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
+	}
+	var err error
+	if s != nil {
+		w.pause, err = w.pause.opened(s, st)
+	}
+	if err != nil {
+		return errorf("mcpadapter: decoding paused tool calls: %w", err)
 	}
 	calls, err := w.Batch.Check()
 	if err == nil {

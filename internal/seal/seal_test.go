@@ -1,6 +1,7 @@
 package seal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -12,57 +13,91 @@ import (
 
 // TestSealOpen: a value sealed with the first key opens under any ring
 // holding that key, as its own kind only, and encodes again to the very
-// same envelope; altered, or sealed with a key out of the ring, it is
-// refused.
+// same envelope, which shows its ID and issue time and nothing of the
+// payload; altered in any byte, or sealed with a key out of the ring, it
+// is refused.
 func TestSealOpen(t *testing.T) {
 	old, cur := []byte("old"), []byte("current")
-	payload := []byte(`{"x": 1}`)
+	payload := []byte(`{"session":"s-7f3a","x":1}`)
+	issued := time.Date(2026, 12, 6, 18, 0, 0, 123, time.UTC)
 	sealedOld := NewRing([][]byte{old}, 0, nil)
-	b, err := sealedOld.Seal("interrupt", payload)
+	b, err := sealedOld.Seal("interrupt", "0123", issued, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if bytes.Contains(b, []byte("s-7f3a")) || bytes.Contains(b, []byte("session")) {
+		t.Errorf("sealed state shows its payload: %s", b)
+	}
 	got, s, err := Unseal(b)
-	if err != nil || s == nil || string(got) != string(payload) {
-		t.Fatalf("Unseal = %s, %v, %v; want the payload and its envelope", got, s, err)
+	if err != nil || s == nil || got != nil || s.ID() != "0123" || !s.Issued().Equal(issued) {
+		t.Fatalf("Unseal = %s, %v, %v; want its envelope, ID and issue time", got, s, err)
 	}
 	if again, err := s.Marshal(); err != nil || string(again) != string(b) {
 		t.Errorf("Marshal = %s, %v; want %s", again, err, b)
+	}
+	if other, _ := sealedOld.Seal("interrupt", "0123", issued, payload); bytes.Equal(other, b) {
+		t.Error("two seals of one payload are the same bytes: the nonce is not random")
 	}
 	rotated := NewRing([][]byte{cur, old}, 0, nil)
 	for _, tt := range []struct {
 		name string
 		r    Ring
 		kind string
-		s    *Sealed
 		want error
 	}{
-		{"the sealing ring", sealedOld, "interrupt", s, nil},
-		{"an old key of the ring", rotated, "interrupt", s, nil},
-		{"another kind", rotated, "approval", s, ErrTampered},
-		{"a key out of the ring", NewRing([][]byte{cur}, 0, nil), "interrupt", s, ErrTampered},
-		{"not sealed, under a key", rotated, "interrupt", nil, ErrTampered},
-		{"not sealed, no key", Ring{}, "interrupt", nil, nil},
-		{"altered", rotated, "interrupt", &Sealed{payload: []byte(`{"x": 2}`), mac: s.mac}, ErrTampered},
+		{"the sealing ring", sealedOld, "interrupt", nil},
+		{"an old key of the ring", rotated, "interrupt", nil},
+		{"another kind", rotated, "approval", ErrTampered},
+		{"a key out of the ring", NewRing([][]byte{cur}, 0, nil), "interrupt", ErrTampered},
+		{"no key", Ring{}, "interrupt", ErrTampered},
 	} {
-		if err := tt.r.Open(tt.kind, tt.s); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
-			t.Errorf("%s: Open = %v, want %v", tt.name, err, tt.want)
+		got, err := tt.r.Open(tt.kind, s)
+		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) || tt.want == nil && string(got) != string(payload) {
+			t.Errorf("%s: Open = %s, %v, want %v", tt.name, got, err, tt.want)
 		}
 	}
-	if b, err := (&Ring{}).Seal("interrupt", payload); err != nil || string(b) != string(payload) {
+	// Every byte of the envelope counts: an edited box, or an edited ID,
+	// issue time or key id.
+	for i := range s.box {
+		edited := *s
+		edited.box = bytes.Clone(s.box)
+		edited.box[i] ^= 1
+		if _, err := rotated.Open("interrupt", &edited); !errors.Is(err, ErrTampered) {
+			t.Fatalf("box byte %d edited: Open = %v, want ErrTampered", i, err)
+		}
+	}
+	for name, edit := range map[string]func(*Sealed){
+		"id":     func(e *Sealed) { e.id = "0124" },
+		"issued": func(e *Sealed) { e.issued = issued.Add(time.Hour).Format(time.RFC3339Nano) },
+		"key":    func(e *Sealed) { e.key = append(bytes.Clone(e.key[:7]), e.key[7]^1) },
+	} {
+		edited := *s
+		edit(&edited)
+		if _, err := rotated.Open("interrupt", &edited); !errors.Is(err, ErrTampered) {
+			t.Errorf("%s edited: Open = %v, want ErrTampered", name, err)
+		}
+	}
+	if b, err := (&Ring{}).Seal("interrupt", "", time.Time{}, payload); err != nil || string(b) != string(payload) {
 		t.Errorf("Seal without a key = %s, %v; want the payload itself", b, err)
 	}
 }
 
 // TestUnseal: stored state that is too big, not an object, or a broken
-// envelope is refused; an object without "sealed" is the payload itself.
+// envelope is refused; one of format 1 with ErrOldFormat; an object
+// without "sealed" is the payload itself.
 func TestUnseal(t *testing.T) {
 	for _, bad := range []string{
-		"", "  ", "[]", `"x"`, "{", `{"sealed": "{}"}`, `{"sealed": "[]", "mac": "AA=="}`,
+		"", "  ", "[]", `"x"`, "{", `{"sealed": 3, "key": "AA==", "box": "AA=="}`, `{"sealed": 2, "box": "AA=="}`,
+		`{"sealed": 2, "key": "AA==", "box": "AA==", "issued": "yesterday"}`,
 		"{" + strings.Repeat(" ", MaxBytes) + "}",
 	} {
-		if _, _, err := Unseal([]byte(bad)); err == nil {
-			t.Errorf("Unseal(%.20q) succeeded", bad)
+		if _, _, err := Unseal([]byte(bad)); err == nil || errors.Is(err, ErrOldFormat) {
+			t.Errorf("Unseal(%.20q) = %v, want an error", bad, err)
+		}
+	}
+	for _, old := range []string{`{"sealed": "{\"x\": 1}", "mac": "AA=="}`, `{"sealed": "{}"}`} {
+		if _, _, err := Unseal([]byte(old)); !errors.Is(err, ErrOldFormat) {
+			t.Errorf("Unseal(%s) = %v, want ErrOldFormat", old, err)
 		}
 	}
 	b := []byte(` {"x": 1}`)
