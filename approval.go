@@ -157,21 +157,24 @@ func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r 
 // ApprovalRequired held by value in a checkpoint struct marshals whole
 // too.)
 func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
-	if p.resume != nil {
-		return nil, errors.New("mcpadapter: encoding approval request: the approval of a resumed call holds the user's answers and cannot be stored: decide it in this process")
-	}
 	var a *Adapter
 	if p.tool != nil {
 		a = p.tool.a
 	}
-	return marshalState(a, stateApproval, p.seal, p.stamp, func() ([]byte, error) {
-		w := stored.Approval{ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
-		b, err := w.Encode(p.Call.Args)
-		if err != nil {
-			return nil, errorf("mcpadapter: encoding approval request: %w", err)
-		}
-		return b, nil
-	})
+	return marshalState(a, stateApproval, p.seal, p.stamp, p.encode)
+}
+
+// encode returns the JSON of p, not sealed.
+func (p ApprovalRequired) encode() ([]byte, error) {
+	if p.resume != nil {
+		return nil, errors.New("mcpadapter: encoding approval request: the approval of a resumed call holds the user's answers and cannot be stored: decide it in this process")
+	}
+	w := stored.Approval{ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
+	b, err := w.Encode(p.Call.Args)
+	if err != nil {
+		return nil, errorf("mcpadapter: encoding approval request: %w", err)
+	}
+	return b, nil
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded request belongs

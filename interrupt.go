@@ -13,24 +13,27 @@ import (
 // may be stored; do not show it to the model. (A value receiver: an
 // Interrupt held by value in a checkpoint struct marshals whole too.)
 func (i Interrupt) MarshalJSON() ([]byte, error) {
-	return marshalState(i.a, stateInterrupt, i.seal, i.stamp, func() ([]byte, error) {
-		w := elicit.Stored{
-			Kind:   elicit.KindInputRequired,
-			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
-			ID: i.id, Issued: i.issued, RequestState: i.state,
-		}
-		if i.retry {
-			w.Kind = elicit.KindURLRequired
-		}
-		if i.task != nil {
-			w.TaskID, w.Session = i.task.TaskID, i.task.session
-		}
-		b, err := elicit.Encode(w, i.requests, i.args)
-		if err != nil {
-			return nil, errorf("mcpadapter: encoding interrupt: %w", err)
-		}
-		return b, nil
-	})
+	return marshalState(i.a, stateInterrupt, i.seal, i.stamp, i.encode)
+}
+
+// encode returns the JSON of i, not sealed.
+func (i Interrupt) encode() ([]byte, error) {
+	w := elicit.Stored{
+		Kind:   elicit.KindInputRequired,
+		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
+		ID: i.id, Issued: i.issued, RequestState: i.state,
+	}
+	if i.retry {
+		w.Kind = elicit.KindURLRequired
+	}
+	if i.task != nil {
+		w.TaskID, w.Session = i.task.TaskID, i.task.session
+	}
+	b, err := elicit.Encode(w, i.requests, i.args)
+	if err != nil {
+		return nil, errorf("mcpadapter: encoding interrupt: %w", err)
+	}
+	return b, nil
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded interrupt

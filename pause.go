@@ -128,26 +128,43 @@ func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal)
 	return s.checkSeal(kind, seal)
 }
 
-// opened returns p with what it waits for opened by s (openState), which
-// opened the batch p is the pause of: so s vouches for it too. st, when it
-// has an ID, is the batch's stamp, which the copy shares.
-func (p pause) opened(s *states, st stamp) (pause, error) {
-	var err error
+// pauseJSON is the wire form of a pause in a batch: what it waits for,
+// not sealed (the batch is).
+type pauseJSON struct {
+	Interrupt json.RawMessage `json:"interrupt,omitempty"`
+	Approval  json.RawMessage `json:"approval,omitempty"`
+	Task      json.RawMessage `json:"task,omitempty"`
+}
+
+// encode returns the wire form of p.
+func (p pause) encode() (pauseJSON, error) {
+	var (
+		w   pauseJSON
+		err error
+	)
 	switch {
 	case p.Interrupt != nil:
-		if p.Interrupt, err = openState(s, stateInterrupt, p.Interrupt); err == nil {
-			p.Interrupt.seal.opened, p.Interrupt.stamp = s, shared(p.Interrupt.stamp, st)
-		}
+		w.Interrupt, err = p.Interrupt.encode()
 	case p.Approval != nil:
-		if p.Approval, err = openState(s, stateApproval, p.Approval); err == nil {
-			p.Approval.seal.opened, p.Approval.stamp = s, shared(p.Approval.stamp, st)
-		}
+		w.Approval, err = p.Approval.encode()
 	case p.Task != nil:
-		if p.Task, err = openState(s, stateTask, p.Task); err == nil {
-			p.Task.seal.opened, p.Task.stamp = s, shared(p.Task.stamp, st)
-		}
+		w.Task, err = p.Task.encode()
 	}
-	return p, err
+	return w, err
+}
+
+// opened marks what p waits for, decoded from the payload of a batch
+// that s opened, opened by s too: the batch's seal covers it. st, when it
+// has an ID, is the batch's stamp, whose flag it shares.
+func (p pause) opened(s *states, st stamp) {
+	switch {
+	case p.Interrupt != nil:
+		p.Interrupt.seal.opened, p.Interrupt.stamp = s, shared(p.Interrupt.stamp, st)
+	case p.Approval != nil:
+		p.Approval.seal.opened, p.Approval.stamp = s, shared(p.Approval.stamp, st)
+	case p.Task != nil:
+		p.Task.seal.opened, p.Task.stamp = s, shared(p.Task.stamp, st)
+	}
 }
 
 // shared returns st, the stamp of a decoded value, with the flag of
@@ -390,7 +407,14 @@ type pausedCallsJSON struct {
 // PausedCalls held by value in a checkpoint struct marshals whole too.)
 func (p PausedCalls) MarshalJSON() ([]byte, error) {
 	return marshalState(p.pause.adapter(), stateCalls, p.seal, p.stamp(), func() ([]byte, error) {
-		return json.Marshal(pausedCallsJSON{stored.NewBatch(p.Calls, p.Next, p.messages, p.media, p.State), p.pause})
+		w, err := p.pause.encode()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(struct {
+			stored.Batch
+			pauseJSON
+		}{stored.NewBatch(p.Calls, p.Next, p.messages, p.media, p.State), w})
 	})
 }
 
@@ -416,12 +440,8 @@ func (p *PausedCalls) decode(s *states, payload []byte, seal stateSeal, st stamp
 	if err := json.Unmarshal(payload, &w); err != nil {
 		return errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
 	}
-	var err error
 	if s != nil {
-		w.pause, err = w.pause.opened(s, st)
-	}
-	if err != nil {
-		return errorf("mcpadapter: decoding paused tool calls: %w", err)
+		w.pause.opened(s, st)
 	}
 	calls, err := w.Batch.Check()
 	if err == nil {

@@ -150,10 +150,13 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 // the task in another process, sealed with [Config.StateKey] when the
 // adapter that made it has one.
 func (p PendingTask) MarshalJSON() ([]byte, error) {
-	return marshalState(p.a, stateTask, p.seal, p.stamp, func() ([]byte, error) {
-		return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
-			Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
-	})
+	return marshalState(p.a, stateTask, p.seal, p.stamp, p.encode)
+}
+
+// encode returns the JSON of p, not sealed.
+func (p PendingTask) encode() ([]byte, error) {
+	return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to

@@ -302,3 +302,65 @@ func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string
 	}
 	return nil, fmt.Errorf("%w: server %q lists no tool %q", ErrInvalidState, server, mcpName)
 }
+
+// Unseal opens v, stored state decoded from JSON sealed with
+// [Config.StateKey], in place, so that it can be read before it is
+// settled: the questions of an [*Interrupt], the call of an
+// [*ApprovalRequired] (to show a reviewer, who may edit its arguments),
+// the task of a [*PendingTask], the batch of a [*PausedCalls]. Until then
+// a decoded sealed value shows only its ID and Issued: its JSON holds
+// nothing else in clear. Unseal checks the seal only: a key of this
+// Adapter ([Config.StateKey], [Config.OldStateKeys]) must have sealed it,
+// else [ErrTamperedState]. [Adapter.Resume], [Adapter.Decide],
+// [Adapter.CollectTask] and [Toolset.ResumeToolCalls] open what they are
+// given themselves, with all their checks; a value that this Adapter
+// opened goes on as it is now (edits included), one given to another
+// Adapter is opened again from its seal. State that is not sealed is left
+// as it is. v is an *Interrupt, an *ApprovalRequired, a *PendingTask or a
+// *PausedCalls.
+func (a *Adapter) Unseal(v any) error {
+	var err error
+	switch v := v.(type) {
+	case *Interrupt:
+		err = unsealInto(&a.states, stateInterrupt, v)
+	case *ApprovalRequired:
+		err = unsealInto(&a.states, stateApproval, v)
+	case *PendingTask:
+		err = unsealInto(&a.states, stateTask, v)
+	case *PausedCalls:
+		err = unsealInto(&a.states, stateCalls, v)
+	default:
+		return fmt.Errorf("mcpadapter: unseal: %T is not stored state", v)
+	}
+	if err != nil {
+		return errorf("mcpadapter: unseal: %w", err)
+	}
+	return nil
+}
+
+// unsealInto opens v (openState) in place.
+func unsealInto[T any, P sealedKind[T]](s *states, kind string, v P) error {
+	if v == nil {
+		return fmt.Errorf("a nil %T", v)
+	}
+	o, err := openState(s, kind, v)
+	if err == nil {
+		*v = *o
+	}
+	return err
+}
+
+// Unseal opens p, a batch decoded from sealed JSON, in place, as
+// [Adapter.Unseal] does, with the Adapter of the tools of s whose key
+// sealed it. An agent that stores its runs in a batch's State (package
+// agent) reads them so before it resumes them.
+func (s Toolset) Unseal(p *PausedCalls) error {
+	o, err := s.openCalls(p)
+	if err != nil {
+		return errorf("mcpadapter: unseal: %w", err)
+	}
+	if o != nil {
+		*p = *o
+	}
+	return nil
+}

@@ -49,23 +49,23 @@ func BenchmarkState(b *testing.B) {
 	}{
 		{"interrupt", intr, func(j []byte) error {
 			var v Interrupt
-			return openBench(a, stateInterrupt, j, &v, &v.seal)
+			return openBench(a, stateInterrupt, j, &v)
 		}},
 		{"approval", appr, func(j []byte) error {
 			var v ApprovalRequired
-			return openBench(a, stateApproval, j, &v, &v.seal)
+			return openBench(a, stateApproval, j, &v)
 		}},
 		{"calls", calls, func(j []byte) error {
 			var v PausedCalls
-			return openBench(a, stateCalls, j, &v, &v.seal)
+			return openBench(a, stateCalls, j, &v)
 		}},
 		{"run", &run, func(j []byte) error {
 			var v PausedCalls
-			return openBench(a, stateCalls, j, &v, &v.seal)
+			return openBench(a, stateCalls, j, &v)
 		}},
 		{"task", task, func(j []byte) error {
 			var v PendingTask
-			return openBench(a, stateTask, j, &v, &v.seal)
+			return openBench(a, stateTask, j, &v)
 		}},
 	} {
 		j, err := json.Marshal(k.v)
@@ -95,11 +95,16 @@ func BenchmarkState(b *testing.B) {
 	}
 }
 
-// openBench decodes j into v, whose seal is sl, and checks its seal as a
-// of kind.
-func openBench(a *Adapter, kind string, j []byte, v json.Unmarshaler, sl *stateSeal) error {
-	if err := v.UnmarshalJSON(j); err != nil {
+// openBench decodes j into v and opens it as a does first when v is
+// given back to it: its seal checked, its payload decrypted and decoded.
+func openBench[T any, P sealedKind[T]](a *Adapter, kind string, j []byte, v P) error {
+	if err := json.Unmarshal(j, v); err != nil {
 		return err
 	}
-	return a.states.checkSeal(kind, *sl)
+	o, err := openState(&a.states, kind, v)
+	if err != nil {
+		return err
+	}
+	sl, _ := o.sealState()
+	return a.states.checkSeal(kind, sl)
 }

@@ -10,18 +10,24 @@
 //	{"sealed":2,"key":"<key id>","id":"<state id>","issued":"<RFC 3339>","box":"<base64>"}
 //
 // where box is the state's JSON under AES-256-GCM (the standard library's:
-// no dependency, and AES is in hardware where servers run), with a random
-// 96-bit nonce prepended, under a key derived with HKDF-SHA256 from the
-// ring's key for this purpose only; key is a short id derived the same way,
-// so that opening tries one key, not each. The kind, the key id, the ID and
+// no dependency, and AES is in hardware where servers run), its 96-bit
+// nonce prepended, under a key derived with HKDF-SHA256 from the ring's
+// key for this purpose only; key is a short id derived the same way, so
+// that opening tries one key, not each. The nonce is synthetic, as in SIV
+// (RFC 5297): an HMAC-SHA256, under a third derived key, of the additional
+// data and the payload. So sealing is deterministic: a value marshals to
+// the same bytes each time (a checkpoint holding it by value included),
+// and equal bytes tell only that the payloads are equal, which two values
+// never are (each has its random ID). The kind, the key id, the ID and
 // the issue time are the additional data: authenticated, and readable
 // without the key, because a decoded value reports its ID and issue time
 // (claims and the maximum age use them) before an Adapter opens it. They
 // are random or a time, never a credential; everything else (the session
 // a task lives on, the questions and their JSON-RPC ids, the arguments) is
-// inside the box. Random nonces bound a key to 2^32 seals (NIST SP
-// 800-38D); stored state is made at human pace, far below, and rotating
-// the key (OldStateKeys) starts a new count.
+// inside the box. Nonces that are pseudo-random bound a key to 2^32 seals
+// of distinct payloads, as random ones do (NIST SP 800-38D); stored state
+// is made at human pace, far below, and rotating the key (OldStateKeys)
+// starts a new count.
 //
 // Format 1, {"sealed":"<the JSON in clear>","mac":"<HMAC-SHA256>"}, was
 // authenticated, not encrypted; it is refused with ErrOldFormat.
@@ -33,6 +39,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -82,8 +89,9 @@ type Ring struct {
 
 // A key is a key of the ring, as the envelope uses it.
 type key struct {
-	id   []byte      // the key id of the envelope
-	aead cipher.AEAD // AES-256-GCM with random nonces, under the derived key
+	id    []byte      // the key id of the envelope
+	aead  cipher.AEAD // AES-256-GCM under the derived key
+	nonce []byte      // the key of the synthetic nonces' HMAC
 }
 
 // newKey derives the sealing key and the key id of secret.
@@ -99,11 +107,32 @@ func newKey(secret []byte) key {
 	if err != nil { // only for a key not 16, 24 or 32 bytes long
 		panic(err)
 	}
-	aead, err := cipher.NewGCMWithRandomNonce(block)
-	if err != nil { // only for a block that is not AES
+	aead, err := cipher.NewGCM(block)
+	if err != nil { // only for a block of another size
 		panic(err)
 	}
-	return key{id: derive("mcpadapter stored state, format 2: key id", 8), aead: aead}
+	return key{id: derive("mcpadapter stored state, format 2: key id", 8), aead: aead,
+		nonce: derive("mcpadapter stored state, format 2: nonce key", 32)}
+}
+
+// seal returns the box of payload with additional data ad: the synthetic
+// nonce, then the ciphertext and its tag.
+func (k key) seal(payload, ad []byte) []byte {
+	m := hmac.New(sha256.New, k.nonce)
+	fmt.Fprintf(m, "%d:", len(ad))
+	m.Write(ad)
+	m.Write(payload)
+	nonce := m.Sum(nil)[:k.aead.NonceSize()]
+	return k.aead.Seal(nonce, nonce, payload, ad)
+}
+
+// open returns the payload of box with additional data ad.
+func (k key) open(box, ad []byte) ([]byte, error) {
+	n := k.aead.NonceSize()
+	if len(box) < n+k.aead.Overhead() {
+		return nil, errors.New("box too short")
+	}
+	return k.aead.Open(nil, box[:n], box[n:], ad)
 }
 
 // NewRing returns the ring of keys (the first seals), with state older
@@ -173,7 +202,7 @@ func (r *Ring) Seal(kind, id string, issued time.Time, payload []byte) ([]byte, 
 	if !issued.IsZero() {
 		s.issued = issued.UTC().Format(time.RFC3339Nano)
 	}
-	s.box = k.aead.Seal(nil, nil, payload, aad(kind, s))
+	s.box = k.seal(payload, aad(kind, s))
 	return s.Marshal()
 }
 
@@ -227,7 +256,7 @@ func (r *Ring) Open(kind string, s *Sealed) ([]byte, error) {
 		if !bytes.Equal(k.id, s.key) {
 			continue
 		}
-		payload, err := k.aead.Open(nil, nil, s.box, aad(kind, s))
+		payload, err := k.open(s.box, aad(kind, s))
 		if err != nil {
 			return nil, ErrTampered
 		}

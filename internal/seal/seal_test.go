@@ -35,8 +35,13 @@ func TestSealOpen(t *testing.T) {
 	if again, err := s.Marshal(); err != nil || string(again) != string(b) {
 		t.Errorf("Marshal = %s, %v; want %s", again, err, b)
 	}
-	if other, _ := sealedOld.Seal("interrupt", "0123", issued, payload); bytes.Equal(other, b) {
-		t.Error("two seals of one payload are the same bytes: the nonce is not random")
+	if again, _ := sealedOld.Seal("interrupt", "0123", issued, payload); !bytes.Equal(again, b) {
+		t.Errorf("sealing again gave %s, want the same bytes %s", again, b)
+	}
+	other, _ := sealedOld.Seal("interrupt", "0123", issued, []byte(`{"session":"s-7f3b","x":1}`))
+	_, o, _ := Unseal(other)
+	if bytes.Equal(o.box[:12], s.box[:12]) {
+		t.Error("two payloads sealed with the same nonce")
 	}
 	rotated := NewRing([][]byte{cur, old}, 0, nil)
 	for _, tt := range []struct {
