@@ -16,6 +16,16 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
+// TestOldRunFormat: a run sealed in format 1 (signed, in clear) is
+// refused when decoded, with ErrOldStateFormat.
+func TestOldRunFormat(t *testing.T) {
+	old := `{"sealed":"{\"version\":1,\"calls\":[{\"id\":\"1\",\"function\":{\"name\":\"s__t\"}}],\"next\":0}","mac":"c2lnbmF0dXJl"}`
+	var p PausedRun
+	if err := json.Unmarshal([]byte(old), &p); !errors.Is(err, mcpadapter.ErrOldStateFormat) {
+		t.Errorf("Unmarshal of format 1 = %v, want ErrOldStateFormat", err)
+	}
+}
+
 // flipBox returns sealed state b with one byte of its box changed, as
 // whoever alters stored state without the key can.
 func flipBox(t *testing.T, b []byte) []byte {
