@@ -23,7 +23,9 @@ import (
 // tool, arguments, ID, and the principal it acts for; sealed with
 // [Config.StateKey] when set), and [Adapter.Decide] decides a decoded one
 // on any Adapter, in any process, that has the same server. A decoded one
-// has no Metadata until then. It is decided under the principal it was
+// has no Metadata until then; a decoded sealed one shows only its ID and
+// Issued until [Adapter.Unseal] (to show a reviewer the call) or Decide
+// opens it. It is decided under the principal it was
 // made for, as [Adapter.Resume] resumes an interrupt.
 //
 // A decision is applied once per value: the first decision wins, later

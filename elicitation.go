@@ -58,7 +58,9 @@ const (
 //	}
 //
 // An Interrupt is durable: json.Marshal stores everything needed to resume
-// it (sealed with [Config.StateKey] when set), and [Adapter.Resume] resumes
+// it (sealed with [Config.StateKey] when set: encrypted, so that a decoded
+// sealed one shows its Requests once [Adapter.Unseal] or Resume opened
+// it), and [Adapter.Resume] resumes
 // a decoded one on any Adapter (in any process) that has a server of the
 // same name listing the tool under the same name, after checking it, and
 // only under the principal the call acted for ([WithPrincipal]). The

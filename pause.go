@@ -306,11 +306,12 @@ type PausedCalls struct {
 	// State is the application's own state kept with the batch, such as
 	// the agent run the batch belongs to (package agent stores its runs
 	// so): any JSON value, or nil. It is sealed with the batch, so that a
-	// decoded State can be trusted once [Toolset.ResumeToolCalls] has
-	// accepted the batch (which checks the seal before anything runs),
-	// and a resume's new pause keeps it. Set it before the batch is
-	// marshalled: a batch decoded from sealed JSON marshals to the JSON it
-	// came from.
+	// decoded State can be trusted once the batch is opened
+	// ([Toolset.Unseal], or [Toolset.ResumeToolCalls], which checks the
+	// seal before anything runs), and a resume's new pause keeps it. Set
+	// it before the batch is marshalled: a batch decoded from sealed JSON
+	// shows only its ID and Issued until it is opened, and marshals to the
+	// JSON it came from.
 	State json.RawMessage
 
 	messages, media []llms.MessageContent // of Calls[:Next]

@@ -30,8 +30,9 @@ import (
 // made it (the TypeScript SDK's stores do): over Streamable HTTP the
 // PendingTask stores that session's id, the Adapter that returned it does
 // not end the session when it closes (until it sees the task settle), and
-// another Adapter joins the session to reach the task. Seal the state: its
-// session id lets whoever holds it join the session. A stdio server's
+// another Adapter joins the session to reach the task. Seal the state
+// ([Config.StateKey]): sealed, the session id is encrypted; without a key
+// it is in clear, and lets whoever reads the JSON join the session. A stdio server's
 // tasks end with its process, which the Adapter that started it owns.
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
