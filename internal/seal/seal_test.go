@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -197,4 +198,36 @@ func TestCheckClaim(t *testing.T) {
 			t.Error("Trusted: want a key and a claim store")
 		}
 	})
+}
+
+// BenchmarkRing: sealing and opening a payload of 1 KiB and 32 KiB.
+func BenchmarkRing(b *testing.B) {
+	r := NewRing([][]byte{[]byte("0123456789abcdef0123456789abcdef")}, 0, nil)
+	for _, n := range []int{1 << 10, 32 << 10} {
+		payload := []byte(`{"x":"` + strings.Repeat("y", n-8) + `"}`)
+		sealed, err := r.Seal("interrupt", NewID(), time.Now(), payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("seal/%dKiB", n>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				r.Seal("interrupt", "0123", time.Time{}, payload)
+			}
+		})
+		b.Run(fmt.Sprintf("open/%dKiB", n>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				_, s, err := Unseal(sealed)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.Open("interrupt", s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
