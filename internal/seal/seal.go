@@ -238,6 +238,9 @@ func Unseal(b []byte) ([]byte, *Sealed, error) {
 		return nil, nil, errors.New("sealed state without its key id or its box")
 	}
 	s := &Sealed{key: env.Key, id: env.ID, issued: env.Issued, box: env.Box}
+	if err := CheckID(s.id); err != nil {
+		return nil, nil, err
+	}
 	if s.issued != "" {
 		if _, err := time.Parse(time.RFC3339Nano, s.issued); err != nil {
 			return nil, nil, fmt.Errorf("issue time: %w", err)

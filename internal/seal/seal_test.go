@@ -22,7 +22,7 @@ func TestSealOpen(t *testing.T) {
 	payload := []byte(`{"session":"s-7f3a","x":1}`)
 	issued := time.Date(2026, 12, 6, 18, 0, 0, 123, time.UTC)
 	sealedOld := NewRing([][]byte{old}, 0, nil)
-	b, err := sealedOld.Seal("interrupt", "0123", issued, payload)
+	b, err := sealedOld.Seal("interrupt", "0123456789abcdef0123456789abcdef", issued, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,16 +30,16 @@ func TestSealOpen(t *testing.T) {
 		t.Errorf("sealed state shows its payload: %s", b)
 	}
 	got, s, err := Unseal(b)
-	if err != nil || s == nil || got != nil || s.ID() != "0123" || !s.Issued().Equal(issued) {
+	if err != nil || s == nil || got != nil || s.ID() != "0123456789abcdef0123456789abcdef" || !s.Issued().Equal(issued) {
 		t.Fatalf("Unseal = %s, %v, %v; want its envelope, ID and issue time", got, s, err)
 	}
 	if again, err := s.Marshal(); err != nil || string(again) != string(b) {
 		t.Errorf("Marshal = %s, %v; want %s", again, err, b)
 	}
-	if again, _ := sealedOld.Seal("interrupt", "0123", issued, payload); !bytes.Equal(again, b) {
+	if again, _ := sealedOld.Seal("interrupt", "0123456789abcdef0123456789abcdef", issued, payload); !bytes.Equal(again, b) {
 		t.Errorf("sealing again gave %s, want the same bytes %s", again, b)
 	}
-	other, _ := sealedOld.Seal("interrupt", "0123", issued, []byte(`{"session":"s-7f3b","x":1}`))
+	other, _ := sealedOld.Seal("interrupt", "0123456789abcdef0123456789abcdef", issued, []byte(`{"session":"s-7f3b","x":1}`))
 	_, o, _ := Unseal(other)
 	if bytes.Equal(o.box[:12], s.box[:12]) {
 		t.Error("two payloads sealed with the same nonce")
@@ -73,7 +73,7 @@ func TestSealOpen(t *testing.T) {
 		}
 	}
 	for name, edit := range map[string]func(*Sealed){
-		"id":     func(e *Sealed) { e.id = "0124" },
+		"id":     func(e *Sealed) { e.id = "1123456789abcdef0123456789abcdef" },
 		"issued": func(e *Sealed) { e.issued = issued.Add(time.Hour).Format(time.RFC3339Nano) },
 		"key":    func(e *Sealed) { e.key = append(bytes.Clone(e.key[:7]), e.key[7]^1) },
 	} {
@@ -94,7 +94,7 @@ func TestSealOpen(t *testing.T) {
 func TestUnseal(t *testing.T) {
 	for _, bad := range []string{
 		"", "  ", "[]", `"x"`, "{", `{"sealed": 3, "key": "AA==", "box": "AA=="}`, `{"sealed": 2, "box": "AA=="}`,
-		`{"sealed": 2, "key": "AA==", "box": "AA==", "issued": "yesterday"}`,
+		`{"sealed": 2, "key": "AA==", "box": "AA==", "issued": "yesterday"}`, `{"sealed": 2, "key": "AA==", "box": "AA==", "id": "not hex"}`,
 		"{" + strings.Repeat(" ", MaxBytes) + "}",
 	} {
 		if _, _, err := Unseal([]byte(bad)); err == nil || errors.Is(err, ErrOldFormat) {
@@ -213,7 +213,7 @@ func BenchmarkRing(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(n))
 			for b.Loop() {
-				r.Seal("interrupt", "0123", time.Time{}, payload)
+				r.Seal("interrupt", "0123456789abcdef0123456789abcdef", time.Time{}, payload)
 			}
 		})
 		b.Run(fmt.Sprintf("open/%dKiB", n>>10), func(b *testing.B) {
