@@ -23,7 +23,9 @@ import (
 // tool, arguments, ID, and the principal it acts for; sealed with
 // [Config.StateKey] when set), and [Adapter.Decide] decides a decoded one
 // on any Adapter, in any process, that has the same server. A decoded one
-// has no Metadata until then. It is decided under the principal it was
+// has no Metadata until then; a decoded sealed one shows only its ID and
+// Issued until [Adapter.Unseal] (to show a reviewer the call) or Decide
+// opens it. It is decided under the principal it was
 // made for, as [Adapter.Resume] resumes an interrupt.
 //
 // A decision is applied once per value: the first decision wins, later
@@ -92,6 +94,12 @@ func (p *ApprovalRequired) Error() string {
 // across processes. With [Config.StateMaxAge], a request issued longer ago
 // fails with [ErrExpiredState].
 func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
+	if p != nil {
+		var err error
+		if p, err = openState(&a.states, stateApproval, p); err != nil {
+			return nil, errorf("mcpadapter: decide: %w", err)
+		}
+	}
 	t, err := p.open(ctx, &a.states, &a.catalogs, r)
 	if err != nil {
 		return nil, err
@@ -151,21 +159,24 @@ func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r 
 // ApprovalRequired held by value in a checkpoint struct marshals whole
 // too.)
 func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
-	if p.resume != nil {
-		return nil, errors.New("mcpadapter: encoding approval request: the approval of a resumed call holds the user's answers and cannot be stored: decide it in this process")
-	}
 	var a *Adapter
 	if p.tool != nil {
 		a = p.tool.a
 	}
-	return marshalState(a, stateApproval, p.seal, func() ([]byte, error) {
-		w := stored.Approval{ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
-		b, err := w.Encode(p.Call.Args)
-		if err != nil {
-			return nil, errorf("mcpadapter: encoding approval request: %w", err)
-		}
-		return b, nil
-	})
+	return marshalState(a, stateApproval, p.seal, p.stamp, p.encode)
+}
+
+// encode returns the JSON of p, not sealed.
+func (p ApprovalRequired) encode() ([]byte, error) {
+	if p.resume != nil {
+		return nil, errors.New("mcpadapter: encoding approval request: the approval of a resumed call holds the user's answers and cannot be stored: decide it in this process")
+	}
+	w := stored.Approval{ID: p.id, Issued: p.issued, Server: p.Call.Server, Tool: p.Call.Tool, MCPName: p.Call.MCPName, Principal: p.principal}
+	b, err := w.Encode(p.Call.Args)
+	if err != nil {
+		return nil, errorf("mcpadapter: encoding approval request: %w", err)
+	}
+	return b, nil
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded request belongs
@@ -177,6 +188,19 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if seal.sealed != nil {
+		*p = ApprovalRequired{seal: seal, stamp: seal.stamp()}
+		return nil
+	}
+	return p.decode(nil, payload, seal, stamp{})
+}
+
+// sealState returns the request's seal and stamp (openState).
+func (p *ApprovalRequired) sealState() (stateSeal, stamp) { return p.seal, p.stamp }
+
+// decode sets p from payload, with seal; with stamp st when it has an ID
+// (an opened request's, its envelope's), else the payload's.
+func (p *ApprovalRequired) decode(_ *states, payload []byte, seal stateSeal, st stamp) error {
 	fail := func(err error) error {
 		return errorf("mcpadapter: decoding approval request: %w: %w", ErrInvalidState, err)
 	}
@@ -184,9 +208,10 @@ func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fail(err)
 	}
-	st, err := decodeStamp(w.ID, w.Issued)
-	if err != nil {
-		return fail(err)
+	if st.used == nil {
+		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
+			return fail(err)
+		}
 	}
 	*p = ApprovalRequired{Call: ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}, principal: w.Principal, seal: seal, stamp: st}
 	return nil

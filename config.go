@@ -107,14 +107,21 @@ type Config struct {
 	Approval func(call ToolCall) bool
 
 	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
-	// [*ApprovalRequired], [*PausedCalls], and agent.PausedRun) with an
-	// HMAC-SHA256 under this key, and makes every Adapter with the key
-	// refuse decoded state that is not sealed with it ([ErrTamperedState]).
-	// Give every replica the same key, of at least 32 random bytes. Without
-	// a key, stored state is not protected: whoever can write it can make
-	// a resume call any tool of the same server with any arguments (the
-	// Approval gate still applies to them) and feed the model any
-	// observation.
+	// [*ApprovalRequired], [*PendingTask], [*PausedCalls], and
+	// agent.PausedRun): sealed means encrypted and authenticated, with
+	// AES-256-GCM under a key derived from this one. The JSON shows the
+	// state's ID and issue time and nothing else (not the arguments, the
+	// questions, or the session a task lives on); a decoded sealed value
+	// is read by the Adapter it is given to ([Adapter.Unseal] reads it
+	// first). Every Adapter with the key refuses decoded state that is not
+	// sealed with it, or was altered ([ErrTamperedState]), before anything
+	// is sent. Give every replica the same key, of at least 32 random
+	// bytes. Without a key, stored state is not protected: whoever can
+	// write it can make a resume call any tool of the same server with any
+	// arguments (the Approval gate still applies to them) and feed the
+	// model any observation, and whoever can read it reads all of it, a
+	// task's session id included. State sealed by versions before format
+	// 2 is refused ([ErrOldStateFormat]).
 	StateKey []byte
 
 	// OldStateKeys are keys that StateKey replaced: state sealed with one
@@ -124,7 +131,10 @@ type Config struct {
 	OldStateKeys [][]byte
 
 	// StateMaxAge, when set, refuses stored state issued longer ago
-	// ([ErrExpiredState]), before anything is sent.
+	// ([ErrExpiredState]), before anything is sent. State that says it
+	// was issued more than a minute in the future of this Adapter's clock
+	// (the replicas' clocks may differ that much) is refused
+	// ([ErrInvalidState]) whatever the age.
 	StateMaxAge time.Duration
 
 	// StateClaims, when set, makes every resume and decision of stored

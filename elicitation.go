@@ -58,7 +58,9 @@ const (
 //	}
 //
 // An Interrupt is durable: json.Marshal stores everything needed to resume
-// it (sealed with [Config.StateKey] when set), and [Adapter.Resume] resumes
+// it (sealed with [Config.StateKey] when set: encrypted, so that a decoded
+// sealed one shows its Requests once [Adapter.Unseal] or Resume opened
+// it), and [Adapter.Resume] resumes
 // a decoded one on any Adapter (in any process) that has a server of the
 // same name listing the tool under the same name, after checking it, and
 // only under the principal the call acted for ([WithPrincipal]). The
@@ -204,6 +206,12 @@ func (i *Interrupt) Error() string {
 // [Tool.Invoke]. [Config.CallbacksHandler] is not called: it saw the call
 // when it started.
 func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
+	if in != nil {
+		var err error
+		if in, err = openState(&a.states, stateInterrupt, in); err != nil {
+			return nil, errorf("mcpadapter: resume: %w", err)
+		}
+	}
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}

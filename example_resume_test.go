@@ -102,6 +102,9 @@ func ExampleAdapter_Decide() {
 		log.Fatal(err)
 	}
 	defer b.Close()
+	if err := b.Unseal(&p); err != nil { // sealed: encrypted, so read with the key
+		log.Fatal(err)
+	}
 	fmt.Printf("review: %s %v\n", p.Call.Tool, p.Call.Args)
 	res, err := b.Decide(ctx, &p, mcpadapter.Approved())
 	if err != nil {

@@ -13,35 +13,53 @@ import (
 // may be stored; do not show it to the model. (A value receiver: an
 // Interrupt held by value in a checkpoint struct marshals whole too.)
 func (i Interrupt) MarshalJSON() ([]byte, error) {
-	return marshalState(i.a, stateInterrupt, i.seal, func() ([]byte, error) {
-		w := elicit.Stored{
-			Kind:   elicit.KindInputRequired,
-			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
-			ID: i.id, Issued: i.issued, RequestState: i.state,
-		}
-		if i.retry {
-			w.Kind = elicit.KindURLRequired
-		}
-		if i.task != nil {
-			w.TaskID, w.Session = i.task.TaskID, i.task.session
-		}
-		b, err := elicit.Encode(w, i.requests, i.args)
-		if err != nil {
-			return nil, errorf("mcpadapter: encoding interrupt: %w", err)
-		}
-		return b, nil
-	})
+	return marshalState(i.a, stateInterrupt, i.seal, i.stamp, i.encode)
+}
+
+// encode returns the JSON of i, not sealed.
+func (i Interrupt) encode() ([]byte, error) {
+	w := elicit.Stored{
+		Kind:   elicit.KindInputRequired,
+		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
+		ID: i.id, Issued: i.issued, RequestState: i.state,
+	}
+	if i.retry {
+		w.Kind = elicit.KindURLRequired
+	}
+	if i.task != nil {
+		w.TaskID, w.Session = i.task.TaskID, i.task.session
+	}
+	b, err := elicit.Encode(w, i.requests, i.args)
+	if err != nil {
+		return nil, errorf("mcpadapter: encoding interrupt: %w", err)
+	}
+	return b, nil
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded interrupt
 // belongs to no adapter: resume it with [Adapter.Resume], which checks it
 // against that Adapter. Malformed or oversized JSON is an error wrapping
-// [ErrInvalidState], never a panic.
+// [ErrInvalidState], never a panic. Sealed JSON
+// ([Config.StateKey]) decodes to an interrupt that shows its ID and
+// Issued only: the Adapter it is resumed on opens it, and reads the rest.
 func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	payload, seal, err := unsealState("interrupt", b)
 	if err != nil {
 		return err
 	}
+	if seal.sealed != nil {
+		*i = Interrupt{seal: seal, stamp: seal.stamp()}
+		return nil
+	}
+	return i.decode(nil, payload, seal, stamp{})
+}
+
+// sealState returns the interrupt's seal and stamp (openState).
+func (i *Interrupt) sealState() (stateSeal, stamp) { return i.seal, i.stamp }
+
+// decode sets i from payload, with seal; with stamp st when it has an ID
+// (an opened interrupt's, its envelope's), else the payload's.
+func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) error {
 	fail := func(err error) error {
 		return errorf("mcpadapter: decoding interrupt: %w: %w", ErrInvalidState, err)
 	}
@@ -53,9 +71,10 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fail(err)
 	}
-	st, err := decodeStamp(w.ID, w.Issued)
-	if err != nil {
-		return fail(err)
+	if st.used == nil {
+		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
+			return fail(err)
+		}
 	}
 	args, err := stored.Arguments(w.Arguments)
 	if err != nil {

@@ -128,6 +128,54 @@ func (p pause) open(ctx context.Context, s *states, kind string, seal stateSeal)
 	return s.checkSeal(kind, seal)
 }
 
+// pauseJSON is the wire form of a pause in a batch: what it waits for,
+// not sealed (the batch is).
+type pauseJSON struct {
+	Interrupt json.RawMessage `json:"interrupt,omitempty"`
+	Approval  json.RawMessage `json:"approval,omitempty"`
+	Task      json.RawMessage `json:"task,omitempty"`
+}
+
+// encode returns the wire form of p.
+func (p pause) encode() (pauseJSON, error) {
+	var (
+		w   pauseJSON
+		err error
+	)
+	switch {
+	case p.Interrupt != nil:
+		w.Interrupt, err = p.Interrupt.encode()
+	case p.Approval != nil:
+		w.Approval, err = p.Approval.encode()
+	case p.Task != nil:
+		w.Task, err = p.Task.encode()
+	}
+	return w, err
+}
+
+// opened marks what p waits for, decoded from the payload of a batch
+// that s opened, opened by s too: the batch's seal covers it. st, when it
+// has an ID, is the batch's stamp, whose flag it shares.
+func (p pause) opened(s *states, st stamp) {
+	switch {
+	case p.Interrupt != nil:
+		p.Interrupt.seal.opened, p.Interrupt.stamp = s, shared(p.Interrupt.stamp, st)
+	case p.Approval != nil:
+		p.Approval.seal.opened, p.Approval.stamp = s, shared(p.Approval.stamp, st)
+	case p.Task != nil:
+		p.Task.seal.opened, p.Task.stamp = s, shared(p.Task.stamp, st)
+	}
+}
+
+// shared returns st, the stamp of a decoded value, with the flag of
+// outer, the stamp of the value that held it, when that has one.
+func shared(st, outer stamp) stamp {
+	if outer.used != nil && outer.id == st.id {
+		st.used = outer.used
+	}
+	return st
+}
+
 // settle resolves the paused call with r on the adapter of t, the tool
 // that the paused call names, and returns the call's result; the error may
 // be a new pause.
@@ -195,6 +243,10 @@ func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resoluti
 // resumeCalls is [Toolset.ResumeToolCalls], running the calls after the
 // paused one with run.
 func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
+	p, err := s.openCalls(p)
+	if err != nil {
+		return nil, errorf("mcpadapter: resume tool calls: %w", err)
+	}
 	if p == nil || p.Next < 0 || p.Next >= len(p.Calls) {
 		return nil, errorf("mcpadapter: resume tool calls: %w: no paused call", ErrInvalidState)
 	}
@@ -218,6 +270,27 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 	return s.runCalls(ctx, next, run, opts)
 }
 
+// openCalls returns p as an adapter of the tools of s opens it
+// (openState): the first whose StateKey or OldStateKeys sealed it.
+func (s Toolset) openCalls(p *PausedCalls) (*PausedCalls, error) {
+	if p == nil || p.seal.sealed == nil {
+		return p, nil
+	}
+	err := error(ErrTamperedState)
+	tried := map[*Adapter]bool{}
+	for _, t := range s {
+		if tried[t.a] {
+			continue
+		}
+		tried[t.a] = true
+		var o *PausedCalls
+		if o, err = openState(&t.a.states, stateCalls, p); !errors.Is(err, ErrTamperedState) {
+			return o, err
+		}
+	}
+	return nil, err
+}
+
 // A PausedCalls is returned (as an error) by [Toolset.HandleToolCalls] and
 // [Toolset.ResumeToolCalls] when a call of the batch needs user input or
 // approval. [errors.As] finds the [*Interrupt], [*ApprovalRequired] or [*PendingTask]
@@ -232,16 +305,18 @@ type PausedCalls struct {
 	// State is the application's own state kept with the batch, such as
 	// the agent run the batch belongs to (package agent stores its runs
 	// so): any JSON value, or nil. It is sealed with the batch, so that a
-	// decoded State can be trusted once [Toolset.ResumeToolCalls] has
-	// accepted the batch (which checks the seal before anything runs),
-	// and a resume's new pause keeps it. Set it before the batch is
-	// marshalled: a batch decoded from sealed JSON marshals to the JSON it
-	// came from.
+	// decoded State can be trusted once the batch is opened
+	// ([Toolset.Unseal], or [Toolset.ResumeToolCalls], which checks the
+	// seal before anything runs), and a resume's new pause keeps it. Set
+	// it before the batch is marshalled: a batch decoded from sealed JSON
+	// shows only its ID and Issued until it is opened, and marshals to the
+	// JSON it came from.
 	State json.RawMessage
 
 	messages, media []llms.MessageContent // of Calls[:Next]
 	pause           pause
 	seal            stateSeal
+	unopened        stamp // of a batch decoded from sealed JSON, not opened: its envelope's
 }
 
 // PausedCallOf returns err as the pause of a batch of the one call tc, when
@@ -292,11 +367,23 @@ func (p *PausedCalls) Error() string {
 
 // ID returns the ID of the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
 // waits for, which its resume claims (see [Config.StateClaims]).
-func (p PausedCalls) ID() string { return p.pause.stamp().id }
+func (p PausedCalls) ID() string { return p.stamp().id }
 
 // Issued returns when the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
 // waits for was made; [Config.StateMaxAge] counts from it.
-func (p PausedCalls) Issued() time.Time { return p.pause.stamp().issued }
+func (p PausedCalls) Issued() time.Time { return p.stamp().issued }
+
+// stamp returns the stamp of what the batch waits for: its pause's, or,
+// not opened yet, its envelope's.
+func (p PausedCalls) stamp() stamp {
+	if p.pause.err() == nil {
+		return p.unopened
+	}
+	return p.pause.stamp()
+}
+
+// sealState returns the batch's seal and stamp (openState).
+func (p *PausedCalls) sealState() (stateSeal, stamp) { return p.seal, p.stamp() }
 
 // Unwrap returns the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch waits
 // for.
@@ -319,8 +406,15 @@ type pausedCallsJSON struct {
 // arguments): store it where those may be stored. (A value receiver: a
 // PausedCalls held by value in a checkpoint struct marshals whole too.)
 func (p PausedCalls) MarshalJSON() ([]byte, error) {
-	return marshalState(p.pause.adapter(), stateCalls, p.seal, func() ([]byte, error) {
-		return json.Marshal(pausedCallsJSON{stored.NewBatch(p.Calls, p.Next, p.messages, p.media, p.State), p.pause})
+	return marshalState(p.pause.adapter(), stateCalls, p.seal, p.stamp(), func() ([]byte, error) {
+		w, err := p.pause.encode()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(struct {
+			stored.Batch
+			pauseJSON
+		}{stored.NewBatch(p.Calls, p.Next, p.messages, p.media, p.State), w})
 	})
 }
 
@@ -331,9 +425,23 @@ func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if seal.sealed != nil {
+		*p = PausedCalls{seal: seal, unopened: seal.stamp()}
+		return nil
+	}
+	return p.decode(nil, payload, seal, stamp{})
+}
+
+// decode sets p from payload, with seal, opened by s (nil: not sealed);
+// the pause, sealed inside, is opened by s too, with stamp st when it has
+// an ID (the envelope's, shared by the copies of one decoded value).
+func (p *PausedCalls) decode(s *states, payload []byte, seal stateSeal, st stamp) error {
 	var w pausedCallsJSON
 	if err := json.Unmarshal(payload, &w); err != nil {
 		return errorf("mcpadapter: decoding paused tool calls: %w: %w", ErrInvalidState, err)
+	}
+	if s != nil {
+		w.pause.opened(s, st)
 	}
 	calls, err := w.Batch.Check()
 	if err == nil {

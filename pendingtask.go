@@ -30,8 +30,9 @@ import (
 // made it (the TypeScript SDK's stores do): over Streamable HTTP the
 // PendingTask stores that session's id, the Adapter that returned it does
 // not end the session when it closes (until it sees the task settle), and
-// another Adapter joins the session to reach the task. Seal the state: its
-// session id lets whoever holds it join the session. A stdio server's
+// another Adapter joins the session to reach the task. Seal the state
+// ([Config.StateKey]): sealed, the session id is encrypted; without a key
+// it is in clear, and lets whoever reads the JSON join the session. A stdio server's
 // tasks end with its process, which the Adapter that started it owns.
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
@@ -86,7 +87,7 @@ func (p *PendingTask) Collect(ctx context.Context) (*Result, error) {
 // [Interrupt] is by [Adapter.Resume] (its seal, its principal, its server
 // and tool).
 func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, error) {
-	t, err := a.openTask(ctx, p, "collect")
+	t, p, err := a.openTask(ctx, p, "collect")
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 // the checks of [Adapter.CollectTask]. Cancellation is the server's to
 // honour.
 func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
-	t, err := a.openTask(ctx, p, "cancel")
+	t, p, err := a.openTask(ctx, p, "cancel")
 	if err != nil {
 		return err
 	}
@@ -113,41 +114,51 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	return nil
 }
 
-// openTask checks stored p before op and returns its tool.
-func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Tool, error) {
+// openTask opens and checks stored p before op, and returns its tool and
+// p as opened.
+func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Tool, *PendingTask, error) {
+	if p != nil {
+		var err error
+		if p, err = openState(&a.states, stateTask, p); err != nil {
+			return nil, nil, fmt.Errorf("mcpadapter: %s task: %w", op, err)
+		}
+	}
 	if p == nil || p.TaskID == "" || p.MCPName == "" {
-		return nil, fmt.Errorf("mcpadapter: %s: not a pending task returned by a tool call", op)
+		return nil, nil, fmt.Errorf("mcpadapter: %s: not a pending task returned by a tool call", op)
 	}
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: server %q: tool %q: %s task: %w", p.Server, p.Tool, op, err)
 	}
 	if err := a.states.open(ctx, stateTask, p.seal, p.stamp, p.Server, p.principal); err != nil {
-		return nil, fail(err)
+		return nil, nil, fail(err)
 	}
 	if !a.policy.allows(p.Server, p.MCPName) {
-		return nil, fail(errFiltered)
+		return nil, nil, fail(errFiltered)
 	}
 	t, err := a.catalogs.storedTool(ctx, p.Server, p.Tool, p.MCPName)
 	if err != nil {
-		return nil, fail(err)
+		return nil, nil, fail(err)
 	}
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !t.conn.tasksOn() {
-		return nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
+		return nil, nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
-	return t, nil
+	return t, p, nil
 }
 
 // MarshalJSON implements [json.Marshaler]: everything needed to collect
 // the task in another process, sealed with [Config.StateKey] when the
 // adapter that made it has one.
 func (p PendingTask) MarshalJSON() ([]byte, error) {
-	return marshalState(p.a, stateTask, p.seal, func() ([]byte, error) {
-		return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
-			Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
-	})
+	return marshalState(p.a, stateTask, p.seal, p.stamp, p.encode)
+}
+
+// encode returns the JSON of p, not sealed.
+func (p PendingTask) encode() ([]byte, error) {
+	return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to
@@ -158,6 +169,19 @@ func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if seal.sealed != nil {
+		*p = PendingTask{seal: seal, stamp: seal.stamp()}
+		return nil
+	}
+	return p.decode(nil, payload, seal, stamp{})
+}
+
+// sealState returns the task's seal and stamp (openState).
+func (p *PendingTask) sealState() (stateSeal, stamp) { return p.seal, p.stamp }
+
+// decode sets p from payload, with seal; with stamp st when it has an ID
+// (an opened task's, its envelope's), else the payload's.
+func (p *PendingTask) decode(_ *states, payload []byte, seal stateSeal, st stamp) error {
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: decoding pending task: %w: %w", ErrInvalidState, err)
 	}
@@ -165,9 +189,10 @@ func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fail(err)
 	}
-	st, err := decodeStamp(w.ID, w.Issued)
-	if err != nil {
-		return fail(err)
+	if st.used == nil {
+		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
+			return fail(err)
+		}
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
 		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, seal: seal, stamp: st}

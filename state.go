@@ -6,9 +6,13 @@ package mcpadapter
 // Stored state is untrusted input. Decoding never panics and refuses
 // oversized state; resuming re-checks what the state names against this
 // Adapter (its configuration and the server's catalog) and the Approval
-// gate; with Config.StateKey, state is sealed with an HMAC and state that
-// is not sealed, or sealed with a key not in the ring (StateKey and
-// OldStateKeys), or altered, is refused.
+// gate; with Config.StateKey, state is sealed (encrypted and
+// authenticated) and state that is not sealed, or sealed with a key not
+// in the ring (StateKey and OldStateKeys), or altered, is refused.
+//
+// A value decoded from sealed JSON holds its seal, ID and issue time
+// only until the Adapter it is given to opens it (openState): a copy,
+// decoded from the seal's payload, goes on.
 //
 // Every kind carries a stamp (an ID and an issue time) and goes through
 // the same two steps of states: open (seal, age, owner) before anything
@@ -22,6 +26,7 @@ package mcpadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -53,6 +58,15 @@ var (
 	// stored state was issued longer ago, or records no issue time (state
 	// stored by an earlier version). Nothing is sent.
 	ErrExpiredState = seal.ErrExpired
+
+	// ErrOldStateFormat is returned (wrapped with [ErrInvalidState]) when
+	// stored state is sealed in the format of earlier versions (signed
+	// with an HMAC, its JSON in clear), which decoding refuses: that
+	// format showed what it sealed (a task's session among it) to whoever
+	// could read it. Such state cannot be resumed: make it again (call
+	// the tool again), or settle it with the earlier version before
+	// upgrading.
+	ErrOldStateFormat = seal.ErrOldFormat
 )
 
 // A ClaimStore records the IDs of stored state that was applied (resumed,
@@ -115,10 +129,51 @@ const (
 
 // A stateSeal records where a value came from: made by an Adapter in this
 // process (decoded false), or decoded from JSON, with its envelope when it
-// was sealed.
+// was sealed, and the guard that opened it (a copy decoded from the
+// envelope's payload).
 type stateSeal struct {
 	decoded bool
 	sealed  *seal.Sealed // nil: not sealed
+	opened  *states      // nil: not opened
+}
+
+// stamp returns the stamp of a value sealed as s, before it is opened:
+// the ID and issue time its envelope shows.
+func (s stateSeal) stamp() stamp {
+	return stamp{id: s.sealed.ID(), issued: s.sealed.Issued(), used: new(atomic.Bool)}
+}
+
+// A sealedKind is a kind of stored state, as openState opens it.
+type sealedKind[T any] interface {
+	*T
+	// sealState returns the value's seal and stamp.
+	sealState() (stateSeal, stamp)
+	// decode sets the value from payload, opened by s; its seal is sl and
+	// its stamp st, the envelope's (the payload's is the same).
+	decode(s *states, payload []byte, sl stateSeal, st stamp) error
+}
+
+// openState returns v, decoded from JSON as state of kind, opened by s: v
+// itself when it is not sealed or s opened it, else a copy decoded from
+// the payload of its seal, which must be sealed with a key of s
+// ([ErrTamperedState]). v is not changed, so that one value may be given
+// to several resumes at once; the copy shares its stamp, so that it is
+// applied once.
+func openState[T any, P sealedKind[T]](s *states, kind string, v P) (P, error) {
+	sl, st := v.sealState()
+	if sl.sealed == nil || sl.opened == s {
+		return v, nil
+	}
+	payload, err := s.ring.Open(kind, sl.sealed)
+	if err != nil {
+		return nil, err
+	}
+	o := P(new(T))
+	sl.opened = s
+	if err := o.decode(s, payload, sl, st); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // A states guards the state an Adapter stores: it seals what the Adapter
@@ -147,15 +202,9 @@ func newStates(cfg *Config) states {
 	return s
 }
 
-// seal returns payload sealed as state of kind with the current key, or
-// payload itself when there is no key.
-func (s *states) seal(kind string, payload []byte) ([]byte, error) {
-	return s.ring.Seal(kind, payload)
-}
-
-// marshalState encodes state made by adapter a (nil for decoded state, which
-// keeps its original envelope) through encode.
-func marshalState(a *Adapter, kind string, s stateSeal, encode func() ([]byte, error)) ([]byte, error) {
+// marshalState encodes state of stamp st made by adapter a (nil for
+// decoded state, which keeps its original envelope) through encode.
+func marshalState(a *Adapter, kind string, s stateSeal, st stamp, encode func() ([]byte, error)) ([]byte, error) {
 	if s.sealed != nil {
 		return s.sealed.Marshal()
 	}
@@ -163,14 +212,18 @@ func marshalState(a *Adapter, kind string, s stateSeal, encode func() ([]byte, e
 	if err != nil || a == nil {
 		return b, err
 	}
-	return a.states.seal(kind, b)
+	return a.states.ring.Seal(kind, st.id, st.issued, b)
 }
 
-// unsealState returns the payload of stored state b (the envelope's, when
-// it is sealed) and its seal. It bounds the size and refuses anything that
-// is not a JSON object.
+// unsealState returns the payload of stored state b and its seal: when
+// it is sealed, no payload, until an Adapter opens it (openState). It
+// bounds the size and refuses anything that is not a JSON object, and
+// state sealed in the old format ([ErrOldStateFormat]).
 func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	payload, sealed, err := seal.Unseal(b)
+	if errors.Is(err, seal.ErrOldFormat) {
+		return nil, stateSeal{}, errorf("mcpadapter: decoding %s: %w: %w", what, ErrInvalidState, err)
+	}
 	if err != nil {
 		return nil, stateSeal{}, errorf("mcpadapter: decoding %s: %w: %s", what, ErrInvalidState, err.Error())
 	}
@@ -191,21 +244,27 @@ func (s *states) open(ctx context.Context, kind string, seal stateSeal, st stamp
 	return s.checkOwner(ctx, server, owner)
 }
 
-// checkSeal verifies the seal of stored state when there is a
-// [Config.StateKey]: state made in this process needs none; decoded state
-// must be sealed with a key of the ring.
+// checkSeal verifies the seal of stored state: state made in this
+// process needs none; decoded sealed state must have been opened by s
+// (openState); decoded state not sealed is refused when there is a
+// [Config.StateKey]. kind is the state's, for the message.
 func (s *states) checkSeal(kind string, seal stateSeal) error {
-	if !seal.decoded {
+	switch {
+	case !seal.decoded || seal.opened == s:
 		return nil
+	case seal.sealed != nil:
+		return fmt.Errorf("%w: %s not opened by this Adapter", ErrTamperedState, kind)
+	case s.ring.Sealing():
+		return fmt.Errorf("%w: %s not sealed", ErrTamperedState, kind)
 	}
-	return s.ring.Open(kind, seal.sealed)
+	return nil
 }
 
 // claim marks the state of stamp st applied, right before it is: once per
 // value, and with a claim store once per ID across the Adapters sharing
 // it. A store that cannot tell leaves the value unclaimed.
 func (s *states) claim(ctx context.Context, st stamp) error {
-	return s.ring.Claim(ctx, st.id, st.issued, st.used)
+	return s.ring.Claim(ctx, st.id, st.used)
 }
 
 // trusted reports whether what stored state says about itself (that its
@@ -242,4 +301,66 @@ func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string
 		}
 	}
 	return nil, fmt.Errorf("%w: server %q lists no tool %q", ErrInvalidState, server, mcpName)
+}
+
+// Unseal opens v, stored state decoded from JSON sealed with
+// [Config.StateKey], in place, so that it can be read before it is
+// settled: the questions of an [*Interrupt], the call of an
+// [*ApprovalRequired] (to show a reviewer, who may edit its arguments),
+// the task of a [*PendingTask], the batch of a [*PausedCalls]. Until then
+// a decoded sealed value shows only its ID and Issued: its JSON holds
+// nothing else in clear. Unseal checks the seal only: a key of this
+// Adapter ([Config.StateKey], [Config.OldStateKeys]) must have sealed it,
+// else [ErrTamperedState]. [Adapter.Resume], [Adapter.Decide],
+// [Adapter.CollectTask] and [Toolset.ResumeToolCalls] open what they are
+// given themselves, with all their checks; a value that this Adapter
+// opened goes on as it is now (edits included), one given to another
+// Adapter is opened again from its seal. State that is not sealed is left
+// as it is. v is an *Interrupt, an *ApprovalRequired, a *PendingTask or a
+// *PausedCalls.
+func (a *Adapter) Unseal(v any) error {
+	var err error
+	switch v := v.(type) {
+	case *Interrupt:
+		err = unsealInto(&a.states, stateInterrupt, v)
+	case *ApprovalRequired:
+		err = unsealInto(&a.states, stateApproval, v)
+	case *PendingTask:
+		err = unsealInto(&a.states, stateTask, v)
+	case *PausedCalls:
+		err = unsealInto(&a.states, stateCalls, v)
+	default:
+		return fmt.Errorf("mcpadapter: unseal: %T is not stored state", v)
+	}
+	if err != nil {
+		return errorf("mcpadapter: unseal: %w", err)
+	}
+	return nil
+}
+
+// unsealInto opens v (openState) in place.
+func unsealInto[T any, P sealedKind[T]](s *states, kind string, v P) error {
+	if v == nil {
+		return fmt.Errorf("a nil %T", v)
+	}
+	o, err := openState(s, kind, v)
+	if err == nil {
+		*v = *o
+	}
+	return err
+}
+
+// Unseal opens p, a batch decoded from sealed JSON, in place, as
+// [Adapter.Unseal] does, with the Adapter of the tools of s whose key
+// sealed it. An agent that stores its runs in a batch's State (package
+// agent) reads them so before it resumes them.
+func (s Toolset) Unseal(p *PausedCalls) error {
+	o, err := s.openCalls(p)
+	if err != nil {
+		return errorf("mcpadapter: unseal: %w", err)
+	}
+	if o != nil {
+		*p = *o
+	}
+	return nil
 }

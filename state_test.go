@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -25,6 +26,35 @@ func editJSON(t *testing.T, b []byte, edit func(map[string]any)) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// payloadOf returns the JSON that sealed state b of kind holds, opened
+// with a's key: the state as it would be stored unsealed.
+func payloadOf(t *testing.T, a *Adapter, kind string, b []byte) []byte {
+	t.Helper()
+	_, sl, err := unsealState(kind, b)
+	if err != nil || sl.sealed == nil {
+		t.Fatalf("not sealed (%v): %s", err, b)
+	}
+	payload, err := a.states.ring.Open(kind, sl.sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return payload
+}
+
+// flipBox returns sealed state b with one byte of its box changed, as
+// whoever alters stored state without the key can.
+func flipBox(t *testing.T, b []byte) []byte {
+	t.Helper()
+	return editJSON(t, b, func(w map[string]any) {
+		box, err := base64.StdEncoding.DecodeString(w["box"].(string))
+		if err != nil || len(box) < 40 {
+			t.Fatalf("no box in %s (%v)", b, err)
+		}
+		box[len(box)/2] ^= 1
+		w["box"] = base64.StdEncoding.EncodeToString(box)
+	})
 }
 
 // decodeInterrupt decodes b, failing the test on error.
@@ -163,18 +193,12 @@ func TestStateKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(sealed), `"mac"`) {
+	if !strings.Contains(string(sealed), `"box"`) {
 		t.Fatalf("stored interrupt is not sealed: %s", sealed)
 	}
 	p := must(t).approval(lookupTool(t, a, "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
 	sealedApproval, err := json.Marshal(p)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var env struct {
-		Sealed string `json:"sealed"`
-	}
-	if err := json.Unmarshal(sealed, &env); err != nil {
 		t.Fatal(err)
 	}
 	other := cfg
@@ -191,16 +215,10 @@ func TestStateKey(t *testing.T) {
 		name  string
 		state []byte
 	}{
-		{"unsealed", []byte(env.Sealed)},
-		{"altered", editJSON(t, sealed, func(w map[string]any) {
-			w["sealed"] = strings.Replace(w["sealed"].(string), `"party":4`, `"party":40`, 1)
-		})},
+		{"unsealed", payloadOf(t, a, stateInterrupt, sealed)},
+		{"altered", flipBox(t, sealed)},
 		{"other key", otherSealed},
-		{"approval's seal on an interrupt", editJSON(t, sealed, func(w map[string]any) {
-			var aw map[string]any
-			json.Unmarshal(sealedApproval, &aw)
-			w["mac"] = aw["mac"]
-		})},
+		{"approval's seal on an interrupt", sealedApproval},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := decodeInterrupt(t, tt.state)
@@ -220,11 +238,7 @@ func TestStateKey(t *testing.T) {
 	// A sealed approval is decided on the other replica; an unsealed one
 	// is refused.
 	var unsealed ApprovalRequired
-	var aenv struct {
-		Sealed string `json:"sealed"`
-	}
-	json.Unmarshal(sealedApproval, &aenv)
-	if err := json.Unmarshal([]byte(aenv.Sealed), &unsealed); err != nil {
+	if err := json.Unmarshal(payloadOf(t, a, stateApproval, sealedApproval), &unsealed); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a2.Decide(t.Context(), &unsealed, Approved()); !errors.Is(err, ErrTamperedState) {
@@ -449,20 +463,12 @@ func TestStateKeyPauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forge := func(b []byte) []byte {
-		return editJSON(t, b, func(w map[string]any) {
-			w["sealed"] = strings.Replace(w["sealed"].(string), "Sunny", "Stormy", 1)
-		})
-	}
-	var env struct {
-		Sealed string `json:"sealed"`
-	}
-	if err := json.Unmarshal(b, &env); err != nil || env.Sealed == "" {
+	if strings.Contains(string(b), "Sunny") {
 		t.Fatalf("paused calls not sealed: %s", b)
 	}
 	runs := s.Runs("book_table")
 	ans := Answered(answer("date", Accept, date("2026-09-18")))
-	for name, state := range map[string][]byte{"altered": forge(b), "unsealed": []byte(env.Sealed)} {
+	for name, state := range map[string][]byte{"altered": flipBox(t, b), "unsealed": payloadOf(t, a, stateCalls, b)} {
 		var p PausedCalls
 		if err := json.Unmarshal(state, &p); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -492,7 +498,7 @@ func TestStatesOpen(t *testing.T) {
 	}
 	keyed, plain, claimed := newAdapter([]byte("k"), nil), newAdapter(nil, nil), newAdapter([]byte("k"), newClaims())
 	payload := []byte(`{"x":1}`)
-	b, err := keyed.states.seal(stateInterrupt, payload)
+	b, err := keyed.states.ring.Seal(stateInterrupt, "", time.Time{}, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +506,15 @@ func TestStatesOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := openState(&keyed.states, stateInterrupt, &Interrupt{seal: sealed}); !errors.Is(err, ErrInvalidState) {
+		t.Errorf("openState of a payload that is no interrupt = %v, want ErrInvalidState", err)
+	}
+	if _, err := openState(&keyed.states, stateApproval, &Interrupt{seal: sealed}); !errors.Is(err, ErrTamperedState) {
+		t.Errorf("openState as another kind = %v, want ErrTamperedState", err)
+	}
 	local, unsealed := stateSeal{}, stateSeal{decoded: true}
+	sealedHere := sealed
+	sealedHere.opened = &keyed.states
 	alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
 	tests := []struct {
 		name          string
@@ -513,11 +527,11 @@ func TestStatesOpen(t *testing.T) {
 	}{
 		{"made here, no key", plain, t.Context(), stateInterrupt, local, "shared", "", nil},
 		{"decoded, no key", plain, t.Context(), stateInterrupt, unsealed, "shared", "", nil},
-		{"sealed", keyed, alice, stateInterrupt, sealed, "own", "alice", nil},
+		{"sealed, opened", keyed, alice, stateInterrupt, sealedHere, "own", "alice", nil},
+		{"sealed, not opened here", keyed, alice, stateInterrupt, sealed, "own", "alice", ErrTamperedState},
 		{"unsealed under a key", keyed, alice, stateInterrupt, unsealed, "own", "alice", ErrTamperedState},
-		{"sealed as another kind", keyed, alice, stateApproval, sealed, "own", "alice", ErrTamperedState},
 		{"seal checked first", keyed, bob, stateApproval, sealed, "own", "alice", ErrTamperedState},
-		{"another principal", keyed, bob, stateInterrupt, sealed, "own", "alice", ErrWrongPrincipal},
+		{"another principal", keyed, bob, stateInterrupt, sealedHere, "own", "alice", ErrWrongPrincipal},
 		{"another principal, shared server", plain, bob, stateInterrupt, local, "shared", "alice", ErrWrongPrincipal},
 		{"any principal, shared server without owner", plain, bob, stateInterrupt, local, "shared", "", nil},
 		{"per-principal state without owner", plain, alice, stateInterrupt, local, "own", "", ErrNoPrincipal},
@@ -580,13 +594,13 @@ func TestStoredStateByValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fields map[string]struct {
-		Sealed string `json:"sealed"`
+		Box string `json:"box"`
 	}
 	if err := json.Unmarshal(b, &fields); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"Interrupt", "Approval", "Calls"} {
-		if fields[name].Sealed == "" {
+		if fields[name].Box == "" {
 			t.Errorf("a struct holding %s by value marshals it unsealed: %s", name, b)
 		}
 	}

@@ -230,6 +230,10 @@ func (x *ToolSearch) HandleToolCalls(ctx context.Context, history []llms.Message
 // one are checked and run as HandleToolCalls does; the search results of
 // the batch before the pause, which p holds, count.
 func (x *ToolSearch) ResumeToolCalls(ctx context.Context, history []llms.MessageContent, p *PausedCalls, r Resolution, opts ...PartOption) ([]llms.MessageContent, error) {
+	p, err := x.tools.openCalls(p)
+	if err != nil {
+		return nil, errorf("mcpadapter: resume tool calls: %w", err)
+	}
 	var batch []llms.MessageContent
 	if p != nil {
 		batch = p.messages

@@ -101,6 +101,10 @@ func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options
 // principal of its paused call only. The run must have been made by an
 // agent of the same kind (a tool-calling [*Agent] or another one).
 func (e *Executor) Resume(ctx context.Context, p *PausedRun, r mcpadapter.Resolution, options ...chains.ChainCallOption) (map[string]any, error) {
+	p, err := p.unsealed(mcpToolsOf(e.Agent))
+	if err != nil {
+		return nil, fmt.Errorf("agent: resume run: %w", err)
+	}
 	if p == nil || p.calls == nil || len(p.Actions) == 0 {
 		return nil, fmt.Errorf("agent: resume run: %w: no paused call", mcpadapter.ErrInvalidState)
 	}
@@ -457,12 +461,42 @@ func (p PausedRun) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler]. Malformed or oversized JSON,
 // and a paused batch that holds no run, are an error wrapping
-// [mcpadapter.ErrInvalidState], never a panic.
+// [mcpadapter.ErrInvalidState], never a panic. A run decoded from sealed
+// JSON ([mcpadapter.Config.StateKey]) shows its ID and Issued only, until
+// [Executor.Resume] opens it with the key of the agent's tools.
 func (p *PausedRun) UnmarshalJSON(b []byte) error {
 	calls := new(mcpadapter.PausedCalls)
 	if err := calls.UnmarshalJSON(b); err != nil {
 		return err
 	}
+	if len(calls.Calls) == 0 { // sealed: opened by Resume (unsealed)
+		*p = PausedRun{calls: calls}
+		return nil
+	}
+	return p.decode(calls)
+}
+
+// unsealed returns p, or, when it was decoded from sealed JSON, a copy
+// opened with the key of the adapter of ts whose key sealed it; p is not
+// changed.
+func (p *PausedRun) unsealed(ts mcpadapter.Toolset) (*PausedRun, error) {
+	if p == nil || p.calls == nil || len(p.calls.Calls) > 0 {
+		return p, nil
+	}
+	calls := *p.calls
+	if err := ts.Unseal(&calls); err != nil {
+		return nil, err
+	}
+	o := new(PausedRun)
+	if err := o.decode(&calls); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// decode sets p to the run that calls, a batch decoded from JSON, holds in
+// its State.
+func (p *PausedRun) decode(calls *mcpadapter.PausedCalls) error {
 	var w runJSON
 	err := json.Unmarshal(calls.State, &w)
 	switch {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -14,6 +15,37 @@ import (
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 )
+
+// TestOldRunFormat: a run sealed in format 1 (signed, in clear) is
+// refused when decoded, with ErrOldStateFormat.
+func TestOldRunFormat(t *testing.T) {
+	old := `{"sealed":"{\"version\":1,\"calls\":[{\"id\":\"1\",\"function\":{\"name\":\"s__t\"}}],\"next\":0}","mac":"c2lnbmF0dXJl"}`
+	var p PausedRun
+	if err := json.Unmarshal([]byte(old), &p); !errors.Is(err, mcpadapter.ErrOldStateFormat) {
+		t.Errorf("Unmarshal of format 1 = %v, want ErrOldStateFormat", err)
+	}
+}
+
+// flipBox returns sealed state b with one byte of its box changed, as
+// whoever alters stored state without the key can.
+func flipBox(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var w map[string]any
+	if err := json.Unmarshal(b, &w); err != nil {
+		t.Fatal(err)
+	}
+	box, err := base64.StdEncoding.DecodeString(w["box"].(string))
+	if err != nil || len(box) < 40 {
+		t.Fatalf("no box in %s (%v)", b, err)
+	}
+	box[len(box)/2] ^= 1
+	w["box"] = base64.StdEncoding.EncodeToString(box)
+	out, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 // storedKinds build the agents whose runs are stored: the tool-calling
 // Agent and langchaingo's OpenAIFunctionsAgent, over model.
@@ -42,19 +74,28 @@ func TestStoredRun(t *testing.T) {
 	for kind, newAgent := range storedKinds {
 		t.Run(kind, func(t *testing.T) {
 			s := testserver.Full(testserver.Options{StateKey: stateKey})
-			a := newAdapter(t, mcpadapter.Config{Servers: map[string]mcpadapter.Server{"s": memServer(s)}, StateKey: key})
-			ts := listTools(t, a)
-			model := finalModel{Model: mcpadaptertest.New(mcpadaptertest.ToolCalls(
-				mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris"}`),
-				mcpadaptertest.Call("call_b", "s__book_table", `{"party":4}`),
-			))}
-			ex := NewExecutor(newAgent(t, model, ts), agents.WithReturnIntermediateSteps())
-			_, err := chains.Call(alice, ex, map[string]any{"input": "q"})
-			var paused *PausedRun
-			var intr *mcpadapter.Interrupt
-			if !errors.As(err, &paused) || !errors.As(err, &intr) {
-				t.Fatalf("run error = %v, want a *PausedRun at an *Interrupt", err)
+			pause := func(cfg mcpadapter.Config) (*Executor, finalModel, mcpadapter.Toolset, *PausedRun, *mcpadapter.Interrupt) {
+				cfg.Servers = map[string]mcpadapter.Server{"s": memServer(s)}
+				ts := listTools(t, newAdapter(t, cfg))
+				model := finalModel{Model: mcpadaptertest.New(mcpadaptertest.ToolCalls(
+					mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris"}`),
+					mcpadaptertest.Call("call_b", "s__book_table", `{"party":4}`),
+				))}
+				ex := NewExecutor(newAgent(t, model, ts), agents.WithReturnIntermediateSteps())
+				_, err := chains.Call(alice, ex, map[string]any{"input": "q"})
+				var paused *PausedRun
+				var intr *mcpadapter.Interrupt
+				if !errors.As(err, &paused) || !errors.As(err, &intr) {
+					t.Fatalf("run error = %v, want a *PausedRun at an *Interrupt", err)
+				}
+				return ex, model, ts, paused, intr
 			}
+			_, _, _, plain, _ := pause(mcpadapter.Config{}) // the same run, not sealed
+			unsealed, err := json.Marshal(plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, model, ts, paused, intr := pause(mcpadapter.Config{StateKey: key})
 			if len(paused.Steps) != 1 || len(paused.Actions) != 1 || paused.Actions[0].ToolID != "call_b" {
 				t.Fatalf("paused after steps %+v with actions %+v, want get_weather done and call_b paused", paused.Steps, paused.Actions)
 			}
@@ -62,10 +103,7 @@ func TestStoredRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var env struct {
-				Sealed string `json:"sealed"`
-			}
-			if err := json.Unmarshal(b, &env); err != nil || !strings.Contains(env.Sealed, "Sunny") {
+			if !strings.Contains(string(unsealed), "Sunny") || strings.Contains(string(b), "Sunny") || !strings.Contains(string(b), `"box"`) {
 				t.Fatalf("paused run not sealed with its steps: %s", b)
 			}
 			if held, err := json.Marshal(struct{ Run PausedRun }{*paused}); err != nil || string(held) != `{"Run":`+string(b)+`}` {
@@ -81,8 +119,8 @@ func TestStoredRun(t *testing.T) {
 				ctx         context.Context
 				want        error
 			}{
-				{"altered", strings.Replace(string(b), "Sunny", "Stormy", 1), ex, alice, mcpadapter.ErrTamperedState},
-				{"unsealed", env.Sealed, ex, alice, mcpadapter.ErrTamperedState},
+				{"altered", string(flipBox(t, b)), ex, alice, mcpadapter.ErrTamperedState},
+				{"unsealed", string(unsealed), ex, alice, mcpadapter.ErrTamperedState},
 				{"another principal", string(b), ex, bob, mcpadapter.ErrWrongPrincipal},
 				{"another kind of agent", string(b), other, alice, mcpadapter.ErrInvalidState},
 			} {

@@ -80,6 +80,35 @@ func TestQueuesBounds(t *testing.T) {
 	}
 }
 
+// TestQueuesBoundFirstItems: the bound of all the queues counts each key's
+// first item too: while nothing is served (a callback blocks), items of
+// ever new keys are dropped once all the queues hold Queues*Size items or
+// Queues*Bytes bytes, and an item finding every queue empty is taken
+// whatever its size.
+func TestQueuesBoundFirstItems(t *testing.T) {
+	var qs Queues[int]
+	b := Bounds{Size: 2, Bytes: 100, Queues: 2}
+	pushAll(t, &qs, b, []pushCase{
+		{1, 250, false}, // every queue empty: taken whatever its size
+		{2, 10, true},   // all queues would hold more than Queues*Bytes bytes
+	})
+	qs.Stop()
+	cases := []pushCase{{1, 100, false}, {2, 100, false}} // bytes
+	for key := 3; key < 8; key++ {
+		cases = append(cases, pushCase{key, 1, true})
+	}
+	pushAll(t, &qs, b, cases)
+	qs.Stop()
+	cases = nil // items
+	for key := range 100 {
+		cases = append(cases, pushCase{key, 1, key >= b.Queues*b.Size})
+	}
+	pushAll(t, &qs, b, cases)
+	if qs.waiting != b.Queues*b.Size || qs.bytes != b.Queues*b.Size {
+		t.Errorf("%d items of %d bytes wait, want %d of %d", qs.waiting, qs.bytes, b.Queues*b.Size, b.Queues*b.Size)
+	}
+}
+
 // A pushCase is an item of key and size pushed, and whether it is to be
 // dropped.
 type pushCase struct {

@@ -13,9 +13,12 @@
 // order they came, and a flood of one key fills its own queue only: past
 // its bound an item is dropped, and the caller counts it, while a quiet
 // key's next item waits behind one of the flood's at most. All the queues
-// together hold at most Bounds.Queues times one queue's bound (an item
-// finding its queue empty is always taken), so slow user code cannot grow
-// memory whatever the servers send. Stopping drops what waits.
+// together hold at most Bounds.Queues times one queue's bound, every
+// waiting item counted, a key's first among them (an item finding its
+// queue empty is taken past the key's bound, and an item finding every
+// queue empty is always taken), so slow user code cannot grow memory
+// whatever the servers send, however many keys they use. Stopping drops
+// what waits.
 package deliver
 
 import "sync"
@@ -65,8 +68,8 @@ func (qs *Queues[K]) Push(key K, it Item, b Bounds) (start, dropped bool) {
 	if q != nil && it.Key != nil && q.keys[it.Key] {
 		return false, false
 	}
-	if q != nil && (len(q.waiting) >= b.Size || q.bytes+it.Size > b.Bytes ||
-		qs.waiting >= b.Queues*b.Size || qs.bytes+it.Size > b.Queues*b.Bytes) {
+	if q != nil && (len(q.waiting) >= b.Size || q.bytes+it.Size > b.Bytes) ||
+		qs.waiting > 0 && (qs.waiting >= b.Queues*b.Size || qs.bytes+it.Size > b.Queues*b.Bytes) {
 		return false, true
 	}
 	if q == nil {
