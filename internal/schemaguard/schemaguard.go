@@ -79,10 +79,10 @@ var (
 // A node is one subschema.
 type node struct {
 	path    string
-	inPlace []*node        // its in-place subschemas, then what its $ref points to
-	ref     string         // its $ref, "" for none
-	state   int8           // 0 unvisited, 1 on the path, 2 done
-	weight  int            // the subschemas it expands to in place, itself included
+	inPlace []*node // its in-place subschemas, then what its $ref points to
+	ref     string  // its $ref, "" for none
+	state   int8    // 0 unvisited, 1 on the path, 2 done
+	weight  int     // the subschemas it expands to in place, itself included
 }
 
 // A walk is the state of one Check.
@@ -341,4 +341,3 @@ func pointer(path string) string { return "#" + path }
 func escape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
-
