@@ -6,12 +6,14 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 )
 
 // A CallRequest is one tool call as [Middleware] sees it. A middleware may
@@ -92,7 +94,8 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 // hooked runs the call of args through [Config.Middleware], then the
 // approval gate (send, with g). Arguments that a middleware rewrote are
 // validated against the tool's input schema first: a violation is a
-// model-visible error result, and nothing is sent.
+// model-visible error result, a schema that cannot be checked safely an
+// ErrUnsafeSchema, and nothing is sent.
 func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
 	mws := t.a.cfg.Middleware
 	if len(mws) == 0 {
@@ -106,6 +109,9 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, 
 		// req.Args is a copy: args itself is what the caller asked for.
 		if !reflect.DeepEqual(req.Args, args) {
 			if err := t.checkArgs(req.Args); err != nil {
+				if errors.Is(err, ErrUnsafeSchema) {
+					return nil, serverError(t.server, callToolOp(t.desc.Name), err)
+				}
 				return errorResult(fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
 			}
 		}
@@ -122,9 +128,16 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, 
 	return h(ctx, req)
 }
 
-// checkArgs validates args against the tool's input schema, resolved once.
+// checkArgs validates args against the tool's input schema, resolved once
+// after it passed the schema guard (internal/schemaguard). A schema the
+// guard refuses is an error wrapping ErrUnsafeSchema that names the tool:
+// the call fails, and nothing is sent.
 func (t *Tool) checkArgs(args map[string]any) error {
 	t.schemaOnce.Do(func() {
+		if err := schemaguard.Check(t.desc.InputSchema); err != nil {
+			t.schemaErr = fmt.Errorf("%w: the input schema of tool %s, needed to check the arguments Config.Middleware rewrote: %w", ErrUnsafeSchema, t.name, err)
+			return
+		}
 		b, err := json.Marshal(t.desc.InputSchema)
 		if err != nil {
 			t.schemaErr = err
@@ -137,7 +150,10 @@ func (t *Tool) checkArgs(args map[string]any) error {
 		}
 		t.schema, t.schemaErr = s.Resolve(nil)
 	})
-	if t.schemaErr != nil {
+	switch {
+	case errors.Is(t.schemaErr, ErrUnsafeSchema):
+		return t.schemaErr
+	case t.schemaErr != nil:
 		return fmt.Errorf("the tool's input schema cannot be used: %w", t.schemaErr)
 	}
 	if args == nil {

@@ -54,7 +54,7 @@ func (e *Error) Error() string {
 	case len(at) > maxPath:
 		at = strings.ToValidUTF8(at[:maxPath], "") + "…"
 	}
-	return fmt.Sprintf("schema cannot be checked safely: at %s: %s", at, e.Reason)
+	return fmt.Sprintf("at %s: %s", at, e.Reason)
 }
 
 // refuse is an *Error at path.
