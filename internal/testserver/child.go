@@ -25,7 +25,7 @@ const childMaxStack = 64 << 20
 // child it returns true, and the test goes on there. Under fuzzing
 // (-test.fuzz), whose workers are child processes already, it returns
 // true at once.
-func InChild(t *testing.T) bool {
+func InChild(t testing.TB) bool {
 	t.Helper()
 	if os.Getenv(envChild) == t.Name() {
 		debug.SetMaxStack(childMaxStack)
