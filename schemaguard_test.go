@@ -1,14 +1,12 @@
 package mcpadapter
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/testserver"
@@ -82,27 +80,9 @@ func tenant(next CallHandler) CallHandler {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // cycleAdapter is an Adapter over cycleServer in mode with the tenant
 // middleware, logging to log at debug level.
-func cycleAdapter(t *testing.T, mode Mode, log *lockedBuffer) (*Adapter, Toolset) {
+func cycleAdapter(t *testing.T, mode Mode, log *syncBuffer) (*Adapter, Toolset) {
 	t.Helper()
 	a := newAdapter(t, Config{
 		Servers:    map[string]Server{"g": inMemoryServer(cycleServer(mode == ModeLegacy), mode)},
@@ -151,7 +131,7 @@ func TestSchemaGuardInputCycles(t *testing.T) {
 		return
 	}
 	for _, mode := range []Mode{ModeModern, ModeLegacy} {
-		_, ts := cycleAdapter(t, mode, &lockedBuffer{})
+		_, ts := cycleAdapter(t, mode, &syncBuffer{})
 		for name := range cycleSchemas {
 			tool := ts.Lookup("g__" + name)
 			_, err := tool.Invoke(t.Context(), cycleArgs)
@@ -213,7 +193,7 @@ func TestSchemaGuardOutputCycle(t *testing.T) {
 	if !testserver.InChild(t) {
 		return
 	}
-	var log lockedBuffer
+	var log syncBuffer
 	_, ts := cycleAdapter(t, ModeModern, &log)
 	res, err := ts.Lookup("g__out").Invoke(t.Context(), nil)
 	if err != nil || res.IsError {
@@ -232,14 +212,14 @@ func TestSchemaGuardElicitationCycle(t *testing.T) {
 	if !testserver.InChild(t) {
 		return
 	}
-	_, ts := cycleAdapter(t, ModeModern, &lockedBuffer{})
+	_, ts := cycleAdapter(t, ModeModern, &syncBuffer{})
 	_, err := ts.Lookup("g__ask").Invoke(t.Context(), nil)
 	if !errors.Is(err, ErrUnsupportedInputRequest) || !strings.Contains(err.Error(), `"k"`) || !strings.Contains(err.Error(), "cycle") {
 		t.Errorf("modern ask: %v, want ErrUnsupportedInputRequest naming request \"k\" and the cycle", err)
 	}
 	wantPlainWorks(t, ts)
 
-	var log lockedBuffer
+	var log syncBuffer
 	_, ts = cycleAdapter(t, ModeLegacy, &log)
 	res, err := ts.Lookup("g__ask").Invoke(t.Context(), nil)
 	if err != nil || !res.IsError || !strings.Contains(res.Text(), "elicitation failed") {

@@ -62,19 +62,29 @@ func refuse(path, format string, args ...any) *Error {
 	return &Error{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
 
-// The keywords whose values are subschemas, as jsonschema-go reads them.
+// The keywords whose values are subschemas, as jsonschema-go reads them,
+// by the shape of their value: one subschema, a list, or a map of names to
+// subschemas ("items" takes one or, in draft-07's tuple form, a list;
+// draft-07's "dependencies" maps names to subschemas or to name lists).
 // Those of inPlace apply to the value being validated itself; the others
 // apply to a part of it (a property, an item, a name) or to nothing
 // ($defs), so a cycle through them ends with the value.
 var (
-	inPlaceOne  = []string{"not", "if", "then", "else"}
-	inPlaceList = []string{"allOf", "anyOf", "oneOf"}
-	inPlaceMap  = []string{"dependentSchemas", "dependencies"} // draft-07's dependencies: schemas or name lists
-	partOne     = []string{"items", "additionalItems", "contains", "unevaluatedItems", "additionalProperties",
-		"propertyNames", "unevaluatedProperties", "contentSchema"}
-	partList = []string{"prefixItems", "items"} // items in draft-07's tuple form
-	partMap  = []string{"properties", "patternProperties", "$defs", "definitions"}
+	oneKeys = set("not", "if", "then", "else", "items", "additionalItems", "contains", "unevaluatedItems",
+		"additionalProperties", "propertyNames", "unevaluatedProperties", "contentSchema")
+	listKeys    = set("allOf", "anyOf", "oneOf", "prefixItems", "items")
+	mapKeys     = set("dependentSchemas", "dependencies", "properties", "patternProperties", "$defs", "definitions")
+	inPlaceKeys = set("not", "if", "then", "else", "allOf", "anyOf", "oneOf", "dependentSchemas", "dependencies")
 )
+
+// set is a set of keys.
+func set(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[k] = true
+	}
+	return m
+}
 
 // A node is one subschema.
 type node struct {
@@ -194,45 +204,33 @@ func (w *walk) schema(v any, path string, depth int) error {
 
 // keyword walks the value v of key in the subschema n, at path.
 func (w *walk) keyword(n *node, key string, v any, path string, depth int) error {
-	inPlace := slices.Contains(inPlaceOne, key) || slices.Contains(inPlaceList, key) || slices.Contains(inPlaceMap, key)
-	sub := func(v any, at string, d int) error {
-		if err := w.schema(v, at, d); err != nil {
-			return err
-		}
-		if inPlace {
-			if c := w.nodes[at]; c != nil {
-				n.inPlace = append(n.inPlace, c)
-			}
-		}
-		return nil
-	}
 	switch v := v.(type) {
 	case map[string]any:
 		switch {
-		case slices.Contains(inPlaceOne, key) || slices.Contains(partOne, key):
-			return sub(v, path, depth)
-		case slices.Contains(inPlaceMap, key) || slices.Contains(partMap, key):
+		case oneKeys[key]:
+			return w.sub(n, key, v, path, depth)
+		case mapKeys[key]:
 			if err := w.count(path, depth); err != nil {
 				return err
 			}
 			for _, name := range jsonvalue.SortedKeys(v) {
-				if err := sub(v[name], path+"/"+escape(name), depth+1); err != nil {
+				if err := w.sub(n, key, v[name], path+"/"+escape(name), depth+1); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
 	case bool:
-		if slices.Contains(inPlaceOne, key) || slices.Contains(partOne, key) {
-			return sub(v, path, depth)
+		if oneKeys[key] {
+			return w.sub(n, key, v, path, depth)
 		}
 	case []any:
-		if slices.Contains(inPlaceList, key) || slices.Contains(partList, key) {
+		if listKeys[key] {
 			if err := w.count(path, depth); err != nil {
 				return err
 			}
 			for i, e := range v {
-				if err := sub(e, path+"/"+strconv.Itoa(i), depth+1); err != nil {
+				if err := w.sub(n, key, e, path+"/"+strconv.Itoa(i), depth+1); err != nil {
 					return err
 				}
 			}
@@ -240,6 +238,18 @@ func (w *walk) keyword(n *node, key string, v any, path string, depth int) error
 		}
 	}
 	return w.data(v, path, depth)
+}
+
+// sub walks v, a subschema under key of n at path, and records it as one
+// of n's in-place subschemas when key applies in place.
+func (w *walk) sub(n *node, key string, v any, path string, depth int) error {
+	if err := w.schema(v, path, depth); err != nil {
+		return err
+	}
+	if c := w.nodes[path]; c != nil && inPlaceKeys[key] {
+		n.inPlace = append(n.inPlace, c)
+	}
+	return nil
 }
 
 // data counts v, a value that is no subschema (an enum, a default, a

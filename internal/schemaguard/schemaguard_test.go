@@ -161,3 +161,19 @@ func TestCheckLeavesInput(t *testing.T) {
 		t.Errorf("schema after Check = %s, want %s", out, want)
 	}
 }
+
+// BenchmarkCheck: the guard over a tool schema of ordinary size, with
+// references (what a call with rewritten arguments, an index entry or an
+// inlining pays once per tool).
+func BenchmarkCheck(b *testing.B) {
+	var m map[string]any
+	json.Unmarshal([]byte(`{"type":"object","$defs":{"addr":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["city"]}},
+		"properties":{"home":{"$ref":"#/$defs/addr"},"work":{"$ref":"#/$defs/addr"},"name":{"type":"string","description":"Full name"},
+		"tags":{"type":"array","items":{"type":"string","enum":["a","b","c"]}},"age":{"anyOf":[{"type":"integer","minimum":0},{"type":"null"}]}},"required":["name"]}`), &m)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Check(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
