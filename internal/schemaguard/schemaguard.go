@@ -36,8 +36,13 @@ const (
 	MaxNodes = 100_000
 )
 
-// maxPath bounds the path an Error's text shows, in bytes.
-const maxPath = 200
+// maxPath bounds the path an Error's text shows, and the cycle it lists;
+// maxQuoted a reference or a name it quotes; in bytes: a server writes
+// them.
+const (
+	maxPath   = 200
+	maxQuoted = 100
+)
 
 // An Error says why [Check] refused a schema.
 type Error struct {
@@ -51,10 +56,18 @@ func (e *Error) Error() string {
 	switch {
 	case at == "":
 		at = "the root"
-	case len(at) > maxPath:
-		at = strings.ToValidUTF8(at[:maxPath], "") + "…"
+	default:
+		at = cut(at, maxPath)
 	}
 	return fmt.Sprintf("at %s: %s", at, e.Reason)
+}
+
+// cut returns s, cut to n bytes.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // refuse is an *Error at path.
@@ -188,7 +201,7 @@ func (w *walk) schema(v any, path string, depth int) error {
 	for _, key := range []string{"$anchor", "$dynamicAnchor"} {
 		if name, ok := m[key].(string); ok && name != "" {
 			if _, dup := w.anchors[name]; dup {
-				return refuse(path, "anchor %q is defined twice", name)
+				return refuse(path, "anchor %q is defined twice", cut(name, maxQuoted))
 			}
 			w.anchors[name] = n
 		}
@@ -279,14 +292,14 @@ func (w *walk) data(v any, path string, depth int) error {
 func (w *walk) target(n *node) (*node, error) {
 	u, err := url.Parse(n.ref)
 	if err != nil || u.Scheme != "" || u.Opaque != "" || u.Host != "" || u.Path != "" || u.RawQuery != "" {
-		return nil, refuse(n.path, "$ref %q does not point into this schema (#, #/pointer or #anchor)", n.ref)
+		return nil, refuse(n.path, "$ref %q does not point into this schema (#, #/pointer or #anchor)", cut(n.ref, maxQuoted))
 	}
 	frag := u.Fragment
 	if frag != "" && !strings.HasPrefix(frag, "/") {
 		if t := w.anchors[frag]; t != nil {
 			return t, nil
 		}
-		return nil, refuse(n.path, "$ref %q names no anchor of this schema", n.ref)
+		return nil, refuse(n.path, "$ref %q names no anchor of this schema", cut(n.ref, maxQuoted))
 	}
 	var path strings.Builder
 	for i, tok := range strings.Split(frag, "/") {
@@ -299,7 +312,7 @@ func (w *walk) target(n *node) (*node, error) {
 	if t := w.nodes[path.String()]; t != nil {
 		return t, nil
 	}
-	return nil, refuse(n.path, "$ref %q points to no subschema", n.ref)
+	return nil, refuse(n.path, "$ref %q points to no subschema", cut(n.ref, maxQuoted))
 }
 
 // expand refuses a cycle of in-place subschemas, and in-place expansions
@@ -327,7 +340,7 @@ func (w *walk) visit(n *node, on []*node) error {
 			loop = append(loop, pointer(c.path))
 		}
 		loop = append(loop, pointer(n.path))
-		return refuse(n.path, "the references form a cycle that never leaves the value: %s", strings.Join(loop, " → "))
+		return refuse(n.path, "the references form a cycle that never leaves the value: %s", cut(strings.Join(loop, " → "), maxPath))
 	}
 	n.state = 1
 	on = append(on, n)

@@ -118,6 +118,25 @@ func TestCheckBounds(t *testing.T) {
 	}
 }
 
+// TestCheckErrorBounded: the error's text is bounded, whatever the server
+// wrote: a long reference, a long cycle, a deep path.
+func TestCheckErrorBounded(t *testing.T) {
+	long := strings.Repeat("x", 10_000)
+	defs := map[string]any{}
+	for i := range 1000 {
+		defs[fmt.Sprintf("%s%04d", long[:50], i)] = map[string]any{"$ref": fmt.Sprintf("#/$defs/%s%04d", long[:50], (i+1)%1000)}
+	}
+	for name, schema := range map[string]map[string]any{
+		"long ref":   {"properties": map[string]any{"x": map[string]any{"$ref": "https://example.com/" + long}}},
+		"long cycle": {"$defs": defs},
+		"deep path":  nested(MaxDepth),
+	} {
+		if err := Check(schema); err == nil || len(err.Error()) > 1000 {
+			t.Errorf("%s: Check() = %d bytes of error, want an error of at most 1000", name, len(fmt.Sprint(err)))
+		}
+	}
+}
+
 // TestCheckedSchemasValidate: the recursive schemas Check accepts resolve
 // and validate with jsonschema-go, which follows them as deep as the value.
 func TestCheckedSchemasValidate(t *testing.T) {
