@@ -105,6 +105,8 @@ func wantUnsafe(t *testing.T, how, tool string, err error) {
 	var se *ServerError
 	if !errors.Is(err, ErrUnsafeSchema) || !errors.As(err, &se) || !strings.Contains(err.Error(), tool) || !strings.Contains(err.Error(), "cycle") {
 		t.Errorf("%s %s: error %v, want a *ServerError wrapping ErrUnsafeSchema that names the tool and the cycle", how, tool, err)
+	} else if n := strings.Count(err.Error(), "mcpadapter:"); n != 1 {
+		t.Errorf("%s %s: error %q says \"mcpadapter:\" %d times, want once", how, tool, err, n)
 	}
 }
 
