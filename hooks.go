@@ -94,8 +94,7 @@ func chain(mws []Middleware, h CallHandler) CallHandler {
 // hooked runs the call of args through [Config.Middleware], then the
 // approval gate (send, with g). Arguments that a middleware rewrote are
 // validated against the tool's input schema first: a violation is a
-// model-visible error result, a schema that cannot be checked safely an
-// ErrUnsafeSchema, and nothing is sent.
+// model-visible error result, and nothing is sent.
 func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, g *grant) (*Result, error) {
 	mws := t.a.cfg.Middleware
 	if len(mws) == 0 {
@@ -109,7 +108,7 @@ func (t *Tool) hooked(ctx context.Context, args map[string]any, info *callInfo, 
 		// req.Args is a copy: args itself is what the caller asked for.
 		if !reflect.DeepEqual(req.Args, args) {
 			if err := t.checkArgs(req.Args); err != nil {
-				if errors.Is(err, ErrUnsafeSchema) {
+				if errors.Is(err, ErrUnsafeSchema) { // not the model's to fix: the call fails
 					return nil, serverError(t.server, callToolOp(t.desc.Name), err)
 				}
 				return errorResult(fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
