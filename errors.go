@@ -79,6 +79,17 @@ var (
 	// HTTP ones), or a header is one the transport sets itself. Nothing is
 	// sent.
 	ErrCallHeaders = errors.New("mcpadapter: per-call headers cannot be sent")
+
+	// ErrUnsafeSchema is returned, wrapped in a [*ServerError], by a call
+	// that needs to check a server's schema that cannot be checked safely:
+	// one that nests too deep, is too large, holds references that cannot
+	// be followed with certainty, or whose references cycle without
+	// leaving the value (such as {"$ref":"#"}; a validator follows those
+	// until the process dies of a stack overflow). A tool's input schema is
+	// checked only when [Config.Middleware] rewrote the arguments; the
+	// error names the tool, and nothing is sent. Where nothing needs to
+	// check the schema, the tool works.
+	ErrUnsafeSchema = errors.New("mcpadapter: a server's schema cannot be checked safely")
 )
 
 // A PromptArgumentsError reports arguments given to [Adapter.GetPrompt]

@@ -6,12 +6,14 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 )
 
 // A CallRequest is one tool call as [Middleware] sees it. A middleware may
@@ -106,6 +108,9 @@ func (t *Tool) hooked(ctx context.Context, info *callInfo, args map[string]any, 
 		// req.Args is a copy: args itself is what the caller asked for.
 		if !reflect.DeepEqual(req.Args, args) {
 			if err := t.checkArgs(req.Args); err != nil {
+				if errors.Is(err, ErrUnsafeSchema) { // not the model's to fix: the call fails
+					return nil, serverError(t.server, callToolOp(t.desc.Name), err)
+				}
 				return errorResult(fmt.Sprintf("Error: the arguments of tool %s, as rewritten before the call, do not match its input schema: %v", t.name, err)), nil
 			}
 		}
@@ -122,9 +127,16 @@ func (t *Tool) hooked(ctx context.Context, info *callInfo, args map[string]any, 
 	return h(ctx, req)
 }
 
-// checkArgs validates args against the tool's input schema, resolved once.
+// checkArgs validates args against the tool's input schema, resolved once
+// after it passed the schema guard (internal/schemaguard). A schema the
+// guard refuses is an error wrapping ErrUnsafeSchema that names the tool:
+// the call fails, and nothing is sent.
 func (t *Tool) checkArgs(args map[string]any) error {
 	t.schemaOnce.Do(func() {
+		if err := schemaguard.Check(t.desc.InputSchema); err != nil {
+			t.schemaErr = fmt.Errorf("%w: the input schema of tool %s, needed to check the arguments Config.Middleware rewrote: %w", ErrUnsafeSchema, t.name, err)
+			return
+		}
 		b, err := json.Marshal(t.desc.InputSchema)
 		if err != nil {
 			t.schemaErr = err
@@ -137,7 +149,10 @@ func (t *Tool) checkArgs(args map[string]any) error {
 		}
 		t.schema, t.schemaErr = s.Resolve(nil)
 	})
-	if t.schemaErr != nil {
+	switch {
+	case errors.Is(t.schemaErr, ErrUnsafeSchema):
+		return t.schemaErr
+	case t.schemaErr != nil:
 		return fmt.Errorf("the tool's input schema cannot be used: %w", t.schemaErr)
 	}
 	if args == nil {

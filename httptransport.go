@@ -11,6 +11,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"strings"
 
 	"github.com/mcpadapter/mcpadapter/internal/endwatch"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
@@ -110,15 +111,50 @@ func callHeadersOf(ctx context.Context, c *conn) map[string]string {
 }
 
 // checkCallHeaders returns why h cannot be sent with a call on c: c does
-// not go over HTTP, or a header is the transport's own.
+// not go over HTTP, a header is the transport's own, or a name or a value
+// is not one HTTP can carry (validHeader). Its errors never hold a value.
 func (c *conn) checkCallHeaders(h map[string]string) error {
 	if !c.overHTTP {
 		return errorf("%w: the server is not reached over HTTP", ErrCallHeaders)
 	}
-	for name := range h {
+	for name, value := range h {
+		if !validHeaderName(name) {
+			return errorf("%w: %q is not a valid header name", ErrCallHeaders, name)
+		}
+		if !validHeaderValue(value) {
+			return errorf("%w: the value of %s holds a control character", ErrCallHeaders, http.CanonicalHeaderKey(name))
+		}
 		if httptransport.TransportHeader(name) {
 			return errorf("%w: %s is set by the transport", ErrCallHeaders, http.CanonicalHeaderKey(name))
 		}
 	}
 	return nil
+}
+
+// validHeaderName reports whether name is a token (RFC 9110 §5.1): one or
+// more of the letters, digits and !#$%&'*+-.^_`|~, the rule net/http
+// applies when it sends a request.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := range len(name) {
+		b := name[i]
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether value holds no control character other
+// than a horizontal tab (RFC 9110 §5.5: no CR, LF or NUL), the rule
+// net/http applies when it sends a request.
+func validHeaderValue(value string) bool {
+	for i := range len(value) {
+		if b := value[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return false
+		}
+	}
+	return true
 }

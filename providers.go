@@ -65,8 +65,9 @@ func (s Toolset) LLMToolsFor(passes ...SchemaPass) ([]llms.Tool, error) {
 // by a copy of what it points to, merged with the keywords beside it, and
 // drops $defs and definitions. It refuses recursive references (a tree or
 // list type: they cannot be written without $ref), references to other
-// documents or to anchors, and schemas that would grow past 10,000
-// subschemas.
+// documents or to anchors, schemas that would grow past 10,000
+// subschemas, and what cannot be checked safely (see [ErrUnsafeSchema]:
+// nesting past 128 levels, more than 100,000 values, $dynamicRef).
 func InlineRefs() SchemaPass { return schemapass.Definition(schemapass.InlineRefs) }
 
 // ForOpenAI returns the [SchemaPass] for OpenAI's function calling without

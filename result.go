@@ -252,10 +252,12 @@ func applyParts(opts []PartOption) partOptions {
 //   - isError results (their structured content describes the failure);
 //   - results without structured content (their content stands alone);
 //   - schemas the validator cannot take safely: ones that do not resolve,
-//     that name a draft other than 2020-12 or draft-07, or that hold
-//     references ($ref and the like: jsonschema-go follows a reference
-//     cycle such as {"$ref":"#"} until the stack overflows, a crash no
-//     recover stops). These are skipped with a debug log.
+//     that name a draft other than 2020-12 or draft-07, or that the schema
+//     guard refuses (too deep or large, references that cannot be
+//     followed, or a reference cycle such as {"$ref":"#"}, which
+//     jsonschema-go follows until the stack overflows, a crash no recover
+//     stops; see [ErrUnsafeSchema]). These are skipped with a debug log
+//     naming the tool and why.
 
 // An OutputSchemaError reports structured content that does not match the
 // tool's declared outputSchema. It is the cause of a [*ServerError] (find it

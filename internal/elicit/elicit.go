@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,8 +36,12 @@ const (
 // time grows with the square of the depth (9000 levels took 17.7 s).
 const maxSchemaDepth = 10
 
-// CheckSchema refuses a requested schema that is not a JSON object, or
-// nests deeper than maxSchemaDepth. A nil schema (URL mode) is fine.
+// CheckSchema refuses a requested schema that is not a JSON object, nests
+// deeper than maxSchemaDepth, or is refused by the schema guard
+// (internal/schemaguard: references that cannot be followed, or that
+// cycle, such as {"$ref":"#"}, which jsonschema-go follows until the stack
+// overflows, a fatal error no recover can stop). A nil schema (URL mode) is
+// fine.
 func CheckSchema(schema any) error {
 	if schema == nil {
 		return nil
@@ -47,6 +52,9 @@ func CheckSchema(schema any) error {
 	}
 	if depth(object, maxSchemaDepth) > maxSchemaDepth {
 		return fmt.Errorf("the requested schema nests deeper than %d levels (MCP asks for a flat object)", maxSchemaDepth)
+	}
+	if err := schemaguard.Check(object); err != nil {
+		return fmt.Errorf("the requested schema cannot be checked safely: %w", err)
 	}
 	return nil
 }
@@ -146,12 +154,10 @@ func Content(schema, content map[string]any) (map[string]any, error) {
 	if schema == nil {
 		return v, nil
 	}
-	if key, ok := SchemaRef(schema); ok {
-		// jsonschema-go follows a reference cycle ({"$ref":"#"}) until the
-		// stack overflows, a fatal error no recover can stop; elicitation
-		// schemas are flat objects of primitive properties, without
-		// references (MCP spec), so a server sending one gets a refusal.
-		return nil, fmt.Errorf("requested schema: %q is not allowed in an elicitation schema", key)
+	if err := CheckSchema(schema); err != nil {
+		// A live request reaches here unscreened (go-sdk checks only
+		// that its properties are primitive).
+		return nil, fmt.Errorf("requested schema: %w", err)
 	}
 	sb, err := json.Marshal(schema)
 	if err != nil {
@@ -171,21 +177,25 @@ func Content(schema, content map[string]any) (map[string]any, error) {
 	if resolved.Validate(v) != nil {
 		// The validator's message quotes the user's answer: name the
 		// properties instead.
-		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
+		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, schema, v))
 	}
 	return v, nil
 }
 
-// mismatches names the properties of content that schema refuses, and the
-// required ones missing, without their values.
-func mismatches(schema *jsonschema.Schema, content map[string]any) string {
+// mismatches names the properties of content that schema (decoded from
+// raw) refuses, and the required ones missing, without their values. Each
+// property's schema is resolved on its own, as a root: it passes the
+// schema guard as one first ({"$ref":"#"} in a property refers to the
+// property then).
+func mismatches(schema *jsonschema.Schema, raw, content map[string]any) string {
 	var bad, missing []string
+	props, _ := raw["properties"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
 		val, ok := content[name]
 		if !ok {
 			continue
 		}
-		if r, err := schema.Properties[name].Resolve(nil); err != nil || r.Validate(val) != nil {
+		if !validProperty(schema.Properties[name], props[name], val) {
 			bad = append(bad, fmt.Sprintf("%q", name))
 		}
 	}
@@ -207,29 +217,15 @@ func mismatches(schema *jsonschema.Schema, content map[string]any) string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
-// SchemaRef returns the first reference keyword ($ref, $dynamicRef,
-// $recursiveRef) found anywhere in schema.
-func SchemaRef(schema any) (string, bool) {
-	switch v := schema.(type) {
-	case map[string]any:
-		for _, key := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
-			if _, ok := v[key]; ok {
-				return key, true
-			}
-		}
-		for _, e := range v {
-			if key, ok := SchemaRef(e); ok {
-				return key, true
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if key, ok := SchemaRef(e); ok {
-				return key, true
-			}
-		}
+// validProperty reports whether val is valid against the property schema
+// s (decoded from raw), resolved on its own. A schema the guard refuses as
+// a root, or that does not resolve, counts as refusing val.
+func validProperty(s *jsonschema.Schema, raw any, val any) bool {
+	if m, ok := raw.(map[string]any); ok && schemaguard.Check(m) != nil {
+		return false
 	}
-	return "", false
+	r, err := s.Resolve(nil)
+	return err == nil && r.Validate(val) == nil
 }
 
 // Mode is the mode of the elicitation p: its own, or else as go-sdk infers

@@ -1,6 +1,7 @@
 // Package outputschema prepares a tool's outputSchema for validating its
 // results' structured content: it resolves the schemas the validator can
-// take safely and refuses the others, and it turns the validator's error
+// take safely (those the schema guard, internal/schemaguard, passes) and
+// refuses the others, and it turns the validator's error
 // into the schema location the content broke and a bounded reason. It is
 // pure and knows nothing of the adapter, whose result.go decides what is
 // validated and reports the mismatch as an OutputSchemaError.
@@ -12,8 +13,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 )
 
 // MaxReason bounds the reason [Explain] gives, in bytes: the validator
@@ -21,17 +22,18 @@ import (
 const MaxReason = 256
 
 // Resolve resolves schema, or returns nil and why it cannot be validated
-// against safely: it is not a JSON object, holds a reference ($ref and the
-// like: jsonschema-go follows a reference cycle such as {"$ref":"#"} until
-// the stack overflows, a crash no recover stops), names a draft other than
-// 2020-12 or draft-07, or does not resolve.
+// against safely: it is not a JSON object, the schema guard refuses it
+// (internal/schemaguard: too deep or large, references that cannot be
+// followed, or a reference cycle such as {"$ref":"#"}, which jsonschema-go
+// follows until the stack overflows, a crash no recover stops), it names
+// a draft other than 2020-12 or draft-07, or it does not resolve.
 func Resolve(schema any) (*jsonschema.Resolved, string) {
 	m := jsonvalue.Object(schema)
 	if m == nil {
 		return nil, "not a JSON object"
 	}
-	if key, ok := elicit.SchemaRef(m); ok {
-		return nil, "it holds " + key
+	if err := schemaguard.Check(m); err != nil {
+		return nil, err.Error()
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

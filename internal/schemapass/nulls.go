@@ -18,7 +18,10 @@ const maxNullDepth = 32
 // as zero. A null that the property's schema accepts (type "null", a type
 // list holding "null", an anyOf or oneOf branch that accepts null, an enum
 // or const null, no type at all) is kept, as is a null for a required or an
-// undeclared property: the server decides.
+// undeclared property: the server decides. Required means named by the
+// "required" of the object's schema, of its one object branch or of any of
+// its allOf branches, or by a dependentRequired (draft-07: dependencies)
+// entry whose property is in args.
 //
 // It follows nested objects (properties, items, local $ref into $defs or
 // definitions, the one object branch of anyOf, oneOf or allOf). schema is
@@ -37,12 +40,12 @@ type nullDropper struct{ root map[string]any }
 // object returns args without absent nulls under the object schema s, and
 // whether anything was dropped.
 func (d nullDropper) object(s, args map[string]any, depth int) (map[string]any, bool) {
-	s = d.objectSchema(s, depth)
-	props, _ := s["properties"].(map[string]any)
+	shape := d.objectSchema(s, depth)
+	props, _ := shape["properties"].(map[string]any)
 	if props == nil || depth > maxNullDepth {
 		return args, false
 	}
-	required, _ := s["required"].([]any)
+	required := d.required(args, depth, s, shape)
 	var out map[string]any
 	for k, v := range args {
 		ps, declared := props[k]
@@ -109,6 +112,38 @@ func (d nullDropper) value(s any, v any, depth int) (any, bool) {
 		return out, true
 	}
 	return v, false
+}
+
+// required returns the properties that the object schemas given require
+// of args: those their "required" lists name, those of their allOf
+// branches (each applies to the object), and those their dependentRequired
+// (draft-07: dependencies) ask for when the property they depend on is in
+// args.
+func (d nullDropper) required(args map[string]any, depth int, schemas ...map[string]any) []any {
+	var names []any
+	for _, s := range schemas {
+		all := []map[string]any{s}
+		branches, _ := s["allOf"].([]any)
+		for _, b := range branches {
+			if bm, ok := d.resolve(b, depth).(map[string]any); ok {
+				all = append(all, bm)
+			}
+		}
+		for _, m := range all {
+			req, _ := m["required"].([]any)
+			names = append(names, req...)
+			for _, k := range []string{"dependentRequired", "dependencies"} {
+				deps, _ := m[k].(map[string]any)
+				for on, list := range deps {
+					if _, ok := args[on]; ok {
+						l, _ := list.([]any) // a list of names; dependencies also takes schemas
+						names = append(names, l...)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // objectSchema returns the schema of objects under s: s itself when it has

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 )
 
 // ErrUnsupported is the error every refusal wraps (the root package
@@ -107,10 +108,16 @@ const maxInlined = 10_000
 // InlineRefs replaces every local $ref of schema ("#", "#/$defs/name",
 // "#/definitions/name" or any JSON pointer into the schema) by a copy of
 // what it points to, merged with the keywords beside it, and drops $defs
-// and definitions. It refuses recursive references, references to other
-// documents or to anchors, and schemas that would grow past 10,000
-// subschemas.
+// and definitions. It refuses what the schema guard refuses
+// (internal/schemaguard: too deep or large, references that cannot be
+// followed, reference cycles), recursive references (which inlining cannot
+// express, even those the guard lets a validator follow), references to
+// anchors, and schemas that would grow past 10,000 subschemas.
 func InlineRefs(schema map[string]any) (map[string]any, error) {
+	var ge *schemaguard.Error
+	if err := schemaguard.Check(schema); errors.As(err, &ge) {
+		return nil, unsupported(ge.Path, "%s", ge.Reason)
+	}
 	in := &inliner{root: schema}
 	out, err := in.schema(schema, "")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -24,9 +25,14 @@ const maxSummary = 200
 const maxServers = 20
 
 // DocOf is the Doc of a tool named name, with title and description, whose
-// input schema has the properties of params (a JSON schema object).
+// input schema has the properties of params (a JSON schema object). A
+// schema that the schema guard refuses (internal/schemaguard) is not read:
+// the tool is found by its name, title and description alone.
 func DocOf(name, title, description string, params map[string]any) Doc {
 	d := Doc{Name: name, Title: title, Description: description}
+	if schemaguard.Check(params) != nil {
+		return d
+	}
 	props, _ := params["properties"].(map[string]any)
 	var argText []string
 	for _, name := range jsonvalue.SortedKeys(props) {
