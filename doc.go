@@ -84,7 +84,7 @@
 //	             age and claims), internal/stored (an approval request's and a paused
 //	             batch's JSON and checks), internal/sdkcache (past go-sdk's list cache),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: cachekey, callinput, configcheck, content, elicit, jsonvalue, modeltext,
+//	             helpers: cachekey, callinput, configcheck, elicit, jsonvalue, modeltext,
 //	             outputschema, redact, suggest, toolname
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
@@ -106,8 +106,8 @@
 //	                 (sdkcache.go, internal/sdkcache) → internal/stdio writes the line; its
 //	                 reader passes each line through internal/wire before go-sdk decodes it
 //	4 call.go        closeCall (serverreq.go); a failure becomes an error (conn.callError) or an
-//	                 isError result (modelerror.go) → newResult (internal/content) and the
-//	                 outputSchema check (result.go) → interrupted [an *Interrupt, elicitation.go]
+//	                 isError result (modelerror.go) → newResult and the outputSchema check
+//	                 (result.go) → interrupted [an *Interrupt, elicitation.go]
 //	5 call.go        answered (modelerror.go) → the model's text within the budget (budget.go)
 //
 // Ten root files: call.go, conn.go, trace.go, notify.go, sdkcache.go,
@@ -169,10 +169,11 @@
 //	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
-//	prompts.go                 ListPrompts, GetPrompt, PromptResult (converted by internal/content)
+//	modelparts.go              blocks as langchaingo parts: the provider style PartOptions select
+//	prompts.go                 ListPrompts, GetPrompt, PromptResult: arguments checked, messages converted
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs (internal/schemapass)
 //	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
-//	result.go                  Result, Block, Artifact: a server's result kept without loss (internal/content);
+//	result.go                  Result, Block, Artifact: a server's result kept without loss, its text;
 //	                           outputSchema validation
 //	sdkcache.go                go-sdk's list cache: the middleware, a conn's slots, the tools record (internal/sdkcache)
 //	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
