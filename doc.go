@@ -154,7 +154,8 @@
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
 //	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
 //	discovery.go               ListTools, ListToolsets and their options; discover fans out
-//	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers
+//	elicitation.go             Interrupt, ElicitationRequest, Answer; Resume; live and inline answers, their
+//	                           checks; -32042
 //	eras.go                    era policy: the handshake each Mode asks for, the era middlewares
 //	errors.go                  sentinel errors, ServerError, serverError
 //	filter.go                  Filter, ToolPredicate, toolPolicy; visible: what a caller is offered
