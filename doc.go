@@ -84,7 +84,7 @@
 //	             age and claims), internal/stored (an approval request's and a paused
 //	             batch's JSON and checks), internal/sdkcache (past go-sdk's list cache),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: cachekey, callinput, configcheck, elicit, jsonvalue, modeltext,
+//	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext,
 //	             outputschema, redact, suggest, toolname
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go
@@ -189,5 +189,5 @@
 //	toolsearch.go              ToolSearch: a big catalog offered through one search tool (internal/toolsearch)
 //	trace.go                   the adapter's side of internal/observe: a call's observer, a connection's peer,
 //	                           the error.type of the adapter's own failures
-//	validate.go                New's checks: every problem of a configuration at once (internal/configcheck)
+//	validate.go                New's checks: every problem of a configuration at once, by server and field
 package mcpadapter
