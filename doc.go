@@ -81,8 +81,9 @@
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
 //	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
 //	             notifier's queues, counts and registries), internal/seal (stored state's seal,
-//	             age and claims), internal/stored (an approval request's and a paused
-//	             batch's JSON and checks), internal/sdkcache (past go-sdk's list cache),
+//	             age and claims), internal/stored (every stored form's JSON and checks:
+//	             interrupt, approval, pending task, paused batch), internal/sdkcache (past
+//	             go-sdk's list cache),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
 //	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext,
 //	             outputschema, redact, suggest, toolname
@@ -162,12 +163,13 @@
 //	hooks.go                   Middleware, CallRequest, CallHandler; arguments rewritten by middleware
 //	httptransport.go           the adapter's side of internal/httptransport: headers, end signs, statuses
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
-//	interrupt.go               an Interrupt's JSON form
+//	interrupt.go               an Interrupt's JSON form (internal/stored)
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
 //	notify.go                  notifier: change callbacks, server logs, progress, subscriptions (internal/deliver's machinery)
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause; its JSON
 //	                           (internal/stored)
-//	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask
+//	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask; its
+//	                           JSON (internal/stored)
 //	pool.go                    pool: generations, connection keys, shared dials, skip/retry, failures
 //	principal.go               WithPrincipal; per-principal admission, LRU and idle reaping
 //	modelparts.go              blocks as langchaingo parts: the provider style PartOptions select

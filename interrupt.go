@@ -1,7 +1,6 @@
 package mcpadapter
 
 import (
-	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
@@ -14,18 +13,18 @@ import (
 // Interrupt held by value in a checkpoint struct marshals whole too.)
 func (i Interrupt) MarshalJSON() ([]byte, error) {
 	return marshalState(i.a, stateInterrupt, i.seal, func() ([]byte, error) {
-		w := elicit.Stored{
-			Kind:   elicit.KindInputRequired,
+		w := stored.Interrupt{
+			Kind:   stored.KindInputRequired,
 			Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
 			ID: i.id, Issued: i.issued, RequestState: i.state,
 		}
 		if i.retry {
-			w.Kind = elicit.KindURLRequired
+			w.Kind = stored.KindURLRequired
 		}
 		if i.task != nil {
 			w.TaskID, w.Session = i.task.TaskID, i.task.session
 		}
-		b, err := elicit.Encode(w, i.requests, i.args)
+		b, err := w.Encode(i.requests, i.args)
 		if err != nil {
 			return nil, errorf("mcpadapter: encoding interrupt: %w", err)
 		}
@@ -45,7 +44,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	fail := func(err error) error {
 		return errorf("mcpadapter: decoding interrupt: %w: %w", ErrInvalidState, err)
 	}
-	w, requests, err := elicit.Decode(payload, maxRounds)
+	w, requests, err := stored.DecodeInterrupt(payload, maxRounds)
 	if err != nil {
 		return fail(err)
 	}
@@ -64,7 +63,7 @@ func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
-		retry: w.Kind == elicit.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
+		retry: w.Kind == stored.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	if w.TaskID != "" {
 		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal, session: w.Session}

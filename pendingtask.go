@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpadapter/mcpadapter/internal/tasks"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
 // A PendingTask is returned (as an error) by a tool call that runs as a
@@ -144,7 +144,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 // adapter that made it has one.
 func (p PendingTask) MarshalJSON() ([]byte, error) {
 	return marshalState(p.a, stateTask, p.seal, func() ([]byte, error) {
-		return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+		return stored.Task{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
 			Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
 	})
 }
@@ -160,7 +160,7 @@ func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: decoding pending task: %w: %w", ErrInvalidState, err)
 	}
-	w, err := tasks.DecodeStored(payload)
+	w, err := stored.DecodeTask(payload)
 	if err != nil {
 		return fail(err)
 	}
