@@ -85,7 +85,7 @@
 //	             interrupt, approval, pending task, paused batch), internal/sdkcache (past
 //	             go-sdk's list cache),
 //	             internal/schemapass, internal/configfile, internal/toolsearch, and small pure
-//	             helpers: cachekey, callinput, elicit, jsonvalue, modeltext,
+//	             helpers: callinput, elicit, jsonvalue, modeltext,
 //	             outputschema, redact, suggest, toolname
 //	go-sdk       mcp.ClientSession, transports, jsonrpc; what the adapter relies on that
 //	             go-sdk does not promise is listed, and pinned by tests, in sdkcompat.go

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mcpadapter/mcpadapter/internal/cachekey"
+	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,7 +33,7 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 		// The uncached key (slot 0: the SDK keeps one read) makes the
 		// SDK's own read cache miss; the adapter's middleware restores
 		// the URI before the request is sent.
-		if res, err = c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: cachekey.Lookup(0, uri)}); err != nil {
+		if res, err = c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: sdkcache.Lookup(0, uri)}); err != nil {
 			return c.callError(fmt.Sprintf("read resource %q", uri), err)
 		}
 		return nil
