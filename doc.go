@@ -76,8 +76,8 @@
 //	               internal/deliver)
 //	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go
 //	               over internal/httptransport), live conn (conn.go, serverreq.go)
-//	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, over
-//	             internal/connprobe), internal/wire (everything a server sends),
+//	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, resends
+//	             past a stale pooled connection), internal/wire (everything a server sends),
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
 //	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
 //	             notifier's queues, counts and registries), internal/seal (stored state's seal,
