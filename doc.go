@@ -75,7 +75,7 @@
 //	               by principal, fair delivery queues by (server, principal) (notify.go,
 //	               internal/deliver)
 //	connection   dialer with its screen and span (dial.go, eras.go), HTTP transport (httptransport.go
-//	               over internal/httptransport), live conn (conn.go, serverreq.go)
+//	               over internal/httptransport), live conn (conn.go, connend.go, serverreq.go)
 //	seams        internal/stdio (processes), internal/httptransport (HTTP exchanges, resends
 //	             past a stale pooled connection), internal/wire (everything a server sends),
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
@@ -151,6 +151,8 @@
 //	config.go                  Config, Server, Mode, RetryPolicy: the configuration and its documentation
 //	configfile.go              LoadConfig, ParseConfig, ConfigError: internal/configfile's result mapped onto Server
 //	conn.go                    the live connection: session, calls in flight, death, close, errors
+//	connend.go                 a session's end, signed by its transport and met with attach, without a
+//	                           waiting goroutine
 //	descriptor.go              ToolDescriptor, ToolAnnotations: a tool as its server sent it
 //	dial.go                    the dialer: the go-sdk client, transports (stdio: internal/stdio), SSE fallback,
 //	                           handshake, its span; the adapter's side of internal/wire (screens, faults)
