@@ -80,7 +80,7 @@
 //	             past a stale pooled connection), internal/wire (everything a server sends),
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
 //	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
-//	             notifier's queues, counts and registries), internal/seal (stored state's seal,
+//	             notifier's queues and registries), internal/seal (stored state's seal,
 //	             age and claims), internal/stored (every stored form's JSON and checks:
 //	             interrupt, approval, pending task, paused batch), internal/sdkcache (past
 //	             go-sdk's list cache),
@@ -184,7 +184,7 @@
 //	sdkcompat.go               every reliance on go-sdk behaviour go-sdk does not promise
 //	serverreq.go               requests a server sends while serving a call
 //	state.go                   stored state: the errors, ClaimStore, stamps, the owner checks (states; internal/seal)
-//	status.go                  Status, ServerStatus: what a health endpoint reports
+//	status.go                  Status, ServerStatus: what a health endpoint reports; delivery counts
 //	tasks.go                   long-running tools: TaskMode, WithTasks; taskCall, the adapter's side of
 //	                           internal/tasks: requests of its own, task lines, kept sessions, progress,
 //	                           questions, errors

@@ -42,7 +42,7 @@ type notifier struct {
 	cfg     *Config // the Adapter's
 	logger  *slog.Logger
 	metrics *observe.Metrics // the Adapter's; nil: none
-	counts  *deliver.Counts[connKey, string, Deliveries]
+	counts  *deliveryCounts  // status.go
 
 	// conns holds, from a connection's attach to its release, the
 	// progress sinks of its requests by token and its subscriptions
@@ -173,7 +173,7 @@ func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it del
 	go func() {
 		defer g.wg.Done()
 		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key connKey) {
-			n.counts.Add(key.server, key, func(c *Deliveries) *int64 { return &c.Delivered })
+			n.counts.add(key, func(c *Deliveries) *int64 { return &c.Delivered })
 		})
 	}()
 }
@@ -208,7 +208,7 @@ var dropsOf = [...]struct {
 // attrs, at the key's 1st, 2nd, 4th, 8th... drop of kind.
 func (n *notifier) dropped(key connKey, kind deliveryKind, attrs ...any) {
 	n.metrics.Dropped(key.server)
-	if c := n.counts.Add(key.server, key, dropsOf[kind].count); bits.OnesCount64(uint64(c)) == 1 {
+	if c := n.counts.add(key, dropsOf[kind].count); bits.OnesCount64(uint64(c)) == 1 {
 		n.logger.Warn(dropsOf[kind].warning, append(append(key.attrs(), attrs...), "dropped", c)...)
 	}
 }
@@ -221,7 +221,7 @@ const countedPrincipals = 1024
 // its principals counted most recently (nil when none is counted).
 func (n *notifier) deliveries(server string) (Deliveries, map[string]Deliveries) {
 	var byPrincipal map[string]Deliveries
-	all := n.counts.Of(server, func(key connKey, d Deliveries) {
+	all := n.counts.of(server, func(key connKey, d Deliveries) {
 		if key.principal != "" {
 			if byPrincipal == nil {
 				byPrincipal = map[string]Deliveries{}

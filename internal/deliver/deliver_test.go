@@ -105,36 +105,6 @@ func TestSize(t *testing.T) {
 	}
 }
 
-// counts is a counter struct for the tests.
-type counts struct{ N, M int64 }
-
-func n(c *counts) *int64 { return &c.N }
-
-// TestCounts: a count of a key counts for its group too, and past the
-// limit the key counted least recently is forgotten, its group's counts
-// kept.
-func TestCounts(t *testing.T) {
-	c := NewCounts[string](map[string]*counts{"g": {}, "h": {}}, 2)
-	c.Add("g", "a", n)
-	c.Add("g", "b", n)
-	c.Add("g", "a", n)
-	c.Add("h", "c", func(c *counts) *int64 { return &c.M }) // forgets b, the least recent
-	if got := c.Add("g", "a", n); got != 3 {
-		t.Errorf("a's count = %d, want 3", got)
-	}
-	keys := map[string]counts{}
-	all := c.Of("g", func(k string, v counts) { keys[k] = v })
-	if all != (counts{N: 4}) {
-		t.Errorf("g's counts = %+v, want N 4", all)
-	}
-	if len(keys) != 1 || keys["a"] != (counts{N: 3}) {
-		t.Errorf("g's keys = %+v, want a alone, N 3", keys)
-	}
-	if c.Add("g", "b", n) != 1 {
-		t.Error("a forgotten key counts on from its old count")
-	}
-}
-
 // TestRegistry: a sink is reached on its connection alone, while its
 // request is in flight and for LateSinks finished requests after; Release
 // drops everything of a connection.
