@@ -80,7 +80,7 @@
 //	             past a stale pooled connection), internal/wire (everything a server sends),
 //	             internal/tasks (the tasks protocol, requests of the adapter's own),
 //	             internal/observe (spans, metrics, the call's observer), internal/deliver (the
-//	             notifier's queues and registries), internal/seal (stored state's seal,
+//	             notifier's fair queues, the idle timeout), internal/seal (stored state's seal,
 //	             age and claims), internal/stored (every stored form's JSON and checks:
 //	             interrupt, approval, pending task, paused batch), internal/sdkcache (past
 //	             go-sdk's list cache),
@@ -167,7 +167,8 @@
 //	inmemory.go                InMemory: an mcp.Server in this process over a screened pipe
 //	interrupt.go               an Interrupt's JSON form (internal/stored)
 //	modelerror.go              the one place where a failed tools/call becomes an isError result
-//	notify.go                  notifier: change callbacks, server logs, progress, subscriptions (internal/deliver's machinery)
+//	notify.go                  notifier: change callbacks, server logs, progress, each connection's registry;
+//	                           fair queues (internal/deliver)
 //	pause.go                   Resolution, PausedCalls, ResumeToolCalls: one way to settle a pause; its JSON
 //	                           (internal/stored)
 //	pendingtask.go             PendingTask: a task a call stopped waiting for; CollectTask, CancelTask; its
@@ -177,7 +178,8 @@
 //	modelparts.go              blocks as langchaingo parts: the provider style PartOptions select
 //	prompts.go                 ListPrompts, GetPrompt, PromptResult: arguments checked, messages converted
 //	providers.go               SchemaPass, ForOpenAI, ForOpenAIStrict, ForGemini, InlineRefs (internal/schemapass)
-//	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions
+//	resources.go               ListResources, ListResourceTemplates, ReadResource, subscriptions, held across
+//	                           sessions
 //	result.go                  Result, Block, Artifact: a server's result kept without loss, its text;
 //	                           outputSchema validation
 //	sdkcache.go                go-sdk's list cache: the middleware, a conn's slots, the tools record (internal/sdkcache)

@@ -79,7 +79,7 @@ type generation struct {
 	// of ended connections it keeps for the next of their key, each
 	// guarded by its own lock.
 	deliveries deliver.Queues[connKey]
-	held       deliver.Held[connKey]
+	held       heldSubscriptions
 }
 
 // enter registers a goroutine's work with g, so that Close waits for it; it

@@ -1,9 +1,8 @@
 // Package deliver is the notifier's machinery (the root package's
 // notify.go): fair, bounded queues of calls of user code by key, served by
-// one goroutine while any waits; the registries of each connection (the
-// progress tokens of its requests in flight, the resource subscriptions of
-// its principals); and the idle timeout that progress resets. It knows nothing of MCP or of the
-// adapter: its keys, connections and sinks are the caller's types.
+// one goroutine while any waits, and the idle timeout that progress
+// resets. It knows nothing of MCP or of the adapter: its keys are plain
+// values.
 //
 // The queues: each key has a queue of its own, bounded in items and in
 // the bytes of their payload, and one goroutine, running while a queue is
