@@ -162,7 +162,7 @@ func (k connKey) attrs() []any {
 // drops what waits.
 func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it deliver.Item) {
 	qs := &g.deliveries
-	start, dropped := qs.Push(key, it, notifyBounds)
+	start, dropped := qs.Push(deliver.Key{Server: key.server, Principal: key.principal}, it, notifyBounds)
 	if dropped {
 		n.dropped(key, kind)
 	}
@@ -175,8 +175,8 @@ func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it del
 	}
 	go func() {
 		defer g.wg.Done()
-		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key connKey) {
-			n.counts.add(key, func(c *Deliveries) *int64 { return &c.Delivered })
+		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key deliver.Key) {
+			n.counts.add(connKey{key.Server, key.Principal}, func(c *Deliveries) *int64 { return &c.Delivered })
 		})
 	}()
 }

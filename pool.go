@@ -78,7 +78,7 @@ type generation struct {
 	// The deliveries of the notifier (notify.go), and the subscriptions
 	// of ended connections it keeps for the next of their key, each
 	// guarded by its own lock.
-	deliveries deliver.Queues[connKey]
+	deliveries deliver.Queues[deliver.Key]
 	held       heldSubscriptions
 }
 

@@ -18,6 +18,10 @@ package deliver
 
 import "sync"
 
+// A Key is whom a queue's items are for: a server, and a principal of it
+// ("" for a shared server).
+type Key struct{ Server, Principal string }
+
 // Bounds are the bounds of one key's queue, the items waiting and the
 // bytes of their payload, and how many such bounds all the queues share.
 type Bounds struct {
@@ -40,8 +44,8 @@ type queue struct {
 	bytes   int          // of the waiting items' payload
 }
 
-// Queues are items not yet served, by the key they are for. The zero
-// value is empty and idle.
+// Queues are items not yet served, by the key they are for (the
+// notifier's: a [Key]). The zero value is empty and idle.
 type Queues[K comparable] struct {
 	mu      sync.Mutex // guards the fields below
 	queues  map[K]*queue
