@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,7 +75,7 @@ func New(cfg Config) (*Adapter, error) {
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	a.pool = pool{cfg: &a.cfg, logger: logger, metrics: a.metrics, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}
 	a.catalogs = catalogs{a: a}
-	a.notify = notifier{cfg: &a.cfg, logger: logger, metrics: a.metrics, counts: deliver.NewCounts[connKey](perServer[Deliveries](servers), countedPrincipals)}
+	a.notify = notifier{cfg: &a.cfg, logger: logger, metrics: a.metrics, counts: newDeliveryCounts(perServer[Deliveries](servers), countedPrincipals)}
 	a.states = newStates(&a.cfg)
 	return a, nil
 }

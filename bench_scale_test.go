@@ -734,7 +734,7 @@ func BenchmarkIdleConnection(b *testing.B) {
 // connections: the SDK's reader, and on a modern session its
 // subscriptions/listen, as many as the raw go-sdk's CommandTransport keeps
 // (its reader and the SDK's: 2). No watch goroutine (the session's end
-// starts it: endwatch.Conn); on Linux no waiter and no stderr copier either:
+// starts it: endConn); on Linux no waiter and no stderr copier either:
 // one process-wide spawner and one poller serve every server
 // (internal/stdio/procwatch_linux.go), started here beforehand so that they do not count.
 // Elsewhere each server keeps both (internal/stdio: process.run). It also bounds the

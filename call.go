@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
-	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
@@ -416,20 +415,6 @@ func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string
 	}
 	return i
 }
-
-// refused returns the model-visible result of a URL elicitation required
-// error whose requests the user did not all accept (elicit.Refused), or
-// nil when all were accepted.
-func refused(reqs []ElicitationRequest, responses mcp.InputResponseMap) *Result {
-	if text := elicit.Refused(reqs, responses); text != "" {
-		return errorResult(text)
-	}
-	return nil
-}
-
-// urlElicitations returns the requests of a URL elicitation required error
-// (-32042), or nil when err is not one (elicit.URLRequired).
-func urlElicitations(err error) mcp.InputRequestMap { return elicit.URLRequired(err) }
 
 // interrupted binds the interrupt in err, if any, to t, the tool that
 // made it, and marks it as coming from an approved call when approved is

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/endwatch"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/sdkcache"
@@ -59,8 +58,8 @@ type conn struct {
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
 	// (the SDK's ClientSession.Close waits for them), and it tells when the
-	// session ends (endwatch.Conn).
-	wire *endwatch.Conn
+	// session ends (endConn, connend.go).
+	wire *endConn
 
 	// The requests in flight on a Streamable HTTP session (wire == nil),
 	// which the end of the generation cancels. A context per request
@@ -162,8 +161,8 @@ func (c *conn) sessionMissing() bool { return c.http != nil && c.http.Missing() 
 // the caller tells user code (attached) once pool.mu is released.
 //
 // No goroutine waits for the end of a session while it lives
-// (internal/endwatch). On a connection of the adapter's own (c.wire) the
-// SDK's reader learns of the end first: its Read fails (endwatch.Conn).
+// (connend.go). On a connection of the adapter's own (c.wire) the
+// SDK's reader learns of the end first: its Read fails (endConn).
 // Streamable HTTP, which the adapter cannot wrap (see own), shows it in
 // the session's HTTP exchanges (httpConn.end), and close and giveUp sign
 // it themselves.
@@ -343,7 +342,7 @@ func (c *conn) diedRedialable() bool {
 // contexts instead (c.http).
 func (c *conn) own(t mcp.Transport) mcp.Transport {
 	return wrapTransport(t, func(conn mcp.Connection) mcp.Connection {
-		c.wire = &endwatch.Conn{Connection: conn, End: endwatch.New(c.watch)}
+		c.wire = &endConn{Connection: conn, End: newEndSignal(c.watch)}
 		c.tasks.calls.Record(c.wire)
 		return c.wire
 	})

@@ -27,12 +27,18 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -156,7 +162,17 @@ func (i *Interrupt) Error() string {
 	if i == nil {
 		return "mcpadapter: <nil interrupt>"
 	}
-	return "mcpadapter: " + elicit.Describe(i.Server, i.Tool, i.Requests)
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcpadapter: server %q: tool %q needs user input", i.Server, i.Tool)
+	sep := ": "
+	for _, r := range i.Requests {
+		fmt.Fprintf(&b, "%s%s (%s)", sep, r.Key, r.Mode)
+		sep = "; "
+		if r.Message != "" {
+			fmt.Fprintf(&b, " %q", r.Message)
+		}
+	}
+	return b.String()
 }
 
 // Resume resolves the interrupt in with r, which must be [Answered]: the
@@ -300,21 +316,108 @@ func (cs *catalogs) resumeTool(ctx context.Context, in *Interrupt) (*Tool, error
 	return cs.storedTool(ctx, in.Server, in.Tool, in.MCPName)
 }
 
-// elicitationRequests converts a server's input requests, sorted by key
-// (elicit.Requests). Requests other than form and URL elicitation are
-// refused with [ErrUnsupportedInputRequest], naming their method.
+// elicitationRequests converts a server's input requests, sorted by key.
+// Requests other than form and URL elicitation are refused with
+// [ErrUnsupportedInputRequest], naming their method (elicit.Unsupported).
+// Their requested schemas are screened here (elicit.CheckSchema), for input
+// rounds and stored interrupts alike; go-sdk checks the schemas of live
+// elicitation/create requests itself.
 func elicitationRequests(m mcp.InputRequestMap) ([]ElicitationRequest, error) {
-	reqs, refused := elicit.Requests[ElicitationRequest](m)
-	if refused != "" {
-		return nil, fmt.Errorf("%w: %s", ErrUnsupportedInputRequest, refused)
+	reqs := make([]ElicitationRequest, 0, len(m))
+	var refused []string
+	for _, key := range slices.Sorted(maps.Keys(m)) {
+		if why := elicit.Unsupported(key, m[key]); why != "" {
+			refused = append(refused, why)
+		} else {
+			reqs = append(reqs, elicitationRequest(key, m[key].(*mcp.ElicitParams)))
+		}
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrUnsupportedInputRequest, strings.Join(refused, ", "))
 	}
 	return reqs, nil
 }
 
-// validateAnswers checks answers against the requests and returns them as
-// the server's input responses (elicit.Responses).
+// elicitationRequest converts one elicitation; key is empty for a live one.
+func elicitationRequest(key string, p *mcp.ElicitParams) ElicitationRequest {
+	r := ElicitationRequest{Key: key, Mode: elicit.Mode(p), Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
+	if p.RequestedSchema != nil {
+		r.RequestedSchema = jsonvalue.Object(p.RequestedSchema)
+	}
+	return r
+}
+
+// validateAnswers checks answers against the requests: one per key, each
+// with its action, and its content against its request's schema, whose
+// defaults it applies (elicit.CheckKeys, elicit.Check). It returns them as
+// the server's input responses.
 func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.InputResponseMap, error) {
-	return elicit.Responses(reqs, answers)
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.Key
+	}
+	if err := elicit.CheckKeys(keys, answers); err != nil {
+		return nil, err
+	}
+	responses := make(mcp.InputResponseMap, len(reqs))
+	for _, r := range reqs {
+		ans := answers[r.Key]
+		res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
+		if err != nil {
+			return nil, fmt.Errorf("answer %q: %w", r.Key, err)
+		}
+		responses[r.Key] = res
+	}
+	return responses, nil
+}
+
+// refused returns the model-visible result of a URL elicitation required
+// error whose requests the user did not all accept: there is nothing to
+// send to the server for a decline. It returns nil when all were accepted.
+func refused(reqs []ElicitationRequest, responses mcp.InputResponseMap) *Result {
+	for _, r := range reqs {
+		er, _ := responses[r.Key].(*mcp.ElicitResult)
+		if er == nil || er.Action == string(Accept) {
+			continue
+		}
+		verb := "declined"
+		if er.Action == string(Cancel) {
+			verb = "cancelled"
+		}
+		if r.Message != "" {
+			return errorResult(fmt.Sprintf("The user %s a step the server requires (%s: %s), so the tool was not run.", verb, r.Key, r.Message))
+		}
+		return errorResult(fmt.Sprintf("The user %s a step the server requires (%s), so the tool was not run.", verb, r.Key))
+	}
+	return nil
+}
+
+// urlElicitations returns the requests of a URL elicitation required error
+// (-32042), keyed by elicitation id, or nil when err is not one (or is
+// malformed: it then stays an error).
+func urlElicitations(err error) mcp.InputRequestMap {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeURLElicitationRequired || len(we.Data) == 0 {
+		return nil
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(we.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	m := make(mcp.InputRequestMap, len(data.Elicitations))
+	for n, p := range data.Elicitations {
+		if p == nil || p.Mode != "url" || p.URL == "" {
+			return nil
+		}
+		key := p.ElicitationID
+		for i := n + 1; key == "" || m[key] != nil; i++ {
+			key = fmt.Sprintf("url-%d", i)
+		}
+		m[key] = p
+	}
+	return m
 }
 
 // An elicitor answers a server's elicitation requests while a call waits
@@ -329,7 +432,18 @@ type elicitor struct {
 // validates the answers as [Adapter.Resume] does. The handler is set: a
 // call without one stops at an interrupt instead.
 func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
-	responses, err := elicit.Inline(ctx, e.handler, server, tool, reqs)
+	answers := make(map[string]Answer, len(reqs))
+	var err error
+	for _, r := range reqs {
+		r.Server, r.Tool = server, tool
+		if answers[r.Key], err = e.handler(ctx, r); err != nil {
+			break
+		}
+	}
+	var responses mcp.InputResponseMap
+	if err == nil {
+		responses, err = validateAnswers(reqs, answers)
+	}
 	if err != nil {
 		return nil, errorf("mcpadapter: server %q: tool %q: elicitation handler: %w", server, tool, err)
 	}
@@ -337,23 +451,36 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 }
 
 // live answers a legacy server's live elicitation/create request with the
-// handler (elicit.Live: its errors are the JSON-RPC errors answering the
-// server), or declines it when there is none. Live requests cannot become
-// interrupts: they live only as long as the call that is waiting for them.
+// handler, for the call that waits for it (the request has no key), or
+// declines it when there is none. Live requests cannot become interrupts:
+// they live only as long as the call that is waiting for them.
 // conn.liveElicitation screened the request and gave ctx the call it
 // serves.
+//
+// Its errors go on the wire, as the JSON-RPC error answering the server's
+// request: standard codes, and messages without the adapter's prefixes.
+// Missing params are -32602; a failed handler is -32603 with the handler's
+// own message; an answer that breaks the request (its schema, its mode) is
+// -32603 with a fixed message, since the reason may quote the user's
+// answer, and is logged.
 func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if e.handler == nil {
 		e.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
-	var p *mcp.ElicitParams
-	if req != nil {
-		p = req.Params
+	if req == nil || req.Params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
-	res, misfit, err := elicit.Live(ctx, e.handler, server, liveCallOf(ctx).tool, p)
-	if misfit {
+	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
+	r.Server, r.Tool = server, liveCallOf(ctx).tool
+	ans, err := e.handler(ctx, r)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
+	if err != nil {
 		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
 	}
-	return res, err
+	return res, nil
 }

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/mcpadapter/mcpadapter/internal/content"
 )
 
 // Sentinel errors. Match them with [errors.Is]; most arrive wrapped in a
@@ -103,7 +101,7 @@ type PromptArgumentsError struct {
 
 // Error implements error.
 func (e *PromptArgumentsError) Error() string {
-	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, content.ArgsProblems(e.Missing, e.Unknown))
+	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, argsProblems(e.Missing, e.Unknown))
 }
 
 // A ServerError records a failure to reach or talk to one server: a dial,

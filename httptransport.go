@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpadapter/mcpadapter/internal/endwatch"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -23,7 +22,7 @@ import (
 // signal its exchanges give of the session's end.
 type httpConn struct {
 	*httptransport.Transport
-	end *endwatch.Signal
+	end *endSignal
 }
 
 // newHTTPConn returns the transport of a connection attempt of c to
@@ -31,7 +30,7 @@ type httpConn struct {
 // go-sdk authorizes Streamable HTTP itself), when not nil. The session
 // is kept when c closes while tasks handed out live there (taskConn.handed).
 func newHTTPConn(c *conn, screen *wire.Screen, endpoint string, oauth auth.OAuthHandler) *httpConn {
-	end := endwatch.New(c.watch)
+	end := newEndSignal(c.watch)
 	opts := c.httpOptions(screen, endpoint, oauth)
 	opts.Ended, opts.Failed, opts.Tasks = end.Sign, end.SignAttached, &c.tasks.handed
 	return &httpConn{Transport: httptransport.New(opts), end: end}

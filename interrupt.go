@@ -1,7 +1,6 @@
 package mcpadapter
 
 import (
-	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
@@ -18,18 +17,18 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 
 // encode returns the JSON of i, not sealed.
 func (i Interrupt) encode() ([]byte, error) {
-	w := elicit.Stored{
-		Kind:   elicit.KindInputRequired,
+	w := stored.Interrupt{
+		Kind:   stored.KindInputRequired,
 		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
 		ID: i.id, Issued: i.issued, RequestState: i.state,
 	}
 	if i.retry {
-		w.Kind = elicit.KindURLRequired
+		w.Kind = stored.KindURLRequired
 	}
 	if i.task != nil {
 		w.TaskID, w.Session = i.task.TaskID, i.task.session
 	}
-	b, err := elicit.Encode(w, i.requests, i.args)
+	b, err := w.Encode(i.requests, i.args)
 	if err != nil {
 		return nil, errorf("mcpadapter: encoding interrupt: %w", err)
 	}
@@ -63,7 +62,7 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 	fail := func(err error) error {
 		return errorf("mcpadapter: decoding interrupt: %w: %w", ErrInvalidState, err)
 	}
-	w, requests, err := elicit.Decode(payload, maxRounds)
+	w, requests, err := stored.DecodeInterrupt(payload, maxRounds)
 	if err != nil {
 		return fail(err)
 	}
@@ -83,7 +82,7 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
-		retry: w.Kind == elicit.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
+		retry: w.Kind == stored.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	if w.TaskID != "" {
 		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal, session: w.Session}

@@ -26,9 +26,12 @@ package mcpadapter
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"math/bits"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
@@ -42,14 +45,14 @@ type notifier struct {
 	cfg     *Config // the Adapter's
 	logger  *slog.Logger
 	metrics *observe.Metrics // the Adapter's; nil: none
-	counts  *deliver.Counts[connKey, string, Deliveries]
+	counts  *deliveryCounts  // status.go
 
 	// conns holds, from a connection's attach to its release, the
 	// progress sinks of its requests by token and its subscriptions
-	// (deliver.Registry): a progress notification reaches only a call
+	// (connRegistry): a progress notification reaches only a call
 	// made on the connection it came on, not another principal's, nor
 	// another server's. (Lock order: pool.go.)
-	conns deliver.Registry[*mcp.ClientSession, *progressSink]
+	conns connRegistry
 }
 
 // The bounds of one key's queue: the deliveries waiting, and the bytes of
@@ -119,7 +122,7 @@ func (n *notifier) resourceUpdated(g *generation, key connKey, req *mcp.Resource
 		return
 	}
 	uri := req.Params.URI
-	principals := n.conns.Subscribers(req.Session, uri)
+	principals := n.conns.subscribers(req.Session, uri)
 	if len(principals) == 0 {
 		n.dropped(key, unsolicitedUpdate, "uri", uri)
 		return
@@ -158,7 +161,7 @@ func (k connKey) attrs() []any {
 // drops what waits.
 func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it deliver.Item) {
 	qs := &g.deliveries
-	start, dropped := qs.Push(key, it, notifyBounds)
+	start, dropped := qs.Push(deliver.Key{Server: key.server, Principal: key.principal}, it, notifyBounds)
 	if dropped {
 		n.dropped(key, kind)
 	}
@@ -171,8 +174,8 @@ func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it del
 	}
 	go func() {
 		defer g.wg.Done()
-		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key connKey) {
-			n.counts.Add(key.server, key, func(c *Deliveries) *int64 { return &c.Delivered })
+		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key deliver.Key) {
+			n.counts.add(connKey{key.Server, key.Principal}, func(c *Deliveries) *int64 { return &c.Delivered })
 		})
 	}()
 }
@@ -207,7 +210,7 @@ var dropsOf = [...]struct {
 // attrs, at the key's 1st, 2nd, 4th, 8th... drop of kind.
 func (n *notifier) dropped(key connKey, kind deliveryKind, attrs ...any) {
 	n.metrics.Dropped(key.server)
-	if c := n.counts.Add(key.server, key, dropsOf[kind].count); bits.OnesCount64(uint64(c)) == 1 {
+	if c := n.counts.add(key, dropsOf[kind].count); bits.OnesCount64(uint64(c)) == 1 {
 		n.logger.Warn(dropsOf[kind].warning, append(append(key.attrs(), attrs...), "dropped", c)...)
 	}
 }
@@ -220,7 +223,7 @@ const countedPrincipals = 1024
 // its principals counted most recently (nil when none is counted).
 func (n *notifier) deliveries(server string) (Deliveries, map[string]Deliveries) {
 	var byPrincipal map[string]Deliveries
-	all := n.counts.Of(server, func(key connKey, d Deliveries) {
+	all := n.counts.of(server, func(key connKey, d Deliveries) {
 		if key.principal != "" {
 			if byPrincipal == nil {
 				byPrincipal = map[string]Deliveries{}
@@ -233,8 +236,8 @@ func (n *notifier) deliveries(server string) (Deliveries, map[string]Deliveries)
 
 // subscriptions returns the subscriptions of c, made if create is set, or
 // nil: c is released, or, without create, has none.
-func (n *notifier) subscriptions(c *conn, create bool) *deliver.Subscriptions {
-	return n.conns.Subscriptions(c.session, create)
+func (n *notifier) subscriptions(c *conn, create bool) *connSubscriptions {
+	return n.conns.subscriptions(c.session, create)
 }
 
 // Progress is one progress notification of a tool call.
@@ -277,19 +280,19 @@ type progressSink struct {
 // code: it reports whether it dropped those subscriptions, since c's
 // session does not support them, for subsDropped to log.
 func (n *notifier) attach(c *conn) (dropped bool) {
-	n.conns.Attach(c.session)
-	held := c.gen.held.Take(c.key)
+	n.conns.attach(c.session)
+	held := c.gen.held.take(c.key)
 	if held == nil {
 		return false
 	}
 	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		return true
 	}
-	subs := n.conns.Subscriptions(c.session, true)
+	subs := n.conns.subscriptions(c.session, true)
 	c.gen.background(func() {
 		ctx, done := c.callContext(c.life)
 		defer done()
-		subs.Restore(ctx, held, func(ctx context.Context, uri string) error {
+		subs.restore(ctx, held, func(ctx context.Context, uri string) error {
 			return c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 		}, func(uri string, err error) {
 			n.logger.Warn("mcpadapter: a resource subscription could not be made again on a new session", "server", c.server, "uri", uri, "error", err)
@@ -308,10 +311,10 @@ func (n *notifier) subsDropped(c *conn) {
 // included, and c's subscriptions, which the next connection of its key
 // restores unless the adapter closed c (Close, eviction).
 func (n *notifier) release(c *conn) {
-	if subs := n.conns.Subscriptions(c.session, false); subs != nil && !c.closing.Load() {
-		c.gen.held.Put(c.key, subs.All()) // the session ended under the adapter: the server forgot it, or Restart or Reconnect dials it again
+	if subs := n.conns.subscriptions(c.session, false); subs != nil && !c.closing.Load() {
+		c.gen.held.put(c.key, subs.all()) // the session ended under the adapter: the server forgot it, or Restart or Reconnect dials it again
 	}
-	n.conns.Release(c.session)
+	n.conns.release(c.session)
 }
 
 // register registers s, a sink of a request on c, under a new token and
@@ -319,7 +322,7 @@ func (n *notifier) release(c *conn) {
 // is not attached, or released, no notification can reach s: it is not
 // kept.
 func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
-	return n.conns.Register(c.session, s, s.touch)
+	return n.conns.register(c.session, s, s.touch)
 }
 
 // progressed delivers a progress notification that came from server on
@@ -329,7 +332,7 @@ func (n *notifier) progressed(g *generation, server string, session *mcp.ClientS
 	if p == nil {
 		return
 	}
-	s, touch, ok := n.conns.Lookup(session, p.ProgressToken)
+	s, touch, ok := n.conns.lookup(session, p.ProgressToken)
 	if !ok {
 		return
 	}
@@ -359,4 +362,154 @@ func perServer[T any](servers map[string]Server) map[string]*T {
 		m[name] = new(T)
 	}
 	return m
+}
+
+// A connRegistry holds what the requests and principals of each live
+// connection (its go-sdk session) registered: the progress sinks of the
+// requests in flight on it, by progress token, and its resource subscriptions. A
+// notification counts only when it comes on the connection its request
+// went out on: a server cannot reach the requests made on another
+// connection with a token it learnt. Tokens are random, 128 bits: they
+// cannot be guessed either.
+//
+// A connection's entry lives from attach to release: a released
+// connection is unreachable from the registry, whatever requests on it
+// were still finishing.
+//
+// A connection may hand notifications to their handler apart from
+// responses (go-sdk does), so that the progress a server sent just before
+// its answer is handled just after the request returned. The registry
+// therefore keeps the sinks of the last lateSinks finished requests too:
+// memory stays bounded by the requests in flight plus that many.
+//
+// The zero connRegistry is empty.
+type connRegistry struct {
+	mu    sync.Mutex                        // guards the fields below, and the tokens of every entry
+	conns map[*mcp.ClientSession]*connEntry // of the attached connections
+	late  [lateSinks]lateSink               // the sinks of finished requests, oldest at lateN
+	lateN int
+}
+
+// lateSinks is how many finished requests still get their late progress.
+const lateSinks = 64
+
+// A connEntry is the registry of one connection.
+type connEntry struct {
+	byToken map[string]*registered
+	subs    *connSubscriptions // nil until a principal subscribes
+}
+
+// A registered request: its sink, and the func that resets its idle
+// timeout (nil once it finished).
+type registered struct {
+	s     *progressSink
+	touch func()
+}
+
+// A lateSink is a finished request: its token in the entry of its
+// connection.
+type lateSink struct {
+	e     *connEntry
+	token string
+}
+
+// attach starts the registry of c.
+func (r *connRegistry) attach(c *mcp.ClientSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conns == nil {
+		r.conns = make(map[*mcp.ClientSession]*connEntry)
+	}
+	r.conns[c] = &connEntry{byToken: make(map[string]*registered)}
+}
+
+// release drops the registry of c: its sinks, late ones included, and its
+// subscriptions.
+func (r *connRegistry) release(c *mcp.ClientSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.conns[c]
+	delete(r.conns, c)
+	for i, l := range r.late {
+		if l.e == e {
+			r.late[i] = lateSink{}
+		}
+	}
+}
+
+// register registers s, the sink of a request on c whose idle timeout
+// touch resets (nil: none), under a new token, and returns the token and
+// the func that marks the request finished. When c is not attached, or
+// released, no notification can reach s: it is not kept.
+func (r *connRegistry) register(c *mcp.ClientSession, s *progressSink, touch func()) (string, func()) {
+	token := rand.Text()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.conns[c]
+	if e == nil {
+		return token, func() {}
+	}
+	k := &registered{s: s, touch: touch}
+	e.byToken[token] = k
+	return token, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		k.touch = nil // the request's timer is gone
+		if r.conns[c] != e {
+			return // released: nothing can reach s any more
+		}
+		i := r.lateN % lateSinks
+		if old := r.late[i]; old.e != nil {
+			delete(old.e.byToken, old.token)
+		}
+		r.late[i] = lateSink{e: e, token: token}
+		r.lateN++
+	}
+}
+
+// lookup returns the sink of token for a notification that came on c, and
+// the func that resets its request's idle timeout while it runs (nil:
+// none); ok is false when there is no such sink.
+func (r *connRegistry) lookup(c *mcp.ClientSession, token any) (s *progressSink, touch func(), ok bool) {
+	t, isString := token.(string)
+	if !isString {
+		return s, nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.conns[c]
+	if e == nil {
+		return s, nil, false
+	}
+	k := e.byToken[t]
+	if k == nil {
+		return s, nil, false
+	}
+	return k.s, k.touch, true
+}
+
+// subscriptions returns the subscriptions of c, made if create is set, or
+// nil: c is released, or, without create, has none.
+func (r *connRegistry) subscriptions(c *mcp.ClientSession, create bool) *connSubscriptions {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.conns[c]
+	if e == nil {
+		return nil
+	}
+	if e.subs == nil && create {
+		e.subs = &connSubscriptions{turn: make(chan struct{}, 1), byURI: map[string][]string{}}
+	}
+	return e.subs
+}
+
+// subscribers returns the principals subscribed to uri on c.
+func (r *connRegistry) subscribers(c *mcp.ClientSession, uri string) []string {
+	s := r.subscriptions(c, false)
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.byURI[uri])
 }

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpadapter/mcpadapter/internal/tasks"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
 // A PendingTask is returned (as an error) by a tool call that runs as a
@@ -157,7 +157,7 @@ func (p PendingTask) MarshalJSON() ([]byte, error) {
 
 // encode returns the JSON of p, not sealed.
 func (p PendingTask) encode() ([]byte, error) {
-	return tasks.Stored{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+	return stored.Task{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
 		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
 }
 
@@ -185,7 +185,7 @@ func (p *PendingTask) decode(_ *states, payload []byte, seal stateSeal, st stamp
 	fail := func(err error) error {
 		return fmt.Errorf("mcpadapter: decoding pending task: %w: %w", ErrInvalidState, err)
 	}
-	w, err := tasks.DecodeStored(payload)
+	w, err := stored.DecodeTask(payload)
 	if err != nil {
 		return fail(err)
 	}

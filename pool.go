@@ -95,8 +95,8 @@ type generation struct {
 	// The deliveries of the notifier (notify.go), and the subscriptions
 	// of ended connections it keeps for the next of their key, each
 	// guarded by its own lock.
-	deliveries deliver.Queues[connKey]
-	held       deliver.Held[connKey]
+	deliveries deliver.Queues[deliver.Key]
+	held       heldSubscriptions
 }
 
 // enter registers a goroutine's work with g, so that Close waits for it; it

@@ -17,9 +17,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
-	"github.com/mcpadapter/mcpadapter/internal/content"
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -57,12 +60,17 @@ func (p Prompt) MarshalJSON() ([]byte, error) {
 
 // newPrompt makes the Prompt of p, whose JSON the server sent as raw (nil
 // when the screen did not see it: p's own encoding is used). The
-// arguments are decoded from raw: go-sdk's lose a required false.
+// arguments are decoded from raw: go-sdk's lose a required false. JSON
+// that does not decode declares none: go-sdk decoded the same JSON.
 func newPrompt(p *mcp.Prompt, raw []byte) *Prompt {
 	if raw == nil {
 		raw, _ = json.Marshal(p) // not reached: the screen sees every listing
 	}
-	return &Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: content.Arguments[PromptArgument](raw), Icons: p.Icons, Meta: p.Meta, raw: raw}
+	var sent struct {
+		Arguments []*PromptArgument `json:"arguments"`
+	}
+	_ = json.Unmarshal(raw, &sent)
+	return &Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: sent.Arguments, Icons: p.Icons, Meta: p.Meta, raw: raw}
 }
 
 // PromptResult is a prompt rendered by its server, converted from the
@@ -127,7 +135,7 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	if i < 0 {
 		return nil, serverError(server, op, ErrUnknownPrompt)
 	}
-	if missing, unknown := content.CheckArgs(prompts[i].Arguments, args); missing != nil || unknown != nil {
+	if missing, unknown := checkPromptArgs(prompts[i].Arguments, args); missing != nil || unknown != nil {
 		return nil, &PromptArgumentsError{Server: server, Prompt: name, Missing: missing, Unknown: unknown}
 	}
 	var res *mcp.GetPromptResult
@@ -156,9 +164,17 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 // newPromptResult converts a GetPromptResult. A message of a role other
 // than user or assistant is an error: langchaingo has no place for it.
 func newPromptResult(res *mcp.GetPromptResult) (*PromptResult, error) {
-	msgs, err := content.PromptMessages[PromptMessage](res.Messages)
-	if err != nil {
-		return nil, err
+	msgs := make([]PromptMessage, 0, len(res.Messages))
+	for i, m := range res.Messages {
+		if m == nil {
+			continue // left out
+		}
+		if _, ok := chatType(m.Role); !ok {
+			return nil, fmt.Errorf("message %d has role %q, want user or assistant", i, modeltext.Short(string(m.Role)))
+		}
+		if b, ok := newBlock(m.Content); ok {
+			msgs = append(msgs, PromptMessage{Role: m.Role, Content: b})
+		}
 	}
 	p := &PromptResult{Description: res.Description, Messages: msgs}
 	if res.Meta != nil {
@@ -178,7 +194,18 @@ func (p *PromptResult) LLMMessages(opts ...PartOption) []llms.MessageContent {
 	if p == nil {
 		return nil
 	}
-	return content.LLMMessages(p.Messages, style(opts))
+	s := style(opts)
+	out := make([]llms.MessageContent, 0, len(p.Messages))
+	for i := range p.Messages {
+		m := &p.Messages[i]
+		role, ok := chatType(m.Role)
+		parts := s.appendPart(nil, &m.Content)
+		if !ok || len(parts) == 0 {
+			continue
+		}
+		out = append(out, llms.MessageContent{Role: role, Parts: parts})
+	}
+	return out
 }
 
 // ChatMessages returns the prompt as text-only langchaingo chat messages
@@ -195,9 +222,78 @@ func (p *PromptResult) ChatMessages() ([]llms.ChatMessage, error) {
 	if p == nil {
 		return nil, nil
 	}
-	msgs, err := content.ChatMessages(p.Messages)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotText, err)
+	out := make([]llms.ChatMessage, 0, len(p.Messages))
+	for i, m := range p.Messages {
+		if m.Content.Type != BlockText {
+			return nil, fmt.Errorf("%w: message %d holds %s content; LLMMessages keeps it", ErrNotText, i, m.Content.Type)
+		}
+		if strings.TrimSpace(m.Content.Text) == "" {
+			continue
+		}
+		switch m.Role {
+		case "user":
+			out = append(out, llms.HumanChatMessage{Content: m.Content.Text})
+		case "assistant":
+			out = append(out, llms.AIChatMessage{Content: m.Content.Text})
+		}
 	}
-	return msgs, nil
+	return out, nil
+}
+
+// chatType is the langchaingo message type of an MCP role.
+func chatType(r mcp.Role) (llms.ChatMessageType, bool) {
+	switch r {
+	case "user":
+		return llms.ChatMessageTypeHuman, true
+	case "assistant":
+		return llms.ChatMessageTypeAI, true
+	}
+	return "", false
+}
+
+// checkPromptArgs returns the required arguments of declared that args
+// leaves out, in declared order, and the names in args that declared does
+// not have, sorted; both nil when args fit.
+func checkPromptArgs(declared []*PromptArgument, args map[string]string) (missing, unknown []string) {
+	known := map[string]bool{}
+	for _, arg := range declared {
+		if arg == nil {
+			continue
+		}
+		known[arg.Name] = true
+		if _, ok := args[arg.Name]; arg.Required != nil && *arg.Required && !ok {
+			missing = append(missing, arg.Name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	return missing, unknown
+}
+
+// argsProblems says what [checkPromptArgs] found, as in `missing required
+// argument "a"; unknown arguments "b", "c"`.
+func argsProblems(missing, unknown []string) string {
+	var problems []string
+	if len(missing) > 0 {
+		problems = append(problems, "missing required "+quoteList(missing))
+	}
+	if len(unknown) > 0 {
+		problems = append(problems, "unknown "+quoteList(unknown))
+	}
+	return strings.Join(problems, "; ")
+}
+
+// quoteList renders names as `argument "a"` or `arguments "a", "b"`.
+func quoteList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	if len(names) == 1 {
+		return "argument " + quoted[0]
+	}
+	return "arguments " + strings.Join(quoted, ", ")
 }

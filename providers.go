@@ -31,12 +31,26 @@ var ErrUnsupportedSchema = schemapass.ErrUnsupported
 // [InlineRefs] is a building block.
 type SchemaPass func(fn *llms.FunctionDefinition) error
 
+// applyPasses applies passes to fd in order, skipping nil ones, and stops
+// at the first error.
+func applyPasses(fd *llms.FunctionDefinition, passes []SchemaPass) error {
+	for _, pass := range passes {
+		if pass == nil {
+			continue
+		}
+		if err := pass(fd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // LLMToolFor is [Tool.LLMTool] with passes applied in order, for one
 // provider: t.LLMToolFor(mcpadapter.ForGemini()). Nil passes are ignored.
 // An error names the server, the tool and where its schema failed.
 func (t *Tool) LLMToolFor(passes ...SchemaPass) (llms.Tool, error) {
 	tool := t.LLMTool()
-	if err := schemapass.Apply(tool.Function, passes); err != nil {
+	if err := applyPasses(tool.Function, passes); err != nil {
 		return llms.Tool{}, errorf("mcpadapter: server %q: tool %q: %w", t.server, t.name, err)
 	}
 	return tool, nil

@@ -1,11 +1,15 @@
 package mcpadapter
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
-	"github.com/mcpadapter/mcpadapter/internal/content"
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/outputschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
@@ -117,13 +121,23 @@ func ImagesAsDataURL() PartOption {
 	return func(o *partOptions) { o.imageDataURL = true }
 }
 
-// originalMetaKey is the _meta key under which the wire sanitizer keeps
-// content it replaced (dial.go): internal/content's.
-const originalMetaKey = content.OriginalMetaKey
+// Placeholders used when a result has nothing else to say. Providers reject
+// empty tool messages, so these stand in for empty text.
+const (
+	emptyErrorText  = "tool returned an error with no message"
+	emptyResultText = "tool returned no content"
+)
+
+// originalMetaKey is the _meta key under which the wire sanitizer (dial.go)
+// keeps an unsupported content item it replaced by a text placeholder.
+const originalMetaKey = "mcpadapter/original"
+
+// reservedMetaPrefix is the _meta key prefix MCP reserves for itself.
+const reservedMetaPrefix = "io.modelcontextprotocol/"
 
 // newResult converts a CallToolResult into a Result. It never fails: content
 // the adapter does not model becomes a text placeholder with Raw set
-// (content.FromMCP). A nil res gives an empty Result. The Result takes
+// (newBlock). A nil res gives an empty Result. The Result takes
 // over res's _meta map instead of copying it (res was decoded for this call
 // alone and is dropped after), so res must not be used afterwards.
 func newResult(res *mcp.CallToolResult) *Result {
@@ -143,9 +157,14 @@ func newResult(res *mcp.CallToolResult) *Result {
 	if res.StructuredContent != nil {
 		r.Artifact = &Artifact{StructuredContent: res.StructuredContent}
 	}
-	r.Meta = content.ResultMeta(res.Meta)
+	// The reserved keys are deleted in place: the meta was decoded for this
+	// result alone.
+	maps.DeleteFunc(res.Meta, func(k string, _ any) bool { return strings.HasPrefix(k, reservedMetaPrefix) })
+	if len(res.Meta) > 0 {
+		r.Meta = map[string]any(res.Meta)
+	}
 	for _, c := range res.Content {
-		if b, ok := content.FromMCP[Block](c); ok {
+		if b, ok := newBlock(c); ok {
 			r.Content = append(r.Content, b)
 		}
 	}
@@ -158,9 +177,96 @@ type resultOne struct {
 	block [1]Block
 }
 
-// unsupportedText is the placeholder text for a content item of type typ
-// (content.Unsupported).
-func unsupportedText(typ string) string { return content.Unsupported(typ) }
+// newBlock converts one content item into a Block, without loss: an item
+// the adapter does not model becomes a text placeholder that keeps its
+// JSON. It reports false for a nil item, which has nothing to keep.
+func newBlock(c mcp.Content) (Block, bool) {
+	switch c := c.(type) {
+	case nil:
+		return Block{}, false
+	case *mcp.TextContent:
+		if c == nil {
+			return Block{}, false
+		}
+		if orig, ok := c.Meta[originalMetaKey]; ok {
+			raw, err := json.Marshal(orig)
+			if err != nil {
+				raw = nil
+			}
+			return Block{Type: BlockText, Text: c.Text, Raw: raw}, true
+		}
+		return Block{Type: BlockText, Text: c.Text, Annotations: c.Annotations, Meta: c.Meta}, true
+	case *mcp.ImageContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return Block{Type: BlockImage, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
+	case *mcp.AudioContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return Block{Type: BlockAudio, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
+	case *mcp.ResourceLink:
+		if c == nil {
+			return Block{}, false
+		}
+		b := Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name,
+			Title: c.Title, Description: c.Description, Size: c.Size, Icons: c.Icons,
+			Annotations: c.Annotations, Meta: c.Meta}
+		if modeltext.IsImage(c.MIMEType) {
+			b.Type = BlockImage
+		}
+		return b, true
+	case *mcp.EmbeddedResource:
+		if c == nil {
+			return Block{}, false
+		}
+		rc := c.Resource
+		if rc == nil {
+			return unmodelled(c, "[resource without contents]"), true
+		}
+		b := Block{Type: BlockText, Text: rc.Text, MIMEType: rc.MIMEType, URI: rc.URI,
+			Annotations: c.Annotations, Meta: c.Meta, ResourceMeta: rc.Meta}
+		if rc.Blob != nil {
+			b.Type, b.Text, b.Data = BlockFile, "", rc.Blob
+			if modeltext.IsImage(rc.MIMEType) {
+				b.Type = BlockImage
+			}
+		}
+		return b, true
+	case *mcp.ToolUseContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return unmodelled(c, unsupportedText("tool_use")), true
+	case *mcp.ToolResultContent:
+		if c == nil {
+			return Block{}, false
+		}
+		return unmodelled(c, unsupportedText("tool_result")), true
+	default:
+		// A content type added to the SDK after this code was written.
+		return unmodelled(c, unsupportedText(fmt.Sprintf("%T", c))), true
+	}
+}
+
+// unmodelled returns a placeholder text block keeping c's JSON in Raw.
+func unmodelled(c mcp.Content, text string) Block {
+	raw, err := c.MarshalJSON()
+	if err != nil || !json.Valid(raw) {
+		raw = nil
+	}
+	return Block{Type: BlockText, Text: text, Raw: raw}
+}
+
+// unsupportedText is the placeholder text for a content item of type typ.
+// Very long type names are cut so the placeholder stays short.
+func unsupportedText(typ string) string {
+	if typ == "" {
+		return "[unsupported content]"
+	}
+	return fmt.Sprintf("[unsupported content type %q]", modeltext.Short(typ))
+}
 
 // Text returns the result as one string for a model or a log: text blocks
 // as they are, media and links as short bracketed placeholders such as
@@ -182,7 +288,20 @@ func (r *Result) Text() string {
 	if r == nil {
 		return ""
 	}
-	return content.Text(r.Content, r.structured(), r.IsError)
+	lines := make([]string, 0, len(r.Content)+1)
+	for i := range r.Content {
+		if b := &r.Content[i]; b.forAssistant() {
+			lines = append(lines, b.line())
+		}
+	}
+	if s, ok := r.structuredLine(); ok {
+		lines = append(lines, s)
+	}
+	text := strings.Join(lines, "\n")
+	if r.IsError && strings.TrimSpace(text) == "" {
+		return emptyErrorText
+	}
+	return text
 }
 
 // Parts returns the result as langchaingo message parts, in order: text
@@ -197,7 +316,20 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
 	}
-	return content.Parts(r.Content, r.structured(), r.IsError, style(opts))
+	s := style(opts)
+	var parts []llms.ContentPart
+	for i := range r.Content {
+		if b := &r.Content[i]; b.forAssistant() {
+			parts = s.appendPart(parts, b)
+		}
+	}
+	if line, ok := r.structuredLine(); ok {
+		parts = append(parts, llms.TextPart(line))
+	}
+	if r.IsError && len(parts) == 0 {
+		parts = append(parts, llms.TextPart(emptyErrorText))
+	}
+	return modeltext.Parts(parts, s.limit)
 }
 
 // Messages returns the messages that answer call in a chat history: one
@@ -214,7 +346,36 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	if r == nil {
 		r = &Result{}
 	}
-	return content.Messages(call, r.Content, r.structured(), r.IsError, style(opts))
+	s := style(opts)
+	var name string
+	if call.FunctionCall != nil {
+		name = call.FunctionCall.Name
+	}
+	text := r.Text()
+	if strings.TrimSpace(text) == "" {
+		text = emptyResultText
+	}
+	var media []llms.ContentPart
+	for i := range r.Content {
+		if b := &r.Content[i]; b.forAssistant() {
+			if p, ok := s.mediaPart(b); ok {
+				media = append(media, p)
+			}
+		}
+	}
+	text, media = modeltext.Message(text, media, s.limit)
+	msgs := []llms.MessageContent{{
+		Role:  llms.ChatMessageTypeTool,
+		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},
+	}}
+	if len(media) == 0 {
+		return msgs
+	}
+	intro := llms.TextPart(fmt.Sprintf("Media returned by tool call %s (%s):", call.ID, name))
+	return append(msgs, llms.MessageContent{
+		Role:  llms.ChatMessageTypeHuman,
+		Parts: append([]llms.ContentPart{intro}, media...),
+	})
 }
 
 // structured is the result's structured content; nil when it has none.
@@ -225,21 +386,53 @@ func (r *Result) structured() any {
 	return r.Artifact.StructuredContent
 }
 
-// style returns the content style that opts select.
-func style(opts []PartOption) content.Style {
-	o := applyParts(opts)
-	return content.Style{DataURL: o.imageDataURL, Limit: budgetLimit(o.budget)}
+// forAssistant reports whether b is meant for the model: it has no
+// audience, or its audience includes "assistant".
+func (b *Block) forAssistant() bool {
+	return b.Annotations == nil || len(b.Annotations.Audience) == 0 || slices.Contains(b.Annotations.Audience, "assistant")
 }
 
-// applyParts applies opts, skipping nil ones.
-func applyParts(opts []PartOption) partOptions {
-	var o partOptions
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
+// line is b's line in [Result.Text]: its text, or a placeholder naming its
+// type and what it says of itself.
+func (b *Block) line() string {
+	typ := cmp.Or(string(b.Type), "content")
+	switch b.Type {
+	case BlockText:
+		return b.Text
+	case BlockLink:
+		var uri string
+		if b.URI != "" {
+			uri = "<" + b.URI + ">"
+		}
+		return modeltext.Placeholder(typ, b.Name, b.MIMEType, uri)
+	}
+	var size string
+	if b.Data != nil {
+		size = modeltext.Size(len(b.Data))
+	}
+	return modeltext.Placeholder(typ, b.MIMEType, size, b.Name, b.URI)
+}
+
+// structuredLine returns the structured content as the compact JSON line
+// Text and Parts show, when they should: only when no block for the model
+// is text from the server (a placeholder for unknown content does not
+// count) or carries media bytes. Base64 payloads become placeholders and the
+// line is bounded (modeltext.Structured).
+func (r *Result) structuredLine() (string, bool) {
+	structured := r.structured()
+	if structured == nil {
+		return "", false
+	}
+	for i := range r.Content {
+		b := &r.Content[i]
+		if !b.forAssistant() {
+			continue
+		}
+		if b.Type == BlockText && b.Raw == nil || len(b.Data) > 0 {
+			return "", false
 		}
 	}
-	return o
+	return modeltext.Structured(structured), true
 }
 
 // Output validation: a tool that declares an outputSchema promises

@@ -4,7 +4,7 @@ package mcpadapter
 // is internal/sdkcache's (its package comment tells how); here are the
 // middleware that runs it, the slot counts of a connection, and the record
 // of the tools a call on a modern HTTP session needs. The keys are spelled
-// by internal/cachekey.
+// there too (its keys.go).
 
 import (
 	"context"

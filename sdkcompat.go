@@ -127,7 +127,7 @@ package mcpadapter
 //     mcp.SetLoggingLevelParams (Adapter.SetLoggingLevel),
 //     ClientOptions.LoggingMessageHandler (newClient) and
 //     mcp.LoggingMessageParams (notify.go);
-//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (internal/content),
+//   - sampling: mcp.ToolUseContent and mcp.ToolResultContent (result.go, newBlock),
 //     mcp.CreateMessageParams and mcp.CreateMessageWithToolsParams
 //     (internal/elicit: refused input requests);
 //   - roots: mcp.ListRootsParams (internal/elicit: refused input requests).

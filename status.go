@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -182,4 +183,77 @@ func (p *pool) known() map[string]known {
 		seen[key.server] = k
 	}
 	return seen
+}
+
+// deliveryCounts are the [Deliveries] of each server, and of the
+// (server, principal) pairs counted most recently, at most limit of them:
+// past it, the pair counted least recently is forgotten. A count of a pair
+// is a count of its server too.
+type deliveryCounts struct {
+	mu      sync.Mutex             // guards the fields below
+	servers map[string]*Deliveries // made by New, never changed
+	keys    map[connKey]*keyCount  // at most limit
+	limit   int
+	tick    uint64 // counts the calls of add
+}
+
+// A keyCount holds the counts of one (server, principal).
+type keyCount struct {
+	d    Deliveries
+	used uint64 // the tick of the last count
+}
+
+// newDeliveryCounts returns the counts of servers (each server's
+// counters, which the counts then own) and of at most limit pairs.
+func newDeliveryCounts(servers map[string]*Deliveries, limit int) *deliveryCounts {
+	return &deliveryCounts{servers: servers, limit: limit}
+}
+
+// add adds one to the counter field selects, of key and of its server,
+// and returns key's new count. key.server must be one of New's.
+func (c *deliveryCounts) add(key connKey, field func(*Deliveries) *int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tick++
+	*field(c.servers[key.server])++
+	k := c.keys[key]
+	if k == nil {
+		if len(c.keys) >= c.limit {
+			c.forgetOldest()
+		}
+		if c.keys == nil {
+			c.keys = map[connKey]*keyCount{}
+		}
+		k = &keyCount{}
+		c.keys[key] = k
+	}
+	k.used = c.tick
+	*field(&k.d)++
+	return *field(&k.d)
+}
+
+// forgetOldest drops the counts of the pair counted least recently. c.mu
+// is held.
+func (c *deliveryCounts) forgetOldest() {
+	var oldest connKey
+	var used uint64
+	for key, k := range c.keys {
+		if used == 0 || k.used < used {
+			oldest, used = key, k.used
+		}
+	}
+	delete(c.keys, oldest)
+}
+
+// of returns the counts of server, and calls each with every pair of
+// server still counted and its counts.
+func (c *deliveryCounts) of(server string, each func(connKey, Deliveries)) Deliveries {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, k := range c.keys {
+		if key.server == server {
+			each(key, k.d)
+		}
+	}
+	return *c.servers[server]
 }

@@ -182,3 +182,30 @@ func liveConn(t *testing.T, a *Adapter, server string) *conn {
 	}
 	return c
 }
+
+// TestDeliveryCounts: a count of a pair counts for its server too, and
+// past the limit the pair counted least recently is forgotten, its
+// server's counts kept.
+func TestDeliveryCounts(t *testing.T) {
+	delivered := func(d *Deliveries) *int64 { return &d.Delivered }
+	a, b, c := connKey{"g", "a"}, connKey{"g", "b"}, connKey{"h", "c"}
+	counts := newDeliveryCounts(map[string]*Deliveries{"g": {}, "h": {}}, 2)
+	counts.add(a, delivered)
+	counts.add(b, delivered)
+	counts.add(a, delivered)
+	counts.add(c, func(d *Deliveries) *int64 { return &d.DroppedLogs }) // forgets b, the least recent
+	if got := counts.add(a, delivered); got != 3 {
+		t.Errorf("a's count = %d, want 3", got)
+	}
+	keys := map[connKey]Deliveries{}
+	all := counts.of("g", func(k connKey, d Deliveries) { keys[k] = d })
+	if all != (Deliveries{Delivered: 4}) {
+		t.Errorf("g's counts = %+v, want Delivered 4", all)
+	}
+	if len(keys) != 1 || keys[a] != (Deliveries{Delivered: 3}) {
+		t.Errorf("g's pairs = %+v, want a alone, Delivered 3", keys)
+	}
+	if counts.add(b, delivered) != 1 {
+		t.Error("a forgotten pair counts on from its old count")
+	}
+}

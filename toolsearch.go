@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpadapter/mcpadapter/internal/schemapass"
 	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -189,7 +188,7 @@ func (x *ToolSearch) LLMTools(history []llms.MessageContent) []llms.Tool {
 // joining one per tool.
 func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...SchemaPass) ([]llms.Tool, error) {
 	search := x.LLMTool()
-	if err := schemapass.Apply(search.Function, passes); err != nil {
+	if err := applyPasses(search.Function, passes); err != nil {
 		return nil, errorf("mcpadapter: search tool %q: %w", x.name, err)
 	}
 	found, err := x.Found(history).LLMToolsFor(passes...)

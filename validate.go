@@ -1,40 +1,35 @@
 package mcpadapter
 
 // New's checks of a configuration: every problem at once, before anything
-// is opened, each a *ConfigError naming its server and field. The checks
-// are internal/configcheck's; this file says what they read.
+// is opened, each a *ConfigError naming its server and field, in a stable
+// order.
 
 import (
 	"errors"
+	"fmt"
 	"maps"
+	"net/url"
 	"slices"
+	"strings"
 
-	"github.com/mcpadapter/mcpadapter/internal/configcheck"
+	"github.com/mcpadapter/mcpadapter/internal/configfile"
+	"github.com/mcpadapter/mcpadapter/internal/redact"
+	"github.com/mcpadapter/mcpadapter/internal/toolname"
 )
+
+// minStateKey is the shortest StateKey that RequireStateKey accepts.
+const minStateKey = 32
 
 // checkConfig returns every problem of cfg at once, joined, or cfg's
 // servers, each valid and with its own copies of the slices, maps and
 // policies the caller may change later.
 func checkConfig(cfg Config) (map[string]Server, error) {
-	problems := configcheck.Check(configcheck.Config{
-		Amounts: map[string]int64{
-			"DefaultToolTimeout":   int64(cfg.DefaultToolTimeout),
-			"MaxMessageBytes":      cfg.MaxMessageBytes,
-			"MaxCatalogBytes":      cfg.MaxCatalogBytes,
-			"DialTimeout":          int64(cfg.DialTimeout),
-			"CatalogTTL":           int64(cfg.CatalogTTL),
-			"StateMaxAge":          int64(cfg.StateMaxAge),
-			"PrincipalIdleTimeout": int64(cfg.PrincipalIdleTimeout),
-			"MaxPrincipalConns":    int64(cfg.MaxPrincipalConns),
-		},
-		ToolName: cfg.ToolName != nil, RawToolNames: cfg.RawToolNames, Filter: cfg.Filter.validate(),
-		RequireStateKey: cfg.RequireStateKey, StateKey: len(cfg.StateKey), OldStateKeys: cfg.OldStateKeys,
-	})
+	problems := cfg.problems()
 	servers := make(map[string]Server, len(cfg.Servers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		s := cfg.Servers[name]
-		if p := configcheck.CheckServer(name, s.checked(name)); p != nil {
-			problems = append(problems, *p)
+		if p := s.problem(name); p != nil {
+			problems = append(problems, p)
 			continue
 		}
 		s.Args = slices.Clone(s.Args)
@@ -51,32 +46,186 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 		}
 		servers[name] = s
 	}
-	configcheck.Sort(problems)
+	sortProblems(problems)
 	errs := make([]error, len(problems))
 	for i, p := range problems {
-		errs[i] = &ConfigError{Server: p.Server, Field: p.Field, Err: p.Err}
+		errs[i] = p
 	}
 	return servers, errors.Join(errs...)
 }
 
-// checked is what configcheck.CheckServer reads of s, the server named
+// problems returns the problems of cfg's top level, in no particular
+// order.
+func (cfg *Config) problems() []*ConfigError {
+	var problems []*ConfigError
+	bad := func(field, format string, args ...any) {
+		problems = append(problems, &ConfigError{Field: field, Err: fmt.Errorf(format, args...)})
+	}
+	// The numeric settings: none may be negative.
+	negative := func(field string, v int64) {
+		if v < 0 {
+			bad(field, "negative")
+		}
+	}
+	negative("DefaultToolTimeout", int64(cfg.DefaultToolTimeout))
+	negative("MaxMessageBytes", cfg.MaxMessageBytes)
+	negative("MaxCatalogBytes", cfg.MaxCatalogBytes)
+	negative("DialTimeout", int64(cfg.DialTimeout))
+	negative("CatalogTTL", int64(cfg.CatalogTTL))
+	negative("StateMaxAge", int64(cfg.StateMaxAge))
+	negative("PrincipalIdleTimeout", int64(cfg.PrincipalIdleTimeout))
+	negative("MaxPrincipalConns", int64(cfg.MaxPrincipalConns))
+	if cfg.ToolName != nil && cfg.RawToolNames {
+		bad("ToolName", "RawToolNames is set too (ToolName decides every name)")
+	}
+	if err := cfg.Filter.validate(); err != nil {
+		bad("Filter", "%w", err)
+	}
+	if cfg.RequireStateKey && len(cfg.StateKey) < minStateKey {
+		bad("StateKey", "%d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey)
+	}
+	if len(cfg.OldStateKeys) > 0 && len(cfg.StateKey) == 0 {
+		bad("OldStateKeys", "set without a StateKey (the current key seals; old keys only open)")
+	}
+	if slices.ContainsFunc(cfg.OldStateKeys, func(k []byte) bool { return len(k) == 0 }) {
+		bad("OldStateKeys", "an empty key")
+	}
+	return problems
+}
+
+// sortProblems puts problems in a stable order, as configurations are
+// walked in map order: the top level's by field, then each server's by
 // name.
-func (s *Server) checked(name string) configcheck.Server {
-	c := configcheck.Server{
-		URL: s.URL, Command: s.Command, Transport: s.Transport != nil,
-		Filter: s.Filter.validate(), Mode: string(s.Mode), KnownMode: slices.Contains([]Mode{ModeAuto, ModeModern, ModeLegacy}, s.Mode),
-		DefaultToolTimeout: s.DefaultToolTimeout, OAuth: s.OAuth != nil, OAuthFor: s.OAuthFor != nil, LogLevel: string(s.LogLevel),
-		Stdio: map[string]bool{"Args": len(s.Args) > 0, "Env": len(s.Env) > 0, "Dir": s.Dir != "", "InheritEnv": s.InheritEnv},
-		HTTP: map[string]bool{
-			"Headers": len(s.Headers) > 0, "HTTPClient": s.HTTPClient != nil, "OAuth": s.OAuth != nil,
-			"DisableSSEFallback": s.DisableSSEFallback, "HeadersFor": s.HeadersFor != nil, "OAuthFor": s.OAuthFor != nil,
-		},
+func sortProblems(problems []*ConfigError) {
+	key := func(p *ConfigError) string {
+		if p.Server == "" {
+			return "0" + p.Field
+		}
+		return "1" + p.Server
 	}
-	if s.Restart != nil {
-		c.Restart = &s.Restart.Delay
+	slices.SortStableFunc(problems, func(a, b *ConfigError) int { return strings.Compare(key(a), key(b)) })
+}
+
+// problem returns the first problem of s, the configuration of the server
+// name, or nil.
+func (s *Server) problem(name string) *ConfigError {
+	bad := func(field, format string, args ...any) *ConfigError {
+		return &ConfigError{Server: name, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	if s.Reconnect != nil {
-		c.Reconnect = &s.Reconnect.Delay
+	switch {
+	case strings.TrimSpace(name) == "":
+		return &ConfigError{Err: errors.New("empty server name")}
+	case !toolname.Valid(name):
+		return bad("", "name may hold only ASCII letters, digits, '_' and '-' (it prefixes tool names, which providers restrict to these)")
+	case strings.Contains(name, "__"):
+		return bad("", `name must not contain "__" (the tool name separator)`)
 	}
-	return c
+	if err := s.Filter.validate(); err != nil {
+		return bad("Filter", "%w", err)
+	}
+	targets := 0
+	for _, set := range []bool{s.URL != "", s.Command != "", s.Transport != nil} {
+		if set {
+			targets++
+		}
+	}
+	if targets != 1 {
+		return bad("", "exactly one of URL, Command or Transport must be set (%d are)", targets)
+	}
+	if !slices.Contains([]Mode{ModeAuto, ModeModern, ModeLegacy}, s.Mode) {
+		return bad("Mode", "unknown mode %q (want ModeAuto, ModeModern or ModeLegacy)", s.Mode)
+	}
+	if s.URL != "" {
+		if err := checkURL(s.URL); err != nil {
+			return bad("URL", "%w", err)
+		}
+	}
+	if s.DefaultToolTimeout < 0 {
+		return bad("DefaultToolTimeout", "negative")
+	}
+	switch {
+	case s.Restart != nil && s.Restart.Delay < 0:
+		return bad("Restart", "negative Delay")
+	case s.Reconnect != nil && s.Reconnect.Delay < 0:
+		return bad("Reconnect", "negative Delay")
+	case s.Restart != nil && s.URL != "":
+		return bad("Restart", "applies to stdio servers (Command) and custom transports; use Reconnect")
+	case s.Reconnect != nil && s.Command != "":
+		return bad("Reconnect", "applies to HTTP servers and custom transports; use Restart for Command")
+	}
+	if s.Command == "" {
+		if field := s.stdioOnly(); field != "" {
+			return bad(field, "applies to stdio servers (Command)")
+		}
+	}
+	if s.URL == "" {
+		if field := s.httpOnly(); field != "" {
+			return bad(field, "applies to HTTP servers (URL)")
+		}
+	}
+	if s.OAuth != nil && s.OAuthFor != nil {
+		return bad("OAuthFor", "OAuth is set too (OAuthFor gives every principal's handler)")
+	}
+	switch s.LogLevel {
+	case "", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+	default:
+		return bad("LogLevel", "unknown level %q (want an MCP level: debug, info, notice, warning, error, critical, alert or emergency)", s.LogLevel)
+	}
+	return nil
+}
+
+// stdioOnly returns the first, by name, of the fields of s that apply only
+// to stdio servers (Command) and are set, or "".
+func (s *Server) stdioOnly() string {
+	switch {
+	case len(s.Args) > 0:
+		return "Args"
+	case s.Dir != "":
+		return "Dir"
+	case len(s.Env) > 0:
+		return "Env"
+	case s.InheritEnv:
+		return "InheritEnv"
+	}
+	return ""
+}
+
+// httpOnly returns the first, by name, of the fields of s that apply only
+// to HTTP servers (URL) and are set, or "".
+func (s *Server) httpOnly() string {
+	switch {
+	case s.DisableSSEFallback:
+		return "DisableSSEFallback"
+	case s.HTTPClient != nil:
+		return "HTTPClient"
+	case len(s.Headers) > 0:
+		return "Headers"
+	case s.HeadersFor != nil:
+		return "HeadersFor"
+	case s.OAuth != nil:
+		return "OAuth"
+	case s.OAuthFor != nil:
+		return "OAuthFor"
+	}
+	return ""
+}
+
+// checkURL refuses a URL that is not an absolute http or https one,
+// without quoting a secret it may hold.
+func checkURL(rawURL string) error {
+	if err := configfile.CheckScheme(rawURL); err != nil {
+		return err
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold a secret
+		}
+		return err
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", redact.Parsed(u))
+	}
+	return nil
 }

@@ -1,10 +1,8 @@
 // Package deliver is the notifier's machinery (the root package's
 // notify.go): fair, bounded queues of calls of user code by key, served by
-// one goroutine while any waits; the counts of what was delivered and
-// dropped; the registries of each connection (the progress tokens of its
-// requests in flight, the resource subscriptions of its principals); and
-// the idle timeout that progress resets. It knows nothing of MCP or of the
-// adapter: its keys, connections and sinks are the caller's types.
+// one goroutine while any waits, and the idle timeout that progress
+// resets. It knows nothing of MCP or of the adapter: its keys are plain
+// values.
 //
 // The queues: each key has a queue of its own, bounded in items and in
 // the bytes of their payload, and one goroutine, running while a queue is
@@ -22,6 +20,10 @@
 package deliver
 
 import "sync"
+
+// A Key is whom a queue's items are for: a server, and a principal of it
+// ("" for a shared server).
+type Key struct{ Server, Principal string }
 
 // Bounds are the bounds of one key's queue, the items waiting and the
 // bytes of their payload, and how many such bounds all the queues share.
@@ -45,8 +47,8 @@ type queue struct {
 	bytes   int          // of the waiting items' payload
 }
 
-// Queues are items not yet served, by the key they are for. The zero
-// value is empty and idle.
+// Queues are items not yet served, by the key they are for (the
+// notifier's: a [Key]). The zero value is empty and idle.
 type Queues[K comparable] struct {
 	mu      sync.Mutex // guards the fields below
 	queues  map[K]*queue

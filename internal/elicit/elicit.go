@@ -1,8 +1,9 @@
 // Package elicit checks a user's answers to MCP elicitation requests: the
 // answered keys against the requested ones, each answer's action and
 // content, and the requested schemas servers send. It says which of a
-// server's input requests can be answered ([Unsupported]), and turns an
-// accepted answer into the [mcp.ElicitResult] the server gets.
+// server's input requests can be answered ([Unsupported]), decodes them
+// safely ([DecodeRequests]), and turns an accepted answer into the
+// [mcp.ElicitResult] the server gets.
 //
 // It is pure: plain values in, results or errors out. It knows nothing of
 // the adapter; the root package maps its ElicitationRequest and Answer
@@ -10,6 +11,7 @@
 package elicit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -264,4 +266,31 @@ func Unsupported(key string, req mcp.InputRequest) string {
 		return fmt.Sprintf("%q asks for roots/list", key)
 	}
 	return fmt.Sprintf("%q asks for %T", key, req)
+}
+
+// maxRequests bounds the input requests of one round: a stored
+// interrupt's, a task's.
+const maxRequests = 256
+
+// DecodeRequests decodes input requests, stored or as a server sent them.
+// go-sdk's decoder panics on a null entry ({"k": null}); entries are
+// checked first, and their number is bounded.
+func DecodeRequests(b json.RawMessage) (mcp.InputRequestMap, error) {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("input requests: %w", err)
+	}
+	if len(entries) > maxRequests {
+		return nil, fmt.Errorf("input requests: %d, more than %d", len(entries), maxRequests)
+	}
+	for key, e := range entries {
+		if t := bytes.TrimSpace(e); len(t) == 0 || t[0] != '{' {
+			return nil, fmt.Errorf("input request %q is not an object", key)
+		}
+	}
+	var m mcp.InputRequestMap
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("input requests: %w", err)
+	}
+	return m, nil
 }

@@ -4,7 +4,7 @@
 // SSE requests with an OAuth handler, records failing statuses, counts the
 // cancellation notices sent, screens every answer body (internal/wire),
 // sends again a request the server closed its pooled connection under
-// before reading it (internal/connprobe), keeps each POST's stream alive
+// before reading it (probe.go), keeps each POST's stream alive
 // past its caller until the server has answered, and tells its owner the
 // signs that the session ended.
 //
@@ -20,7 +20,6 @@ import (
 	"net/url"
 	"sync/atomic"
 
-	"github.com/mcpadapter/mcpadapter/internal/connprobe"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -178,17 +177,17 @@ func kept(req *http.Request) *http.Response {
 
 // send sends req over the base transport. A request that failed on a
 // pooled connection the server had closed before reading it (it
-// restarted, or its idle timeout passed: internal/connprobe) is sent again
+// restarted, or its idle timeout passed: probe.go) is sent again
 // on another connection, if its body can be had again: net/http resends
 // only idempotent requests, which a POST of the protocol is not, but this
 // one was never seen. A connection that failed is not pooled again, so the
 // pool runs out of stale ones; maxUnread bounds it all the same.
 func (t *Transport) send(req *http.Request) (*http.Response, error) {
-	ctx, probe := connprobe.Trace(req.Context())
+	ctx, probe := traceProbe(req.Context())
 	req = req.WithContext(ctx)
 	for tries := 1; ; tries++ {
 		resp, err := t.base.RoundTrip(req)
-		if err == nil || tries == maxUnread || ctx.Err() != nil || !probe.Unread() ||
+		if err == nil || tries == maxUnread || ctx.Err() != nil || !probe.unread() ||
 			req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 			return resp, err
 		}

@@ -35,17 +35,3 @@ func OpenAIDefinition(strict bool, pass func(params map[string]any) (map[string]
 		return inner(fn)
 	}
 }
-
-// Apply applies passes to fd in order, skipping nil ones, and stops at the
-// first error.
-func Apply[P ~func(*llms.FunctionDefinition) error](fd *llms.FunctionDefinition, passes []P) error {
-	for _, pass := range passes {
-		if pass == nil {
-			continue
-		}
-		if err := pass(fd); err != nil {
-			return err
-		}
-	}
-	return nil
-}

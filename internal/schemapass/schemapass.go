@@ -9,8 +9,8 @@
 // with anything else the caller holds. A pass refuses, with an error
 // wrapping [ErrUnsupported] and naming the place (a JSON pointer), what it
 // cannot convert faithfully, rather than return a schema the provider would
-// reject or misread. [Definition] and [Apply] (definition.go) adapt them
-// to llms.FunctionDefinition, which the root package's SchemaPass rewrites;
+// reject or misread. [Definition] (definition.go) adapts them to
+// llms.FunctionDefinition, which the root package's SchemaPass rewrites;
 // its docs state each provider's rules.
 //
 // Before any pass, [Normalize] (or [Shared]) makes a server's input schema

@@ -7,7 +7,7 @@
 // list_changed (research notes §4). The adapter asks through the SDK's own
 // methods (its x-mcp-header checks and its record of the tools, which
 // calls take their Mcp-Param headers from, must keep working) with a key
-// the cache has never seen (internal/cachekey), so that the lookup misses;
+// the cache has never seen (keys.go), so that the lookup misses;
 // the sending middleware, whose body is [Send], restores the real key
 // before the request is sent. What the SDK then stores is keyed by a slot
 // instead of the server's cursor (it keys its store by the params object
@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/mcpadapter/mcpadapter/internal/cachekey"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -78,7 +77,7 @@ func slotOf(params mcp.Params) (s slot, ok bool) {
 	default:
 		return s, false
 	}
-	at, key, purge, ok := cachekey.Parse(*s.key)
+	at, key, purge, ok := parseKey(*s.key)
 	if !ok {
 		return s, false
 	}
@@ -119,7 +118,7 @@ func Collect[T any](ctx context.Context, slots *Slots, maxPages int, page Page[T
 	seen := map[string]bool{}
 	cursor := ""
 	for i := range maxPages {
-		items, next, pageTTL, err := page(ctx, cachekey.Lookup(i, cursor))
+		items, next, pageTTL, err := page(ctx, Lookup(i, cursor))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -131,7 +130,7 @@ func Collect[T any](ctx context.Context, slots *Slots, maxPages int, page Page[T
 			if slots != nil {
 				from, to := slots.Listed(i + 1)
 				for n := from; n < to; n++ {
-					page(ctx, cachekey.Purge(n)) // answered by the middleware, never sent
+					page(ctx, Purge(n)) // answered by the middleware, never sent
 				}
 			}
 			return all, ttl, nil

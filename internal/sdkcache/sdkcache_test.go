@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/cachekey"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,24 +21,24 @@ func TestSend(t *testing.T) {
 		}
 		return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "t", Meta: mcp.Meta{"k": "v"}}}}, nil
 	}
-	lookup := &mcp.ListToolsParams{Cursor: cachekey.Lookup(1, "c2")}
+	lookup := &mcp.ListToolsParams{Cursor: Lookup(1, "c2")}
 	res, err := Send(t.Context(), "tools/list", &mcp.ListToolsRequest{Params: lookup}, next)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slot, _, _, _ := cachekey.Parse(cachekey.Lookup(1, "c2"))
+	slot, _, _, _ := parseKey(Lookup(1, "c2"))
 	if len(sent) != 1 || sent[0] != "c2" || lookup.Cursor != slot {
 		t.Errorf("sent %q, params left with %q; want c2 sent and the slot %q left", sent, lookup.Cursor, slot)
 	}
 	if m := res.(*mcp.ListToolsResult).Tools[0].Meta; m["k"] != "v" {
 		t.Errorf("_meta of the answer = %v, want it kept", m)
 	}
-	purge := &mcp.ListResourceTemplatesParams{Cursor: cachekey.Purge(3)}
+	purge := &mcp.ListResourceTemplatesParams{Cursor: Purge(3)}
 	res, err = Send(t.Context(), "resources/templates/list", &mcp.ListResourceTemplatesRequest{Params: purge}, next)
 	if r, ok := res.(*mcp.ListResourceTemplatesResult); err != nil || !ok || len(r.ResourceTemplates) != 0 || len(sent) != 1 {
 		t.Errorf("purge = %v, %v, %d sent; want an empty page, nothing sent", res, err, len(sent))
 	}
-	if want, _, _, _ := cachekey.Parse(cachekey.Purge(3)); purge.Cursor != want {
+	if want, _, _, _ := parseKey(Purge(3)); purge.Cursor != want {
 		t.Errorf("purge left %q in the params, want its slot %q", purge.Cursor, want)
 	}
 	read := &mcp.ReadResourceParams{URI: "file:///x"}

@@ -1,8 +1,9 @@
-// Package stored holds the JSON wire forms of the root package's stored
-// state that have no protocol package of their own (an approval request,
-// a paused batch of tool calls), and the checks their decoding makes. The
-// root package seals, unseals and wraps their errors; an interrupt's form
-// lives in internal/elicit, a pending task's in internal/tasks.
+// Package stored is the one home of the JSON wire forms of the root
+// package's stored state (an interrupt, an approval request, a pending
+// task, a paused batch of tool calls), and of the checks their decoding
+// makes. Stored JSON is a promise across processes and versions: each form
+// carries its version, and a change to one is read here. The root package
+// seals and unseals them (internal/seal) and wraps their errors.
 package stored
 
 import (

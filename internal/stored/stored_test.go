@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -94,5 +95,28 @@ func TestBatchChecks(t *testing.T) {
 		if _, err := c.w.Check(); err == nil || err.Error() != c.want {
 			t.Errorf("Check(%+v) = %v, want %q", c.w, err, c.want)
 		}
+	}
+}
+
+// TestTask: a pending task's stored form round-trips; a wrong version or
+// a missing name is refused; status texts are cut.
+func TestTask(t *testing.T) {
+	b, err := Task{Server: "s", Tool: "t", MCPName: "m", TaskID: "id", Status: "working"}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DecodeTask(b)
+	if err != nil || s.Version != taskVersion || s.TaskID != "id" {
+		t.Fatalf("DecodeTask = %+v, %v", s, err)
+	}
+	for _, bad := range []string{`{"version":2,"server":"s","mcpName":"m","taskId":"id"}`, `{"version":1,"server":"s","taskId":"id"}`, `[]`} {
+		if _, err := DecodeTask([]byte(bad)); err == nil {
+			t.Errorf("DecodeTask(%s) accepted", bad)
+		}
+	}
+	msg := strings.Repeat("x", 4<<10)
+	long, _ := json.Marshal(Task{Version: 1, Server: "s", MCPName: "m", TaskID: "id", StatusMessage: msg})
+	if s, _ := DecodeTask(long); len(s.StatusMessage) >= len(msg) || s.StatusMessage != tasks.Truncate(msg) {
+		t.Errorf("a stored status message of %d bytes is kept as %d bytes", len(msg), len(s.StatusMessage))
 	}
 }

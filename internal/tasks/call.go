@@ -225,7 +225,7 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 		for key, r := range responses {
 			id, err := requestID(key)
 			if err != nil {
-				return fail(fmt.Errorf("%w: answer to %q: %w", ErrBad, truncate(key), err))
+				return fail(fmt.Errorf("%w: answer to %q: %w", ErrBad, Truncate(key), err))
 			}
 			b, err := json.Marshal(r)
 			if err != nil {
@@ -289,7 +289,7 @@ func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolRes
 			return c.outcome(waitCtx, ctx, w)
 		case statusWorking:
 		default:
-			return nil, fail(fmt.Errorf("%w: unknown status %q", ErrBad, truncate(w.Status)))
+			return nil, fail(fmt.Errorf("%w: unknown status %q", ErrBad, Truncate(w.Status)))
 		}
 		if err := c.wait(waitCtx, interval); err != nil {
 			return c.stopped(ctx, waitCtx, err)

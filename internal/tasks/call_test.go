@@ -320,7 +320,7 @@ func TestRules(t *testing.T) {
 			t.Errorf("interval of %+v = %v, want %v", tc.w, got, tc.want)
 		}
 	}
-	if s := truncate(strings.Repeat("é", maxStatusMessage)); len(s) > maxStatusMessage+len("…") || !strings.HasSuffix(s, "…") || !utf8Valid(s) {
+	if s := Truncate(strings.Repeat("é", maxStatusMessage)); len(s) > maxStatusMessage+len("…") || !strings.HasSuffix(s, "…") || !utf8Valid(s) {
 		t.Errorf("truncate: %d bytes, %q...", len(s), s[:8])
 	}
 	if !Augmented(Required, false) || Augmented(Optional, false) || !Augmented(Optional, true) || Augmented("forbidden", true) || Augmented("", true) {
@@ -345,25 +345,3 @@ func TestRules(t *testing.T) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
-
-// TestStored: a pending task's stored form round-trips; a wrong version
-// or a missing name is refused; status texts are cut.
-func TestStored(t *testing.T) {
-	b, err := Stored{Server: "s", Tool: "t", MCPName: "m", TaskID: "id", Status: "working"}.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := DecodeStored(b)
-	if err != nil || s.Version != storedVersion || s.TaskID != "id" {
-		t.Fatalf("DecodeStored = %+v, %v", s, err)
-	}
-	for _, bad := range []string{`{"version":2,"server":"s","mcpName":"m","taskId":"id"}`, `{"version":1,"server":"s","taskId":"id"}`, `[]`} {
-		if _, err := DecodeStored([]byte(bad)); err == nil {
-			t.Errorf("DecodeStored(%s) accepted", bad)
-		}
-	}
-	long, _ := json.Marshal(Stored{Version: 1, Server: "s", MCPName: "m", TaskID: "id", StatusMessage: strings.Repeat("x", 4*maxStatusMessage)})
-	if s, _ := DecodeStored(long); len(s.StatusMessage) > maxStatusMessage+len("…") {
-		t.Errorf("a stored status message of %d bytes is kept", len(s.StatusMessage))
-	}
-}

@@ -110,7 +110,7 @@ func (l *Line) read() {
 			l.answer(req.ID, []byte(`{}`), nil)
 		case req.Method == MethodElicit && l.take(req):
 		default:
-			l.answer(req.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "not taken on a task line: " + truncate(req.Method)})
+			l.answer(req.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "not taken on a task line: " + Truncate(req.Method)})
 		}
 	}
 }

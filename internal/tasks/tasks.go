@@ -233,14 +233,14 @@ func (w *taskWire) interval() time.Duration {
 // seen returns w's status and message as a client keeps them: cut to
 // maxStatusMessage.
 func (w *taskWire) seen() (status, message string) {
-	return truncate(w.Status), truncate(w.StatusMessage)
+	return Truncate(w.Status), Truncate(w.StatusMessage)
 }
 
 // failure is the error of a task that ended failed or cancelled.
 func (w *taskWire) failure() error {
-	msg := truncate(w.StatusMessage)
+	msg := Truncate(w.StatusMessage)
 	if w.Error != nil {
-		msg = truncate(w.Error.Message)
+		msg = Truncate(w.Error.Message)
 	}
 	if msg == "" {
 		return fmt.Errorf("%w: %s", ErrFailed, w.Status)
@@ -257,8 +257,9 @@ func toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 	return &res, nil
 }
 
-// truncate cuts a server's text about a task to maxStatusMessage bytes.
-func truncate(s string) string {
+// Truncate cuts a server's text about a task to maxStatusMessage bytes,
+// as a client keeps it: live, or stored with a pending task.
+func Truncate(s string) string {
 	if len(s) <= maxStatusMessage {
 		return s
 	}

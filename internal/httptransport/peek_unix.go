@@ -1,6 +1,6 @@
 //go:build unix
 
-package connprobe
+package httptransport
 
 import (
 	"errors"
@@ -15,25 +15,25 @@ import (
 func peek(c net.Conn) int {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return nothing
+		return peekNothing
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return nothing
+		return peekNothing
 	}
-	found := nothing
+	found := peekNothing
 	err = raw.Control(func(fd uintptr) {
 		var b [1]byte
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		switch {
 		case err == nil && n == 0, errors.Is(err, syscall.ECONNRESET):
-			found = ended
+			found = peekEnded
 		case err == nil:
-			found = pending
+			found = peekPending
 		}
 	})
 	if err != nil {
-		return nothing
+		return peekNothing
 	}
 	return found
 }

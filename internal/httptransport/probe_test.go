@@ -1,6 +1,6 @@
 //go:build unix
 
-package connprobe
+package httptransport
 
 import (
 	"io"
@@ -14,7 +14,7 @@ import (
 // probe's answer and the error.
 func post(t *testing.T, client *http.Client, url string) (bool, error) {
 	t.Helper()
-	ctx, p := Trace(t.Context())
+	ctx, p := traceProbe(t.Context())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func post(t *testing.T, client *http.Client, url string) (bool, error) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	return p.Unread(), err
+	return p.unread(), err
 }
 
 // TestUnread: a POST given a pooled connection the server closed is unread

@@ -1,8 +1,10 @@
-// Package connprobe tells whether an HTTP request that failed on a pooled
-// connection was never read by the server, and so may be sent again
-// whatever it does (net/http resends only idempotent requests). A server
-// that closes an idle keep-alive connection (it restarted, or its idle
-// timeout passed) reads nothing written to it afterwards.
+package httptransport
+
+// Whether an HTTP request that failed on a pooled connection was never
+// read by the server, and so may be sent again whatever it does (net/http
+// resends only idempotent requests). A server that closes an idle
+// keep-alive connection (it restarted, or its idle timeout passed) reads
+// nothing written to it afterwards.
 //
 // Two signs tell it: when net/http hands the request a connection from its
 // pool, before writing, the socket is peeked at without waiting and
@@ -10,7 +12,6 @@
 // already there; or net/http found the connection closed before it wrote
 // any of the request. A connection closed after the request was written
 // to it tells nothing: the request may have been read.
-package connprobe
 
 import (
 	"context"
@@ -20,21 +21,21 @@ import (
 	"sync"
 )
 
-// A Probe follows the latest attempt of a request: whether it went out on
+// A probe follows the latest attempt of a request: whether it went out on
 // a pooled connection, whether the server had closed that connection
 // before the request was written, and whether any of it was written.
-type Probe struct {
+type probe struct {
 	mu     sync.Mutex
 	reused bool // the connection came from the pool
 	stale  bool // and the server had closed it
 	wrote  bool // the request's headers were written
 }
 
-// Trace returns ctx with a client trace that follows each attempt of a
-// request sent with it, and the Probe that holds the answer. Traces
+// traceProbe returns ctx with a client trace that follows each attempt of
+// a request sent with it, and the probe that holds the answer. Traces
 // already in ctx still run.
-func Trace(ctx context.Context) (context.Context, *Probe) {
-	p := new(Probe)
+func traceProbe(ctx context.Context) (context.Context, *probe) {
+	p := new(probe)
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			reused := info.Reused && info.WasIdle
@@ -51,11 +52,11 @@ func Trace(ctx context.Context) (context.Context, *Probe) {
 	}), p
 }
 
-// Unread reports whether the latest attempt went out on a pooled
+// unread reports whether the latest attempt went out on a pooled
 // connection and the server cannot have read it: it had closed the
 // connection before the request was written, or nothing of the request
 // was written (net/http found the connection closed first).
-func (p *Probe) Unread() bool {
+func (p *probe) unread() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reused && (p.stale || !p.wrote)
@@ -75,9 +76,9 @@ func closedByPeer(c net.Conn) bool {
 		c = tc.NetConn()
 	}
 	switch peek(c) {
-	case ended:
+	case peekEnded:
 		return true
-	case pending:
+	case peekPending:
 		return isTLS
 	}
 	return false
@@ -85,7 +86,7 @@ func closedByPeer(c net.Conn) bool {
 
 // What a peek at an idle socket finds.
 const (
-	nothing = iota // nothing yet, or it cannot be told
-	pending        // bytes the server sent
-	ended          // the end of stream, or a reset
+	peekNothing = iota // nothing yet, or it cannot be told
+	peekPending        // bytes the server sent
+	peekEnded          // the end of stream, or a reset
 )

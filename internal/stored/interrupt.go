@@ -1,4 +1,4 @@
-package elicit
+package stored
 
 // A stored interrupt: the JSON the root package's Interrupt marshals to,
 // before sealing, and the checks its decoding makes.
@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/stored"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Stored is the wire form of an interrupt.
-type Stored struct {
-	Version int    `json:"version"` // storedVersion
+// Interrupt is the wire form of the root package's Interrupt.
+type Interrupt struct {
+	Version int    `json:"version"` // interruptVersion
 	Kind    string `json:"kind"`    // KindInputRequired or KindURLRequired
 	Server  string `json:"server"`
 	Tool    string `json:"tool"`
@@ -46,9 +46,9 @@ type Stored struct {
 	InputResponses json.RawMessage `json:"inputResponses,omitempty"`
 }
 
-// storedVersion is the version of [Stored] that [Encode] writes and
-// [Decode] reads.
-const storedVersion = 1
+// interruptVersion is the version of [Interrupt] that [Interrupt.Encode]
+// writes and [DecodeInterrupt] reads.
+const interruptVersion = 1
 
 // The kinds of a stored interrupt: what the server answered the call with.
 const (
@@ -58,27 +58,28 @@ const (
 
 // Encode returns the JSON of w, of the current version, with the server's
 // requests and the call's arguments (nil: none).
-func Encode(w Stored, requests mcp.InputRequestMap, args map[string]any) ([]byte, error) {
+func (w Interrupt) Encode(requests mcp.InputRequestMap, args map[string]any) ([]byte, error) {
 	reqs, err := json.Marshal(requests)
 	if err != nil {
 		return nil, fmt.Errorf("requests: %w", err)
 	}
-	w.Version, w.InputRequests = storedVersion, reqs
-	if w.Arguments, err = stored.EncodeArguments(args); err != nil {
+	w.Version, w.InputRequests = interruptVersion, reqs
+	if w.Arguments, err = EncodeArguments(args); err != nil {
 		return nil, err
 	}
 	return json.Marshal(w)
 }
 
-// Decode decodes payload, a stored interrupt, and checks it: its version
-// and kind, no stored answers, its requests ([DecodeRequests]), a server,
-// a tool and requests present, and a round between 1 and maxRounds.
-func Decode(payload []byte, maxRounds int) (Stored, mcp.InputRequestMap, error) {
-	var w Stored
+// DecodeInterrupt decodes payload, a stored interrupt, and checks it: its
+// version and kind, no stored answers, its requests
+// ([elicit.DecodeRequests]), a server, a tool and requests present, and a
+// round between 1 and maxRounds. Its arguments are [Arguments]' to decode.
+func DecodeInterrupt(payload []byte, maxRounds int) (Interrupt, mcp.InputRequestMap, error) {
+	var w Interrupt
 	if err := json.Unmarshal(payload, &w); err != nil {
 		return w, nil, err
 	}
-	if w.Version != storedVersion {
+	if w.Version != interruptVersion {
 		return w, nil, fmt.Errorf("unsupported version %d", w.Version)
 	}
 	if w.Kind != KindInputRequired && w.Kind != KindURLRequired {
@@ -87,7 +88,7 @@ func Decode(payload []byte, maxRounds int) (Stored, mcp.InputRequestMap, error) 
 	if len(w.InputResponses) > 0 && string(w.InputResponses) != "null" {
 		return w, nil, errors.New("stored input responses are not accepted: answers come only from Resume")
 	}
-	requests, err := DecodeRequests(w.InputRequests)
+	requests, err := elicit.DecodeRequests(w.InputRequests)
 	if err != nil {
 		return w, nil, err
 	}

@@ -1,18 +1,17 @@
-// Package cachekey spells the keys with which the adapter gets past
-// go-sdk's list cache (the root package's sdkcache.go). A key is the
-// prefix, a slot number, then "\x00" and the real key (a lookup, always a
-// miss in the SDK's cache), or "\x01" (a purge, never sent). The SDK
-// stores the answer under the prefix and the slot number alone. It is pure
-// and knows nothing of the adapter.
-package cachekey
+package sdkcache
+
+// The keys with which the adapter gets past go-sdk's list cache. A key is
+// the prefix, a slot number, then "\x00" and the real key (a lookup,
+// always a miss in the SDK's cache), or "\x01" (a purge, never sent). The
+// SDK stores the answer under the prefix and the slot number alone.
 
 import (
 	"strconv"
 	"strings"
 )
 
-// prefix starts every key of this package; no server's cursor or URI
-// starts with a NUL.
+// prefix starts every key of [Lookup] and [Purge]; no server's cursor or
+// URI starts with a NUL.
 const prefix = "\x00mcpadapter-uncached\x00"
 
 // Lookup is the key of a lookup of key whose answer the SDK is to store in
@@ -24,10 +23,10 @@ func Lookup(n int, key string) string {
 // Purge is the key that makes the SDK store an empty page in slot n.
 func Purge(n int) string { return prefix + strconv.Itoa(n) + "\x01" }
 
-// Parse reads a key of [Lookup] or [Purge]: the slot the SDK is to store
+// parseKey reads a key of [Lookup] or [Purge]: the slot the SDK is to store
 // the answer under, and the real key of a lookup or purge true. ok is
 // false for any other string.
-func Parse(s string) (slot, key string, purge, ok bool) {
+func parseKey(s string) (slot, key string, purge, ok bool) {
 	rest, found := strings.CutPrefix(s, prefix)
 	if !found {
 		return "", "", false, false

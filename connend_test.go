@@ -1,4 +1,4 @@
-package endwatch
+package mcpadapter
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestSignal: the watch starts on the second of the two events, once,
+// TestEndSignal: the watch starts on the second of the two events, once,
 // whichever comes first; a sign before the attach counts only through
 // Sign, not SignAttached.
-func TestSignal(t *testing.T) {
+func TestEndSignal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		runs := 0
-		s := New(func() { runs++ })
+		s := newEndSignal(func() { runs++ })
 		s.SignAttached() // before the attach: not a sign
 		s.Sign()
 		s.Sign()
@@ -31,7 +31,7 @@ func TestSignal(t *testing.T) {
 		}
 
 		runs = 0
-		s = New(func() { runs++ })
+		s = newEndSignal(func() { runs++ })
 		s.SignAttached()
 		s.Attach()
 		synctest.Wait()
@@ -46,23 +46,23 @@ func TestSignal(t *testing.T) {
 	})
 }
 
-// failing is a connection whose Read fails with err.
-type failing struct {
+// failingRead is a connection whose Read fails with err.
+type failingRead struct {
 	mcp.Connection
 	err error
 }
 
-func (f failing) Read(context.Context) (jsonrpc.Message, error) { return nil, f.err }
+func (f failingRead) Read(context.Context) (jsonrpc.Message, error) { return nil, f.err }
 
-// TestConn: the first failed Read is the sign, and its error is kept.
-func TestConn(t *testing.T) {
+// TestEndConn: the first failed Read is the sign, and its error is kept.
+func TestEndConn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		runs := 0
 		first := errors.New("first")
-		c := &Conn{Connection: failing{err: first}, End: New(func() { runs++ })}
+		c := &endConn{Connection: failingRead{err: first}, End: newEndSignal(func() { runs++ })}
 		c.End.Attach()
 		c.Read(t.Context())
-		c.Connection = failing{err: errors.New("second")}
+		c.Connection = failingRead{err: errors.New("second")}
 		c.Read(t.Context())
 		synctest.Wait()
 		if runs != 1 || c.ReadErr() != first {
