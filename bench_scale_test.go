@@ -27,8 +27,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -50,7 +50,7 @@ type jsDriver struct {
 }
 
 // startJS starts the JS driver, or skips b when Node.js, the pinned JS
-// adapter or server-everything is missing (see internal/extserver).
+// adapter or server-everything is missing (see internal/testing/extserver).
 func startJS(b *testing.B) *jsDriver {
 	b.Helper()
 	node, script := extserver.Everything(b)

@@ -29,8 +29,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -398,7 +398,7 @@ func BenchmarkCall(b *testing.B) {
 // BenchmarkInvokeNPM compares Tool.Invoke with the raw CallTool against a
 // third-party server: the echo tool of the pinned npm package
 // @modelcontextprotocol/server-everything, over stdio. It is skipped when
-// Node.js or the package is missing (see internal/extserver), unless
+// Node.js or the package is missing (see internal/testing/extserver), unless
 // MCPADAPTER_REQUIRE_INTEGRATION=1.
 func BenchmarkInvokeNPM(b *testing.B) {
 	b.Run("impl=raw", func(b *testing.B) {
@@ -532,7 +532,7 @@ func BenchmarkOverhead(b *testing.B) {
 
 // npmEverything returns the stdio Server of the pinned npm package
 // @modelcontextprotocol/server-everything, or skips b (see
-// internal/extserver).
+// internal/testing/extserver).
 func npmEverything(b *testing.B) Server {
 	node, script := extserver.Everything(b)
 	return Server{Command: node, Args: []string{script, "stdio"}}

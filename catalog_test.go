@@ -14,7 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -3,7 +3,7 @@ package mcpadapter
 import (
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // TestCloseCancelsHTTPCalls: Close over Streamable HTTP cancels the calls in

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // concurrentCalls is the number of calls TestConcurrentInvoke starts at

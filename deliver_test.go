@@ -14,7 +14,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/llms"
 )

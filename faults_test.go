@@ -1,7 +1,7 @@
 package mcpadapter
 
 // Fault tests: servers that die, hang, answer slowly or send what they
-// should not (internal/faultserver), and the safety rules (URLs never run,
+// should not (internal/testing/faultserver), and the safety rules (URLs never run,
 // commands never through a shell, credentials never cross servers, URLs of
 // elicitations never opened). Each test names the fault it pins; the
 // closing report of issue 8 tabulates them.
@@ -23,8 +23,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/outputschema"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

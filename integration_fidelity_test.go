@@ -23,7 +23,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/llms"
 )

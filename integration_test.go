@@ -3,10 +3,10 @@ package mcpadapter_test
 // Integration tests against MCP servers that nobody here wrote:
 //
 //   - go-sdk's conformance everything-server, built from the module cache
-//     (internal/everything), over stdio, stateless Streamable HTTP (modern
+//     (internal/testing/everything), over stdio, stateless Streamable HTTP (modern
 //     era) and stateful Streamable HTTP (legacy era);
 //   - @modelcontextprotocol/server-everything, the reference server of the
-//     TypeScript SDK, from the npm registry (pinned in internal/extserver),
+//     TypeScript SDK, from the npm registry (pinned in internal/testing/extserver),
 //     over stdio, Streamable HTTP and SSE.
 //
 // The npm tests skip, naming what is missing, when node or npm are not
@@ -28,8 +28,8 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/everything"
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/everything"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/agents"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"

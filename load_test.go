@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // TestLoadWithServerRestart runs 1000 goroutines calling tools of four

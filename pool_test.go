@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // liveHeap returns the bytes of live heap objects, after two collections

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 )
 
 // hostEnv makes the test binary run TestStdioServerDiesWithHost's host.

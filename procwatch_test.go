@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 )
 
 // withAndWithoutWatcher runs test with the stdio servers of the Adapters

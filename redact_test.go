@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // secretURL puts a password and a token into the URL of an httptest

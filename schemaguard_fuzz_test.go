@@ -10,7 +10,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/outputschema"
 	"github.com/mcpadapter/mcpadapter/internal/schemaguard"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/internal/toolsearch"
 )
 

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // BenchmarkState: sealing (json.Marshal of a value made by an Adapter

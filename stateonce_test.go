@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/seal"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // testKey is a StateKey of the tests of this file; otherKey replaces it.

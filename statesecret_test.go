@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 )
 
 // A sessionRecorder passes requests to a server and records every

@@ -17,8 +17,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 )
 
 // closeWithin closes a and fails the test if Close does not return within

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

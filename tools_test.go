@@ -17,7 +17,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/callinput"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 func TestMain(m *testing.M) { testserver.Main(m) }

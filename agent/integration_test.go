@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"

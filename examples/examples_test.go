@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 )
 
 // expect lists, per example, lines or fragments its output must contain. An

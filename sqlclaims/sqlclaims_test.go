@@ -21,7 +21,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/mcpadapter/mcpadapter"
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 	"github.com/mcpadapter/mcpadapter/sqlclaims"
 )
 

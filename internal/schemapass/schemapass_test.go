@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

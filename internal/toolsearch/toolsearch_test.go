@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 func TestTokens(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/mcpadapter/mcpadapter/internal/faultserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

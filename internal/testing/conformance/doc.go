@@ -1,5 +1,5 @@
 // Package conformance runs the official MCP conformance suite (the npm
-// package @modelcontextprotocol/conformance, pinned in internal/extserver)
+// package @modelcontextprotocol/conformance, pinned in internal/testing/extserver)
 // against mcpadapter, in the suite's client mode.
 //
 // The client the suite drives is the program in ./client: it does every
@@ -12,9 +12,9 @@
 //
 // Run it alone with
 //
-//	go test -v -run Conformance ./internal/conformance
+//	go test -v -run Conformance ./internal/testing/conformance
 //
-// The suite needs Node.js 22 or later; internal/extserver finds it, or
+// The suite needs Node.js 22 or later; internal/testing/extserver finds it, or
 // installs it from npm, as it finds the suite ($MCPADAPTER_CONFORMANCE, or
 // the user cache directory). Without them the test skips, unless
 // MCPADAPTER_REQUIRE_INTEGRATION=1.

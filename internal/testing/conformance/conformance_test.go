@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 )
 
 // specVersions are the protocol versions a scenario is run at, each where

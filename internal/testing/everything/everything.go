@@ -30,7 +30,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/extserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/extserver"
 )
 
 // Package is the import path of the server's main package.

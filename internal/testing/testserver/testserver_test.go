@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 func TestMain(m *testing.M) { testserver.Main(m) }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpadapter/mcpadapter/internal/testserver"
+	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
 // TestCatalog: each product has 100 tools with distinct names, in the

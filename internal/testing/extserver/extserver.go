@@ -365,7 +365,7 @@ func (b *syncBuffer) Bytes() []byte {
 	return bytes.Clone(b.buf.Bytes())
 }
 
-// The official MCP conformance suite, for internal/conformance.
+// The official MCP conformance suite, for internal/testing/conformance.
 const (
 	// ConformanceEnv names the directory of an installed
 	// @modelcontextprotocol/conformance package (the directory that holds
