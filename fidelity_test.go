@@ -16,9 +16,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/outputschema"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/mcpadapter/mcpadapter/mcpadaptertest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
