@@ -41,6 +41,7 @@ type Adapter struct {
 	tracer  *observe.Tracer  // nil: no spans
 	metrics *observe.Metrics // nil: no metrics
 	callIDs atomic.Uint64    // ids of calls not made by a model
+	limit   int              // what one result gives the model, in characters (Config.ResultBudget); -1: no bound
 
 	policy   toolPolicy // names, filters, output schemas: read-only
 	pool     pool
@@ -70,7 +71,7 @@ func New(cfg Config) (*Adapter, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Adapter{cfg: cfg, logger: logger, tracer: observe.NewTracer(cfg.TracerProvider, errorType), metrics: observe.NewMetrics(cfg.MeterProvider, logger, errorType)}
+	a := &Adapter{cfg: cfg, logger: logger, tracer: observe.NewTracer(cfg.TracerProvider, errorType), metrics: observe.NewMetrics(cfg.MeterProvider, logger, errorType), limit: budgetLimit(cfg.ResultBudget)}
 	a.policy = toolPolicy{cfg: &a.cfg, logger: logger}
 	a.elicit = elicitor{handler: cfg.ElicitationHandler, logger: logger}
 	a.pool = pool{cfg: &a.cfg, logger: logger, metrics: a.metrics, dials: perServer[atomic.Int64](servers), dialer: dialer{a: a}}

@@ -89,12 +89,20 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 		if err != nil {
 			return t.invalidInput(err), nil
 		}
-		return t.answered(t.run(ctx, args, "", false))
+		res, err := t.run(ctx, args, "", false)
+		if err != nil {
+			return t.answered(res, err) // what the model can act on stays a result
+		}
+		return res, nil
 	})
 	if err != nil {
 		return "", err
 	}
-	return modeltext.Cut(res.Text(), budgetLimit(t.resultBudget())), nil
+	text := res.Text()
+	if limit := t.a.limit; limit >= 0 && len(text) > limit { // most results fit: nothing to cut
+		text = modeltext.Cut(text, limit)
+	}
+	return text, nil
 }
 
 // A toolInput is the callbacks' view of a call's input. It is only computed
