@@ -358,6 +358,14 @@ func (t *Tool) timeout() time.Duration {
 	return t.conn.cfg.DefaultToolTimeout
 }
 
+// timeoutSetting names the setting [Tool.timeout] reads, for errors.
+func (t *Tool) timeoutSetting() string {
+	if t.a.cfg.DefaultToolTimeout > 0 {
+		return "Config.DefaultToolTimeout"
+	}
+	return fmt.Sprintf("Server.DefaultToolTimeout of %q", t.server)
+}
+
 // callToolOp is the [ServerError] Op of a failed call of the tool mcpName.
 // It is built when a call fails, not for every call.
 func callToolOp(mcpName string) string { return fmt.Sprintf("call tool %q", mcpName) }

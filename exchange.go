@@ -11,9 +11,11 @@ package mcpadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
@@ -157,6 +159,7 @@ func (c *conn) closeCall(oc *openCall) (refused string) {
 // notification. It is traced, and asks for progress when someone listens.
 func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	a, t := c.a, info.t
+	caller := ctx
 	var touch func()
 	if info.timeout > 0 {
 		var release func()
@@ -178,13 +181,55 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 		meta["progressToken"] = token
 	}
 	raw, res, err := c.callTool(ctx, t.name, t.desc.Name, args, responses, state, meta)
-	if err != nil {
-		if idle, ok := context.Cause(ctx).(*deliver.NoProgress); ok {
-			err = serverError(c.server, callToolOp(t.desc.Name), idle)
+	if err != nil && ctx.Err() != nil {
+		if te := roundTimeout(caller, ctx, info, &a.cfg); te != nil {
+			err = serverError(c.server, callToolOp(t.desc.Name), te)
 		}
 	}
 	traced(res != nil && res.IsError || res == nil && raw != nil && raw.IsError, err)
 	return raw, res, err
+}
+
+// A timeoutError is a round that ran past a bound: the error names the
+// setting (or the caller's own deadline), and is a
+// [context.DeadlineExceeded] for [errors.Is].
+type timeoutError struct {
+	d       time.Duration // the bound; 0 for the caller's own deadline
+	setting string        // what set it, as the user writes it
+	idle    bool          // no progress within d (Config.ResetTimeoutOnProgress)
+}
+
+func (e *timeoutError) Error() string {
+	switch {
+	case e.idle:
+		return fmt.Sprintf("the tool reported no progress within %v (%s, reset by progress: Config.ResetTimeoutOnProgress): %v", e.d, e.setting, context.DeadlineExceeded)
+	case e.d == 0:
+		return fmt.Sprintf("the tool did not answer before %s: %v", e.setting, context.DeadlineExceeded)
+	}
+	return fmt.Sprintf("the tool did not answer within %v (%s): %v", e.d, e.setting, context.DeadlineExceeded)
+}
+
+// Unwrap returns [context.DeadlineExceeded].
+func (e *timeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// roundTimeout returns the bound that a round of the call info describes
+// ran past, ctx being the round's context derived from caller's, or nil
+// when ctx ended otherwise (cancelled, or the connection closed).
+func roundTimeout(caller, ctx context.Context, info *callInfo, cfg *Config) *timeoutError {
+	if errors.Is(caller.Err(), context.DeadlineExceeded) {
+		return &timeoutError{setting: "the caller's context deadline"}
+	}
+	setting := info.t.timeoutSetting()
+	if idle, ok := context.Cause(ctx).(*deliver.NoProgress); ok { // ends ctx as cancelled
+		return &timeoutError{d: idle.Idle, setting: setting, idle: true}
+	}
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil
+	}
+	if cfg.ResetTimeoutOnProgress && cfg.MaxToolTimeout > 0 && info.timeout > 0 {
+		return &timeoutError{d: cfg.MaxToolTimeout, setting: "Config.MaxToolTimeout"}
+	}
+	return &timeoutError{d: info.timeout, setting: setting}
 }
 
 // request starts a request of the call info describes to the tool on c:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -75,20 +74,18 @@ func (t *Tool) TimedOut(ctx context.Context, err error) (text string, ok bool) {
 		"Try again, take another way, or tell the user.", t.name, within), true
 }
 
-// boundOf returns the bound that err, a timeout of a call of t, ran into,
-// and how to say it; 0 when it is not known.
+// boundOf returns the bound that err, a timeout of a call of t, ran into
+// (the round's timeoutError, exchange.go), and how to say it; 0 when it is
+// not known.
 func (t *Tool) boundOf(err error) (time.Duration, string) {
-	var idle *deliver.NoProgress
+	var te *timeoutError
 	switch {
-	case errors.As(err, &idle):
-		return idle.Idle, "nor report progress within"
-	case t.a == nil || t.conn == nil:
+	case !errors.As(err, &te) || te.d == 0:
 		return 0, ""
-	case t.a.cfg.ResetTimeoutOnProgress:
-		// Not idle: the call ran into Config.MaxToolTimeout.
-		return t.a.cfg.MaxToolTimeout, "within"
+	case te.idle:
+		return te.d, "nor report progress within"
 	}
-	return t.timeout(), "within"
+	return te.d, "within"
 }
 
 // timedOut returns the isError result the model reads in place of err,
