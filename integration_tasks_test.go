@@ -1,9 +1,18 @@
 package mcpadapter_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,5 +198,208 @@ func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	res, err = integAdapter(t, srv, nil).CollectTask(ctx, &stored)
 	if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v; want the report", res, err)
+	}
+}
+
+// sessionProxy is a reverse proxy in front of an MCP server that records
+// every Mcp-Session-Id it sees, in requests and in responses, and counts
+// the requests that pass.
+type sessionProxy struct {
+	mu       sync.Mutex
+	sessions map[string]bool
+	requests int
+}
+
+// newSessionProxy starts a sessionProxy in front of the server at target
+// and returns it with the URL that reaches target through it.
+func newSessionProxy(t *testing.T, target string) (*sessionProxy, string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &sessionProxy{sessions: map[string]bool{}}
+	origin := &url.URL{Scheme: u.Scheme, Host: u.Host}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(origin)
+			p.record(pr.In.Header.Get("Mcp-Session-Id"), true)
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			p.record(resp.Header.Get("Mcp-Session-Id"), false)
+			return nil
+		},
+	}
+	hs := httptest.NewServer(rp)
+	t.Cleanup(hs.Close)
+	return p, hs.URL + u.Path
+}
+
+// record notes a session id (if any) and, for a request, counts it.
+func (p *sessionProxy) record(id string, request bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if request {
+		p.requests++
+	}
+	if id != "" {
+		p.sessions[id] = true
+	}
+}
+
+// seen returns the session ids recorded and the count of requests.
+func (p *sessionProxy) seen() ([]string, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.sessions)), p.requests
+}
+
+// editBox returns stored state b with one character inside its sealed box
+// changed.
+func editBox(t *testing.T, b []byte) []byte {
+	t.Helper()
+	const field = `"box":"`
+	start := bytes.Index(b, []byte(field))
+	if start < 0 {
+		t.Fatalf("no box in %s", b)
+	}
+	start += len(field)
+	end := bytes.IndexByte(b[start:], '"')
+	if end < 8 {
+		t.Fatalf("box too short in %s", b)
+	}
+	out := bytes.Clone(b)
+	i := start + end/2
+	if out[i] == 'A' {
+		out[i] = 'B'
+	} else {
+		out[i] = 'A'
+	}
+	return out
+}
+
+// TestIntegrationSealedStateNPM: against server-everything over Streamable
+// HTTP behind a proxy that records every Mcp-Session-Id, the JSON of a
+// sealed PendingTask and of a task Interrupt holds no session id (in
+// clear, base64 or hex); an Adapter with another key, or an edited byte,
+// refuses them before any I/O; a second Adapter with the same key resumes
+// and collects them.
+func TestIntegrationSealedStateNPM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	proxy, addr := newSessionProxy(t, npmEverything(t, "streamableHttp").URL)
+	srv := mcpadapter.Server{URL: addr}
+	key := []byte("0123456789abcdef0123456789abcdef")
+	withKey := func(k []byte) func(*mcpadapter.Config) {
+		return func(cfg *mcpadapter.Config) { cfg.StateKey = k }
+	}
+
+	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}, StateKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := integTool(t, integTools(t, ctx, a), researchTool)
+	var intr *mcpadapter.Interrupt
+	if _, err := tool.Invoke(ctx, map[string]any{"topic": "tides", "ambiguous": true}); !errors.As(err, &intr) || len(intr.Requests) != 1 {
+		t.Fatalf("Invoke(ambiguous) = %v, want a task's *Interrupt with the clarification", err)
+	}
+	var pt *mcpadapter.PendingTask
+	if _, err := tool.Invoke(mcpadapter.WithPendingTask(ctx), map[string]any{"topic": "reefs"}); !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
+	}
+	question, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := json.Marshal(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	sessions, before := proxy.seen()
+	if len(sessions) == 0 {
+		t.Fatal("the proxy saw no Mcp-Session-Id, so this test shows nothing")
+	}
+	for name, b := range map[string][]byte{"task interrupt": question, "pending task": task} {
+		for _, s := range sessions {
+			for enc, v := range map[string]string{
+				"clear": s, "hex": hex.EncodeToString([]byte(s)), "HEX": strings.ToUpper(hex.EncodeToString([]byte(s))),
+				"base64": base64.StdEncoding.EncodeToString([]byte(s)), "raw base64": base64.RawStdEncoding.EncodeToString([]byte(s)),
+				"base64url": base64.URLEncoding.EncodeToString([]byte(s)), "raw base64url": base64.RawURLEncoding.EncodeToString([]byte(s)),
+			} {
+				if bytes.Contains(b, []byte(v)) {
+					t.Errorf("%s: the session id %q is in its JSON (%s): %s", name, s, enc, b)
+				}
+			}
+		}
+	}
+
+	// Another key, or an edited byte: refused, and nothing reaches the
+	// server.
+	c := integAdapter(t, srv, withKey([]byte("another key, another deployment!")))
+	b := integAdapter(t, srv, withKey(key))
+	for name, use := range map[string]func(*mcpadapter.Adapter, []byte) error{
+		"resume": func(a *mcpadapter.Adapter, s []byte) error {
+			var in mcpadapter.Interrupt
+			if err := json.Unmarshal(s, &in); err != nil {
+				return err
+			}
+			_, err := a.Resume(ctx, &in, mcpadapter.Answered(nil))
+			return err
+		},
+		"collect": func(a *mcpadapter.Adapter, s []byte) error {
+			var p mcpadapter.PendingTask
+			if err := json.Unmarshal(s, &p); err != nil {
+				return err
+			}
+			_, err := a.CollectTask(ctx, &p)
+			return err
+		},
+		"cancel": func(a *mcpadapter.Adapter, s []byte) error {
+			var p mcpadapter.PendingTask
+			if err := json.Unmarshal(s, &p); err != nil {
+				return err
+			}
+			return a.CancelTask(ctx, &p)
+		},
+	} {
+		state := task
+		if name == "resume" {
+			state = question
+		}
+		if err := use(c, state); !errors.Is(err, mcpadapter.ErrTamperedState) {
+			t.Errorf("%s with another key: %v, want ErrTamperedState", name, err)
+		}
+		if err := use(b, editBox(t, state)); !errors.Is(err, mcpadapter.ErrTamperedState) {
+			t.Errorf("%s of an edited byte: %v, want ErrTamperedState", name, err)
+		}
+	}
+	if _, after := proxy.seen(); after != before {
+		t.Errorf("%d requests for the refused state, want none", after-before)
+	}
+
+	// The same key on a new Adapter: the question answered, the task
+	// collected.
+	var in mcpadapter.Interrupt
+	if err := json.Unmarshal(question, &in); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Unseal(&in); err != nil || len(in.Requests) != 1 {
+		t.Fatalf("Unseal = %v, requests %+v; want the clarification", err, in.Requests)
+	}
+	res, err := b.Resume(ctx, &in, mcpadapter.Answered(map[string]mcpadapter.Answer{
+		in.Requests[0].Key: {Action: mcpadapter.Accept, Content: map[string]any{"interpretation": "historical"}},
+	}))
+	if err != nil || !strings.Contains(res.Text(), "# Research Report: tides (historical)") {
+		t.Fatalf("Resume on another Adapter = %v, %v; want the report with the clarification", res, err)
+	}
+	var stored mcpadapter.PendingTask
+	if err := json.Unmarshal(task, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = b.CollectTask(ctx, &stored); err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
+		t.Fatalf("CollectTask on another Adapter = %v, %v; want the report", res, err)
 	}
 }
