@@ -68,6 +68,20 @@ type Config struct {
 	// the task, not the task.
 	TaskWait time.Duration
 
+	// KeptSessionMaxAge bounds how long the Adapter keeps a legacy
+	// Streamable HTTP session open after its connection closed (evicted,
+	// idle, replaced) for tasks handed out on it, a [*PendingTask] or a
+	// task's [*Interrupt] not yet collected, resumed or cancelled: past
+	// it, the session is ended (a DELETE) and the server may drop its
+	// tasks. 0 means [DefaultKeptSessionMaxAge] (4 hours). A kept session
+	// is ended sooner once every task handed out on it settled through
+	// any connection of the Adapter, and the oldest when the Adapter
+	// keeps more than 1,024. go-sdk's StreamableHTTPHandler never expires
+	// idle sessions by default (SessionTimeout 0), nor does
+	// server-everything: this age is what ends a session whose tasks
+	// were never collected.
+	KeptSessionMaxAge time.Duration
+
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
 	// returns nil, the server is skipped; a server that could not be dialed

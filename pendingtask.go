@@ -110,7 +110,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err := tc.f.Cancel(ctx); err != nil {
 		return tc.callErr(err)
 	}
-	tc.route.Settled(tc.p.TaskID)
+	tc.settled()
 	return nil
 }
 

@@ -64,10 +64,11 @@ type Tasks interface {
 	// no Mcp-Session-Id carries session, and version as its
 	// MCP-Protocol-Version when it sets none.
 	Join() (session, version string)
-	// Keep reports whether the session is kept when the connection
-	// closes: its DELETE is not sent (it is answered 204 here), for the
-	// tasks that live on the session are awaited elsewhere.
-	Keep() bool
+	// Keep reports whether session (the id the DELETE carries) is kept
+	// when the connection closes: its DELETE is not sent (it is answered
+	// 204 here), for the tasks that live on the session are awaited
+	// elsewhere.
+	Keep(session string) bool
 }
 
 // A Transport is the http.RoundTripper of one connection attempt. Its
@@ -140,7 +141,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.Method == http.MethodDelete {
 		t.opts.Ended()
-		if t.opts.Tasks != nil && t.opts.Tasks.Keep() {
+		if t.opts.Tasks != nil && t.opts.Tasks.Keep(req.Header.Get(SessionIDHeader)) {
 			return kept(req), nil
 		}
 	}

@@ -41,7 +41,7 @@
 //     interrupt keyed by its request id, answered later by id on the same
 //     session, from any process; a pending task stores its session too,
 //     and the connection that handed it out does not end the session
-//     (Route, Handed). A session the server refuses as unknown is tried
+//     (Route; the root records the sessions kept: Kept). A session the server refuses as unknown is tried
 //     once on the adapter's own session, where a durable store may still
 //     have the task.
 //     Over other transports go-sdk reads the stream: the adapter's
