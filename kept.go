@@ -65,11 +65,14 @@ func (k *keptSessions) Join() (session, version string) { return "", "" }
 // Sessions past the bound or the age are ended.
 func (k *keptSessions) Keep(session string) bool {
 	now := time.Now()
-	keep, ended := k.Kept.Keep(session, now)
+	server, ended := k.Kept.Keep(session, now)
 	aged, next := k.Expired(now)
+	if server != "" {
+		k.logger.Debug("mcpadapter: session kept for the tasks handed out on it", "server", server)
+	}
 	k.end(append(ended, aged...))
 	k.arm(next)
-	return keep
+	return server != ""
 }
 
 // handOut records the state of id handed out for task, which lives on

@@ -126,8 +126,9 @@ func (k *Kept) Settle(session, task string) *Ending {
 
 // Keep reports whether the connection of session, closing at now, keeps
 // it (its DELETE is not sent): tasks handed out on it are not seen to end.
-// It returns the kept sessions to end now, past Max: the oldest first.
-func (k *Kept) Keep(session string, now time.Time) (keep bool, ended []Ending) {
+// It returns the server of a kept session ("": not kept), and the kept
+// sessions to end now, past Max: the oldest first.
+func (k *Kept) Keep(session string, now time.Time) (server string, ended []Ending) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if s := k.sessions[session]; s != nil && s.kept.IsZero() {
@@ -137,7 +138,6 @@ func (k *Kept) Keep(session string, now time.Time) (keep bool, ended []Ending) {
 			s.kept = now
 		}
 	}
-	keep = k.sessions[session] != nil
 	for {
 		var oldest string
 		var n int
@@ -153,10 +153,12 @@ func (k *Kept) Keep(session string, now time.Time) (keep bool, ended []Ending) {
 		if n <= k.Max {
 			break
 		}
-		keep = keep && oldest != session
 		ended = append(ended, *k.dropLocked(oldest, WhyBound))
 	}
-	return keep, ended
+	if s := k.sessions[session]; s != nil {
+		server = s.server
+	}
+	return server, ended
 }
 
 // Expired drops and returns the kept sessions older than MaxAge at now,

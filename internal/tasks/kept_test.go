@@ -29,7 +29,7 @@ func TestKept(t *testing.T) {
 	if e := k.Settle("s1", "t1"); e != nil || k.Session("st1", "srv", "t1") != "" {
 		t.Errorf("Settle of one task of an open session = %+v, its state still found: %v", e, k.Session("st1", "srv", "t1") != "")
 	}
-	if keep, ended := k.Keep("s1", t0); !keep || len(ended) != 0 {
+	if keep, ended := k.Keep("s1", t0); keep != "srv" || len(ended) != 0 {
 		t.Fatalf("Keep(s1) = %v, %v; want kept, nothing ended", keep, ended)
 	}
 	if n := k.Counts()["srv"]; n != 1 {
@@ -48,7 +48,7 @@ func TestKept(t *testing.T) {
 	if e := k.Settle("s2", "t3"); e != nil {
 		t.Errorf("Settle on an open session = %+v, want nothing to end", e)
 	}
-	if keep, _ := k.Keep("s2", t0); keep {
+	if keep, _ := k.Keep("s2", t0); keep != "" {
 		t.Error("a session with nothing handed out is kept")
 	}
 
@@ -56,8 +56,8 @@ func TestKept(t *testing.T) {
 	for i, s := range []string{"a", "b", "c"} {
 		k.HandOut(s, "srv", "t-"+s, "st-"+s, end)
 		keep, ended := k.Keep(s, t0.Add(time.Duration(i)*time.Minute))
-		if !keep {
-			t.Errorf("Keep(%s) = false", s)
+		if keep != "srv" {
+			t.Errorf("Keep(%s) = %q, want kept", s, keep)
 		}
 		if i < 2 && len(ended) != 0 || i == 2 && (len(ended) != 1 || ended[0].Session != "a" || ended[0].Why != WhyBound) {
 			t.Errorf("Keep(%s) ended %+v", s, ended)
