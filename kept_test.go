@@ -54,7 +54,9 @@ type keptLog struct {
 	ended chan string
 }
 
-func newKeptLog() *keptLog { return &keptLog{kept: make(chan struct{}, 64), ended: make(chan string, 64)} }
+func newKeptLog() *keptLog {
+	return &keptLog{kept: make(chan struct{}, 64), ended: make(chan string, 64)}
+}
 
 func (h *keptLog) Enabled(context.Context, slog.Level) bool { return true }
 func (h *keptLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
