@@ -53,6 +53,7 @@ type PendingTask struct {
 	tool      *Tool       // the tool that made it; nil after JSON decoding
 	principal string      // whom the call acted for
 	session   string      // the legacy Streamable HTTP session the task lives on, or ""
+	unstored  bool        // decoded state: it lives on a session whose id was not stored
 	seal      stateSeal
 }
 
@@ -61,11 +62,42 @@ func (p *PendingTask) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s: collect it later", p.Server, p.Tool, p.TaskID, p.Status)
 }
 
-// rebind returns a copy of p for a follow by t under principal, which
-// reports the task's status afresh.
-func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
+// ErrNeedsStateKey is returned, wrapped in a [*ServerError], when a
+// [*PendingTask] or a task's [*Interrupt] stored without [Config.StateKey]
+// is collected, cancelled or resumed on another Adapter than the one that
+// made it (or on that one after its Close), and its task lives on its
+// server's session: a legacy Streamable HTTP server binds a task to the
+// session that made it, and a session's id, which lets whoever holds it
+// act on the session, is stored only sealed. Without a key the Adapter
+// that made the state keeps the id in memory, and follows the task
+// there. To follow such tasks from any Adapter, give every one the same
+// StateKey. Nothing is sent.
+var ErrNeedsStateKey = errors.New("mcpadapter: the task's session was not stored (no Config.StateKey): only the Adapter that made the state can follow the task")
+
+// sessionOf returns the session p's task lives on, for a follow by t of
+// the state of id state: p's own, or, for state stored without it, the one
+// t's Adapter recorded when it handed that state out (keptSessions), else
+// [ErrNeedsStateKey].
+func (p *PendingTask) sessionOf(t *Tool, state string) (string, error) {
+	if p.session != "" || !p.unstored {
+		return p.session, nil
+	}
+	if s := t.conn.gen.kept.Session(state, p.Server, p.TaskID); s != "" {
+		return s, nil
+	}
+	return "", serverError(t.server, callToolOp(t.desc.Name), ErrNeedsStateKey)
+}
+
+// rebind returns a copy of p, the task of the state of id state, for a
+// follow by t under principal, which reports the task's status afresh
+// (sessionOf).
+func (p *PendingTask) rebind(t *Tool, principal, state string) (*PendingTask, error) {
+	session, err := p.sessionOf(t, state)
+	if err != nil {
+		return nil, err
+	}
 	return &PendingTask{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID, stamp: newStamp(),
-		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: p.session}
+		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: session}, nil
 }
 
 // Collect waits for the task within ctx and [Config.TaskWait], as the call
@@ -91,8 +123,12 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	p, err = p.rebind(t, PrincipalFrom(ctx), p.id)
+	if err != nil {
+		return nil, err
+	}
 	info := t.newCall(ctx)
-	tc, forget := t.newTaskCall(ctx, &info, p.rebind(t, PrincipalFrom(ctx)))
+	tc, forget := t.newTaskCall(ctx, &info, p)
 	defer forget()
 	return tc.follow(ctx)
 }
@@ -105,7 +141,10 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
-	tc := t.newTask(p.rebind(t, PrincipalFrom(ctx)))
+	if p, err = p.rebind(t, PrincipalFrom(ctx), p.id); err != nil {
+		return err
+	}
+	tc := t.newTask(p)
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
 		return tc.callErr(err)
@@ -157,8 +196,22 @@ func (p PendingTask) MarshalJSON() ([]byte, error) {
 
 // encode returns the JSON of p, not sealed.
 func (p PendingTask) encode() ([]byte, error) {
-	return stored.Task{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
-		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
+	w := stored.Task{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, ID: p.id, Issued: p.issued}
+	w.Session, w.SessionNotStored = p.storedSession(p.a)
+	return w.Encode()
+}
+
+// storedSession returns what the state of p's task, made by a (nil for
+// decoded state), stores of its session: the id when a seals it (with
+// [Config.StateKey]); else none, and whether the task lives on one. A
+// session id lets whoever holds it act on the session: it is never
+// stored in clear.
+func (p *PendingTask) storedSession(a *Adapter) (session string, notStored bool) {
+	if a != nil && a.states.ring.Sealing() {
+		return p.session, false
+	}
+	return "", p.session != "" || p.unstored
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to
@@ -195,6 +248,7 @@ func (p *PendingTask) decode(_ *states, payload []byte, seal stateSeal, st stamp
 		}
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
-		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, seal: seal, stamp: st}
+		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, unstored: w.SessionNotStored,
+		seal: seal, stamp: st}
 	return nil
 }

@@ -254,8 +254,12 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 // responses (a modern task's through tasks/update, a legacy one's by
 // request id on its session), and follows the task on.
 func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.InputResponseMap) (*Result, error) {
+	p, err := in.task.rebind(t, PrincipalFrom(ctx), in.id)
+	if err != nil {
+		return nil, err
+	}
 	info := t.newCall(ctx)
-	tc, forget := t.newTaskCall(ctx, &info, in.task.rebind(t, PrincipalFrom(ctx)))
+	tc, forget := t.newTaskCall(ctx, &info, p)
 	defer forget()
 	if err := tc.f.Answer(ctx, responses); err != nil {
 		return nil, tc.callErr(err)

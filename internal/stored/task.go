@@ -24,7 +24,11 @@ type Task struct {
 	Status        string    `json:"status,omitempty"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
 	Principal     string    `json:"principal,omitempty"`
-	Session       string    `json:"session,omitempty"` // a legacy Streamable HTTP session's id
+	Session       string    `json:"session,omitempty"` // a legacy Streamable HTTP session's id, stored sealed only
+	// SessionNotStored: the task lives on a session whose id was not
+	// stored (the state is not sealed): only the Adapter that made the
+	// state knows it.
+	SessionNotStored bool `json:"sessionNotStored,omitempty"`
 	ID            string    `json:"id"`
 	Issued        time.Time `json:"issued"`
 }
