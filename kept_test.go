@@ -1,7 +1,9 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -179,5 +181,83 @@ func TestKeptSessionsEnd(t *testing.T) {
 	}
 	if len(rec.order) != users-2-3 {
 		t.Errorf("%d sessions ended, want %d", len(rec.order), users-2-3)
+	}
+}
+
+// TestTaskSessionNotStored (issue 34, A1): without a StateKey, the JSON
+// of a pending task and of a task's interrupt holds no session, only that
+// the task lives on one; the Adapter that made them collects and resumes
+// them from that JSON, another one refuses them with ErrNeedsStateKey
+// before any request of the task.
+func TestTaskSessionNotStored(t *testing.T) {
+	ctx := faultCtx(t)
+	peer := &faultserver.TaskPeer{Support: "required"}
+	rec := &sessionRecorder{next: peer.HTTP(), sessions: map[string]bool{}}
+	hs := httptest.NewServer(rec)
+	defer hs.Close()
+	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}}
+	a := newAdapter(t, cfg)
+	job := lookupTool(t, a, "p__job")
+	var pt *PendingTask
+	if _, err := job.Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"}); !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
+	}
+	var intr *Interrupt
+	if _, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"}); !errors.As(err, &intr) || intr.task == nil {
+		t.Fatalf("Invoke(ask) = %v, want a task's *Interrupt", err)
+	}
+	task, _ := json.Marshal(pt)
+	question, _ := json.Marshal(intr)
+	sessions, _ := rec.seen()
+	for name, b := range map[string][]byte{"pending task": task, "task interrupt": question} {
+		if !bytes.Contains(b, []byte(`"sessionNotStored":true`)) || bytes.Contains(b, []byte(`"session"`)) {
+			t.Errorf("%s: %s; want sessionNotStored and no session", name, b)
+		}
+		for _, s := range sessions {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s: the session id %q is in its JSON: %s", name, s, b)
+			}
+		}
+	}
+	decode := func() (*PendingTask, *Interrupt) {
+		var p PendingTask
+		var in Interrupt
+		if err := json.Unmarshal(task, &p); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(question, &in); err != nil {
+			t.Fatal(err)
+		}
+		return &p, &in
+	}
+	answer := func(in *Interrupt) Resolution {
+		return Answered(map[string]Answer{in.Requests[0].Key: {Action: Accept, Content: map[string]any{"pick": "a"}}})
+	}
+
+	b := newAdapter(t, cfg)
+	taskRequests := func() int {
+		return peer.Methods("tasks/get") + peer.Methods("tasks/result") + peer.Methods("tasks/cancel")
+	}
+	before := taskRequests()
+	p, in := decode()
+	if _, err := b.CollectTask(ctx, p); !errors.Is(err, ErrNeedsStateKey) {
+		t.Errorf("CollectTask on another Adapter = %v, want ErrNeedsStateKey", err)
+	}
+	if err := b.CancelTask(ctx, p); !errors.Is(err, ErrNeedsStateKey) {
+		t.Errorf("CancelTask on another Adapter = %v, want ErrNeedsStateKey", err)
+	}
+	if _, err := b.Resume(ctx, in, answer(in)); !errors.Is(err, ErrNeedsStateKey) {
+		t.Errorf("Resume on another Adapter = %v, want ErrNeedsStateKey", err)
+	}
+	if after := taskRequests(); after != before {
+		t.Errorf("%d requests for tasks another Adapter cannot follow, want none", after-before)
+	}
+
+	p, in = decode()
+	if res, err := a.Resume(ctx, in, answer(in)); err != nil || res.Text() != "done: tides" {
+		t.Errorf("Resume on the same Adapter = %v, %v; want done: tides", res, err)
+	}
+	if res, err := a.CollectTask(ctx, p); err != nil || res.Text() != "done: reefs" {
+		t.Errorf("CollectTask on the same Adapter = %v, %v; want done: reefs", res, err)
 	}
 }
