@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
@@ -259,5 +260,26 @@ func TestTaskSessionNotStored(t *testing.T) {
 	}
 	if res, err := a.CollectTask(ctx, p); err != nil || res.Text() != "done: reefs" {
 		t.Errorf("CollectTask on the same Adapter = %v, %v; want done: reefs", res, err)
+	}
+}
+
+// TestKeptSessionMaxAge: a kept session past Config.KeptSessionMaxAge is
+// ended (its DELETE, with its principal's headers), its task still out,
+// with a log line at Info.
+func TestKeptSessionMaxAge(t *testing.T) {
+	ctx := faultCtx(t)
+	a, rec, log := keptSetup(t, Config{KeptSessionMaxAge: time.Millisecond})
+	for i := range 3 {
+		pendingFor(t, ctx, a, fmt.Sprintf("user%02d", i))
+	}
+	receive(t, log.kept, "user00's session kept")
+	session := receive(t, rec.deleted, "the aged session's DELETE")
+	if why := receive(t, log.ended, "the log of its end"); why != "INFO "+tasks.WhyAged {
+		t.Errorf("logged %q, want INFO %s", why, tasks.WhyAged)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.opened[session] != "user00" || rec.deletes[session][0] != "user00" {
+		t.Errorf("DELETEd the session of %q with X-User %q, want user00's", rec.opened[session], rec.deletes[session])
 	}
 }
