@@ -476,7 +476,12 @@ type Server struct {
 	// answers 404 for the session (it restarted) gets a new session at
 	// once, policy or not; the request it refused is sent again on it, and
 	// tools handed out before go on there. A call that may have run (its
-	// answer was lost) is never sent again.
+	// answer was lost) is never sent again. A 404 for the session is
+	// taken, as the spec defines it, to mean the server did not execute
+	// the request: a server, or a proxy failing a POST over to a replica
+	// that does not know the session, that ran the call and then answered
+	// 404 gets it a second time. Such a server should answer 404 only for
+	// a session it never ran a request of, or make its tools idempotent.
 	Reconnect *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
