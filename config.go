@@ -133,8 +133,10 @@ type Config struct {
 	// bytes. Without a key, stored state is not protected: whoever can
 	// write it can make a resume call any tool of the same server with any
 	// arguments (the Approval gate still applies to them) and feed the
-	// model any observation, and whoever can read it reads all of it, a
-	// task's session id included. State sealed by versions before format
+	// model any observation, and whoever can read it reads all of it. A
+	// task's session id is stored only sealed: without a key, only the
+	// Adapter that made a task's state can follow a task bound to its
+	// session ([ErrNeedsStateKey]). State sealed by versions before format
 	// 2 is refused ([ErrOldStateFormat]).
 	StateKey []byte
 

@@ -28,12 +28,15 @@ import (
 // name listing the tool, and only under the principal the call acted for
 // ([WithPrincipal]). A legacy server may bind a task to the session that
 // made it (the TypeScript SDK's stores do): over Streamable HTTP the
-// PendingTask stores that session's id, the Adapter that returned it does
-// not end the session when it closes (until it sees the task settle), and
-// another Adapter joins the session to reach the task. Seal the state
-// ([Config.StateKey]): sealed, the session id is encrypted; without a key
-// it is in clear, and lets whoever reads the JSON join the session. A stdio server's
-// tasks end with its process, which the Adapter that started it owns.
+// Adapter that returned it keeps that session open while the task is out
+// (see [Adapter.Close], [Config.KeptSessionMaxAge]), and the PendingTask
+// sealed with [Config.StateKey] stores the session's id, encrypted, for
+// another Adapter with the key to join the session and reach the task.
+// Without a key the id, which lets whoever holds it act on the session,
+// is not stored: the JSON says only that the task lives on a session, the
+// Adapter that returned it follows it (until it is closed), and another
+// one fails with [ErrNeedsStateKey]. A stdio server's tasks end with its
+// process, which the Adapter that started it owns.
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])
