@@ -199,14 +199,7 @@ func TestTaskSessionNotStored(t *testing.T) {
 	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}}
 	a := newAdapter(t, cfg)
 	job := lookupTool(t, a, "p__job")
-	var pt *PendingTask
-	if _, err := job.Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"}); !errors.As(err, &pt) {
-		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
-	}
-	var intr *Interrupt
-	if _, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"}); !errors.As(err, &intr) || intr.task == nil {
-		t.Fatalf("Invoke(ask) = %v, want a task's *Interrupt", err)
-	}
+	pt, intr := handOutTasks(t, ctx, job)
 	task, _ := json.Marshal(pt)
 	question, _ := json.Marshal(intr)
 	sessions, _ := rec.seen()
@@ -282,4 +275,19 @@ func TestKeptSessionMaxAge(t *testing.T) {
 	if rec.opened[session] != "user00" || rec.deletes[session][0] != "user00" {
 		t.Errorf("DELETEd the session of %q with X-User %q, want user00's", rec.opened[session], rec.deletes[session])
 	}
+}
+
+// handOutTasks returns a pending task of the TaskPeer's job (topic reefs)
+// and an interrupt of its question (mode ask, topic tides).
+func handOutTasks(t *testing.T, ctx context.Context, job *Tool) (*PendingTask, *Interrupt) {
+	t.Helper()
+	var pt *PendingTask
+	if _, err := job.Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"}); !errors.As(err, &pt) {
+		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
+	}
+	var intr *Interrupt
+	if _, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"}); !errors.As(err, &intr) || intr.task == nil {
+		t.Fatalf("Invoke(ask) = %v, want a task's *Interrupt", err)
+	}
+	return pt, intr
 }
