@@ -282,8 +282,11 @@ func (t *Transport) cancelNotice(req *http.Request) bool {
 // session (with its context: [WithSendRecord]): how many were made, and
 // how many the server answered 404 for their session. A request whose
 // every POST was so answered, or that made none, was never executed, and
-// may be sent again on a new session. The methods of a nil record do
-// nothing.
+// may be sent again on a new session. The 404 is trusted as the spec
+// defines it (the session is unknown, so nothing ran): a server or
+// failover proxy that ran the request and then answered 404 gets it
+// twice (the root's Server.Reconnect says what such a server can do).
+// The methods of a nil record do nothing.
 type SendRecord struct {
 	posts, refusals atomic.Int32
 }
