@@ -68,6 +68,20 @@ type Config struct {
 	// the task, not the task.
 	TaskWait time.Duration
 
+	// KeptSessionMaxAge bounds how long the Adapter keeps a legacy
+	// Streamable HTTP session open after its connection closed (evicted,
+	// idle, replaced) for tasks handed out on it, a [*PendingTask] or a
+	// task's [*Interrupt] not yet collected, resumed or cancelled: past
+	// it, the session is ended (a DELETE) and the server may drop its
+	// tasks. 0 means [DefaultKeptSessionMaxAge] (4 hours). A kept session
+	// is ended sooner once every task handed out on it settled through
+	// any connection of the Adapter, and the oldest when the Adapter
+	// keeps more than 1,024. go-sdk's StreamableHTTPHandler never expires
+	// idle sessions by default (SessionTimeout 0), nor does
+	// server-everything: this age is what ends a session whose tasks
+	// were never collected.
+	KeptSessionMaxAge time.Duration
+
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
 	// returns nil, the server is skipped; a server that could not be dialed
@@ -119,8 +133,10 @@ type Config struct {
 	// bytes. Without a key, stored state is not protected: whoever can
 	// write it can make a resume call any tool of the same server with any
 	// arguments (the Approval gate still applies to them) and feed the
-	// model any observation, and whoever can read it reads all of it, a
-	// task's session id included. State sealed by versions before format
+	// model any observation, and whoever can read it reads all of it. A
+	// task's session id is stored only sealed: without a key, only the
+	// Adapter that made a task's state can follow a task bound to its
+	// session ([ErrNeedsStateKey]). State sealed by versions before format
 	// 2 is refused ([ErrOldStateFormat]).
 	StateKey []byte
 
@@ -462,7 +478,12 @@ type Server struct {
 	// answers 404 for the session (it restarted) gets a new session at
 	// once, policy or not; the request it refused is sent again on it, and
 	// tools handed out before go on there. A call that may have run (its
-	// answer was lost) is never sent again.
+	// answer was lost) is never sent again. A 404 for the session is
+	// taken, as the spec defines it, to mean the server did not execute
+	// the request: a server, or a proxy failing a POST over to a replica
+	// that does not know the session, that ran the call and then answered
+	// 404 gets it a second time. Such a server should answer 404 only for
+	// a session it never ran a request of, or make its tools idempotent.
 	Reconnect *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server

@@ -262,6 +262,11 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Res
 	if err != nil {
 		return nil, fail(err)
 	}
+	if in.task != nil {
+		if _, err := in.task.sessionOf(t, in.id); err != nil {
+			return nil, err // before the claim: the state stays whole
+		}
+	}
 	approved := in.approved && a.states.trusted(in.seal)
 	if !approved {
 		// in.args are the arguments the call sent, after Middleware.

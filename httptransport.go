@@ -32,7 +32,7 @@ type httpConn struct {
 func newHTTPConn(c *conn, screen *wire.Screen, endpoint string, oauth auth.OAuthHandler) *httpConn {
 	end := newEndSignal(c.watch)
 	opts := c.httpOptions(screen, endpoint, oauth)
-	opts.Ended, opts.Failed, opts.Tasks = end.Sign, end.SignAttached, &c.tasks.handed
+	opts.Ended, opts.Failed, opts.Tasks = end.Sign, end.SignAttached, &c.gen.kept
 	return &httpConn{Transport: httptransport.New(opts), end: end}
 }
 

@@ -137,13 +137,16 @@ func TestIntegrationTasksNPM(t *testing.T) {
 // and a new Adapter joins it. The ambiguous query's question becomes an
 // *Interrupt, stored as JSON and answered on a new Adapter, which
 // collects the result; a pending task stored as JSON is collected on a
-// new Adapter.
+// new Adapter. The Adapters share a StateKey: only sealed state stores
+// the session a task lives on.
 func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
 	defer cancel()
 	srv := npmEverything(t, "streamableHttp")
+	key := []byte("0123456789abcdef0123456789abcdef")
+	keyed := func(cfg *mcpadapter.Config) { cfg.StateKey = key }
 	first := func() (*mcpadapter.Adapter, *mcpadapter.Tool) {
-		a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}})
+		a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}, StateKey: key})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +174,10 @@ func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	a2 := integAdapter(t, srv, nil)
+	a2 := integAdapter(t, srv, keyed)
+	if err := a2.Unseal(&back); err != nil {
+		t.Fatal(err)
+	}
 	res, err := a2.Resume(ctx, &back, mcpadapter.Answered(map[string]mcpadapter.Answer{
 		back.Requests[0].Key: {Action: mcpadapter.Accept, Content: map[string]any{"interpretation": "historical"}},
 	}))
@@ -195,7 +201,7 @@ func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	if err := json.Unmarshal(b, &stored); err != nil {
 		t.Fatal(err)
 	}
-	res, err = integAdapter(t, srv, nil).CollectTask(ctx, &stored)
+	res, err = integAdapter(t, srv, keyed).CollectTask(ctx, &stored)
 	if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v; want the report", res, err)
 	}

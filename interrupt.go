@@ -26,7 +26,8 @@ func (i Interrupt) encode() ([]byte, error) {
 		w.Kind = stored.KindURLRequired
 	}
 	if i.task != nil {
-		w.TaskID, w.Session = i.task.TaskID, i.task.session
+		w.TaskID = i.task.TaskID
+		w.Session, w.SessionNotStored = i.task.storedSession(i.a)
 	}
 	b, err := w.Encode(i.requests, i.args)
 	if err != nil {
@@ -85,7 +86,8 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 		retry: w.Kind == stored.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	if w.TaskID != "" {
-		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal, session: w.Session}
+		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal,
+			session: w.Session, unstored: w.SessionNotStored}
 	}
 	return nil
 }

@@ -28,12 +28,15 @@ import (
 // name listing the tool, and only under the principal the call acted for
 // ([WithPrincipal]). A legacy server may bind a task to the session that
 // made it (the TypeScript SDK's stores do): over Streamable HTTP the
-// PendingTask stores that session's id, the Adapter that returned it does
-// not end the session when it closes (until it sees the task settle), and
-// another Adapter joins the session to reach the task. Seal the state
-// ([Config.StateKey]): sealed, the session id is encrypted; without a key
-// it is in clear, and lets whoever reads the JSON join the session. A stdio server's
-// tasks end with its process, which the Adapter that started it owns.
+// Adapter that returned it keeps that session open while the task is out
+// (see [Adapter.Close], [Config.KeptSessionMaxAge]), and the PendingTask
+// sealed with [Config.StateKey] stores the session's id, encrypted, for
+// another Adapter with the key to join the session and reach the task.
+// Without a key the id, which lets whoever holds it act on the session,
+// is not stored: the JSON says only that the task lives on a session, the
+// Adapter that returned it follows it (until it is closed), and another
+// one fails with [ErrNeedsStateKey]. A stdio server's tasks end with its
+// process, which the Adapter that started it owns.
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])
@@ -53,6 +56,7 @@ type PendingTask struct {
 	tool      *Tool       // the tool that made it; nil after JSON decoding
 	principal string      // whom the call acted for
 	session   string      // the legacy Streamable HTTP session the task lives on, or ""
+	unstored  bool        // decoded state: it lives on a session whose id was not stored
 	seal      stateSeal
 }
 
@@ -61,11 +65,42 @@ func (p *PendingTask) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s: collect it later", p.Server, p.Tool, p.TaskID, p.Status)
 }
 
-// rebind returns a copy of p for a follow by t under principal, which
-// reports the task's status afresh.
-func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
+// ErrNeedsStateKey is returned, wrapped in a [*ServerError], when a
+// [*PendingTask] or a task's [*Interrupt] stored without [Config.StateKey]
+// is collected, cancelled or resumed on another Adapter than the one that
+// made it (or on that one after its Close), and its task lives on its
+// server's session: a legacy Streamable HTTP server binds a task to the
+// session that made it, and a session's id, which lets whoever holds it
+// act on the session, is stored only sealed. Without a key the Adapter
+// that made the state keeps the id in memory, and follows the task
+// there. To follow such tasks from any Adapter, give every one the same
+// StateKey. Nothing is sent.
+var ErrNeedsStateKey = errors.New("mcpadapter: the task's session was not stored (no Config.StateKey): only the Adapter that made the state can follow the task")
+
+// sessionOf returns the session p's task lives on, for a follow by t of
+// the state of id state: p's own, or, for state stored without it, the one
+// t's Adapter recorded when it handed that state out (keptSessions), else
+// [ErrNeedsStateKey].
+func (p *PendingTask) sessionOf(t *Tool, state string) (string, error) {
+	if p.session != "" || !p.unstored {
+		return p.session, nil
+	}
+	if s := t.conn.gen.kept.Session(state, p.Server, p.TaskID); s != "" {
+		return s, nil
+	}
+	return "", serverError(t.server, callToolOp(t.desc.Name), ErrNeedsStateKey)
+}
+
+// rebind returns a copy of p, the task of the state of id state, for a
+// follow by t under principal, which reports the task's status afresh
+// (sessionOf).
+func (p *PendingTask) rebind(t *Tool, principal, state string) (*PendingTask, error) {
+	session, err := p.sessionOf(t, state)
+	if err != nil {
+		return nil, err
+	}
 	return &PendingTask{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID, stamp: newStamp(),
-		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: p.session}
+		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: session}, nil
 }
 
 // Collect waits for the task within ctx and [Config.TaskWait], as the call
@@ -91,8 +126,12 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	p, err = p.rebind(t, PrincipalFrom(ctx), p.id)
+	if err != nil {
+		return nil, err
+	}
 	info := t.newCall(ctx)
-	tc, forget := t.newTaskCall(ctx, &info, p.rebind(t, PrincipalFrom(ctx)))
+	tc, forget := t.newTaskCall(ctx, &info, p)
 	defer forget()
 	return tc.follow(ctx)
 }
@@ -105,12 +144,15 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
-	tc := t.newTask(p.rebind(t, PrincipalFrom(ctx)))
+	if p, err = p.rebind(t, PrincipalFrom(ctx), p.id); err != nil {
+		return err
+	}
+	tc := t.newTask(p)
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
 		return tc.callErr(err)
 	}
-	tc.route.Settled(tc.p.TaskID)
+	tc.settled()
 	return nil
 }
 
@@ -157,8 +199,22 @@ func (p PendingTask) MarshalJSON() ([]byte, error) {
 
 // encode returns the JSON of p, not sealed.
 func (p PendingTask) encode() ([]byte, error) {
-	return stored.Task{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
-		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
+	w := stored.Task{Server: p.Server, Tool: p.Tool, MCPName: p.MCPName, TaskID: p.TaskID,
+		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, ID: p.id, Issued: p.issued}
+	w.Session, w.SessionNotStored = p.storedSession(p.a)
+	return w.Encode()
+}
+
+// storedSession returns what the state of p's task, made by a (nil for
+// decoded state), stores of its session: the id when a seals it (with
+// [Config.StateKey]); else none, and whether the task lives on one. A
+// session id lets whoever holds it act on the session: it is never
+// stored in clear.
+func (p *PendingTask) storedSession(a *Adapter) (session string, notStored bool) {
+	if a != nil && a.states.ring.Sealing() {
+		return p.session, false
+	}
+	return "", p.session != "" || p.unstored
 }
 
 // UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to
@@ -195,6 +251,7 @@ func (p *PendingTask) decode(_ *states, payload []byte, seal stateSeal, st stamp
 		}
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
-		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, seal: seal, stamp: st}
+		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, unstored: w.SessionNotStored,
+		seal: seal, stamp: st}
 	return nil
 }

@@ -29,8 +29,9 @@ package mcpadapter
 //   - catalogs.mu (catalog.go) is never held with pool.mu, either way
 //     round. Under it only generation.life is taken (startFetch).
 //   - generation.life last: nothing is taken under it.
-//   - conn.openMu, preparedMu (dial.go) and the notifier's queues and counts
-//     (internal/deliver) are taken alone. A package of internal/ documents
+//   - conn.openMu, preparedMu (dial.go), the notifier's queues and counts
+//     (internal/deliver) and the record of kept sessions and its timer
+//     (kept.go, internal/tasks) are taken alone. A package of internal/ documents
 //     its own locks; none takes a lock of the root's.
 //   - No lock is held across I/O, nor while user code runs: the Logger,
 //     the meter, callbacks, hooks, middleware. What a holder of pool.mu has
@@ -97,6 +98,10 @@ type generation struct {
 	// guarded by its own lock.
 	deliveries deliver.Queues[deliver.Key]
 	held       heldSubscriptions
+
+	// kept records the sessions of its connections kept for tasks
+	// handed out (kept.go), under a lock of its own.
+	kept keptSessions
 }
 
 // enter registers a goroutine's work with g, so that Close waits for it; it
@@ -144,6 +149,7 @@ func (p *pool) generation() *generation {
 			failures: map[string]failure{},
 			retries:  map[string]*skipRetry{},
 		}
+		p.gen.kept.init(p.gen, p.cfg, p.logger)
 	}
 	return p.gen
 }
@@ -175,6 +181,7 @@ func (p *pool) close() {
 	}
 	wg.Wait()
 	g.wg.Wait()
+	g.kept.stop()
 }
 
 // connect returns a live connection of ctx to server s, named name,

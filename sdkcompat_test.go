@@ -656,12 +656,13 @@ func TestSDKCompatTaskLine(t *testing.T) {
 	if err := line.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tc.handOut(nil)
-	if !c.tasks.handed.Any() {
-		t.Fatal("a conn that handed out a task of its session does not keep it")
+	st := newStamp()
+	tc.handOut(st, nil)
+	if c.gen.kept.Session(st.id, c.server, tc.p.TaskID) == "" {
+		t.Fatal("a conn that handed out a task of its session does not record it")
 	}
-	tc.route.Settled(tc.p.TaskID)
-	tc.handOut(nil)
+	tc.settled()
+	tc.handOut(newStamp(), nil)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -671,8 +672,8 @@ func TestSDKCompatTaskLine(t *testing.T) {
 
 	a, tool, counter = open(true)
 	tc = tool.newTask(&PendingTask{TaskID: "t1", session: tool.conn.session.ID()})
-	tc.handOut(nil)
-	tc.route.Settled(tc.p.TaskID)
+	tc.handOut(newStamp(), nil)
+	tc.settled()
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}

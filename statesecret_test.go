@@ -64,14 +64,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}, StateKey: key}
 	a := newAdapter(t, cfg)
 	job := lookupTool(t, a, "p__job")
-	var pt *PendingTask
-	if _, err := job.Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"}); !errors.As(err, &pt) {
-		t.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)
-	}
-	var intr *Interrupt
-	if _, err := job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"}); !errors.As(err, &intr) || intr.task == nil {
-		t.Fatalf("Invoke(ask) = %v, want a task's *Interrupt", err)
-	}
+	pt, intr := handOutTasks(t, ctx, job)
 	task, err := json.Marshal(pt)
 	if err != nil {
 		t.Fatal(err)

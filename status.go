@@ -53,6 +53,13 @@ type ServerStatus struct {
 	// TasksInFlight counts the tasks (long-running tool calls, [WithTasks])
 	// a call of this Adapter is waiting for on the server.
 	TasksInFlight int
+	// KeptSessions counts the server's Streamable HTTP sessions that the
+	// Adapter kept open after their connection closed (evicted, idle,
+	// replaced), for the tasks handed out on them (a [*PendingTask] or a
+	// task's [*Interrupt]) that are not seen to end: each is ended once
+	// they settle, past [Config.KeptSessionMaxAge], or when the Adapter
+	// keeps more than 1,024 (the oldest first).
+	KeptSessions int
 	// Principals counts the live connections of a per-principal server
 	// ([Server.HeadersFor], [Server.OAuthFor]), one per principal; the
 	// server is StateConnected while one is live, and its Era and Since are
@@ -117,9 +124,10 @@ type failure struct {
 func (a *Adapter) Status() Status {
 	st := Status{Servers: make(map[string]ServerStatus, len(a.cfg.Servers))}
 	seen := a.pool.known()
+	kept := a.pool.keptCounts()
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
-		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load()}
+		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load(), KeptSessions: kept[name]}
 		s.Deliveries, s.PrincipalDeliveries = a.notify.deliveries(name)
 		var latest *conn // the most recent live conn, else the last to die
 		for _, c := range k.conns {
@@ -183,6 +191,18 @@ func (p *pool) known() map[string]known {
 		seen[key.server] = k
 	}
 	return seen
+}
+
+// keptCounts returns the sessions p's current generation keeps, per
+// server (kept.go).
+func (p *pool) keptCounts() map[string]int {
+	p.mu.Lock()
+	g := p.gen
+	p.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	return g.kept.Counts()
 }
 
 // deliveryCounts are the [Deliveries] of each server, and of the

@@ -88,11 +88,10 @@ type taskConn struct {
 
 	// streamable is the Streamable HTTP transport of the session (the
 	// caller's settings), through which a task line joins it (taskLine);
-	// nil for other transports. handed holds the session's tasks handed
-	// out: while any is, closing the conn leaves the session to the
-	// server (httptransport.Options.Tasks).
+	// nil for other transports. The tasks handed out on the session are
+	// the generation's record (generation.kept, kept.go): while it holds
+	// any, closing the conn leaves the session open.
 	streamable *mcp.StreamableClientTransport
-	handed     tasks.Handed
 
 	running atomic.Int64 // tasks followed on the connection now (ServerStatus.TasksInFlight)
 }
@@ -146,7 +145,7 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 		id, tc.route.Session = p.TaskID, p.session
 	}
 	if c.tasks.streamable != nil && !c.modern() {
-		tc.route.Own, tc.route.Open, tc.route.Handed = c.session.ID(), c.taskLine, &c.tasks.handed
+		tc.route.Own, tc.route.Open = c.session.ID(), c.taskLine
 	}
 	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout(), Life: c.life}, id)
 	return tc
@@ -224,7 +223,7 @@ func (t *Tool) task(ctx context.Context, info *callInfo, args map[string]any) (*
 	}
 	if pending, _ := ctx.Value(pendingKey{}).(bool); pending {
 		tc.p.Status, tc.p.StatusMessage = tc.f.Last()
-		return nil, tc.handOut(tc.p)
+		return nil, tc.handOut(tc.p.stamp, tc.p)
 	}
 	return tc.follow(ctx)
 }
@@ -240,14 +239,14 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	err = tc.callErr(err)
 	switch {
 	case err == tasks.ErrPending:
-		return nil, tc.handOut(tc.p)
+		return nil, tc.handOut(tc.p.stamp, tc.p)
 	case errors.Is(err, tasks.ErrFailed):
-		tc.route.Settled(tc.p.TaskID)
+		tc.settled()
 		return nil, err
 	case err != nil:
 		return nil, err
 	}
-	tc.route.Settled(tc.p.TaskID)
+	tc.settled()
 	return newResult(res), nil
 }
 
@@ -255,8 +254,12 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 // responses (a modern task's through tasks/update, a legacy one's by
 // request id on its session), and follows the task on.
 func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.InputResponseMap) (*Result, error) {
+	p, err := in.task.rebind(t, PrincipalFrom(ctx), in.id)
+	if err != nil {
+		return nil, err
+	}
 	info := t.newCall(ctx)
-	tc, forget := t.newTaskCall(ctx, &info, in.task.rebind(t, PrincipalFrom(ctx)))
+	tc, forget := t.newTaskCall(ctx, &info, p)
 	defer forget()
 	if err := tc.f.Answer(ctx, responses); err != nil {
 		return nil, tc.callErr(err)
@@ -382,18 +385,31 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	if a.elicit.handler == nil {
 		intr := newInterrupt(ctx, a, c, tc.t.name, tc.t.desc.Name, nil, asked, reqs, 1, "", false, nil)
 		intr.task = tc.p
-		return nil, tc.handOut(intr)
+		return nil, tc.handOut(intr.stamp, intr)
 	}
 	asking, release := c.untilClose(ctx)
 	defer release()
 	return a.elicit.inline(asking, c.server, tc.t.name, reqs)
 }
 
-// handOut returns err, the call's pending task or interrupt, once the
-// task is noted handed out (Route.HandOut).
-func (tc *taskCall) handOut(err error) error {
-	tc.route.HandOut(tc.p.TaskID)
+// handOut returns err, the call's pending task or interrupt, of stamp
+// st, once it is recorded handed out when the task lives on the
+// connection's own session (keptSessions.handOut): the connection then
+// keeps its session when it closes, until the task settles.
+func (tc *taskCall) handOut(st stamp, err error) error {
+	if c := tc.t.conn; tc.route.OnOwn() {
+		c.gen.kept.handOut(c, tc.p.TaskID, st.id)
+	}
 	return err
+}
+
+// settled records that the call's task ended (its outcome collected, or
+// cancelled) in the record of the sessions kept, whichever session it
+// lives on: a kept session with nothing left is ended.
+func (tc *taskCall) settled() {
+	if session := tc.route.LineSession(); session != "" {
+		tc.t.conn.gen.kept.settle(session, tc.p.TaskID)
+	}
 }
 
 // callErr returns err, what a method of tc.f returned, as the call's
@@ -416,7 +432,7 @@ func (tc *taskCall) callErr(err error) error {
 		c.a.logger.Warn("mcpadapter: tasks/cancel failed", "server", c.server, "err", own.CancelErr)
 		return c.callError(tc.op, own.Err)
 	case own.Cancelled:
-		tc.route.Settled(tc.p.TaskID)
+		tc.settled()
 		return c.callError(tc.op, own.Err)
 	}
 	return serverError(c.server, tc.op, own.Err)

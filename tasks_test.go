@@ -433,8 +433,9 @@ func TestTasksLine(t *testing.T) {
 	hs := httptest.NewServer(peer.HTTP())
 	defer hs.Close()
 	srv := Server{URL: hs.URL}
+	key := []byte("0123456789abcdef0123456789abcdef") // sealed state alone stores a task's session
 	open := func(handler func(context.Context, ElicitationRequest) (Answer, error)) (*Adapter, *Tool) {
-		a, err := New(Config{Servers: map[string]Server{"p": srv}, ElicitationHandler: handler})
+		a, err := New(Config{Servers: map[string]Server{"p": srv}, ElicitationHandler: handler, StateKey: key})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -471,6 +472,9 @@ func TestTasksLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ = open(nil)
+	if err := a.Unseal(&back); err != nil {
+		t.Fatal(err)
+	}
 	res, err := a.Resume(ctx, &back, Answered(map[string]Answer{back.Requests[0].Key: {Action: Accept, Content: map[string]any{"pick": "a"}}}))
 	if err != nil || res.Text() != "done: tides" {
 		t.Fatalf("Resume on a new Adapter = %v, %v; want done: tides", res, err)
@@ -539,7 +543,7 @@ func TestTasksLine(t *testing.T) {
 	unbound := &faultserver.TaskPeer{Support: "required", Unbound: true, MissingStatus: http.StatusBadRequest}
 	uhs := httptest.NewServer(unbound.HTTP())
 	defer uhs.Close()
-	ua := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}})
+	ua := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}, StateKey: key})
 	ujob := lookup(t, taskTools(t, ua), "p__job")
 	if _, err := ujob.Invoke(WithPendingTask(ctx), map[string]any{"topic": "bays"}); !errors.As(err, &pt) {
 		t.Fatalf("Invoke(WithPendingTask) = %v", err)
@@ -551,7 +555,7 @@ func TestTasksLine(t *testing.T) {
 	}
 	unbound.ForgetSessions()
 	json.Unmarshal(stored, &pending)
-	ub := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}})
+	ub := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}, StateKey: key})
 	session := doomed.session
 	if err := ub.CancelTask(ctx, doomed); err != nil || doomed.session != session {
 		t.Fatalf("CancelTask of a forgotten session = %v, its session %q → %q", err, session, doomed.session)

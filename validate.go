@@ -74,6 +74,7 @@ func (cfg *Config) problems() []*ConfigError {
 	negative("CatalogTTL", int64(cfg.CatalogTTL))
 	negative("StateMaxAge", int64(cfg.StateMaxAge))
 	negative("PrincipalIdleTimeout", int64(cfg.PrincipalIdleTimeout))
+	negative("KeptSessionMaxAge", int64(cfg.KeptSessionMaxAge))
 	negative("MaxPrincipalConns", int64(cfg.MaxPrincipalConns))
 	if cfg.ToolName != nil && cfg.RawToolNames {
 		bad("ToolName", "RawToolNames is set too (ToolName decides every name)")

@@ -64,10 +64,11 @@ type Tasks interface {
 	// no Mcp-Session-Id carries session, and version as its
 	// MCP-Protocol-Version when it sets none.
 	Join() (session, version string)
-	// Keep reports whether the session is kept when the connection
-	// closes: its DELETE is not sent (it is answered 204 here), for the
-	// tasks that live on the session are awaited elsewhere.
-	Keep() bool
+	// Keep reports whether session (the id the DELETE carries) is kept
+	// when the connection closes: its DELETE is not sent (it is answered
+	// 204 here), for the tasks that live on the session are awaited
+	// elsewhere.
+	Keep(session string) bool
 }
 
 // A Transport is the http.RoundTripper of one connection attempt. Its
@@ -140,7 +141,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.Method == http.MethodDelete {
 		t.opts.Ended()
-		if t.opts.Tasks != nil && t.opts.Tasks.Keep() {
+		if t.opts.Tasks != nil && t.opts.Tasks.Keep(req.Header.Get(SessionIDHeader)) {
 			return kept(req), nil
 		}
 	}
@@ -281,8 +282,11 @@ func (t *Transport) cancelNotice(req *http.Request) bool {
 // session (with its context: [WithSendRecord]): how many were made, and
 // how many the server answered 404 for their session. A request whose
 // every POST was so answered, or that made none, was never executed, and
-// may be sent again on a new session. The methods of a nil record do
-// nothing.
+// may be sent again on a new session. The 404 is trusted as the spec
+// defines it (the session is unknown, so nothing ran): a server or
+// failover proxy that ran the request and then answered 404 gets it
+// twice (the root's Server.Reconnect says what such a server can do).
+// The methods of a nil record do nothing.
 type SendRecord struct {
 	posts, refusals atomic.Int32
 }

@@ -14,7 +14,7 @@ import (
 type joined struct{ keep *bool }
 
 func (j joined) Join() (session, version string) { return "s1", "2025-11-25" }
-func (j joined) Keep() bool                      { return *j.keep }
+func (j joined) Keep(string) bool                { return *j.keep }
 
 // TestJoinAndKeep: a transport joined to a session gives each request to
 // the server's origin that carries none the session's id and protocol

@@ -34,9 +34,11 @@ type Interrupt struct {
 	Issued time.Time `json:"issued,omitzero"`
 
 	// TaskID: the task whose questions these are; Session: the legacy
-	// Streamable HTTP session the task lives on.
-	TaskID  string `json:"taskId,omitempty"`
-	Session string `json:"session,omitempty"`
+	// Streamable HTTP session the task lives on, stored sealed only;
+	// SessionNotStored: it lives on one whose id was not stored (Task).
+	TaskID           string `json:"taskId,omitempty"`
+	Session          string `json:"session,omitempty"`
+	SessionNotStored bool   `json:"sessionNotStored,omitempty"`
 
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
 	RequestState  string          `json:"requestState,omitempty"`

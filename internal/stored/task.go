@@ -16,17 +16,21 @@ import (
 // inside its seal: everything needed to collect the task in another
 // process.
 type Task struct {
-	Version       int       `json:"version"`
-	Server        string    `json:"server"`
-	Tool          string    `json:"tool"`
-	MCPName       string    `json:"mcpName"`
-	TaskID        string    `json:"taskId"`
-	Status        string    `json:"status,omitempty"`
-	StatusMessage string    `json:"statusMessage,omitempty"`
-	Principal     string    `json:"principal,omitempty"`
-	Session       string    `json:"session,omitempty"` // a legacy Streamable HTTP session's id
-	ID            string    `json:"id"`
-	Issued        time.Time `json:"issued"`
+	Version       int    `json:"version"`
+	Server        string `json:"server"`
+	Tool          string `json:"tool"`
+	MCPName       string `json:"mcpName"`
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	Principal     string `json:"principal,omitempty"`
+	Session       string `json:"session,omitempty"` // a legacy Streamable HTTP session's id, stored sealed only
+	// SessionNotStored: the task lives on a session whose id was not
+	// stored (the state is not sealed): only the Adapter that made the
+	// state knows it.
+	SessionNotStored bool      `json:"sessionNotStored,omitempty"`
+	ID               string    `json:"id"`
+	Issued           time.Time `json:"issued"`
 }
 
 // taskVersion is the version of [Task] that [Task.Encode] writes and

@@ -33,7 +33,7 @@ type Joined struct{ Session, Version string }
 func (j Joined) Join() (session, version string) { return j.Session, j.Version }
 
 // Keep implements httptransport.Tasks: always.
-func (j Joined) Keep() bool { return true }
+func (j Joined) Keep(string) bool { return true }
 
 // maxAsked bounds the server's questions a line holds while no call takes
 // them; more are refused.

@@ -1,9 +1,6 @@
 package tasks
 
-import (
-	"context"
-	"sync"
-)
+import "context"
 
 // A Route says where the requests of one task call go: on the session's
 // own connection, or on a task line (line.go) joined to the session the
@@ -20,9 +17,6 @@ type Route struct {
 	// Open opens a task line to session. gone reports, after a request on
 	// it failed, whether the server refused the session as unknown.
 	Open func(ctx context.Context, session string) (line *Line, gone func() bool, err error)
-	// Handed is the set of Own's tasks handed out (nil: none kept).
-	Handed *Handed
-
 	line *Line
 	gone func() bool
 }
@@ -75,81 +69,10 @@ func (r *Route) FallBack() bool {
 	return true
 }
 
-// HandOut notes the task id handed out (a pending task, a question) when
-// it lives on Own, which its connection then keeps when it closes.
-func (r *Route) HandOut(id string) {
-	if r.OnOwn() && r.Handed != nil {
-		r.Handed.Add(id)
-	}
-}
-
-// Settled notes that the task id ended (its outcome collected, or
-// cancelled), when it lives on Own.
-func (r *Route) Settled(id string) {
-	if r.OnOwn() && r.Handed != nil {
-		r.Handed.Settle(id)
-	}
-}
-
 // Close closes the route's line, if it opened one.
 func (r *Route) Close() {
 	if r.line != nil {
 		r.line.Close()
 		r.line, r.gone = nil, nil
 	}
-}
-
-// maxHanded bounds the tasks a Handed remembers.
-const maxHanded = 1024
-
-// Handed is the set of a session's tasks handed out (a pending task, a
-// task's question) and not seen to end since: while it holds any, the
-// session's connection keeps the session when it closes, for the tasks
-// are awaited elsewhere. A task is seen to end when its outcome is
-// collected or it is cancelled through the same connection; one
-// collected elsewhere, expired or failed on the way stays held, and the
-// server's session expiry ends the session: keeping a session too long
-// costs the server less than ending one a task still needs. Past
-// maxHanded, it holds some for good. The zero value is ready; it is safe
-// for concurrent use.
-type Handed struct {
-	mu   sync.Mutex
-	ids  map[string]struct{}
-	over bool
-}
-
-// Add notes the task id handed out.
-func (h *Handed) Add(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.ids == nil {
-		h.ids = make(map[string]struct{})
-	}
-	if len(h.ids) < maxHanded {
-		h.ids[id] = struct{}{}
-	} else {
-		h.over = true
-	}
-}
-
-// Settle notes that the task id ended.
-func (h *Handed) Settle(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.ids, id)
-}
-
-// Join implements the httptransport.Tasks of the session's own
-// connection: it joins no other session.
-func (h *Handed) Join() (session, version string) { return "", "" }
-
-// Keep implements httptransport.Tasks: the session is kept while tasks
-// handed out are not seen to end (Any).
-func (h *Handed) Keep() bool { return h.Any() }
-
-// Any reports whether tasks handed out are not seen to end.
-func (h *Handed) Any() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.ids) > 0 || h.over
 }

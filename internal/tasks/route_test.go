@@ -3,7 +3,6 @@ package tasks
 import (
 	"context"
 	"errors"
-	"strconv"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,23 +52,6 @@ func TestRoute(t *testing.T) {
 	}
 	r.Close()
 
-	// Only tasks of the own session are held for its connection.
-	var h Handed
-	foreign := &Route{Own: "own", Session: "theirs", Handed: &h}
-	foreign.HandOut("t1")
-	own := &Route{Own: "own", Handed: &h}
-	if h.Any() {
-		t.Error("a task of another session was held")
-	}
-	own.HandOut("t2")
-	if !h.Any() {
-		t.Error("a task of the own session was not held")
-	}
-	own.Settled("t2")
-	if h.Any() {
-		t.Error("a settled task is still held")
-	}
-
 	if (&Route{}).LineSession() != "" {
 		t.Error("a route without an own session has lines")
 	}
@@ -77,30 +59,5 @@ func TestRoute(t *testing.T) {
 	bad := &Route{Own: "own", Open: func(context.Context, string) (*Line, func() bool, error) { return nil, nil, fail }}
 	if _, err := bad.Line(ctx, "tasks/get"); err != fail {
 		t.Errorf("Line = %v, want the open's error", err)
-	}
-}
-
-// TestHanded: a session's tasks handed out are held until they settle;
-// past maxHanded, some are held for good.
-func TestHanded(t *testing.T) {
-	var h Handed
-	h.Add("a")
-	h.Add("b")
-	h.Settle("a")
-	if !h.Any() {
-		t.Error("b is out")
-	}
-	h.Settle("b")
-	if h.Any() {
-		t.Error("all settled")
-	}
-	for i := range maxHanded + 1 {
-		h.Add(strconv.Itoa(i))
-	}
-	for i := range maxHanded + 1 {
-		h.Settle(strconv.Itoa(i))
-	}
-	if !h.Any() {
-		t.Error("past the bound, the set forgot tasks it could not hold")
 	}
 }

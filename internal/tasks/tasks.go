@@ -39,10 +39,12 @@
 //     adapter reads that stream itself, on a task line joined to the
 //     task's session (Line): a question is answered inline or becomes an
 //     interrupt keyed by its request id, answered later by id on the same
-//     session, from any process; a pending task stores its session too,
-//     and the connection that handed it out does not end the session
-//     (Route, Handed). A session the server refuses as unknown is tried
-//     once on the adapter's own session, where a durable store may still
+//     session, from any process; a pending task stores its session too
+//     (sealed only: without a key the root stores no session id), and
+//     the connection that handed it out does not end the session (Route;
+//     the root records the sessions kept, and ends them: Kept). A session
+//     the server refuses as unknown is tried once on the adapter's own
+//     session, where a durable store may still
 //     have the task.
 //     Over other transports go-sdk reads the stream: the adapter's
 //     elicitation handler answers the question, or it is declined, and
