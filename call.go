@@ -148,7 +148,7 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// invoke runs an approved call, with callbacks: [Adapter.Decide].
+// invoke runs an approved call, with callbacks: [Adapter.Resume].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args, "", true) })
 }
@@ -159,7 +159,7 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // schemapass.DropAbsentNulls), then [Config.Middleware] (hooks.go) and
 // the approval gate (send), with the call watched by a tracer and the debug
 // log when any of them is there. approved says that a human approved args
-// ([Adapter.Decide]). id is the model's tool-call id, or "".
+// ([Adapter.Resume]). id is the model's tool-call id, or "".
 func (t *Tool) run(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked

@@ -48,8 +48,8 @@
 // except a legacy task's questions over Streamable HTTP, which are
 // interrupts too (see [PendingTask]).
 // [Config.Approval] holds chosen calls for a human with [*ApprovalRequired],
-// which [Adapter.Decide] settles with [Approved] or [Rejected]. Every kind
-// of stored state takes a [Resolution] at its one entry point.
+// which [Adapter.Resume] settles with [Approved] or [Rejected]. [Resolution]'s
+// doc has the table of stored state and its entry points.
 //
 // # Errors
 //

@@ -65,7 +65,7 @@ func ExampleToolset_ResumeToolCalls() {
 
 // An approval request is JSON: a reviewer decides it later, on any replica.
 // With a StateKey, the stored request is sealed, and a forged one refused.
-func ExampleAdapter_Decide() {
+func ExampleAdapter_Resume_approval() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}},
@@ -106,12 +106,12 @@ func ExampleAdapter_Decide() {
 		log.Fatal(err)
 	}
 	fmt.Printf("review: %s %v\n", p.Call.Tool, p.Call.Args)
-	res, err := b.Decide(ctx, &p, mcpadapter.Approved())
+	res, err := b.Resume(ctx, &p, mcpadapter.Approved())
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Text())
-	_, err = b.Decide(ctx, &p, mcpadapter.Approved())
+	_, err = b.Resume(ctx, &p, mcpadapter.Approved())
 	fmt.Println("again:", err != nil)
 	// Output:
 	// review: booking__cancel_booking map[id:b-17]

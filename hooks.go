@@ -62,7 +62,7 @@ type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
 // Middleware runs before [Config.Approval], so that a reviewer approves the
 // call as it is sent: the gate sees the arguments the middleware leaves,
 // and a call held for approval returns its [*ApprovalRequired] through the
-// chain. Approving it ([Adapter.Decide]) runs the chain again on the approved
+// chain. Approving it ([Adapter.Resume]) runs the chain again on the approved
 // arguments; the call is sent when they come out unchanged (a rewrite that
 // is applied twice changes nothing), else it is held for approval again,
 // with the new arguments. Middleware runs around the whole call, its input

@@ -95,7 +95,7 @@ func TestIntegrationTasksNPM(t *testing.T) {
 			if err := json.Unmarshal(b, &stored); err != nil {
 				t.Fatal(err)
 			}
-			res, err = a.CollectTask(ctx, &stored)
+			res, err = a.Resume(ctx, &stored, mcpadapter.Collected())
 			if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 				t.Fatalf("CollectTask = %v, %v, want the report", res, err)
 			}
@@ -110,11 +110,11 @@ func TestIntegrationTasksNPM(t *testing.T) {
 			}
 			cctx, ccancel := context.WithCancel(ctx)
 			defer ccancel()
-			_, err = a.CollectTask(mcpadapter.WithProgress(cctx, func(mcpadapter.Progress) { ccancel() }), pt)
+			_, err = a.Resume(mcpadapter.WithProgress(cctx, func(mcpadapter.Progress) { ccancel() }), pt, mcpadapter.Collected())
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("CollectTask cancelled = %v, want context.Canceled", err)
 			}
-			_, err = a.CollectTask(ctx, pt)
+			_, err = a.Resume(ctx, pt, mcpadapter.Collected())
 			if !errors.Is(err, mcpadapter.ErrTaskFailed) || !strings.Contains(err.Error(), "cancelled") {
 				t.Fatalf("CollectTask of a cancelled task = %v, want ErrTaskFailed (cancelled)", err)
 			}
@@ -186,7 +186,7 @@ func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	if err := json.Unmarshal(b, &stored); err != nil {
 		t.Fatal(err)
 	}
-	res, err = integAdapter(t, srv, nil).CollectTask(ctx, &stored)
+	res, err = integAdapter(t, srv, nil).Resume(ctx, &stored, mcpadapter.Collected())
 	if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v; want the report", res, err)
 	}

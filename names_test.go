@@ -112,7 +112,7 @@ func TestToolNamesProviderSafe(t *testing.T) {
 			if p.Call.Tool != short || p.Call.MCPName != long {
 				t.Errorf("ApprovalRequired.Call = (%q, %q), want (%q, %q)", p.Call.Tool, p.Call.MCPName, short, long)
 			}
-			res, err := a.Decide(t.Context(), p, Approved())
+			res, err := a.Resume(t.Context(), p, Approved())
 			if err != nil || res.Text() != long+" ok" {
 				t.Errorf("Approve() = %q, %v; want the server's tool %q run", res.Text(), err, long)
 			}

@@ -4,7 +4,6 @@ package mcpadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mcpadapter/mcpadapter/internal/stored"
@@ -19,21 +18,15 @@ import (
 //	var pt *mcpadapter.PendingTask
 //	if errors.As(err, &pt) {
 //		b, _ := json.Marshal(pt) // store it; later, anywhere:
-//		res, err = a.CollectTask(ctx, decoded)
+//		res, err = a.Resume(ctx, decoded, mcpadapter.Collected())
 //	}
 //
-// A PendingTask is durable like an [Interrupt]: its JSON, sealed with
-// [Config.StateKey] when set, is all [Adapter.CollectTask] and
-// [Adapter.CancelTask] need, on any Adapter with a server of the same
-// name listing the tool, and only under the principal the call acted for
-// ([WithPrincipal]). A legacy server may bind a task to the session that
-// made it (the TypeScript SDK's stores do): over Streamable HTTP the
-// PendingTask stores that session's id, the Adapter that returned it does
-// not end the session when it closes (until it sees the task settle), and
-// another Adapter joins the session to reach the task. Seal the state
-// ([Config.StateKey]): sealed, the session id is encrypted; without a key
-// it is in clear, and lets whoever reads the JSON join the session. A stdio server's
-// tasks end with its process, which the Adapter that started it owns.
+// A PendingTask is stored state (see [Resolution]): collect it with
+// [Adapter.Resume] and [Collected], or end it with [Adapter.CancelTask], on
+// any Adapter with the server. Over Streamable HTTP a legacy task bound to
+// its session stores the session's id (sealed, it is encrypted; see
+// docs/reference.md, "Pausing and resuming"); a stdio server's tasks end
+// with its process.
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])
@@ -68,25 +61,14 @@ func (p *PendingTask) rebind(t *Tool, principal string) *PendingTask {
 		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: p.session}
 }
 
-// Collect waits for the task within ctx and [Config.TaskWait], as the call
-// did, on the adapter that made p: see [Adapter.CollectTask].
-func (p *PendingTask) Collect(ctx context.Context) (*Result, error) {
-	if p == nil || p.a == nil {
-		return nil, errors.New("mcpadapter: collect: pending task not bound to an adapter (decoded from JSON?): use Adapter.CollectTask")
-	}
-	return p.a.CollectTask(ctx, p)
-}
-
-// CollectTask polls the task of p on the current connection of p.Server
+// collectTask polls the task of p on the current connection of p.Server
 // (dialing it if needed) until it ends, within ctx and [Config.TaskWait],
 // and returns its result, its failure ([ErrTaskFailed]), an [*Interrupt]
 // when the server asks for input (a modern one, or a legacy one over
-// Streamable HTTP), or a *PendingTask again when a
-// deadline passed first. Cancelling ctx cancels the task. p may come from
-// another Adapter or process through JSON: it is checked first as an
-// [Interrupt] is by [Adapter.Resume] (its seal, its principal, its server
-// and tool).
-func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, error) {
+// Streamable HTTP), or a *PendingTask again when a deadline passed first.
+// Cancelling ctx cancels the task. p is checked first, as [Adapter.Resume]
+// documents (its seal, its principal, its server and tool).
+func (a *Adapter) collectTask(ctx context.Context, p *PendingTask) (*Result, error) {
 	t, p, err := a.openTask(ctx, p, "collect")
 	if err != nil {
 		return nil, err
@@ -98,7 +80,7 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 }
 
 // CancelTask asks the server to cancel the task of p (tasks/cancel), after
-// the checks of [Adapter.CollectTask]. Cancellation is the server's to
+// the checks of [Adapter.Resume]. Cancellation is the server's to
 // honour.
 func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	t, p, err := a.openTask(ctx, p, "cancel")
@@ -148,9 +130,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 	return t, p, nil
 }
 
-// MarshalJSON implements [json.Marshaler]: everything needed to collect
-// the task in another process, sealed with [Config.StateKey] when the
-// adapter that made it has one.
+// MarshalJSON implements [json.Marshaler] (see [Resolution]).
 func (p PendingTask) MarshalJSON() ([]byte, error) {
 	return marshalState(p.a, stateTask, p.seal, p.stamp, p.encode)
 }
@@ -161,9 +141,7 @@ func (p PendingTask) encode() ([]byte, error) {
 		Status: p.Status, StatusMessage: p.StatusMessage, Principal: p.principal, Session: p.session, ID: p.id, Issued: p.issued}.Encode()
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to
-// no adapter: collect it with [Adapter.CollectTask]. Malformed or oversized
-// JSON is an error wrapping [ErrInvalidState].
+// UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	payload, seal, err := unsealState("pending task", b)
 	if err != nil {

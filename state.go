@@ -106,13 +106,13 @@ func decodeStamp(id string, issued time.Time) (stamp, error) {
 	return stamp{id: id, issued: issued, used: new(atomic.Bool)}, nil
 }
 
-// ID returns the state's ID: 32 hex digits, random, made with the state
-// (empty for state stored before IDs were recorded). [Config.StateClaims]
-// claims it when the state is applied.
+// ID returns the state's ID: 32 random hex digits, made with the state
+// (empty for state stored before IDs were recorded), which a resume claims
+// (see [Resolution]).
 func (s stamp) ID() string { return s.id }
 
 // Issued returns when the state was made (the zero time for state stored
-// before issue times were recorded); [Config.StateMaxAge] counts from it.
+// before issue times were recorded); [StateOptions.MaxAge] counts from it.
 func (s stamp) Issued() time.Time { return s.issued }
 
 // maxStateBytes bounds the JSON of one stored value.
@@ -311,8 +311,7 @@ func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string
 // a decoded sealed value shows only its ID and Issued: its JSON holds
 // nothing else in clear. Unseal checks the seal only: a key of this
 // Adapter ([Config.StateKey], [Config.OldStateKeys]) must have sealed it,
-// else [ErrTamperedState]. [Adapter.Resume], [Adapter.Decide],
-// [Adapter.CollectTask] and [Toolset.ResumeToolCalls] open what they are
+// else [ErrTamperedState]. [Adapter.Resume] and [Toolset.ResumeToolCalls] open what they are
 // given themselves, with all their checks; a value that this Adapter
 // opened goes on as it is now (edits included), one given to another
 // Adapter is opened again from its seal. State that is not sealed is left

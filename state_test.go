@@ -241,18 +241,18 @@ func TestStateKey(t *testing.T) {
 	if err := json.Unmarshal(payloadOf(t, a, stateApproval, sealedApproval), &unsealed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a2.Decide(t.Context(), &unsealed, Approved()); !errors.Is(err, ErrTamperedState) {
+	if _, err := a2.Resume(t.Context(), &unsealed, Approved()); !errors.Is(err, ErrTamperedState) {
 		t.Errorf("Approve(unsealed) error = %v, want ErrTamperedState", err)
 	}
 	var back ApprovalRequired
 	if err := json.Unmarshal(sealedApproval, &back); err != nil {
 		t.Fatal(err)
 	}
-	res = must(t).result(a2.Decide(t.Context(), &back, Approved()))
+	res = must(t).result(a2.Resume(t.Context(), &back, Approved()))
 	if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 		t.Errorf("Approve(sealed) = %s, destroy runs %d; want destroyed db, 1", resultText(res), s.Runs("destroy"))
 	}
-	if _, err := a2.Decide(t.Context(), &back, Approved()); err == nil || s.Runs("destroy") != 1 {
+	if _, err := a2.Resume(t.Context(), &back, Approved()); err == nil || s.Runs("destroy") != 1 {
 		t.Errorf("second Approve() error = %v, destroy runs %d; want an error, 1", err, s.Runs("destroy"))
 	}
 }
@@ -285,11 +285,11 @@ func TestDurableApproval(t *testing.T) {
 			if back.ID() != p.ID() || back.Call.Tool != "s__destroy" || back.Call.Args["target"] != "db" {
 				t.Errorf("decoded = %+v, want the stored call", back)
 			}
-			rejected := must(t).result(a2.Decide(t.Context(), decode(b), Rejected("no")))
+			rejected := must(t).result(a2.Resume(t.Context(), decode(b), Rejected("no")))
 			if !rejected.IsError || s.Runs("destroy") != 0 {
 				t.Errorf("Reject() = %s, runs %d; want an error result, 0", resultText(rejected), s.Runs("destroy"))
 			}
-			res := must(t).result(a2.Decide(t.Context(), back, Approved()))
+			res := must(t).result(a2.Resume(t.Context(), back, Approved()))
 			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 				t.Errorf("Approve() = %s, runs %d", resultText(res), s.Runs("destroy"))
 			}
@@ -301,7 +301,7 @@ func TestDurableApproval(t *testing.T) {
 				editJSON(t, b, func(w map[string]any) { w["mcpName"], w["tool"] = "nothing", "s__nothing" }),
 				editJSON(t, b, func(w map[string]any) { w["server"] = "x" }),
 			} {
-				if _, err := a2.Decide(t.Context(), decode(forged), Approved()); !errors.Is(err, ErrInvalidState) {
+				if _, err := a2.Resume(t.Context(), decode(forged), Approved()); !errors.Is(err, ErrInvalidState) {
 					t.Errorf("Approve(%s) error = %v, want ErrInvalidState", forged, err)
 				}
 			}
@@ -321,13 +321,13 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	always := func(ToolCall) bool { return true }
 	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always})
 	p := must(t).approval(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
-	intr := must(t).interrupt(a.Decide(t.Context(), p, Approved()))
+	intr := must(t).interrupt(a.Resume(t.Context(), p, Approved()))
 	ans := answer("date", Accept, date("2026-09-18"))
 
 	// Unsealed from storage: approval again, then the resume with the
 	// answers given.
 	held := must(t).approval(a.Resume(t.Context(), roundTrip(t, intr), Answered(ans)))
-	res := must(t).result(a.Decide(t.Context(), held, Approved()))
+	res := must(t).result(a.Resume(t.Context(), held, Approved()))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Approve(resume) = %s, want %q", resultText(res), want)
 	}
@@ -342,7 +342,7 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, StateKey: key}
 	k1 := newAdapter(t, cfg)
 	p = must(t).approval(lookupTool(t, k1, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
-	stored, err := json.Marshal(must(t).interrupt(k1.Decide(t.Context(), p, Approved())))
+	stored, err := json.Marshal(must(t).interrupt(k1.Resume(t.Context(), p, Approved())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +619,7 @@ func TestStoredStateByValue(t *testing.T) {
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(checkpoint.Interrupt) = %s, want %q", resultText(res), want)
 	}
-	res = must(t).result(a2.Decide(t.Context(), &back.Approval, Approved()))
+	res = must(t).result(a2.Resume(t.Context(), &back.Approval, Approved()))
 	if res.Text() != "destroyed db" {
 		t.Errorf("Decide(checkpoint.Approval) = %s, want destroyed db", resultText(res))
 	}

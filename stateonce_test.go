@@ -66,7 +66,7 @@ func stateCases(st storedState) []stateCase {
 			return err
 		}},
 		{"approval", "destroy", func(t *testing.T, a *Adapter) error {
-			_, err := a.Decide(t.Context(), decodeStored[ApprovalRequired](t, st.approval), Approved())
+			_, err := a.Resume(t.Context(), decodeStored[ApprovalRequired](t, st.approval), Approved())
 			return err
 		}},
 		{"paused batch", "book_table", func(t *testing.T, a *Adapter) error {
@@ -117,8 +117,8 @@ func TestStateResumesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		runs := s.Runs("destroy")
-		must(t).result(replicas[0].Decide(t.Context(), decodeStored[ApprovalRequired](t, b), Rejected("no")))
-		if _, err := replicas[1].Decide(t.Context(), decodeStored[ApprovalRequired](t, b), Approved()); !errors.Is(err, ErrClaimedState) {
+		must(t).result(replicas[0].Resume(t.Context(), decodeStored[ApprovalRequired](t, b), Rejected("no")))
+		if _, err := replicas[1].Resume(t.Context(), decodeStored[ApprovalRequired](t, b), Approved()); !errors.Is(err, ErrClaimedState) {
 			t.Errorf("approval after a rejection, on another replica: error = %v, want ErrClaimedState", err)
 		}
 		if s.Runs("destroy") != runs {

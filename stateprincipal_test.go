@@ -76,23 +76,23 @@ func TestStoredStatePrincipal(t *testing.T) {
 				do   func() error
 				want error
 			}{
-				{"live approval, another principal", func() error { _, err := a.Decide(bob, p, Approved()); return err }, ErrWrongPrincipal},
-				{"live rejection, another principal", func() error { _, err := a.Decide(bob, p, Rejected("no")); return err }, ErrWrongPrincipal},
-				{"live approval, no principal", func() error { _, err := a.Decide(t.Context(), p, Approved()); return err }, ErrNoPrincipal},
+				{"live approval, another principal", func() error { _, err := a.Resume(bob, p, Approved()); return err }, ErrWrongPrincipal},
+				{"live rejection, another principal", func() error { _, err := a.Resume(bob, p, Rejected("no")); return err }, ErrWrongPrincipal},
+				{"live approval, no principal", func() error { _, err := a.Resume(t.Context(), p, Approved()); return err }, ErrNoPrincipal},
 				{"stored approval, another principal", func() error {
-					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, stored), Approved())
+					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, stored), Approved())
 					return err
 				}, ErrWrongPrincipal},
 				{"stored rejection, another principal", func() error {
-					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, stored), Rejected("no"))
+					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, stored), Rejected("no"))
 					return err
 				}, ErrWrongPrincipal},
 				{"stored approval, principal edited", func() error {
-					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")), Approved())
+					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")), Approved())
 					return err
 				}, ErrWrongPrincipal},
 				{"stored approval, principal removed", func() error {
-					_, err := a2.Decide(alice, decodeStored[ApprovalRequired](t, edit(stored, "")), Approved())
+					_, err := a2.Resume(alice, decodeStored[ApprovalRequired](t, edit(stored, "")), Approved())
 					return err
 				}, ErrNoPrincipal},
 				{"paused batch, another principal", func() error {
@@ -108,10 +108,10 @@ func TestStoredStatePrincipal(t *testing.T) {
 			if got := s.Count("tools/call"); got != calls || s.Runs("destroy") != 0 {
 				t.Fatalf("tools/call %d, destroy runs %d after the refusals; want %d, 0 (nothing sent)", got, s.Runs("destroy"), calls)
 			}
-			if res := must(t).result(a2.Decide(alice, decodeStored[ApprovalRequired](t, stored), Approved())); res.Text() != "destroyed db" {
+			if res := must(t).result(a2.Resume(alice, decodeStored[ApprovalRequired](t, stored), Approved())); res.Text() != "destroyed db" {
 				t.Errorf("Approve(stored, alice) = %s, want destroyed db", resultText(res))
 			}
-			if res := must(t).result(a.Decide(alice, p, Approved())); res.Text() != "destroyed db" {
+			if res := must(t).result(a.Resume(alice, p, Approved())); res.Text() != "destroyed db" {
 				t.Errorf("Approve(live, alice) after the refusals = %s, want destroyed db (undecided)", resultText(res))
 			}
 

@@ -128,7 +128,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 		"collect": func(a *Adapter, b []byte) error {
 			var p PendingTask
 			decode(b, &p)
-			_, err := a.CollectTask(ctx, &p)
+			_, err := a.Resume(ctx, &p, Collected())
 			return err
 		},
 		"cancel": func(a *Adapter, b []byte) error {
@@ -173,7 +173,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 	}
 	var p PendingTask
 	decode(task, &p)
-	if res, err := b2.CollectTask(ctx, &p); err != nil || res.Text() != "done: reefs" {
+	if res, err := b2.Resume(ctx, &p, Collected()); err != nil || res.Text() != "done: reefs" {
 		t.Fatalf("CollectTask on another Adapter = %v, %v; want done: reefs", res, err)
 	}
 	if err := b2.Unseal(new(int)); err == nil {

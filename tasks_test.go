@@ -194,17 +194,17 @@ func TestTasksDurable(t *testing.T) {
 			if stored.ID() == "" || stored.ID() != pt.ID() || !stored.Issued().Equal(pt.Issued()) {
 				t.Errorf("stored ID %q issued %v, want %q issued %v", stored.ID(), stored.Issued(), pt.ID(), pt.Issued())
 			}
-			if _, err := b2.CollectTask(WithPrincipal(faultCtx(t), "mallory"), &stored); !errors.Is(err, ErrWrongPrincipal) {
+			if _, err := b2.Resume(WithPrincipal(faultCtx(t), "mallory"), &stored, Collected()); !errors.Is(err, ErrWrongPrincipal) {
 				t.Fatalf("CollectTask as another principal = %v, want ErrWrongPrincipal", err)
 			}
 			var tampered PendingTask
 			if err := json.Unmarshal(flipBox(t, b), &tampered); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := b2.CollectTask(ctx, &tampered); !errors.Is(err, ErrTamperedState) {
+			if _, err := b2.Resume(ctx, &tampered, Collected()); !errors.Is(err, ErrTamperedState) {
 				t.Fatalf("CollectTask of tampered state = %v, want ErrTamperedState", err)
 			}
-			res, err := b2.CollectTask(ctx, &stored)
+			res, err := b2.Resume(ctx, &stored, Collected())
 			if err != nil || res.Text() != "done: reefs" {
 				t.Fatalf("CollectTask on a new Adapter = %v, %v; want done: reefs", res, err)
 			}
@@ -218,7 +218,7 @@ func TestTasksDurable(t *testing.T) {
 			if err := b2.CancelTask(ctx, pt); err != nil {
 				t.Fatalf("CancelTask: %v", err)
 			}
-			if _, err := b2.CollectTask(ctx, pt); !errors.Is(err, ErrTaskFailed) {
+			if _, err := b2.Resume(ctx, pt, Collected()); !errors.Is(err, ErrTaskFailed) {
 				t.Fatalf("CollectTask of a cancelled task = %v, want ErrTaskFailed", err)
 			}
 		})
@@ -517,7 +517,7 @@ func TestTasksLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ = open(nil)
-	if res, err := a.CollectTask(ctx, &pending); err != nil || res.Text() != "done: dunes" {
+	if res, err := a.Resume(ctx, &pending, Collected()); err != nil || res.Text() != "done: dunes" {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v", res, err)
 	}
 	closeIt(a, 4)
@@ -528,7 +528,7 @@ func TestTasksLine(t *testing.T) {
 	if !errors.As(err, &pt) {
 		t.Fatalf("Invoke(WithPendingTask) = %v", err)
 	}
-	if res, err := a.CollectTask(ctx, pt); err != nil || res.Text() != "done: capes" {
+	if res, err := a.Resume(ctx, pt, Collected()); err != nil || res.Text() != "done: capes" {
 		t.Fatalf("CollectTask = %v, %v", res, err)
 	}
 	closeIt(a, 5)
@@ -559,7 +559,7 @@ func TestTasksLine(t *testing.T) {
 	if n := unbound.Methods("tasks/cancel"); n != 1 {
 		t.Errorf("tasks/cancel sent %d times, want 1", n)
 	}
-	if res, err := ub.CollectTask(ctx, &pending); err != nil || res.Text() != "done: bays" {
+	if res, err := ub.Resume(ctx, &pending, Collected()); err != nil || res.Text() != "done: bays" {
 		t.Fatalf("CollectTask of a forgotten session = %v, %v; want the task from the new session", res, err)
 	}
 

@@ -38,7 +38,7 @@ var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
 // and its calls fail.
 //
 // With [Config.CallbacksHandler] set, every [Tool.Call], [Tool.Invoke],
-// [Tool.InvokeJSON] and approval ([Adapter.Decide]) reports HandleToolStart
+// [Tool.InvokeJSON] and approval ([Adapter.Resume]) reports HandleToolStart
 // with its input (Call's text, InvokeJSON's JSON, Invoke's arguments as
 // JSON), then exactly one of HandleToolEnd with [Result.Text] (also for
 // isError results and for input the tool cannot take) or HandleToolError

@@ -933,7 +933,7 @@ func TestCallbacks(t *testing.T) {
 			if !errors.As(err, &ar) {
 				return errors.New("no ApprovalRequired")
 			}
-			_, err = a.Decide(t.Context(), ar, Approved())
+			_, err = a.Resume(t.Context(), ar, Approved())
 			return err
 		}, []string{`start {"target":"x"}`, "error approval", `start {"target":"x"}`, "end destroyed x"}},
 		{"HandleToolCalls", func(t *testing.T) error {
