@@ -42,7 +42,7 @@ type resumeCall struct {
 // for approval; resume is set when the call is the resume of an interrupt,
 // whose stamp the request shares.
 func newApproval(ctx context.Context, t *Tool, call ToolCall, resume *resumeCall) *ApprovalRequired {
-	p := &ApprovalRequired{Call: call, tool: t, resume: resume, principal: PrincipalFrom(ctx), stamp: newStamp()}
+	p := &ApprovalRequired{Call: call, tool: t, resume: resume, principal: principalFrom(ctx), stamp: newStamp()}
 	if resume != nil {
 		p.stamp = resume.in.stamp
 	}

@@ -235,7 +235,7 @@ func (t *Tool) send(ctx context.Context, info *callInfo, args map[string]any, g 
 		res *Result
 		err error
 	)
-	if info.tasks != "" && t.asTask(ctx, info.tasks) { // a tool without task support never enters tasks.go
+	if info.tasks != "" && t.asTask(info.tasks) { // a tool without task support never enters tasks.go
 		res, err = t.task(ctx, info, args)
 	} else {
 		res, err = t.callRounds(ctx, info, args, nil, "", 0)
@@ -408,7 +408,7 @@ func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string
 		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
 		a: a, gen: c.gen,
 		args: callinput.Snapshot(args), state: state, round: round, requests: asked,
-		retry: retry, principal: PrincipalFrom(ctx), stamp: newStamp(),
+		retry: retry, principal: principalFrom(ctx), stamp: newStamp(),
 	}
 	if retry {
 		i.responses = responses

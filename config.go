@@ -42,7 +42,7 @@ type Config struct {
 
 	// RawToolNames keeps the servers' own tool names. By default tools are
 	// named "server__tool". Either way the name is made provider-safe by
-	// [SafeToolName]: at most [MaxToolNameLength] characters of
+	// [SafeToolName]: at most 64 characters of
 	// [A-Za-z0-9_-].
 	RawToolNames bool
 
@@ -200,12 +200,12 @@ type Config struct {
 
 	// ResultBudget bounds what one tool result gives the model, in
 	// characters: the text of [Tool.Call] and the messages of
-	// [Toolset.HandleToolCalls] (media count [MediaBudgetCost] each). A
-	// longer text is cut at a line break or character, keeping its head and
-	// a little of its tail around a note saying how much was left out; the
-	// [Result] of [Tool.Invoke] is never cut. 0 means [DefaultResultBudget]
-	// (100,000); a negative value means no bound. A [ResultBudget] option
-	// of HandleToolCalls wins.
+	// [Toolset.HandleToolCalls] (media count about 1,000 characters each,
+	// what providers charge for an image of about a megapixel). A longer
+	// text is cut at a line break or character, keeping its head and a
+	// little of its tail around a note saying how much was left out; the
+	// [Result] of [Tool.Invoke] is never cut. 0 means 100,000 characters
+	// (about 25,000 tokens); a negative value means no bound.
 	ResultBudget int
 
 	// MaxCatalogBytes bounds the tool list of one server, and each of its
@@ -298,14 +298,13 @@ type Config struct {
 
 	// PrincipalIdleTimeout closes a per-principal connection (see
 	// [Server.HeadersFor]) that no request has used for this long; the
-	// principal's next use dials again. 0 means
-	// [DefaultPrincipalIdleTimeout] (10 minutes). A connection with
+	// principal's next use dials again. 0 means 10 minutes. A connection with
 	// requests in flight is never closed for idleness.
 	PrincipalIdleTimeout time.Duration
 
 	// MaxPrincipalConns bounds the per-principal connections open at once,
 	// over every server: past it the least recently used idle one is
-	// closed. 0 means [DefaultMaxPrincipalConns] (1000). Connections with
+	// closed. 0 means 1000. Connections with
 	// requests in flight are never closed for it: when every one is busy,
 	// the bound is passed, and restored when a connection is next opened
 	// or closed for idleness.

@@ -101,7 +101,7 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 // to list: those are left out (a debug record says so), and naming one
 // is [ErrNoPrincipal].
 func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected []string, err error) {
-	anonymous := PrincipalFrom(ctx) == ""
+	anonymous := principalFrom(ctx) == ""
 	if len(names) > 0 {
 		selected = slices.Compact(slices.Sorted(slices.Values(names)))
 		for _, name := range selected {

@@ -57,26 +57,21 @@ var (
 	// or for input to render a prompt ([Adapter.GetPrompt]).
 	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")
 
-	// ErrUnknownPrompt is returned by [Adapter.GetPrompt], wrapped in a
+	// errUnknownPrompt is returned by [Adapter.GetPrompt], wrapped in a
 	// [*ServerError], for a prompt the server does not list.
-	ErrUnknownPrompt = errors.New("mcpadapter: unknown prompt")
-
-	// ErrNotText is returned by [PromptResult.ChatMessages] for a prompt
-	// holding content that is not text (an image, audio, a binary resource,
-	// a resource link), which text-only chat messages cannot carry.
-	ErrNotText = errors.New("mcpadapter: prompt content is not text")
+	errUnknownPrompt = errors.New("mcpadapter: unknown prompt")
 
 	// ErrNotSupported is returned, wrapped in a [*ServerError], for an
 	// operation the server did not advertise the capability of, such as
 	// [Adapter.SubscribeResource] on a server without resources.subscribe.
 	ErrNotSupported = errors.New("mcpadapter: not supported by the server")
 
-	// ErrCallHeaders is returned, wrapped in a [*ServerError], by a call
+	// errCallHeaders is returned, wrapped in a [*ServerError], by a call
 	// whose [CallRequest.Headers] cannot be sent: its server is not reached
 	// over HTTP (stdio, [InMemory], a custom transport other than go-sdk's
 	// HTTP ones), or a header is one the transport sets itself. Nothing is
 	// sent.
-	ErrCallHeaders = errors.New("mcpadapter: per-call headers cannot be sent")
+	errCallHeaders = errors.New("mcpadapter: per-call headers cannot be sent")
 
 	// ErrUnsafeSchema is returned, wrapped in a [*ServerError], by a call
 	// that needs to check a server's schema that cannot be checked safely:
@@ -90,17 +85,17 @@ var (
 	ErrUnsafeSchema = errors.New("mcpadapter: a server's schema cannot be checked safely")
 )
 
-// A PromptArgumentsError reports arguments given to [Adapter.GetPrompt]
+// A promptArgumentsError reports arguments given to [Adapter.GetPrompt]
 // that do not match the prompt's declared arguments. The prompt is not
 // requested.
-type PromptArgumentsError struct {
+type promptArgumentsError struct {
 	Server, Prompt string
 	Missing        []string // required arguments not given, in declared order
 	Unknown        []string // arguments given that the prompt does not declare, sorted
 }
 
 // Error implements error.
-func (e *PromptArgumentsError) Error() string {
+func (e *promptArgumentsError) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, argsProblems(e.Missing, e.Unknown))
 }
 

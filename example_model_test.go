@@ -91,7 +91,7 @@ func ExampleToolset_LLMToolsFor() {
 }
 
 // Bound what one result gives the model; the Result keeps everything.
-func ExampleResultBudget() {
+func Example_resultBudget() {
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers:      map[string]mcpadapter.Server{"fs": {Transport: modelExampleServer()}},
 		ResultBudget: 200,

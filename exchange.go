@@ -33,7 +33,7 @@ func (c *conn) current() *conn {
 // connection and ctx acts for another principal. (The error's Op is built
 // only on failure: a Sprintf per call shows in the benchmarks.)
 func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
-	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
+	if c.key.principal != "" && principalFrom(ctx) != c.key.principal {
 		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
 	}
 	return nil

@@ -221,7 +221,7 @@ func TestFaultCatalog(t *testing.T) {
 			for _, raw := range faultserver.Catalog() {
 				var d struct{ Name string }
 				json.Unmarshal([]byte(raw), &d)
-				tool := ts.Lookup(SafeToolName("f__"+d.Name, MaxToolNameLength)) // tools.go
+				tool := ts.Lookup(SafeToolName("f__"+d.Name, maxToolNameLength)) // tools.go
 				if slices.Contains(dropped, d.Name) {
 					if tool != nil {
 						t.Errorf("tool %q was listed; want it dropped", d.Name)
@@ -243,7 +243,7 @@ func TestFaultCatalog(t *testing.T) {
 				t.Errorf("huge description has %d bytes, want %d", got, faultserver.HugeDescriptionBytes)
 			}
 			for _, name := range append(slices.Clone(faultserver.Names), faultserver.ToolSchemaString, faultserver.ToolSchemaMissing) {
-				res, err := lookup(t, ts, SafeToolName("f__"+name, MaxToolNameLength)).Invoke(faultCtx(t), nil)
+				res, err := lookup(t, ts, SafeToolName("f__"+name, maxToolNameLength)).Invoke(faultCtx(t), nil)
 				if err != nil || res.Text() != "called "+name {
 					t.Errorf("Invoke(%q) = %q, %v; want the server to see the name unchanged", name, res.Text(), err)
 				}

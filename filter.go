@@ -64,31 +64,11 @@ type Filter struct {
 	// only the tools the server declared read-only:
 	//
 	//	func(_ context.Context, _ string, d *ToolDescriptor) bool { return d.Annotations.ReadOnly() }
-	Keep ToolPredicate
+	Keep func(ctx context.Context, server string, tool *ToolDescriptor) bool
 }
 
 // errFiltered refuses to resume a call of a tool the filters drop.
 var errFiltered = errors.New("the tool is not offered: a Filter drops it")
-
-// A ToolPredicate reports whether a tool of server, described by tool (the
-// server's descriptor, with its annotations), should be offered to the
-// model in the call whose context is ctx.
-type ToolPredicate func(ctx context.Context, server string, tool *ToolDescriptor) bool
-
-// AllOf returns a [ToolPredicate] that keeps a tool when every one of preds
-// keeps it (nil predicates are ignored). They are called in order and stop
-// at the first that drops the tool.
-func AllOf(preds ...ToolPredicate) ToolPredicate {
-	preds = slices.DeleteFunc(slices.Clone(preds), func(p ToolPredicate) bool { return p == nil })
-	return func(ctx context.Context, server string, tool *ToolDescriptor) bool {
-		for _, p := range preds {
-			if !p(ctx, server, tool) {
-				return false
-			}
-		}
-		return true
-	}
-}
 
 // validate refuses malformed patterns (toolname.CheckPatterns).
 func (f *Filter) validate() error { return toolname.CheckPatterns(slices.Concat(f.Allow, f.Deny)) }

@@ -45,7 +45,7 @@ type CallRequest struct {
 	// never to a redirect elsewhere, nor to another server. On any other
 	// server (stdio, [InMemory], a custom transport), or with a header the
 	// transport sets itself (Accept, Content-Type, Host, Mcp-*, ...), the
-	// call fails with [ErrCallHeaders] and nothing is sent.
+	// call fails with a [*ServerError] and nothing is sent.
 	Headers map[string]string
 }
 

@@ -31,7 +31,7 @@ func TestSafeToolName(t *testing.T) {
 		{long + ".x", strings.Repeat("a", 55) + "_" + "2c65199e"},
 	}
 	for _, tt := range tests {
-		got := SafeToolName(tt.name, MaxToolNameLength)
+		got := SafeToolName(tt.name, maxToolNameLength)
 		if got != tt.want {
 			t.Errorf("SafeToolName(%q) = %q, want %q", tt.name, got, tt.want)
 		}
@@ -81,7 +81,7 @@ func TestToolNamesProviderSafe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			short := SafeToolName("s__"+long, MaxToolNameLength)
+			short := SafeToolName("s__"+long, maxToolNameLength)
 			for _, tool := range ts {
 				if !providerName.MatchString(tool.Name()) {
 					t.Errorf("tool %q: name %q does not fit the providers' rule", tool.MCPName(), tool.Name())
@@ -93,7 +93,7 @@ func TestToolNamesProviderSafe(t *testing.T) {
 			if got := ts.Lookup("s__dotted_name"); got == nil || got.MCPName() != "dotted.name" {
 				t.Fatalf("Lookup(s__dotted_name) = %v, want the tool dotted.name", got)
 			}
-			if got := ts.Lookup(short); got == nil || got.MCPName() != long || len(short) != MaxToolNameLength {
+			if got := ts.Lookup(short); got == nil || got.MCPName() != long || len(short) != maxToolNameLength {
 				t.Fatalf("Lookup(%q) = %v, want the long tool under a 64-character name", short, got)
 			}
 

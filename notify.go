@@ -345,7 +345,7 @@ func (n *notifier) progressed(g *generation, server string, session *mcp.ClientS
 	if f == nil && s.f == nil {
 		return
 	}
-	n.deliver(g, connKey{server: server, principal: PrincipalFrom(s.ctx)}, progressDelivery, deliver.Item{Size: len(ev.Message), Run: func() {
+	n.deliver(g, connKey{server: server, principal: principalFrom(s.ctx)}, progressDelivery, deliver.Item{Size: len(ev.Message), Run: func() {
 		if f != nil {
 			f(s.ctx, ev)
 		}

@@ -355,7 +355,7 @@ func TestProgressStaysOnItsConnection(t *testing.T) {
 						HTTPClient: &http.Client{Transport: inProcess{h}}}},
 					DefaultToolTimeout:     10 * time.Second,
 					ResetTimeoutOnProgress: true,
-					OnProgress:             func(ctx context.Context, p Progress) { onProgress[PrincipalFrom(ctx)] <- p },
+					OnProgress:             func(ctx context.Context, p Progress) { onProgress[principalFrom(ctx)] <- p },
 				})
 				if err != nil {
 					t.Fatal(err)

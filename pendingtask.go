@@ -74,7 +74,7 @@ func (a *Adapter) collectTask(ctx context.Context, p *PendingTask) (*Result, err
 		return nil, err
 	}
 	info := t.newCall(ctx)
-	tc, forget := t.newTaskCall(ctx, &info, p.rebind(t, PrincipalFrom(ctx)))
+	tc, forget := t.newTaskCall(ctx, &info, p.rebind(t, principalFrom(ctx)))
 	defer forget()
 	return tc.follow(ctx)
 }
@@ -87,7 +87,7 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
-	tc := t.newTask(p.rebind(t, PrincipalFrom(ctx)))
+	tc := t.newTask(p.rebind(t, principalFrom(ctx)))
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
 		return tc.callErr(err)

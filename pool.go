@@ -483,7 +483,7 @@ func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
 	if !s.perPrincipal() {
 		return connKey{server: name}, nil
 	}
-	p := PrincipalFrom(ctx)
+	p := principalFrom(ctx)
 	if p == "" {
 		return connKey{}, serverError(name, "dial", ErrNoPrincipal)
 	}

@@ -14,8 +14,8 @@ import (
 
 // Defaults of [Config.PrincipalIdleTimeout] and [Config.MaxPrincipalConns].
 const (
-	DefaultPrincipalIdleTimeout = 10 * time.Minute
-	DefaultMaxPrincipalConns    = 1000
+	defaultPrincipalIdleTimeout = 10 * time.Minute
+	defaultMaxPrincipalConns    = 1000
 )
 
 var (
@@ -55,8 +55,8 @@ func WithPrincipal(ctx context.Context, principal string) context.Context {
 	return context.WithValue(ctx, principalKey{}, principal)
 }
 
-// PrincipalFrom returns the principal of ctx set by [WithPrincipal], or "".
-func PrincipalFrom(ctx context.Context) string {
+// principalFrom returns the principal of ctx set by [WithPrincipal], or "".
+func principalFrom(ctx context.Context) string {
 	p, _ := ctx.Value(principalKey{}).(string)
 	return p
 }
@@ -68,7 +68,7 @@ func PrincipalFrom(ctx context.Context) string {
 // a per-principal server, the state and ctx must both name one. Errors
 // never name a principal.
 func (s *states) checkOwner(ctx context.Context, server, owner string) error {
-	p := PrincipalFrom(ctx)
+	p := principalFrom(ctx)
 	perPrincipal := s.perPrincipal[server]
 	switch {
 	case perPrincipal && owner == "":
@@ -163,7 +163,7 @@ func (p *pool) admitLocked(g *generation, c *conn, replaced bool, n *news) {
 // of g, other than keep, while g has more than [Config.MaxPrincipalConns].
 // pool.mu must be held; the evictions go into n.
 func (p *pool) trimLocked(g *generation, keep *conn, n *news) {
-	for g.principals > orDefault(p.cfg.MaxPrincipalConns, DefaultMaxPrincipalConns) {
+	for g.principals > orDefault(p.cfg.MaxPrincipalConns, defaultMaxPrincipalConns) {
 		var lru *conn
 		var lruAt time.Time
 		for k, other := range g.conns {
@@ -208,7 +208,7 @@ func (p *pool) evictLocked(g *generation, c *conn, why string, n *news) bool {
 // entered in g (admitLocked).
 func (p *pool) reap(g *generation) {
 	defer g.wg.Done()
-	idle := orDefault(p.cfg.PrincipalIdleTimeout, DefaultPrincipalIdleTimeout)
+	idle := orDefault(p.cfg.PrincipalIdleTimeout, defaultPrincipalIdleTimeout)
 	for {
 		p.mu.Lock()
 		if g.ended() || g.principals == 0 {

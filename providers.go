@@ -27,8 +27,7 @@ var ErrUnsupportedSchema = schemapass.ErrUnsupported
 // definition of its own: Parameters is a map[string]any deep copy of
 // [Tool.Parameters] (or what the pass before it left), which it may change
 // in place or replace. An error should wrap [ErrUnsupportedSchema].
-// [ForGemini], [ForOpenAI] and [ForOpenAIStrict] are the ready-made passes;
-// [InlineRefs] is a building block.
+// [ForGemini], [ForOpenAI] and [ForOpenAIStrict] are the ready-made passes.
 type SchemaPass func(fn *llms.FunctionDefinition) error
 
 // applyPasses applies passes to fd in order, skipping nil ones, and stops
@@ -74,16 +73,6 @@ func (s Toolset) LLMToolsFor(passes ...SchemaPass) ([]llms.Tool, error) {
 	return out, errors.Join(errs...)
 }
 
-// InlineRefs returns a [SchemaPass] that replaces every local $ref ("#",
-// "#/$defs/name", "#/definitions/name" or any JSON pointer into the schema)
-// by a copy of what it points to, merged with the keywords beside it, and
-// drops $defs and definitions. It refuses recursive references (a tree or
-// list type: they cannot be written without $ref), references to other
-// documents or to anchors, schemas that would grow past 10,000
-// subschemas, and what cannot be checked safely (see [ErrUnsafeSchema]:
-// nesting past 128 levels, more than 100,000 values, $dynamicRef).
-func InlineRefs() SchemaPass { return schemapass.Definition(schemapass.InlineRefs) }
-
 // ForOpenAI returns the [SchemaPass] for OpenAI's function calling without
 // strict mode (langchaingo's openai provider, and providers that speak its
 // API): the schema is kept, and each free-form object property (an object
@@ -124,8 +113,8 @@ func ForOpenAIStrict() SchemaPass { return schemapass.OpenAIDefinition(true, sch
 // ForGemini returns the [SchemaPass] for Google AI (Gemini), as reached
 // through langchaingo's googleai provider or the REST API:
 //
-//   - local $ref are inlined and $defs dropped ([InlineRefs]); a recursive
-//     type is refused;
+//   - local $ref are inlined (see docs/reference.md, "Native tool
+//     calling") and $defs dropped; a recursive type is refused;
 //   - a list of types becomes one type with "nullable": true ("null" was
 //     one of two), or anyOf the types; anyOf with a {"type": "null"}
 //     branch becomes the other branch, nullable; oneOf becomes anyOf, and

@@ -92,7 +92,7 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	defer subs.give()
 	// The principal is subscribed first: a server may announce an update
 	// before it answers.
-	principal := PrincipalFrom(ctx)
+	principal := principalFrom(ctx)
 	added := subs.add(uri, principal)
 	err = c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 	if err != nil {
@@ -121,7 +121,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	c := a.pool.live(ctx, server, s)
 	if c == nil {
 		if key, err := connKeyOf(ctx, server, s); err == nil {
-			a.pool.generation().held.drop(key, uri, PrincipalFrom(ctx))
+			a.pool.generation().held.drop(key, uri, principalFrom(ctx))
 		}
 		return nil
 	}
@@ -136,7 +136,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 		return serverError(server, op, err)
 	}
 	defer subs.give()
-	if was, last := subs.remove(uri, PrincipalFrom(ctx)); !was || !last {
+	if was, last := subs.remove(uri, principalFrom(ctx)); !was || !last {
 		return nil // others still want the updates
 	}
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {

@@ -106,7 +106,7 @@ type partOptions struct {
 	// imageDataURL selects OpenAI-style parts: images as data URLs, and no
 	// binary parts at all (OpenAI rejects them).
 	imageDataURL bool
-	// budget is the [ResultBudget] (budget.go): 0 default, negative none.
+	// budget is [Config.ResultBudget] (budget.go): 0 default, negative none.
 	budget int
 	// timeoutErrors is [TimeoutErrors] (modelerror.go).
 	timeoutErrors bool
@@ -310,8 +310,9 @@ func (r *Result) Text() string {
 // llms.BinaryPart (the Anthropic provider accepts only images this way; the
 // Google AI provider accepts all three); [ImagesAsDataURL] selects the
 // OpenAI style. Links to images stay text by default, because the Anthropic
-// provider rejects URL parts. The parts are bounded by [ResultBudget]
-// (by default [DefaultResultBudget]). A nil result gives nil.
+// provider rejects URL parts. The parts are bounded by the default result
+// budget (see [Config.ResultBudget], which [Toolset.HandleToolCalls]
+// follows). A nil result gives nil.
 func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
@@ -341,7 +342,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 // An empty result is answered with "tool returned no content", since
 // providers reject empty tool messages. The tool message is always there,
 // also for a nil result, so callers may index the first message. Text and
-// media are bounded by [ResultBudget] (by default [DefaultResultBudget]).
+// media are bounded by the default result budget (see [Config.ResultBudget]).
 func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.MessageContent {
 	if r == nil {
 		r = &Result{}

@@ -50,7 +50,7 @@ type ServerStatus struct {
 	// CallsInFlight counts the tools/call requests waiting for the server
 	// (over all its principals' connections).
 	CallsInFlight int
-	// TasksInFlight counts the tasks (long-running tool calls, [WithTasks])
+	// TasksInFlight counts the tasks (long-running tool calls, [Server.Tasks])
 	// a call of this Adapter is waiting for on the server.
 	TasksInFlight int
 	// Principals counts the live connections of a per-principal server

@@ -116,8 +116,9 @@ func TestTasksCall(t *testing.T) {
 }
 
 // TestTasksOptional: a tool that allows tasks is called synchronously by
-// default, as a task when its server (Server.Tasks) or the call
-// (WithTasks) opts in; TasksOff hides a task-required tool.
+// default, as a task when its server (Server.Tasks) opts in, synchronously
+// when its server asks for tasks for required tools only; TasksOff hides a
+// task-required tool.
 func TestTasksOptional(t *testing.T) {
 	for _, era := range taskEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -127,15 +128,16 @@ func TestTasksOptional(t *testing.T) {
 			if res, err := job.Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
 				t.Fatalf("Invoke(job) by default = %v, %v; want synchronous", res, err)
 			}
-			if res, err := job.Invoke(WithTasks(ctx, TasksOptional), map[string]any{"topic": "a"}); err != nil || res.Text() != "done: a" {
-				t.Fatalf("Invoke(WithTasks(TasksOptional)) = %v, %v; want a task", res, err)
-			}
 			opted := lookup(t, taskTools(t, taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksOptional })), "p__job")
+			if res, err := opted.Invoke(ctx, map[string]any{"topic": "a"}); err != nil || res.Text() != "done: a" {
+				t.Fatalf("Invoke on a TasksOptional server = %v, %v; want a task", res, err)
+			}
 			if res, err := opted.Invoke(ctx, map[string]any{"topic": "b"}); err != nil || res.Text() != "done: b" {
 				t.Fatalf("Invoke on a TasksOptional server = %v, %v; want a task", res, err)
 			}
-			if res, err := opted.Invoke(WithTasks(ctx, TasksRequired), nil); err != nil || res.Text() != "sync: job" {
-				t.Fatalf("Invoke(WithTasks(TasksRequired)) = %v, %v; want synchronous", res, err)
+			reqOnly := lookup(t, taskTools(t, taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksRequired })), "p__job")
+			if res, err := reqOnly.Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
+				t.Fatalf("Invoke on a TasksRequired server = %v, %v; want synchronous", res, err)
 			}
 			if n := peer.Methods("tools/call+task"); n != 2 {
 				t.Errorf("task-augmented calls = %d, want 2", n)
@@ -303,7 +305,7 @@ func TestTasksHostile(t *testing.T) {
 			}
 			ctx := faultCtx(t)
 			job := lookup(t, taskTools(t, a), "p__job")
-			for mode, want := range map[string]error{"unknown": ErrBadTask, "otherid": ErrBadTask, "huge": ErrMessageTooLarge, "fail": ErrTaskFailed} {
+			for mode, want := range map[string]error{"unknown": errBadTask, "otherid": errBadTask, "huge": ErrMessageTooLarge, "fail": ErrTaskFailed} {
 				if _, err := job.Invoke(ctx, map[string]any{"mode": mode}); !errors.Is(err, want) {
 					t.Errorf("mode %s: %v, want %v", mode, err, want)
 				} else {
@@ -337,13 +339,13 @@ func TestTasksHostile(t *testing.T) {
 // legacy server that ignores the task answers with the tool's result.
 func TestTasksNegotiated(t *testing.T) {
 	peer := &faultserver.TaskPeer{Modern: true, Support: "required"}
-	a := taskAdapter(t, peer, nil)
+	a := taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksOptional })
 	ctx := faultCtx(t)
 	ts := taskTools(t, a)
 	if _, err := lookup(t, ts, "p__job").Invoke(ctx, map[string]any{"topic": "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lookup(t, ts, "p__plain").Invoke(WithTasks(ctx, TasksOptional), nil); err != nil {
+	if _, err := lookup(t, ts, "p__plain").Invoke(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, all := peer.Methods("declared tools/call"), peer.Methods("tools/call"); n != 1 || all != 1 {

@@ -336,9 +336,9 @@ func (s Toolset) unknownTool(name string) string {
 // or spaces and grow past 64. The default policy makes every exposed name
 // fit; [Config.ToolName] replaces it.
 
-// MaxToolNameLength is the longest tool name the default policy gives: the
+// maxToolNameLength is the longest tool name the default policy gives: the
 // limit of OpenAI, Anthropic and Google AI.
-const MaxToolNameLength = 64
+const maxToolNameLength = 64
 
 // SafeToolName returns name in the form providers accept: every character
 // outside [A-Za-z0-9_-] is replaced by '_' (one '_' per character, however
@@ -357,7 +357,7 @@ func SafeToolName(name string, maxLen int) string { return toolname.Safe(name, m
 
 // name returns the name the model sees for tool of server: the result of
 // [Config.ToolName] when set, else [SafeToolName] of "server__tool" (or of
-// tool with [Config.RawToolNames]) with [MaxToolNameLength].
+// tool with [Config.RawToolNames]) with maxToolNameLength.
 func (p *toolPolicy) name(server, tool string) string {
 	if p.cfg.ToolName != nil {
 		return p.cfg.ToolName(server, tool)
@@ -365,7 +365,7 @@ func (p *toolPolicy) name(server, tool string) string {
 	if !p.cfg.RawToolNames {
 		tool = server + nameSeparator + tool
 	}
-	return SafeToolName(tool, MaxToolNameLength)
+	return SafeToolName(tool, maxToolNameLength)
 }
 
 // Metadata mirrors LangChain's "mcp" metadata namespace: what the server

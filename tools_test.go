@@ -1246,8 +1246,8 @@ func TestHandleToolCallsTimeout(t *testing.T) {
 				}},
 				{"ToolSearch", 4, func(ctx context.Context, opts ...PartOption) ([]llms.MessageContent, error) {
 					found := []llms.ToolCall{
-						mcpadaptertest.Call("s1", DefaultSearchToolName, `{"query":"block"}`),
-						mcpadaptertest.Call("s2", DefaultSearchToolName, `{"query":"echo"}`),
+						mcpadaptertest.Call("s1", defaultSearchToolName, `{"query":"block"}`),
+						mcpadaptertest.Call("s2", defaultSearchToolName, `{"query":"echo"}`),
 					}
 					return search.HandleToolCalls(ctx, nil, &llms.ContentChoice{ToolCalls: append(found, calls...)}, opts...)
 				}},

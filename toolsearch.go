@@ -18,23 +18,22 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// DefaultSearchToolName is the name of the search tool of a [ToolSearch]
+// defaultSearchToolName is the name of the search tool of a [ToolSearch]
 // when [ToolSearchOptions.Name] is empty.
-const DefaultSearchToolName = "search_tools"
+const defaultSearchToolName = "search_tools"
 
-// DefaultSearchResults is how many tools one search returns when
+// defaultSearchResults is how many tools one search returns when
 // [ToolSearchOptions.MaxResults] is 0.
-const DefaultSearchResults = 5
+const defaultSearchResults = 5
 
 // ToolSearchOptions configures a [ToolSearch]. The zero value is the
-// default: a search tool named [DefaultSearchToolName] that returns
-// [DefaultSearchResults] tools.
+// default: a search tool named "search_tools" that returns 5 tools.
 type ToolSearchOptions struct {
 	// Name is the search tool's name, as the model calls it; "" means
-	// [DefaultSearchToolName]. No tool of the set may have it.
+	// "search_tools". No tool of the set may have it.
 	Name string
 	// MaxResults is the number of tools one search returns at most; 0 (or
-	// less) means [DefaultSearchResults]. A search returns fewer when fewer
+	// less) means 5. A search returns fewer when fewer
 	// tools match well (see [ToolSearch.Search]).
 	MaxResults int
 }
@@ -108,10 +107,10 @@ func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
 		o = *opts
 	}
 	if o.Name == "" {
-		o.Name = DefaultSearchToolName
+		o.Name = defaultSearchToolName
 	}
 	if o.MaxResults <= 0 {
-		o.MaxResults = DefaultSearchResults
+		o.MaxResults = defaultSearchResults
 	}
 	if s.Lookup(o.Name) != nil {
 		return nil, fmt.Errorf("%w: %q names a tool and the search tool", ErrDuplicateToolName, o.Name)

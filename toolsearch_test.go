@@ -147,14 +147,14 @@ func TestToolSearchCatalog(t *testing.T) {
 			want := task.domain + nameSeparator + testserver.CatalogToolName(task.domain, task.verb, task.entity)
 			query, _ := json.Marshal(searchArgs{Query: task.task}) // the model's query: the task's words
 			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", DefaultSearchToolName, string(query))),
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", defaultSearchToolName, string(query))),
 				mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", want, task.args)),
 				mcpadaptertest.Answer("Done."),
 			)
 			runSearchLoop(t, t.Context(), search, model, task.task)
 
 			opts := model.Options()
-			if got := toolNamesOf(opts[0].Tools); !slices.Equal(got, []string{DefaultSearchToolName}) {
+			if got := toolNamesOf(opts[0].Tools); !slices.Equal(got, []string{defaultSearchToolName}) {
 				t.Errorf("first request offers %v, want the search tool alone", got)
 			}
 			if got := toolNamesOf(opts[1].Tools); !slices.Contains(got, want) {
@@ -240,9 +240,9 @@ func TestToolSearchPauseResume(t *testing.T) {
 	ts, search, servers := catalogSearch(t, cfg, nil, "crm")
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Remove the Globex deal and its note.")}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", DefaultSearchToolName, `{"query":"delete a deal"}`),
+		mcpadaptertest.Call("c1", defaultSearchToolName, `{"query":"delete a deal"}`),
 		mcpadaptertest.Call("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
-		mcpadaptertest.Call("c3", DefaultSearchToolName, `{"query":"delete a note"}`),
+		mcpadaptertest.Call("c3", defaultSearchToolName, `{"query":"delete a note"}`),
 		mcpadaptertest.Call("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
 	}}
 	msgs, err := search.HandleToolCalls(ctx, history, choice)
@@ -291,7 +291,7 @@ func TestToolSearchPauseResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	offered := toolNamesOf(again.LLMTools(h))
-	for _, want := range []string{DefaultSearchToolName, "crm__delete_deal", "crm__delete_note"} {
+	for _, want := range []string{defaultSearchToolName, "crm__delete_deal", "crm__delete_note"} {
 		if !slices.Contains(offered, want) {
 			t.Errorf("LLMTools() of the stored history = %v, missing %s", offered, want)
 		}
@@ -306,7 +306,7 @@ func TestToolSearchPauseResume(t *testing.T) {
 func TestToolSearchLLMToolsFor(t *testing.T) {
 	ts, search, _ := catalogSearch(t, Config{}, nil, "billing")
 	msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", DefaultSearchToolName, `{"query":"refund a payment"}`),
+		mcpadaptertest.Call("c1", defaultSearchToolName, `{"query":"refund a payment"}`),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -316,8 +316,8 @@ func TestToolSearchLLMToolsFor(t *testing.T) {
 		if err != nil {
 			t.Fatalf("LLMToolsFor() = %v", err)
 		}
-		if len(tools) != 1+DefaultSearchResults || tools[0].Function.Name != DefaultSearchToolName {
-			t.Errorf("LLMToolsFor() = %v, want the search tool and %d found", toolNamesOf(tools), DefaultSearchResults)
+		if len(tools) != 1+defaultSearchResults || tools[0].Function.Name != defaultSearchToolName {
+			t.Errorf("LLMToolsFor() = %v, want the search tool and %d found", toolNamesOf(tools), defaultSearchResults)
 		}
 		want, _ := ts.Lookup(tools[1].Function.Name).LLMToolFor(pass)
 		if got := tools[1]; toolsBytes(t, []llms.Tool{got}) != toolsBytes(t, []llms.Tool{want}) || got.Function.Strict != want.Function.Strict {
@@ -337,7 +337,7 @@ func TestNewToolSearchName(t *testing.T) {
 	if !errors.Is(err, ErrDuplicateToolName) {
 		t.Errorf("NewToolSearch(a tool's name) = %v, want ErrDuplicateToolName", err)
 	}
-	if search.Name() != DefaultSearchToolName {
+	if search.Name() != defaultSearchToolName {
 		t.Errorf("Name() = %q, want the default", search.Name())
 	}
 	if desc := search.LLMTool().Function.Description; !strings.Contains(desc, "among 100 tools (servers: chat)") {
@@ -410,7 +410,7 @@ func TestToolSearchRealCatalogs(t *testing.T) {
 			checkGolden(t, "toolsearch/"+c.name+".json", append(b, '\n'))
 
 			msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("s1", DefaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
+				mcpadaptertest.Call("s1", defaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -446,9 +446,9 @@ func TestToolSearchFloorReal(t *testing.T) {
 		result  string        // the call's answer holds it
 	}{
 		{"add two numbers", mcpadaptertest.Call("c1", "everything__get-sum", `{"a":2,"b":3}`),
-			[]string{DefaultSearchToolName, "everything__get-sum"}, "1 tool found for \"add two numbers\"; you can call it now:\neverything__get-sum: ", "5"},
+			[]string{defaultSearchToolName, "everything__get-sum"}, "1 tool found for \"add two numbers\"; you can call it now:\neverything__get-sum: ", "5"},
 		{"delete a file", mcpadaptertest.Call("c1", "fs__write_file", `{"path":"x","content":""}`),
-			[]string{DefaultSearchToolName}, `No tool matches "delete a file": search again with other words.`, "is not available yet"},
+			[]string{defaultSearchToolName}, `No tool matches "delete a file": search again with other words.`, "is not available yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -461,7 +461,7 @@ func TestToolSearchFloorReal(t *testing.T) {
 
 			query, _ := json.Marshal(searchArgs{Query: tt.query})
 			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", DefaultSearchToolName, string(query))),
+				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", defaultSearchToolName, string(query))),
 				mcpadaptertest.ToolCalls(tt.call),
 				mcpadaptertest.Answer("Done."),
 			)

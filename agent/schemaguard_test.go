@@ -89,7 +89,7 @@ func TestAgentSchemaCycle(t *testing.T) {
 			t.Errorf("run calling %s: %v, want ErrUnsafeSchema naming the tool", tool, err)
 		}
 		_, err = run(mcpadaptertest.New(
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", mcpadapter.DefaultSearchToolName, `{"query":"echo with a reference cycle `+name+`"}`)),
+			mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", "search_tools", `{"query":"echo with a reference cycle `+name+`"}`)),
 			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c2", tool, `{"a":1}`)),
 		), WithToolSearch(nil))
 		if !errors.Is(err, mcpadapter.ErrUnsafeSchema) || !strings.Contains(err.Error(), tool) {

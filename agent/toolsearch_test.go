@@ -67,11 +67,11 @@ func TestAgentToolSearch(t *testing.T) {
 	model := finalModel{Model: mcpadaptertest.New(
 		mcpadaptertest.ToolCalls(
 			mcpadaptertest.Call("c1", expense, `{"employee_id":"emp_7"}`),
-			mcpadaptertest.Call("c2", mcpadapter.DefaultSearchToolName, `{"query":"claim back taxi receipts"}`),
+			mcpadaptertest.Call("c2", "search_tools", `{"query":"claim back taxi receipts"}`),
 		),
 		mcpadaptertest.ToolCalls(
 			mcpadaptertest.Call("c3", expense, `{"employee_id":"emp_7"}`),
-			mcpadaptertest.Call("c4", mcpadapter.DefaultSearchToolName, `{"query":"book a restaurant table"}`),
+			mcpadaptertest.Call("c4", "search_tools", `{"query":"book a restaurant table"}`),
 			mcpadaptertest.Call("c5", "s__book_table", `{"party":4}`),
 		),
 		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c6", expense, `{"employee_id":"emp_8"}`)),
@@ -109,14 +109,14 @@ func TestAgentToolSearch(t *testing.T) {
 	if len(opts) != 4 {
 		t.Fatalf("the model was asked %d times, want 4", len(opts))
 	}
-	if got := toolNames(opts[0].Tools); !slices.Equal(got, []string{mcpadapter.DefaultSearchToolName}) {
+	if got := toolNames(opts[0].Tools); !slices.Equal(got, []string{"search_tools"}) {
 		t.Errorf("first request offers %v, want the search tool alone", got)
 	}
 	if got := toolNames(opts[1].Tools); !slices.Contains(got, expense) || slices.Contains(got, "s__book_table") {
 		t.Errorf("after the first search the model is offered %v, want %s and not s__book_table", got, expense)
 	}
 	for _, i := range []int{2, 3} {
-		if got := toolNames(opts[i].Tools); !slices.Contains(got, expense) || !slices.Contains(got, "s__book_table") || got[0] != mcpadapter.DefaultSearchToolName {
+		if got := toolNames(opts[i].Tools); !slices.Contains(got, expense) || !slices.Contains(got, "s__book_table") || got[0] != "search_tools" {
 			t.Errorf("request %d (after the resume) offers %v, want the search tool, %s and s__book_table", i+1, got, expense)
 		}
 	}
