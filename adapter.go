@@ -60,10 +60,10 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	cfg.Servers = servers
 	cfg.Middleware = slices.Clone(cfg.Middleware)
-	cfg.StateKey = slices.Clone(cfg.StateKey)
-	cfg.OldStateKeys = slices.Clone(cfg.OldStateKeys)
-	for i, k := range cfg.OldStateKeys {
-		cfg.OldStateKeys[i] = slices.Clone(k)
+	cfg.State.Key = slices.Clone(cfg.State.Key)
+	cfg.State.OldKeys = slices.Clone(cfg.State.OldKeys)
+	for i, k := range cfg.State.OldKeys {
+		cfg.State.OldKeys[i] = slices.Clone(k)
 	}
 	cfg.Filter = cfg.Filter.clone()
 	logger := cfg.Logger

@@ -90,9 +90,9 @@ func TestNewValidates(t *testing.T) {
 		{"headers on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Headers: map[string]string{"A": "b"}}}}, "x", "Headers", "applies to HTTP servers"},
 		{"HeadersFor on Command", Config{Servers: map[string]Server{"x": {Command: "srv", HeadersFor: bearer}}}, "x", "HeadersFor", "applies to HTTP servers"},
 		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, "x", "LogLevel", `unknown level "verbose"`},
-		{"short StateKey", Config{RequireStateKey: true, StateKey: []byte("short")}, "", "StateKey", "RequireStateKey wants at least 32"},
-		{"old keys alone", Config{OldStateKeys: [][]byte{[]byte("k")}}, "", "OldStateKeys", "without a StateKey"},
-		{"negative StateMaxAge", Config{StateMaxAge: -1}, "", "StateMaxAge", "negative"},
+		{"short State.Key", Config{State: StateOptions{RequireKey: true, Key: []byte("short")}}, "", "State.Key", "State.RequireKey wants at least 32"},
+		{"old keys alone", Config{State: StateOptions{OldKeys: [][]byte{[]byte("k")}}}, "", "State.OldKeys", "without a State.Key"},
+		{"negative State.MaxAge", Config{State: StateOptions{MaxAge: -1}}, "", "State.MaxAge", "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,10 +74,10 @@ func (p *ApprovalRequired) Error() string {
 // ([ErrInvalidState]). The tool runs as the catalog describes it now; an
 // interrupt it returns is marked approved, so that resuming it does not
 // ask again (across processes, only when it is sealed with
-// [Config.StateKey] and [Config.StateClaims] is set). p is claimed right
+// [StateOptions.Key] and [StateOptions.Claims] is set). p is claimed right
 // before the decision is applied: a second decision fails with
 // [ErrClaimedState] and runs nothing; see [ApprovalRequired] for once
-// across processes. With [Config.StateMaxAge], a request issued longer ago
+// across processes. With [StateOptions.MaxAge], a request issued longer ago
 // fails with [ErrExpiredState].
 func (a *Adapter) decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
 	if p != nil {

@@ -106,52 +106,9 @@ type Config struct {
 	//	Approval: func(c ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 	Approval func(call ToolCall) bool
 
-	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
-	// [*ApprovalRequired], [*PendingTask], [*PausedCalls], and
-	// agent.PausedRun): sealed means encrypted and authenticated, with
-	// AES-256-GCM under a key derived from this one. The JSON shows the
-	// state's ID and issue time and nothing else (not the arguments, the
-	// questions, or the session a task lives on); a decoded sealed value
-	// is read by the Adapter it is given to ([Adapter.Unseal] reads it
-	// first). Every Adapter with the key refuses decoded state that is not
-	// sealed with it, or was altered ([ErrTamperedState]), before anything
-	// is sent. Give every replica the same key, of at least 32 random
-	// bytes. Without a key, stored state is not protected: whoever can
-	// write it can make a resume call any tool of the same server with any
-	// arguments (the Approval gate still applies to them) and feed the
-	// model any observation, and whoever can read it reads all of it, a
-	// task's session id included. State sealed by versions before format
-	// 2 is refused ([ErrOldStateFormat]).
-	StateKey []byte
-
-	// OldStateKeys are keys that StateKey replaced: state sealed with one
-	// of them still opens, and state made now is sealed with StateKey.
-	// To rotate, give every replica the new StateKey with the old one
-	// here; drop an old key once the state it sealed is past StateMaxAge.
-	OldStateKeys [][]byte
-
-	// StateMaxAge, when set, refuses stored state issued longer ago
-	// ([ErrExpiredState]), before anything is sent. State that says it
-	// was issued more than a minute in the future of this Adapter's clock
-	// (the replicas' clocks may differ that much) is refused
-	// ([ErrInvalidState]) whatever the age.
-	StateMaxAge time.Duration
-
-	// StateClaims, when set, makes every resume and decision of stored
-	// state claim the state's ID in the application's store first, so
-	// that each state is applied at most once across the Adapters that
-	// share the store ([ErrClaimedState]), and lets a sealed interrupt
-	// of an approved call resume without asking Approval again (without
-	// a store it asks again, as a replay could otherwise resend the call).
-	// Without it each value is applied once, but the same JSON decoded
-	// again is a new value that can be applied again.
-	StateClaims ClaimStore
-
-	// RequireStateKey makes [New] refuse a configuration whose StateKey
-	// is shorter than 32 bytes (or missing): a service whose replicas
-	// share stored state then fails at start-up, rather than storing
-	// state unsealed, when its key was not provided. See [Service].
-	RequireStateKey bool
+	// State protects stored state (see [Resolution]): its seal, its age,
+	// and settling it once across replicas.
+	State StateOptions
 
 	// CallbacksHandler receives langchaingo tool callbacks for every call:
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
@@ -311,6 +268,59 @@ type Config struct {
 	MaxPrincipalConns int
 }
 
+// StateOptions protect stored state: the JSON of an [*Interrupt],
+// [*ApprovalRequired], [*PendingTask], [*PausedCalls] and agent.PausedRun
+// (see [Resolution]). The zero value stores state unsealed, with no age
+// limit, applied once per decoded value.
+type StateOptions struct {
+	// Key, when set, seals stored state (the JSON of an [*Interrupt],
+	// [*ApprovalRequired], [*PendingTask], [*PausedCalls], and
+	// agent.PausedRun): sealed means encrypted and authenticated, with
+	// AES-256-GCM under a key derived from this one. The JSON shows the
+	// state's ID and issue time and nothing else (not the arguments, the
+	// questions, or the session a task lives on); a decoded sealed value
+	// is read by the Adapter it is given to ([Adapter.Unseal] reads it
+	// first). Every Adapter with the key refuses decoded state that is not
+	// sealed with it, or was altered ([ErrTamperedState]), before anything
+	// is sent. Give every replica the same key, of at least 32 random
+	// bytes. Without a key, stored state is not protected: whoever can
+	// write it can make a resume call any tool of the same server with any
+	// arguments (the Approval gate still applies to them) and feed the
+	// model any observation, and whoever can read it reads all of it, a
+	// task's session id included. State sealed by versions before format
+	// 2 is refused ([ErrOldStateFormat]).
+	Key []byte
+
+	// OldKeys are keys that Key replaced: state sealed with one
+	// of them still opens, and state made now is sealed with Key.
+	// To rotate, give every replica the new Key with the old one
+	// here; drop an old key once the state it sealed is past MaxAge.
+	OldKeys [][]byte
+
+	// MaxAge, when set, refuses stored state issued longer ago
+	// ([ErrExpiredState]), before anything is sent. State that says it
+	// was issued more than a minute in the future of this Adapter's clock
+	// (the replicas' clocks may differ that much) is refused
+	// ([ErrInvalidState]) whatever the age.
+	MaxAge time.Duration
+
+	// Claims, when set, makes every resume and decision of stored
+	// state claim the state's ID in the application's store first, so
+	// that each state is applied at most once across the Adapters that
+	// share the store ([ErrClaimedState]), and lets a sealed interrupt
+	// of an approved call resume without asking Approval again (without
+	// a store it asks again, as a replay could otherwise resend the call).
+	// Without it each value is applied once, but the same JSON decoded
+	// again is a new value that can be applied again.
+	Claims ClaimStore
+
+	// RequireKey makes [New] refuse a configuration whose Key
+	// is shorter than 32 bytes (or missing): a service whose replicas
+	// share stored state then fails at start-up, rather than storing
+	// state unsealed, when its key was not provided. See [Service].
+	RequireKey bool
+}
+
 // Service returns cfg set up for a long-lived service: what a service
 // needs and the defaults leave out, each an option of its own, set here
 // wherever cfg leaves it unset. Set Servers first; the caller's map is not
@@ -321,7 +331,7 @@ type Config struct {
 //     others): a dead connection is dialed again at the next discovery,
 //     and a server that [Config.OnConnectionError] skipped is tried again,
 //     with backoff.
-//   - [Config.RequireStateKey]: [New] fails unless StateKey holds at least
+//   - [StateOptions.RequireKey]: [New] fails unless State.Key holds at least
 //     32 bytes, so that every replica seals and checks stored state.
 //   - [Config.CatalogTTL] of one minute, for servers that send no ttlMs.
 //   - [Config.DialSelectedOnly]: a discovery given [Servers] dials the
@@ -344,7 +354,7 @@ func Service(cfg Config) Config {
 		servers[name] = s
 	}
 	cfg.Servers = servers
-	cfg.RequireStateKey = true
+	cfg.State.RequireKey = true
 	if cfg.CatalogTTL == 0 {
 		cfg.CatalogTTL = time.Minute
 	}

@@ -36,7 +36,7 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
 	broken := func(context.Context) (mcp.Transport, error) { return nil, errors.New("connection refused") }
-	a := newAdapter(t, Config{StateKey: []byte("a key of the tests, 32 bytes ..."), Servers: map[string]Server{
+	a := newAdapter(t, Config{State: StateOptions{Key: []byte("a key of the tests, 32 bytes ...")}, Servers: map[string]Server{
 		"s":      memServer(s, ModeAuto),
 		"broken": {Transport: broken},
 		"users":  {URL: "http://127.0.0.1:1/mcp", HeadersFor: bearer},

@@ -64,13 +64,13 @@ func ExampleToolset_ResumeToolCalls() {
 }
 
 // An approval request is JSON: a reviewer decides it later, on any replica.
-// With a StateKey, the stored request is sealed, and a forged one refused.
+// With a State.Key, the stored request is sealed, and a forged one refused.
 func ExampleAdapter_Resume_approval() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}},
 		Approval: func(c mcpadapter.ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
-		StateKey: []byte("a key of at least 32 random bytes, shared by replicas"),
+		State:    mcpadapter.StateOptions{Key: []byte("a key of at least 32 random bytes, shared by replicas")},
 	}
 	a, err := mcpadapter.New(cfg)
 	if err != nil {
@@ -91,7 +91,7 @@ func ExampleAdapter_Resume_approval() {
 	}
 	a.Close()
 
-	// The reviewer's request, on another replica. Config.StateClaims
+	// The reviewer's request, on another replica. Config.State.Claims
 	// makes each request decided once across replicas.
 	var p mcpadapter.ApprovalRequired
 	if err := json.Unmarshal(stored, &p); err != nil {

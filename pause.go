@@ -305,7 +305,7 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 }
 
 // openCalls returns p as an adapter of the tools of s opens it
-// (openState): the first whose StateKey or OldStateKeys sealed it.
+// (openState): the first whose State.Key or State.OldKeys sealed it.
 func (s Toolset) openCalls(p *PausedCalls) (*PausedCalls, error) {
 	if p == nil || p.seal.sealed == nil {
 		return p, nil
@@ -329,7 +329,7 @@ func (s Toolset) openCalls(p *PausedCalls) (*PausedCalls, error) {
 // [Toolset.ResumeToolCalls] when a call of the batch needs user input or
 // approval. [errors.As] finds the [*Interrupt], [*ApprovalRequired] or [*PendingTask]
 // through it. It survives json.Marshal and Unmarshal (sealed with
-// [Config.StateKey] when set): the batch's calls, the messages of the calls
+// [StateOptions.Key] when set): the batch's calls, the messages of the calls
 // answered so far, and the pause, which records the principal of its call.
 // Resume it with [Toolset.ResumeToolCalls], under that principal.
 type PausedCalls struct {
@@ -400,11 +400,11 @@ func (p *PausedCalls) Error() string {
 }
 
 // ID returns the ID of the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
-// waits for, which its resume claims (see [Config.StateClaims]).
+// waits for, which its resume claims (see [StateOptions.Claims]).
 func (p PausedCalls) ID() string { return p.stamp().id }
 
 // Issued returns when the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
-// waits for was made; [Config.StateMaxAge] counts from it.
+// waits for was made; [StateOptions.MaxAge] counts from it.
 func (p PausedCalls) Issued() time.Time { return p.stamp().issued }
 
 // stamp returns the stamp of what the batch waits for: its pause's, or,

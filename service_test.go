@@ -26,7 +26,7 @@ func brokenServer() (Server, *atomic.Int64) {
 }
 
 // TestService runs the service recipe: Service fills in what the defaults
-// leave out (a retry policy per server, the required StateKey, a catalog
+// leave out (a retry policy per server, the required State.Key, a catalog
 // TTL, dialing the selected servers alone) and leaves what cfg sets, and
 // the caller's map, alone; an Adapter built from it serves a selection
 // without its broken sibling, lists from its cache, and dials a dropped
@@ -52,9 +52,9 @@ func TestService(t *testing.T) {
 	if in.Servers["files"].Restart != nil {
 		t.Error("Service changed the caller's map")
 	}
-	if !cfg.RequireStateKey || !cfg.DialSelectedOnly || cfg.CatalogTTL != time.Hour {
-		t.Errorf("Service: RequireStateKey %v, DialSelectedOnly %v, CatalogTTL %v; want true, true, the caller's 1h",
-			cfg.RequireStateKey, cfg.DialSelectedOnly, cfg.CatalogTTL)
+	if !cfg.State.RequireKey || !cfg.DialSelectedOnly || cfg.CatalogTTL != time.Hour {
+		t.Errorf("Service: State.RequireKey %v, DialSelectedOnly %v, CatalogTTL %v; want true, true, the caller's 1h",
+			cfg.State.RequireKey, cfg.DialSelectedOnly, cfg.CatalogTTL)
 	}
 	if got := Service(Config{}).CatalogTTL; got != time.Minute {
 		t.Errorf("Service(Config{}).CatalogTTL = %v, want 1m", got)
@@ -65,10 +65,10 @@ func TestService(t *testing.T) {
 			s := testserver.New(testserver.Options{Legacy: era.legacy}).AddWeather()
 			broken, brokenDials := brokenServer()
 			cfg := Service(Config{Servers: map[string]Server{"weather": memServer(s, ModeAuto), "broken": broken}})
-			if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "RequireStateKey") {
-				t.Fatalf("New(Service(cfg)) without a StateKey: %v, want an error naming RequireStateKey", err)
+			if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "State.RequireKey") {
+				t.Fatalf("New(Service(cfg)) without a State.Key: %v, want an error naming State.RequireKey", err)
 			}
-			cfg.StateKey = key
+			cfg.State.Key = key
 			a := newAdapter(t, cfg)
 			var ts Toolset
 			for range 2 {
@@ -138,15 +138,15 @@ func TestDialSelectedOnly(t *testing.T) {
 // option asks for one, naming both settings, and accepts 32 bytes.
 func TestRequireStateKey(t *testing.T) {
 	for _, n := range []int{0, 31, 32} {
-		_, err := New(Config{RequireStateKey: true, StateKey: bytes.Repeat([]byte{1}, n)})
+		_, err := New(Config{State: StateOptions{RequireKey: true, Key: bytes.Repeat([]byte{1}, n)}})
 		if n == 32 {
 			if err != nil {
 				t.Errorf("New with a 32-byte key: %v", err)
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), "StateKey") || !strings.Contains(err.Error(), "RequireStateKey") {
-			t.Errorf("New with a %d-byte key: %v, want an error naming StateKey and RequireStateKey", n, err)
+		if err == nil || !strings.Contains(err.Error(), "State.Key") || !strings.Contains(err.Error(), "State.RequireKey") {
+			t.Errorf("New with a %d-byte key: %v, want an error naming State.Key and State.RequireKey", n, err)
 		}
 	}
 }

@@ -180,13 +180,13 @@ func TestForgedURLInterrupt(t *testing.T) {
 	}
 }
 
-// TestStateKey: with Config.StateKey, stored state must be sealed with the
+// TestStateKey: with Config.State.Key, stored state must be sealed with the
 // key; unsealed, altered, resealed under another key or another kind's
 // seal is refused with ErrTamperedState and nothing is sent.
 func TestStateKey(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}, Approval: destructiveCall}
 	a := newAdapter(t, cfg)
 	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
 	sealed, err := json.Marshal(intr)
@@ -202,7 +202,7 @@ func TestStateKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := cfg
-	other.StateKey = []byte("another key, another deployment!")
+	other.State.Key = []byte("another key, another deployment!")
 	otherSealed, err := json.Marshal(must(t).interrupt(lookupTool(t, newAdapter(t, other), "s__book_table").Invoke(t.Context(), map[string]any{"party": 4})))
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	// again; with one, no approval, and the resume happens once across
 	// replicas.
 	key := []byte("0123456789abcdef0123456789abcdef")
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, StateKey: key}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, State: StateOptions{Key: key}}
 	k1 := newAdapter(t, cfg)
 	p = must(t).approval(lookupTool(t, k1, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
 	stored, err := json.Marshal(must(t).interrupt(k1.Resume(t.Context(), p, Approved())))
@@ -350,7 +350,7 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	for range 2 {
 		must(t).approval(newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)))
 	}
-	cfg.StateClaims = newClaims()
+	cfg.State.Claims = newClaims()
 	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)))
 	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(sealed approved) = %s, want %q", resultText(res), want)
@@ -446,13 +446,13 @@ func FuzzStoredState(f *testing.F) {
 	})
 }
 
-// TestStateKeyPauses: with Config.StateKey, a paused batch whose JSON was
+// TestStateKeyPauses: with Config.State.Key, a paused batch whose JSON was
 // altered (a forged observation for the model) or is not sealed is
 // refused, and nothing is sent.
 func TestStateKeyPauses(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -490,7 +490,7 @@ func TestStatesOpen(t *testing.T) {
 	headers := func(context.Context, string) (map[string]string, error) { return nil, nil }
 	servers := map[string]Server{"shared": {URL: "http://shared.test/mcp"}, "own": {URL: "http://own.test/mcp", HeadersFor: headers}}
 	newAdapter := func(key []byte, claims ClaimStore) *Adapter {
-		a, err := New(Config{StateKey: key, StateClaims: claims, Servers: servers})
+		a, err := New(Config{State: StateOptions{Key: key, Claims: claims}, Servers: servers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -569,7 +569,7 @@ func TestStatesOpen(t *testing.T) {
 func TestStoredStateByValue(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}, Approval: destructiveCall}
 	a := newAdapter(t, cfg)
 	ts, err := a.ListTools(t.Context())
 	if err != nil {

@@ -84,7 +84,7 @@ func stateCases(st storedState) []stateCase {
 // that seal state with testKey.
 func stateServer() (*testserver.Server, Config) {
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	return s, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: testKey, Approval: destructiveCall}
+	return s, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: testKey}, Approval: destructiveCall}
 }
 
 // TestStateResumesOnce: the same sealed interrupt, approval request and
@@ -93,7 +93,7 @@ func stateServer() (*testserver.Server, Config) {
 // before anything is sent. A rejection is applied once too.
 func TestStateResumesOnce(t *testing.T) {
 	s, cfg := stateServer()
-	cfg.StateClaims = newClaims()
+	cfg.State.Claims = newClaims()
 	st := storeState(t, newAdapter(t, cfg))
 	replicas := []*Adapter{newAdapter(t, cfg), newAdapter(t, cfg)}
 	for _, tt := range stateCases(st) {
@@ -133,7 +133,7 @@ func TestStateResumesOnce(t *testing.T) {
 func TestStateClaimStoreDown(t *testing.T) {
 	s, cfg := stateServer()
 	claims := newClaims()
-	cfg.StateClaims = claims
+	cfg.State.Claims = claims
 	a := newAdapter(t, cfg)
 	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
 	down := errors.New("claims database unreachable")
@@ -149,7 +149,7 @@ func TestStateClaimStoreDown(t *testing.T) {
 	claims.err = nil
 	must(t).result(a.Resume(t.Context(), intr, ans))
 	if expires, ok := claims.claimed[intr.ID()]; !ok || !expires.IsZero() {
-		t.Errorf("claim of %s: %v, %v; want one that never expires (the zero time) without StateMaxAge", intr.ID(), expires, ok)
+		t.Errorf("claim of %s: %v, %v; want one that never expires (the zero time) without State.MaxAge", intr.ID(), expires, ok)
 	}
 }
 
@@ -200,7 +200,7 @@ func reissue(t *testing.T, a *Adapter, kind string, b []byte, issued time.Time) 
 func TestStateMaxAge(t *testing.T) {
 	s, cfg := stateServer()
 	claims := newClaims()
-	cfg.StateMaxAge, cfg.StateClaims = time.Hour, claims
+	cfg.State.MaxAge, cfg.State.Claims = time.Hour, claims
 	a := newAdapter(t, cfg)
 	st := storeState(t, a)
 	old := storedState{
@@ -221,12 +221,12 @@ func TestStateMaxAge(t *testing.T) {
 	}
 	for _, tt := range stateCases(st) {
 		if err := tt.resume(t, replica); err != nil {
-			t.Errorf("%s within StateMaxAge: %v", tt.name, err)
+			t.Errorf("%s within State: StateOptions{MaxAge: %v", tt.name, err)
 		}
 	}
 	in := decodeInterrupt(t, st.interrupt)
 	if got, least := claims.claimed[in.ID()], time.Now().Add(time.Hour); got.Before(in.Issued().Add(time.Hour+seal.MaxSkew)) || got.After(least.Add(seal.MaxSkew)) {
-		t.Errorf("claim of the interrupt expires %v, want StateMaxAge and the skew after its claim, by the claiming clock", got)
+		t.Errorf("claim of the interrupt expires %v}, want State.MaxAge and the skew after its claim, by the claiming clock", got)
 	}
 }
 
@@ -237,7 +237,7 @@ func TestStateKeyRotation(t *testing.T) {
 	s, cfg := stateServer()
 	st := storeState(t, newAdapter(t, cfg)) // sealed with testKey
 	rotated := cfg
-	rotated.StateKey, rotated.OldStateKeys = otherKey, [][]byte{testKey}
+	rotated.State.Key, rotated.State.OldKeys = otherKey, [][]byte{testKey}
 	r := newAdapter(t, rotated)
 	for _, tt := range stateCases(st) {
 		if err := tt.resume(t, r); err != nil {
@@ -246,7 +246,7 @@ func TestStateKeyRotation(t *testing.T) {
 	}
 
 	onlyNew, onlyOld := cfg, cfg
-	onlyNew.StateKey = otherKey
+	onlyNew.State.Key = otherKey
 	fresh := storeState(t, r) // sealed with otherKey
 	runs := s.Runs("book_table")
 	for _, tt := range stateCases(st) {
@@ -267,8 +267,8 @@ func TestStateKeyRotation(t *testing.T) {
 	}
 
 	bad := cfg
-	bad.StateKey, bad.OldStateKeys = nil, [][]byte{testKey, nil}
-	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "field OldStateKeys: set without a StateKey") || !strings.Contains(err.Error(), "field OldStateKeys: an empty key") {
-		t.Errorf("New(old keys without a current one) error = %v, want both problems", err)
+	bad.State.Key, bad.State.OldKeys = nil, [][]byte{testKey, nil}
+	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "field State.OldKeys: set without a State.Key") || !strings.Contains(err.Error(), "field State.OldKeys: an empty key") {
+		t.Errorf("New(old keys without a current one) error = %v}, want both problems", err)
 	}
 }

@@ -192,7 +192,7 @@ func TestStoredStatePrincipalShared(t *testing.T) {
 		t.Errorf("Resume(state without a principal, bob) = %s, want %q", resultText(res), want)
 	}
 
-	cfg.StateKey = []byte("0123456789abcdef0123456789abcdef")
+	cfg.State.Key = []byte("0123456789abcdef0123456789abcdef")
 	sealedBy := newAdapter(t, cfg)
 	sealed, err := json.Marshal(must(t).interrupt(lookupTool(t, sealedBy, "s__book_table").Invoke(alice, map[string]any{"party": 4})))
 	if err != nil {

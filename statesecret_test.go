@@ -61,7 +61,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
 	key := []byte("0123456789abcdef0123456789abcdef")
-	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}, StateKey: key}
+	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}, State: StateOptions{Key: key}}
 	a := newAdapter(t, cfg)
 	job := lookupTool(t, a, "p__job")
 	var pt *PendingTask
@@ -121,7 +121,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 	}
 	_, before := rec.seen()
 	other := cfg
-	other.StateKey = []byte("another key, another deployment!")
+	other.State.Key = []byte("another key, another deployment!")
 	a3 := newAdapter(t, other)
 	b2 := newAdapter(t, cfg)
 	for name, use := range map[string]func(*Adapter, []byte) error{

@@ -171,7 +171,7 @@ func TestTasksDurable(t *testing.T) {
 	for _, era := range taskEras {
 		t.Run(era.name, func(t *testing.T) {
 			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 2}
-			sealed := func(c *Config, _ *Server) { c.StateKey = key }
+			sealed := func(c *Config, _ *Server) { c.State.Key = key }
 			a := taskAdapter(t, peer, sealed)
 			ctx := WithPrincipal(faultCtx(t), "alice")
 			_, err := lookup(t, taskTools(t, a), "p__job").Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"})

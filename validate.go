@@ -17,7 +17,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/toolname"
 )
 
-// minStateKey is the shortest StateKey that RequireStateKey accepts.
+// minStateKey is the shortest State.Key that State.RequireKey accepts.
 const minStateKey = 32
 
 // checkConfig returns every problem of cfg at once, joined, or cfg's
@@ -72,7 +72,7 @@ func (cfg *Config) problems() []*ConfigError {
 	negative("MaxCatalogBytes", cfg.MaxCatalogBytes)
 	negative("DialTimeout", int64(cfg.DialTimeout))
 	negative("CatalogTTL", int64(cfg.CatalogTTL))
-	negative("StateMaxAge", int64(cfg.StateMaxAge))
+	negative("State.MaxAge", int64(cfg.State.MaxAge))
 	negative("PrincipalIdleTimeout", int64(cfg.PrincipalIdleTimeout))
 	negative("MaxPrincipalConns", int64(cfg.MaxPrincipalConns))
 	if cfg.ToolName != nil && cfg.RawToolNames {
@@ -81,14 +81,14 @@ func (cfg *Config) problems() []*ConfigError {
 	if err := cfg.Filter.validate(); err != nil {
 		bad("Filter", "%w", err)
 	}
-	if cfg.RequireStateKey && len(cfg.StateKey) < minStateKey {
-		bad("StateKey", "%d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey)
+	if cfg.State.RequireKey && len(cfg.State.Key) < minStateKey {
+		bad("State.Key", "%d bytes; State.RequireKey wants at least %d (the same random key on every replica)", len(cfg.State.Key), minStateKey)
 	}
-	if len(cfg.OldStateKeys) > 0 && len(cfg.StateKey) == 0 {
-		bad("OldStateKeys", "set without a StateKey (the current key seals; old keys only open)")
+	if len(cfg.State.OldKeys) > 0 && len(cfg.State.Key) == 0 {
+		bad("State.OldKeys", "set without a State.Key (the current key seals; old keys only open)")
 	}
-	if slices.ContainsFunc(cfg.OldStateKeys, func(k []byte) bool { return len(k) == 0 }) {
-		bad("OldStateKeys", "an empty key")
+	if slices.ContainsFunc(cfg.State.OldKeys, func(k []byte) bool { return len(k) == 0 }) {
+		bad("State.OldKeys", "an empty key")
 	}
 	return problems
 }

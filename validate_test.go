@@ -46,14 +46,14 @@ func TestServerProblem(t *testing.T) {
 }
 
 func TestProblemsSorted(t *testing.T) {
-	problems := (&Config{DialTimeout: -1, CatalogTTL: -1, MaxCatalogBytes: 0, OldStateKeys: [][]byte{nil}}).problems()
+	problems := (&Config{DialTimeout: -1, CatalogTTL: -1, MaxCatalogBytes: 0, State: StateOptions{OldKeys: [][]byte{nil}}}).problems()
 	problems = append([]*ConfigError{{Server: "b", Err: errors.New("b")}, {Server: "a", Err: errors.New("a")}}, problems...)
 	sortProblems(problems)
 	var got []string
 	for _, p := range problems {
 		got = append(got, p.Server+"/"+p.Field)
 	}
-	want := "/CatalogTTL /DialTimeout /OldStateKeys /OldStateKeys a/ b/"
+	want := "/CatalogTTL /DialTimeout /State.OldKeys /State.OldKeys a/ b/"
 	if strings.Join(got, " ") != want {
 		t.Errorf("sortProblems(problems()) = %v, want %s", got, want)
 	}

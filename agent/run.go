@@ -8,7 +8,7 @@ package agent
 // observations, MaxIterations, ReturnIntermediateSteps, the callbacks),
 // keeping the run's state, so that a pause is a PausedRun that can be
 // stored and resumed. A pause is the root package's PausedCalls (the
-// paused batch, sealed with Config.StateKey, bound to its principal) with
+// paused batch, sealed with Config.State.Key, bound to its principal) with
 // the run in its State: the root settles the call, this package goes on
 // with the run.
 
@@ -96,7 +96,7 @@ func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options
 // chains.Call does (the memory, if any, is saved with the run's inputs).
 //
 // The paused call is settled by [mcpadapter.Toolset.ResumeToolCalls] over
-// the agent's tools, with its checks: with [mcpadapter.Config.StateKey] the
+// the agent's tools, with its checks: with [mcpadapter.StateOptions.Key] the
 // run's state must be sealed with the key, and a run resumes under the
 // principal of its paused call only. The run must have been made by an
 // agent of the same kind (a tool-calling [*Agent] or another one).
@@ -295,7 +295,7 @@ func toolsByName(ts []tools.Tool) map[string]tools.Tool {
 // [*mcpadapter.PendingTask] through it.
 //
 // It survives json.Marshal and Unmarshal, as an [mcpadapter.PausedCalls]
-// (sealed with [mcpadapter.Config.StateKey] when set) whose State holds the
+// (sealed with [mcpadapter.StateOptions.Key] when set) whose State holds the
 // run: the run's inputs, the completed steps with their observations, the
 // paused action and those planned after it, and, for a tool-calling
 // [*Agent], the conversation. Resume it with [Executor.Resume], under the
@@ -377,7 +377,7 @@ func (p *PausedRun) Error() string {
 
 // ID returns the ID of the [*mcpadapter.Interrupt] or
 // [*mcpadapter.ApprovalRequired] the run waits for, which its resume claims
-// (see [mcpadapter.Config.StateClaims]).
+// (see [mcpadapter.StateOptions.Claims]).
 func (p PausedRun) ID() string {
 	if p.calls == nil {
 		return ""
@@ -387,7 +387,7 @@ func (p PausedRun) ID() string {
 
 // Issued returns when the [*mcpadapter.Interrupt] or
 // [*mcpadapter.ApprovalRequired] the run waits for was made
-// ([mcpadapter.Config.StateMaxAge] counts from it).
+// ([mcpadapter.StateOptions.MaxAge] counts from it).
 func (p PausedRun) Issued() time.Time {
 	if p.calls == nil {
 		return time.Time{}
@@ -462,7 +462,7 @@ func (p PausedRun) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements [json.Unmarshaler]. Malformed or oversized JSON,
 // and a paused batch that holds no run, are an error wrapping
 // [mcpadapter.ErrInvalidState], never a panic. A run decoded from sealed
-// JSON ([mcpadapter.Config.StateKey]) shows its ID and Issued only, until
+// JSON ([mcpadapter.StateOptions.Key]) shows its ID and Issued only, until
 // [Executor.Resume] opens it with the key of the agent's tools.
 func (p *PausedRun) UnmarshalJSON(b []byte) error {
 	calls := new(mcpadapter.PausedCalls)

@@ -328,7 +328,7 @@ func TestExecutorParallelPauses(t *testing.T) {
 func TestExecutorTaskPause(t *testing.T) {
 	for _, modern := range []bool{false, true} {
 		peer := &faultserver.TaskPeer{Modern: modern, Support: "required", Steps: 2}
-		cfg := mcpadapter.Config{StateKey: []byte(stateKey), Servers: map[string]mcpadapter.Server{"p": {Transport: peer.Transport()}}}
+		cfg := mcpadapter.Config{State: mcpadapter.StateOptions{Key: []byte(stateKey)}, Servers: map[string]mcpadapter.Server{"p": {Transport: peer.Transport()}}}
 		calls := [][2]string{{"p__job", `{"topic":"tides"}`}}
 		question := map[string]any{"input": "Research tides"}
 

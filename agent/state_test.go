@@ -63,7 +63,7 @@ var storedKinds = map[string]func(t *testing.T, model llms.Model, ts mcpadapter.
 }
 
 // TestStoredRun: a run paused at an interrupt in a batch of parallel calls
-// is sealed with Config.StateKey, its steps included; altered or unsealed,
+// is sealed with Config.State.Key, its steps included; altered or unsealed,
 // under another principal, or resumed by another kind of agent, it is
 // refused and nothing is sent; resumed under its principal, the same run
 // ends on the booking's real result, and the model saw both results.
@@ -95,7 +95,7 @@ func TestStoredRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex, model, ts, paused, intr := pause(mcpadapter.Config{StateKey: key})
+			ex, model, ts, paused, intr := pause(mcpadapter.Config{State: mcpadapter.StateOptions{Key: key}})
 			if len(paused.Steps) != 1 || len(paused.Actions) != 1 || paused.Actions[0].ToolID != "call_b" {
 				t.Fatalf("paused after steps %+v with actions %+v, want get_weather done and call_b paused", paused.Steps, paused.Actions)
 			}

@@ -182,7 +182,7 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 
 	// A paused run is JSON: store it while the user thinks, and resume it
 	// later, in this process or another one (an Executor over the same
-	// servers' tools). Set Config.StateKey to seal it.
+	// servers' tools). Set Config.State.Key to seal it.
 	saved, err := json.Marshal(paused)
 	if err != nil {
 		return err

@@ -7,11 +7,11 @@
 //
 // Replica A runs an agent whose booking tool needs the user's input: the
 // run pauses with an [*mcpadapter.Interrupt], and A stores it as JSON,
-// sealed with Config.StateKey (the same key on every replica). The user's
+// sealed with Config.State.Key (the same key on every replica). The user's
 // answer reaches replica B, a second process (this program, started again
 // with -resume): B resumes the run from the stored JSON, and its Adapter
 // claims the state's ID in the shared store ([sqlclaims.Store], as
-// Config.StateClaims) before it sends anything. When the same answer is
+// Config.State.Claims) before it sends anything. When the same answer is
 // sent again, to A this time (a retried request, a replay), A's claim
 // finds the ID claimed and the resume fails with
 // [mcpadapter.ErrClaimedState]: nothing is sent, no second table is booked.
@@ -119,7 +119,7 @@ func replicaA(ctx context.Context, w io.Writer, where store) error {
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "replica A: stored the paused run (%d bytes of JSON, sealed with Config.StateKey)\n", len(b))
+	fmt.Fprintf(w, "replica A: stored the paused run (%d bytes of JSON, sealed with Config.State.Key)\n", len(b))
 
 	// The user's answer reaches replica B.
 	exe, err := os.Executable()
@@ -198,9 +198,8 @@ func (where store) open(ctx context.Context) (*sqlclaims.Store, error) {
 // claimed in claims.
 func newExecutor(ctx context.Context, w io.Writer, claims *sqlclaims.Store, llm llms.Model) (*agent.Executor, error) {
 	a, err := mcpadapter.New(mcpadapter.Service(mcpadapter.Config{
-		Servers:     map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(w))},
-		StateKey:    stateKey,
-		StateClaims: claims,
+		Servers: map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(w))},
+		State:   mcpadapter.StateOptions{Key: stateKey, Claims: claims},
 	}))
 	if err != nil {
 		return nil, err
