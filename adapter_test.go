@@ -78,7 +78,6 @@ func TestNewValidates(t *testing.T) {
 		{"negative dial timeout", Config{DialTimeout: -1}, "", "DialTimeout", "negative"},
 		{"negative idle timeout", Config{PrincipalIdleTimeout: -1}, "", "PrincipalIdleTimeout", "negative"},
 		{"negative cap", Config{MaxPrincipalConns: -1}, "", "MaxPrincipalConns", "negative"},
-		{"ToolName and RawToolNames", Config{ToolName: func(s, t string) string { return t }, RawToolNames: true}, "", "ToolName", "RawToolNames is set too"},
 		{"bad filter", Config{Filter: Filter{Allow: []string{"["}}}, "", "Filter", `pattern "["`},
 		{"bad server filter", Config{Servers: map[string]Server{"x": {Transport: ok, Filter: Filter{Deny: []string{"["}}}}}, "x", "Filter", `pattern "["`},
 		{"negative delay", Config{Servers: map[string]Server{"x": {Command: "srv", Restart: &RetryPolicy{Delay: -1}}}}, "x", "Restart", "negative Delay"},
@@ -522,7 +521,7 @@ func TestNames(t *testing.T) {
 		}
 	})
 	t.Run("raw duplicates", func(t *testing.T) {
-		a := newAdapter(t, Config{RawToolNames: true, Servers: map[string]Server{"one": memServer(a1, ModeAuto), "two": memServer(a2, ModeAuto)}})
+		a := newAdapter(t, Config{ToolName: rawToolNames, Servers: map[string]Server{"one": memServer(a1, ModeAuto), "two": memServer(a2, ModeAuto)}})
 		_, err := a.ListTools(t.Context())
 		if !errors.Is(err, ErrDuplicateToolName) || !strings.Contains(err.Error(), `"one"`) || !strings.Contains(err.Error(), `"two"`) {
 			t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName naming both servers", err)

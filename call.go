@@ -218,7 +218,7 @@ func (t *Tool) newCall(ctx context.Context) callInfo {
 		info.tasks = e.TaskSupport
 	}
 	info.onProgress, _ = ctx.Value(progressKey{}).(func(Progress))
-	info.progress = info.onProgress != nil || a.cfg.OnProgress != nil || a.cfg.ResetTimeoutOnProgress
+	info.progress = info.onProgress != nil || a.cfg.MaxToolTimeout > 0
 	return info
 }
 

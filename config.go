@@ -40,17 +40,15 @@ type Config struct {
 	// names).
 	Servers map[string]Server
 
-	// RawToolNames keeps the servers' own tool names. By default tools are
-	// named "server__tool". Either way the name is made provider-safe by
-	// [SafeToolName]: at most 64 characters of
-	// [A-Za-z0-9_-].
-	RawToolNames bool
-
 	// ToolName, when set, names the tools the model sees, replacing the
-	// default policy (and RawToolNames, which must then be false). It gets
-	// the server's name and the tool's MCP name and must be deterministic;
-	// its result is used as given. Discovery fails when it gives an empty
-	// name or two tools the same name (see [ErrDuplicateToolName]).
+	// default policy: "server__tool", made provider-safe by [SafeToolName]
+	// (at most 64 characters of [A-Za-z0-9_-]). It gets the server's name
+	// and the tool's MCP name and must be deterministic; its result is used
+	// as given. Discovery fails when it gives an empty name or two tools
+	// the same name (see [ErrDuplicateToolName]). To keep the servers' own
+	// names (LangChain's prefixToolNameWithServerName: false):
+	//
+	//	ToolName: func(_, tool string) string { return mcpadapter.SafeToolName(tool, 64) },
 	ToolName func(server, tool string) string
 
 	// Filter selects the tools of every server the model is offered; see
@@ -132,7 +130,7 @@ type Config struct {
 	// on. The adapter has dropped that connection's cached list first, so
 	// a callback that lists again (under that principal) gets the new one.
 	//
-	// Callbacks (this one, OnResourceUpdated, OnProgress and the Logger's
+	// Callbacks (this one, OnResourceUpdated, WithProgress and the Logger's
 	// server log messages) never run on a connection's reader: they run
 	// one at a time on a goroutine of the adapter's, each (server,
 	// principal)'s in the order its notifications arrived, the pairs
@@ -204,23 +202,14 @@ type Config struct {
 	// result, or observe errors. See [Middleware].
 	Middleware []Middleware
 
-	// OnProgress, when set, receives every progress notification of every
-	// tool call (a progress token is then sent with each call). It runs
-	// like OnListChanged, the notifications for the principal of the call
-	// (ctx's [WithPrincipal]) in order: while it blocks, up to 256 of a
-	// (server, principal) (or 1 MiB of their messages) wait, and later ones
-	// are dropped, counted and logged. See also [WithProgress] for one
-	// call's progress.
-	OnProgress func(ctx context.Context, p Progress)
-
-	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or
-	// the server's) count the time since the call's last progress
-	// notification instead of since its start, so that a long call that
-	// keeps reporting progress is not cut off. MaxToolTimeout, when
-	// positive, then bounds the whole call (each round) whatever the
-	// progress. A deadline on the caller's context bounds either.
-	ResetTimeoutOnProgress bool
-	MaxToolTimeout         time.Duration
+	// MaxToolTimeout, when positive, makes the tool timeout
+	// (DefaultToolTimeout or the server's) count the time since the call's
+	// last progress notification instead of since its start, so that a
+	// long call that keeps reporting progress is not cut off, and bounds
+	// the whole call (each round) whatever the progress. A progress token
+	// is then sent with each call. A deadline on the caller's context
+	// bounds either.
+	MaxToolTimeout time.Duration
 
 	// TracerProvider, when set, traces dials, tool lists and tool calls with
 	// OpenTelemetry spans named after the semantic conventions for MCP
@@ -242,7 +231,7 @@ type Config struct {
 	//	mcpadapter.connections            up-down counter, open connections
 	//	mcpadapter.principal.connections  up-down counter, open per-principal connections
 	//	mcpadapter.deliveries.dropped     counter, notifications dropped before user code
-	//	                                  (see OnListChanged, OnProgress)
+	//	                                  (see OnListChanged, WithProgress)
 	MeterProvider metric.MeterProvider
 
 	// DialTimeout bounds one dial of a server: starting it or opening its

@@ -153,14 +153,14 @@ func (c *conn) closeCall(oc *openCall) (refused string) {
 // call's callContext), and returns its answer: the raw result, or a Result
 // for a JSON-RPC invalid-params error (the model can fix its arguments).
 // The round is bounded by the call's timeout when positive: since its
-// start, or, with Config.ResetTimeoutOnProgress, since its last progress
+// start, or, with Config.MaxToolTimeout, since its last progress
 // notification. It is traced, and asks for progress when someone listens.
 func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	a, t := c.a, info.t
 	var touch func()
 	if info.timeout > 0 {
 		var release func()
-		if a.cfg.ResetTimeoutOnProgress {
+		if a.cfg.MaxToolTimeout > 0 {
 			ctx, touch, release = deliver.IdleContext(ctx, info.timeout, a.cfg.MaxToolTimeout)
 		} else {
 			ctx, release = context.WithTimeout(ctx, info.timeout)

@@ -115,6 +115,9 @@ func (t *Tool) hooked(ctx context.Context, info *callInfo, args map[string]any, 
 			}
 		}
 		info.meta = maps.Clone(req.Meta)
+		if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok && f != nil {
+			info.onProgress, info.progress = f, true // a middleware's WithProgress
+		}
 		if len(req.Headers) > 0 {
 			c := t.conn.current()
 			if err := c.checkCallHeaders(req.Headers); err != nil {

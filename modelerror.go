@@ -84,7 +84,7 @@ func (t *Tool) boundOf(err error) (time.Duration, string) {
 		return idle.Idle, "nor report progress within"
 	case t.a == nil || t.conn == nil:
 		return 0, ""
-	case t.a.cfg.ResetTimeoutOnProgress:
+	case t.a.cfg.MaxToolTimeout > 0:
 		// Not idle: the call ran into Config.MaxToolTimeout.
 		return t.a.cfg.MaxToolTimeout, "within"
 	}

@@ -75,7 +75,7 @@ type ServerStatus struct {
 }
 
 // Deliveries counts a server's notifications for user code: server log
-// messages for [Config.Logger], progress for [Config.OnProgress] and
+// messages for [Config.Logger], progress for [WithProgress] and
 // [WithProgress], list changes and resource updates for
 // [Config.OnListChanged] and [Config.OnResourceUpdated]. Each
 // (server, principal) has a queue of 256 of them (and 1 MiB of their

@@ -118,7 +118,7 @@ func TestDuplicateNamesFailOneServer(t *testing.T) {
 	s1, s2 := testserver.New(testserver.Options{}).AddFeatures(), testserver.New(testserver.Options{}).AddFeatures()
 	a := newAdapter(t, Config{
 		Servers:           map[string]Server{"a": memServer(s1, ModeAuto), "b": memServer(s2, ModeAuto)},
-		RawToolNames:      true,
+		ToolName:          rawToolNames,
 		OnConnectionError: IgnoreConnectionErrors,
 	})
 	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {

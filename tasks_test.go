@@ -298,7 +298,7 @@ func TestTasksHostile(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			before := goroutines()
 			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", HugeBytes: 8 << 10}
-			a, err := New(Config{TaskWait: 500 * time.Millisecond, MaxMessageBytes: 4 << 10, OnProgress: func(context.Context, Progress) {},
+			a, err := New(Config{TaskWait: 500 * time.Millisecond, MaxMessageBytes: 4 << 10, Middleware: []Middleware{progressEverywhere(func(context.Context, Progress) {})},
 				Servers: map[string]Server{"p": {Transport: peer.Transport()}}})
 			if err != nil {
 				t.Fatal(err)

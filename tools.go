@@ -106,9 +106,8 @@ func summary(d *ToolDescriptor) string {
 	return ""
 }
 
-// Name implements [tools.Tool]: "server__tool", or the server's own name
-// with [Config.RawToolNames], made provider-safe by [SafeToolName] (or what
-// [Config.ToolName] gives). It is the name models see and call.
+// Name implements [tools.Tool]: "server__tool", made provider-safe by
+// [SafeToolName], or what [Config.ToolName] gives. It is the name models see and call.
 func (t *Tool) Name() string { return t.name }
 
 // Description implements [tools.Tool]: the server's description (or the
@@ -349,23 +348,19 @@ const maxToolNameLength = 64
 // distinct. A maxLen below 16 counts as 16. An empty name stays empty.
 //
 // It is the default policy of the adapter (with maxLen 64, applied to
-// "server__tool" or, with [Config.RawToolNames], to the server's name), and
-// a building block for [Config.ToolName]:
+// "server__tool"), and a building block for [Config.ToolName]:
 //
 //	ToolName: func(server, tool string) string { return mcpadapter.SafeToolName(tool, 128) }
 func SafeToolName(name string, maxLen int) string { return toolname.Safe(name, maxLen) }
 
 // name returns the name the model sees for tool of server: the result of
-// [Config.ToolName] when set, else [SafeToolName] of "server__tool" (or of
-// tool with [Config.RawToolNames]) with maxToolNameLength.
+// [Config.ToolName] when set, else [SafeToolName] of "server__tool" with
+// maxToolNameLength.
 func (p *toolPolicy) name(server, tool string) string {
 	if p.cfg.ToolName != nil {
 		return p.cfg.ToolName(server, tool)
 	}
-	if !p.cfg.RawToolNames {
-		tool = server + nameSeparator + tool
-	}
-	return SafeToolName(tool, maxToolNameLength)
+	return SafeToolName(server+nameSeparator+tool, maxToolNameLength)
 }
 
 // Metadata mirrors LangChain's "mcp" metadata namespace: what the server

@@ -1281,13 +1281,13 @@ func TestHandleToolCallsTimeout(t *testing.T) {
 				})
 			}
 
-			// With ResetTimeoutOnProgress the bound is a time without
-			// progress, and the message says so.
-			_, ts = listSDK(t, blockingServer(), m.mode, Config{DefaultToolTimeout: timeout, ResetTimeoutOnProgress: true})
+			// With MaxToolTimeout the bound is a time without progress, and
+			// the message says so.
+			_, ts = listSDK(t, blockingServer(), m.mode, Config{DefaultToolTimeout: timeout, MaxToolTimeout: time.Hour})
 			msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: calls[:1]})
 			want := "Error: tool srv__block did not answer nor report progress within 100ms and may still be running"
 			if got := lastToolText(msgs); err != nil || !strings.HasPrefix(got, want) {
-				t.Errorf("HandleToolCalls(ResetTimeoutOnProgress) = %q, %v; want a tool message starting with %q", got, err, want)
+				t.Errorf("HandleToolCalls(MaxToolTimeout) = %q, %v; want a tool message starting with %q", got, err, want)
 			}
 		})
 	}

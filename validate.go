@@ -75,9 +75,6 @@ func (cfg *Config) problems() []*ConfigError {
 	negative("State.MaxAge", int64(cfg.State.MaxAge))
 	negative("PrincipalIdleTimeout", int64(cfg.PrincipalIdleTimeout))
 	negative("MaxPrincipalConns", int64(cfg.MaxPrincipalConns))
-	if cfg.ToolName != nil && cfg.RawToolNames {
-		bad("ToolName", "RawToolNames is set too (ToolName decides every name)")
-	}
 	if err := cfg.Filter.validate(); err != nil {
 		bad("Filter", "%w", err)
 	}
