@@ -69,7 +69,7 @@ func (p *ApprovalRequired) Error() string {
 //
 // p is checked first, as [Adapter.Resume] checks an interrupt: the seal
 // ([ErrTamperedState]), the principal of ctx against the one the call was
-// made for ([ErrWrongPrincipal], [ErrNoPrincipal]; a refusal decides
+// made for ([ErrWrongPrincipal]; a refusal decides
 // nothing), then the server, the tool's name and the server's catalog
 // ([ErrInvalidState]). The tool runs as the catalog describes it now; an
 // interrupt it returns is marked approved, so that resuming it does not

@@ -121,6 +121,12 @@ type Config struct {
 	// given as [Server.Transport] (the adapter screens a copy of them). The go-sdk in-memory transport (and any other custom
 	// transport) decodes with a fixed 16 MiB cap of its own, past which its
 	// connection fails; there a smaller bound is applied after decoding.
+	// It bounds a server's tool list, and each of its resource lists, too:
+	// the JSON of their items, over every page. A larger list fails that
+	// server's listing with an error wrapping ErrMessageTooLarge (reported
+	// through OnConnectionError); the other servers are not concerned. The
+	// adapter holds a catalog in memory several times over (decoded
+	// descriptors, schemas, wrappers), so this bounds its memory per server.
 	MaxMessageBytes int64
 
 	// OnListChanged, when set, is called after a server announced that its
@@ -162,15 +168,6 @@ type Config struct {
 	// [Result] of [Tool.Invoke] is never cut. 0 means 100,000 characters
 	// (about 25,000 tokens); a negative value means no bound.
 	ResultBudget int
-
-	// MaxCatalogBytes bounds the tool list of one server, and each of its
-	// resource lists: the JSON of their items, over every page. 0 means 16
-	// MiB. A larger list fails that server's listing with an error wrapping
-	// [ErrCatalogTooLarge] (reported through OnConnectionError); the
-	// other servers are not concerned. The adapter holds a catalog in
-	// memory several times over (decoded descriptors, schemas, wrappers),
-	// so this bounds its memory per server.
-	MaxCatalogBytes int64
 
 	// CatalogTTL, when positive, is how long a server's lists (of tools,
 	// resources, resource templates and prompts) stay cached, per
@@ -427,7 +424,7 @@ type Server struct {
 	// them, and goes only to the server's origin. An error fails the
 	// request (its text may reach the caller: keep secrets out of it).
 	// Discovery under a context without a principal leaves the server
-	// out; other operations of it fail with [ErrNoPrincipal]. Servers without HeadersFor or OAuthFor are shared
+	// out; other operations of it fail with [ErrWrongPrincipal]. Servers without HeadersFor or OAuthFor are shared
 	// by every principal. See [Config.PrincipalIdleTimeout] and
 	// [Config.MaxPrincipalConns] for the bounds.
 	HeadersFor func(ctx context.Context, principal string) (map[string]string, error) `json:"-"`

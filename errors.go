@@ -35,8 +35,9 @@ var (
 	ErrModernServer = errors.New("mcpadapter: operation not available on a modern-era server")
 
 	// ErrMessageTooLarge is returned, wrapped in a [*ServerError], when a
-	// server message exceeds [Config.MaxMessageBytes]. The message is
-	// discarded, never truncated; usually only the call it answers fails.
+	// server message, or a server's list over all its pages, exceeds
+	// [Config.MaxMessageBytes]. The message is discarded, never truncated;
+	// usually only the call it answers fails.
 	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
 
 	// ErrTaskRequired is returned, wrapped in a [*ServerError], when a
@@ -46,11 +47,6 @@ var (
 	// extension). Such tools are then left out of [Adapter.ListTools] and
 	// [Adapter.ListToolsets]; the server is not contacted.
 	ErrTaskRequired = errors.New("mcpadapter: tool requires task-based execution, which is off for this server")
-
-	// ErrCatalogTooLarge is returned, wrapped in a [*ServerError], when a
-	// server's tool list (or resource list) is larger than
-	// [Config.MaxCatalogBytes]. Only that server fails.
-	ErrCatalogTooLarge = errors.New("mcpadapter: server catalog too large")
 
 	// ErrUnsupportedInputRequest is returned when a server asks the client
 	// for something other than elicitation (sampling, roots) during a call,

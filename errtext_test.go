@@ -101,7 +101,7 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 		"decode interrupt": ErrInvalidState, "decode paused calls": ErrInvalidState, "decode approval": ErrInvalidState,
 		"resume without a pause": ErrInvalidState, "resume unsealed state": ErrTamperedState,
 		"resume for an unknown server": ErrUnknownServer,
-		"no principal":                 ErrNoPrincipal, "call after Close": ErrClosed,
+		"no principal":                 errNoPrincipal, "call after Close": ErrClosed,
 	} {
 		if !errors.Is(errs[name], want) {
 			t.Errorf("%s: %v, want it to wrap %v", name, errs[name], want)

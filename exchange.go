@@ -34,7 +34,7 @@ func (c *conn) current() *conn {
 // only on failure: a Sprintf per call shows in the benchmarks.)
 func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
 	if c.key.principal != "" && principalFrom(ctx) != c.key.principal {
-		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
+		return serverError(c.server, callToolOp(mcpName), fmt.Errorf("%w: the tool was discovered for another principal", ErrWrongPrincipal))
 	}
 	return nil
 }

@@ -485,7 +485,7 @@ func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
 	}
 	p := principalFrom(ctx)
 	if p == "" {
-		return connKey{}, serverError(name, "dial", ErrNoPrincipal)
+		return connKey{}, serverError(name, "dial", errNoPrincipal)
 	}
 	return connKey{server: name, principal: p}, nil
 }

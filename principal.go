@@ -19,24 +19,24 @@ const (
 )
 
 var (
-	// ErrNoPrincipal is returned, wrapped in a [*ServerError], when a
-	// per-principal server ([Server.HeadersFor] or [Server.OAuthFor]) is
-	// used under a context without a principal ([WithPrincipal]): a
-	// [Adapter.Session] of it, or a discovery naming it with [Servers]. A
-	// discovery that does not name it leaves it out and lists the shared
-	// servers (a debug record says so). Resuming or deciding
-	// stored state of such a server fails with it too when the state
-	// records no principal (see [Adapter.Resume]).
-	ErrNoPrincipal = errors.New("mcpadapter: per-principal server used without a principal (see WithPrincipal)")
-
 	// ErrWrongPrincipal is returned, wrapped in a [*ServerError], when a
 	// tool of a per-principal server is called under the context of
 	// another principal than the one it was discovered for: a principal's
 	// tools never use another's connection or credentials. Discover the
-	// tools under the caller's own principal. Resuming or deciding stored
-	// state made for another principal fails with it too, on any server
-	// (see [Adapter.Resume]).
-	ErrWrongPrincipal = errors.New("mcpadapter: tool called for another principal than it was discovered for")
+	// tools under the caller's own principal. Resuming stored state made
+	// for another principal fails with it too, on any server (see
+	// [Resolution]). It is also returned when a per-principal server
+	// ([Server.HeadersFor] or [Server.OAuthFor]) is used under a context
+	// without a principal ([WithPrincipal]): a [Adapter.Session] of it, or
+	// a discovery naming it with [FromServers] (a discovery that does not
+	// name it leaves it out and lists the shared servers; a debug record
+	// says so), or a resume of its stored state when the state records no
+	// principal. The message says which.
+	ErrWrongPrincipal = errors.New("mcpadapter: wrong principal")
+
+	// errNoPrincipal is ErrWrongPrincipal for a context without a
+	// principal.
+	errNoPrincipal = fmt.Errorf("%w: per-principal server used without a principal (see WithPrincipal)", ErrWrongPrincipal)
 )
 
 // errEvicted is the ErrClosed of a per-principal connection that was
@@ -72,9 +72,9 @@ func (s *states) checkOwner(ctx context.Context, server, owner string) error {
 	perPrincipal := s.perPrincipal[server]
 	switch {
 	case perPrincipal && owner == "":
-		return fmt.Errorf("%w: the stored state records none", ErrNoPrincipal)
+		return fmt.Errorf("%w: the stored state records none", errNoPrincipal)
 	case perPrincipal && p == "":
-		return ErrNoPrincipal
+		return errNoPrincipal
 	case owner != "" && owner != p:
 		return fmt.Errorf("%w: the stored state belongs to another principal", ErrWrongPrincipal)
 	}

@@ -534,8 +534,8 @@ func TestStatesOpen(t *testing.T) {
 		{"another principal", keyed, bob, stateInterrupt, sealedHere, "own", "alice", ErrWrongPrincipal},
 		{"another principal, shared server", plain, bob, stateInterrupt, local, "shared", "alice", ErrWrongPrincipal},
 		{"any principal, shared server without owner", plain, bob, stateInterrupt, local, "shared", "", nil},
-		{"per-principal state without owner", plain, alice, stateInterrupt, local, "own", "", ErrNoPrincipal},
-		{"per-principal server, ctx without principal", plain, t.Context(), stateInterrupt, local, "own", "alice", ErrNoPrincipal},
+		{"per-principal state without owner", plain, alice, stateInterrupt, local, "own", "", errNoPrincipal},
+		{"per-principal server, ctx without principal", plain, t.Context(), stateInterrupt, local, "own", "alice", errNoPrincipal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

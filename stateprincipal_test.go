@@ -33,7 +33,7 @@ func refusedFor(t *testing.T, what string, err, want error) {
 // batches and paused runs of a per-principal server resume, or are
 // decided, only under the principal they were made for, live or stored, on
 // the Adapter that made them or another; state without a principal, and a
-// context without one, fail with ErrNoPrincipal. Nothing is sent, and a
+// context without one, fail with errNoPrincipal. Nothing is sent, and a
 // refused approval stays undecided. Both eras: approvals in both, input
 // interrupts in the modern one (legacy servers ask live).
 func TestStoredStatePrincipal(t *testing.T) {
@@ -78,7 +78,7 @@ func TestStoredStatePrincipal(t *testing.T) {
 			}{
 				{"live approval, another principal", func() error { _, err := a.Resume(bob, p, Approved()); return err }, ErrWrongPrincipal},
 				{"live rejection, another principal", func() error { _, err := a.Resume(bob, p, Rejected("no")); return err }, ErrWrongPrincipal},
-				{"live approval, no principal", func() error { _, err := a.Resume(t.Context(), p, Approved()); return err }, ErrNoPrincipal},
+				{"live approval, no principal", func() error { _, err := a.Resume(t.Context(), p, Approved()); return err }, errNoPrincipal},
 				{"stored approval, another principal", func() error {
 					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, stored), Approved())
 					return err
@@ -94,7 +94,7 @@ func TestStoredStatePrincipal(t *testing.T) {
 				{"stored approval, principal removed", func() error {
 					_, err := a2.Resume(alice, decodeStored[ApprovalRequired](t, edit(stored, "")), Approved())
 					return err
-				}, ErrNoPrincipal},
+				}, errNoPrincipal},
 				{"paused batch, another principal", func() error {
 					msgs, err := ts.ResumeToolCalls(bob, batch, Approved())
 					if msgs != nil {
@@ -132,12 +132,12 @@ func TestStoredStatePrincipal(t *testing.T) {
 			}{
 				{"live interrupt, another principal", func() error { _, err := a.Resume(bob, in, Answered(ans)); return err }, ErrWrongPrincipal},
 				{"stored interrupt, another principal", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, b), Answered(ans)); return err }, ErrWrongPrincipal},
-				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), Answered(ans)); return err }, ErrNoPrincipal},
+				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), Answered(ans)); return err }, errNoPrincipal},
 				{"stored interrupt, principal edited", func() error {
 					_, err := a2.Resume(bob, decodeInterrupt(t, edit(b, "mallory")), Answered(ans))
 					return err
 				}, ErrWrongPrincipal},
-				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), Answered(ans)); return err }, ErrNoPrincipal},
+				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), Answered(ans)); return err }, errNoPrincipal},
 			} {
 				refusedFor(t, tt.name, tt.do(), tt.want)
 			}

@@ -69,7 +69,6 @@ func (cfg *Config) problems() []*ConfigError {
 	}
 	negative("DefaultToolTimeout", int64(cfg.DefaultToolTimeout))
 	negative("MaxMessageBytes", cfg.MaxMessageBytes)
-	negative("MaxCatalogBytes", cfg.MaxCatalogBytes)
 	negative("DialTimeout", int64(cfg.DialTimeout))
 	negative("CatalogTTL", int64(cfg.CatalogTTL))
 	negative("State.MaxAge", int64(cfg.State.MaxAge))

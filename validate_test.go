@@ -46,7 +46,7 @@ func TestServerProblem(t *testing.T) {
 }
 
 func TestProblemsSorted(t *testing.T) {
-	problems := (&Config{DialTimeout: -1, CatalogTTL: -1, MaxCatalogBytes: 0, State: StateOptions{OldKeys: [][]byte{nil}}}).problems()
+	problems := (&Config{DialTimeout: -1, CatalogTTL: -1, MaxMessageBytes: 0, State: StateOptions{OldKeys: [][]byte{nil}}}).problems()
 	problems = append([]*ConfigError{{Server: "b", Err: errors.New("b")}, {Server: "a", Err: errors.New("a")}}, problems...)
 	sortProblems(problems)
 	var got []string
