@@ -79,13 +79,10 @@ func TestNewValidates(t *testing.T) {
 		{"negative idle timeout", Config{PrincipalIdleTimeout: -1}, "", "PrincipalIdleTimeout", "negative"},
 		{"negative cap", Config{MaxPrincipalConns: -1}, "", "MaxPrincipalConns", "negative"},
 		{"bad filter", Config{Filter: Filter{Allow: []string{"["}}}, "", "Filter", `pattern "["`},
-		{"bad server filter", Config{Servers: map[string]Server{"x": {Transport: ok, Filter: Filter{Deny: []string{"["}}}}}, "x", "Filter", `pattern "["`},
-		{"negative delay", Config{Servers: map[string]Server{"x": {Command: "srv", Restart: &RetryPolicy{Delay: -1}}}}, "x", "Restart", "negative Delay"},
-		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "x", "Restart", "use Reconnect"},
-		{"reconnect on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Reconnect: &RetryPolicy{}}}}, "x", "Reconnect", "use Restart"},
+		{"bad filter", Config{Servers: map[string]Server{"x": {Transport: ok}}, Filter: Filter{Deny: []string{"["}}}, "", "Filter", `pattern "["`},
+		{"negative delay", Config{Servers: map[string]Server{"x": {Command: "srv", Retry: &RetryPolicy{Delay: -1}}}}, "x", "Retry", "negative Delay"},
 		{"args on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Args: []string{"-v"}}}}, "x", "Args", "applies to stdio servers"},
 		{"dir on Transport", Config{Servers: map[string]Server{"x": {Transport: ok, Dir: "/tmp"}}}, "x", "Dir", "applies to stdio servers"},
-		{"InheritEnv on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}}, "x", "InheritEnv", "applies to stdio servers"},
 		{"headers on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Headers: map[string]string{"A": "b"}}}}, "x", "Headers", "applies to HTTP servers"},
 		{"HeadersFor on Command", Config{Servers: map[string]Server{"x": {Command: "srv", HeadersFor: bearer}}}, "x", "HeadersFor", "applies to HTTP servers"},
 		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, "x", "LogLevel", `unknown level "verbose"`},
@@ -616,7 +613,7 @@ func TestRestart(t *testing.T) {
 		t.Run(fmt.Sprintf("policy=%v", withPolicy), func(t *testing.T) {
 			srv := stdioServer(t, "modern")
 			if withPolicy {
-				srv.Restart = &RetryPolicy{MaxAttempts: 2}
+				srv.Retry = &RetryPolicy{MaxAttempts: 2}
 			}
 			a := newAdapter(t, Config{Servers: map[string]Server{"p": srv}})
 			ts, err := a.ListTools(t.Context())
@@ -746,7 +743,7 @@ func TestIsAuthFailure(t *testing.T) {
 func TestRestartCustomTransport(t *testing.T) {
 	s := testserver.Full(testserver.Options{})
 	srv := memServer(s, ModeAuto)
-	srv.Restart = &RetryPolicy{MaxAttempts: 1}
+	srv.Retry = &RetryPolicy{MaxAttempts: 1}
 	a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}})
 	if _, err := a.ListTools(t.Context()); err != nil {
 		t.Fatal(err)

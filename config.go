@@ -52,7 +52,7 @@ type Config struct {
 	ToolName func(server, tool string) string
 
 	// Filter selects the tools of every server the model is offered; see
-	// [Filter]. Each [Server.Filter] applies too.
+	// [Filter].
 	Filter Filter
 
 	// DefaultToolTimeout, when positive, bounds every tool call and replaces
@@ -70,7 +70,7 @@ type Config struct {
 	// nil, discovery fails with an error naming every failed server. When it
 	// returns nil, the server is skipped; a server that could not be dialed
 	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close],
-	// unless it has a [Server.Restart] or [Server.Reconnect] policy: later
+	// unless it has a [Server.Retry] policy: later
 	// discoveries then dial it again, after the policy's Delay, doubled at
 	// each failure in a row, up to 10 minutes.
 	// A non-nil return value fails discovery with that error. It is called
@@ -313,8 +313,7 @@ type StateOptions struct {
 // changed.
 //
 //   - Every server without a retry policy gets {MaxAttempts: 3, Delay: 1s}
-//     as its [Server.Restart] (a stdio server) or [Server.Reconnect] (the
-//     others): a dead connection is dialed again at the next discovery,
+//     as its [Server.Retry]: a dead connection is dialed again at the next discovery,
 //     and a server that [Config.OnConnectionError] skipped is tried again,
 //     with backoff.
 //   - [StateOptions.RequireKey]: [New] fails unless State.Key holds at least
@@ -329,13 +328,8 @@ type StateOptions struct {
 func Service(cfg Config) Config {
 	servers := make(map[string]Server, len(cfg.Servers))
 	for name, s := range cfg.Servers {
-		if s.Restart == nil && s.Reconnect == nil {
-			retry := &RetryPolicy{MaxAttempts: 3, Delay: time.Second}
-			if s.Command != "" {
-				s.Restart = retry
-			} else {
-				s.Reconnect = retry
-			}
+		if s.Retry == nil {
+			s.Retry = &RetryPolicy{MaxAttempts: 3, Delay: time.Second}
 		}
 		servers[name] = s
 	}
@@ -361,7 +355,7 @@ func IgnoreConnectionErrors(server string, err error) error { return nil }
 // besides) and omits what is unset, so that a Server using only those six
 // fields marshals to an entry [ParseConfig] reads back. Transport,
 // HTTPClient, OAuth and Client are never encoded or decoded, nor are
-// DefaultToolTimeout, Restart and Reconnect: files give those in
+// DefaultToolTimeout and Retry: files give those in
 // milliseconds (see [ParseConfig]), encoding/json would use nanoseconds.
 type Server struct {
 	// URL is an http or https endpoint spoken to with Streamable HTTP,
@@ -377,13 +371,12 @@ type Server struct {
 	// SHELL, TERM and USER (on Windows APPDATA, HOMEDRIVE, HOMEPATH,
 	// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
 	// TEMP, USERNAME and USERPROFILE), as the official TypeScript and
-	// Python SDKs pass, plus Env, which overrides them. Set InheritEnv to
-	// pass the whole environment instead (Env still overrides it).
-	Command    string            `json:"command,omitempty"`
-	Args       []string          `json:"args,omitempty"`
-	Env        map[string]string `json:"env,omitempty"`
-	InheritEnv bool              `json:"-"`
-	Dir        string            `json:"cwd,omitempty"`
+	// Python SDKs pass, plus Env, which overrides them. To pass the whole
+	// environment, put it in Env (from os.Environ).
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Dir     string            `json:"cwd,omitempty"`
 
 	// Transport returns a fresh transport for each dial (transports are
 	// single-use), e.g. one end of mcp.NewInMemoryTransports. A go-sdk
@@ -447,26 +440,19 @@ type Server struct {
 	// answers 404 or 405 (any 4xx in ModeLegacy).
 	DisableSSEFallback bool `json:"disableSSEFallback,omitempty"`
 
-	// Restart starts a stdio server again, at the next discovery, after its
-	// process died. Nil means a dead server stays failed.
-	Restart *RetryPolicy `json:"-"`
-
-	// Reconnect dials an HTTP or SSE server again, at the next discovery,
-	// after its session died. Nil means a dead server stays failed, with
+	// Retry dials a dead server again, at the next discovery: a stdio
+	// server's process is started again, an HTTP or SSE server gets a new
+	// session. Nil means a dead server stays failed, with
 	// one exception the MCP spec makes: a Streamable HTTP server that
 	// answers 404 for the session (it restarted) gets a new session at
 	// once, policy or not; the request it refused is sent again on it, and
 	// tools handed out before go on there. A call that may have run (its
 	// answer was lost) is never sent again.
-	Reconnect *RetryPolicy `json:"-"`
+	Retry *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
 	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).
 	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
-
-	// Filter selects the tools of this server the model is offered; see
-	// [Filter]. [Config.Filter] applies too.
-	Filter Filter `json:"-"`
 
 	// Client is a prebuilt go-sdk client to dial with. It is used as given:
 	// go-sdk copies client options at construction, so its own handlers and
@@ -481,28 +467,4 @@ type Server struct {
 type RetryPolicy struct {
 	MaxAttempts int           // dials per discovery; values below 1 mean 1
 	Delay       time.Duration // wait between two dials
-}
-
-// retryPolicy returns the policy that re-dials s after its connection
-// died: Restart for stdio servers, Reconnect for URL servers, either for
-// custom transports.
-func (s *Server) retryPolicy() *RetryPolicy {
-	switch {
-	case s.Command != "":
-		return s.Restart
-	case s.URL != "":
-		return s.Reconnect
-	case s.Reconnect != nil:
-		return s.Reconnect
-	}
-	return s.Restart
-}
-
-// recoverySetting names the setting that has a dead connection to s dialed
-// again (retryPolicy), for the errors of servers that stay down without it.
-func (s *Server) recoverySetting() string {
-	if s.Command != "" {
-		return "Server.Restart"
-	}
-	return "Server.Reconnect"
 }

@@ -4,6 +4,7 @@ package mcpadapter
 // internal/configfile; this file maps what it returns onto [Server].
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/mcpadapter/mcpadapter/internal/configfile"
@@ -125,7 +126,7 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 // come before env's. LangChain JS's
 // restart and reconnect ({enabled, maxAttempts, delayMs}),
 // automaticSSEFallback and defaultToolTimeout (milliseconds) set
-// [Server.Restart], [Server.Reconnect], [Server.DisableSSEFallback] and
+// [Server.Retry] (either), [Server.DisableSSEFallback] and
 // [Server.DefaultToolTimeout].
 //
 // Every string value may use ${NAME} or ${env:NAME} (an environment
@@ -181,8 +182,8 @@ func configErrors(file string, problems []configfile.Problem) error {
 // configServer is the Server of a configuration file's entry.
 func configServer(s configfile.Server) Server {
 	out := Server{
-		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Restart: configRetry(s.Restart),
-		URL: s.URL, Headers: s.Headers, Reconnect: configRetry(s.Reconnect), DisableSSEFallback: s.DisableSSEFallback,
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Retry: configRetry(cmp.Or(s.Restart, s.Reconnect)),
+		URL: s.URL, Headers: s.Headers, DisableSSEFallback: s.DisableSSEFallback,
 		DefaultToolTimeout: s.DefaultToolTimeout,
 	}
 	if s.Transport == "sse" {

@@ -256,7 +256,7 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
-	if !a.policy.allows(in.Server, in.MCPName) {
+	if !a.policy.allows(in.MCPName) {
 		return nil, fail(errFiltered)
 	}
 	t, err := a.catalogs.resumeTool(ctx, in)

@@ -31,9 +31,9 @@ import (
 // A tool without a name cannot be called at all: it is dropped when the
 // list is read, with a debug log (catalog.go), and never becomes a Tool.
 
-// A Filter selects which tools the model is offered: [Config.Filter] for
-// every server, [Server.Filter] for one; a tool is offered when both keep
-// it. The zero Filter keeps every tool.
+// A Filter selects which tools the model is offered ([Config.Filter]);
+// its Keep gets the server's name, for a rule of one server. The zero
+// Filter keeps every tool.
 //
 // Filters are applied by [Adapter.ListTools] and [Adapter.ListToolsets] to
 // the server's catalog before anything else looks at the tools: a dropped
@@ -126,23 +126,17 @@ type toolPolicy struct {
 	logger *slog.Logger
 }
 
-// allows reports whether the static filters of the adapter and of server
-// keep the tool the server names tool.
-func (p *toolPolicy) allows(server, tool string) bool {
-	own := p.cfg.Servers[server].Filter
-	return p.cfg.Filter.allows(tool) && own.allows(tool)
-}
+// allows reports whether the static filter (Allow and Deny) keeps the tool
+// the server names tool.
+func (p *toolPolicy) allows(tool string) bool { return p.cfg.Filter.allows(tool) }
 
-// keep returns whether the filters of the adapter and of server keep a tool
-// of server for the caller of ctx, or nil when no filter is set.
+// keep returns whether the filter keeps a tool of server for the caller of
+// ctx, or nil when no filter is set.
 func (p *toolPolicy) keep(ctx context.Context, server string) func(*Tool) bool {
-	own := p.cfg.Servers[server].Filter
-	if p.cfg.Filter.zero() && own.zero() {
+	if p.cfg.Filter.zero() {
 		return nil
 	}
-	return func(t *Tool) bool {
-		return own.keeps(ctx, server, t.desc) && p.cfg.Filter.keeps(ctx, server, t.desc)
-	}
+	return func(t *Tool) bool { return p.cfg.Filter.keeps(ctx, server, t.desc) }
 }
 
 // visible is the one rule for which tools of a set are offered: those that

@@ -114,7 +114,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 	if err := a.states.open(ctx, stateTask, p.seal, p.stamp, p.Server, p.principal); err != nil {
 		return nil, nil, fail(err)
 	}
-	if !a.policy.allows(p.Server, p.MCPName) {
+	if !a.policy.allows(p.MCPName) {
 		return nil, nil, fail(errFiltered)
 	}
 	t, err := a.catalogs.storedTool(ctx, p.Server, p.Tool, p.MCPName)

@@ -222,7 +222,7 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 			}
 			return cur, nil
 		}
-		policy := s.retryPolicy()
+		policy := s.Retry
 		switch {
 		case policy != nil:
 			attempts = max(policy.MaxAttempts, 1)
@@ -239,7 +239,7 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 	select {
 	case r := <-ch:
 		if r.Err != nil && renewal {
-			return nil, fmt.Errorf("%w (the server forgot its session and no new one could be started: set %s to retry the dial)", r.Err, s.recoverySetting())
+			return nil, fmt.Errorf("%w (the server forgot its session and no new one could be started: set Server.Retry to retry the dial)", r.Err)
 		}
 		if r.Err != nil {
 			return nil, r.Err
@@ -253,10 +253,10 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 // skipped wraps err, why discovery skipped server s, with the settings
 // that would have it dialed again: until Close, only a retry policy does.
 func skipped(s *Server, err error) error {
-	if s.retryPolicy() != nil {
+	if s.Retry != nil {
 		return err
 	}
-	return fmt.Errorf("%w (skipped by Config.OnConnectionError until Close: set %s to dial it again at a later discovery)", err, s.recoverySetting())
+	return fmt.Errorf("%w (skipped by Config.OnConnectionError until Close: set Server.Retry to dial it again at a later discovery)", err)
 }
 
 // open is the shared dial of the connection key of g: up to attempts
@@ -278,7 +278,7 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 	var err error
 	for i := range attempts {
 		if i > 0 {
-			if err := sleep(g.ctx, s.retryPolicy().Delay); err != nil {
+			if err := sleep(g.ctx, s.Retry.Delay); err != nil {
 				break
 			}
 		}
@@ -399,7 +399,7 @@ func (p *pool) skip(g *generation, server string, s *Server, err error) {
 		return
 	}
 	g.skipped[server] = err
-	if policy := s.retryPolicy(); policy != nil {
+	if policy := s.Retry; policy != nil {
 		r := g.retries[server]
 		if r == nil {
 			r = new(skipRetry)

@@ -62,8 +62,8 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 // to stop). It ends with [Adapter.UnsubscribeResource] under the same
 // principal, or with [Adapter.Close]. It belongs to the principal and the
 // server, not to one session: when the adapter starts a new session with
-// them (the server forgot the session, or Server.Restart or
-// Server.Reconnect dialed it again), it subscribes again there (a URI the
+// them (the server forgot the session, or Server.Retry or
+// Server.Retry dialed it again), it subscribes again there (a URI the
 // new session refuses is logged and dropped); a per-principal connection
 // the adapter evicts ends its subscriptions. A subscription that a
 // concurrent Close would outlive is undone, and the call fails with

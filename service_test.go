@@ -37,19 +37,19 @@ func TestService(t *testing.T) {
 	in := Config{Servers: map[string]Server{
 		"files": {Command: "mcp-server-files"},
 		"web":   {URL: "https://example.com/mcp"},
-		"own":   {URL: "https://example.com/mcp", Reconnect: own},
+		"own":   {URL: "https://example.com/mcp", Retry: own},
 	}, CatalogTTL: time.Hour}
 	cfg := Service(in)
-	if s := cfg.Servers["files"]; s.Restart == nil || s.Restart.MaxAttempts != 3 || s.Restart.Delay != time.Second || s.Reconnect != nil {
-		t.Errorf("Service: stdio server's Restart %+v, Reconnect %+v; want Restart {3 1s} alone", s.Restart, s.Reconnect)
+	if s := cfg.Servers["files"]; s.Retry == nil || s.Retry.MaxAttempts != 3 || s.Retry.Delay != time.Second {
+		t.Errorf("Service: stdio server's Retry %+v; want {3 1s}", s.Retry)
 	}
-	if s := cfg.Servers["web"]; s.Reconnect == nil || s.Reconnect.MaxAttempts != 3 || s.Restart != nil {
-		t.Errorf("Service: HTTP server's Reconnect %+v, Restart %+v; want Reconnect {3 1s} alone", s.Reconnect, s.Restart)
+	if s := cfg.Servers["web"]; s.Retry == nil || s.Retry.MaxAttempts != 3 || s.Retry.Delay != time.Second {
+		t.Errorf("Service: HTTP server's Retry %+v; want {3 1s}", s.Retry)
 	}
-	if s := cfg.Servers["own"]; s.Reconnect != own {
-		t.Errorf("Service replaced a server's own Reconnect with %+v", s.Reconnect)
+	if s := cfg.Servers["own"]; s.Retry != own {
+		t.Errorf("Service replaced a server's own Retry with %+v", s.Retry)
 	}
-	if in.Servers["files"].Restart != nil {
+	if in.Servers["files"].Retry != nil {
 		t.Error("Service changed the caller's map")
 	}
 	if !cfg.State.RequireKey || !cfg.DialSelectedOnly || cfg.CatalogTTL != time.Hour {

@@ -28,7 +28,7 @@ const (
 	StateSkipped ServerState = "skipped"
 	// StateFailed: the last dial failed, or the session ended
 	// ([ServerStatus.Err] says why); the next discovery may dial again
-	// (see [Server.Restart] and [Server.Reconnect]).
+	// (see [Server.Retry] and [Server.Retry]).
 	StateFailed ServerState = "failed"
 )
 

@@ -144,7 +144,7 @@ func TestSkippedServerComesBack(t *testing.T) {
 		}
 		a := newAdapter(t, Config{
 			Servers: map[string]Server{
-				"flaky": {Transport: flaky, Reconnect: &RetryPolicy{Delay: time.Second}},
+				"flaky": {Transport: flaky, Retry: &RetryPolicy{Delay: time.Second}},
 				"never": {Transport: func(context.Context) (mcp.Transport, error) { return nil, errors.New("never") }},
 			},
 			OnConnectionError: IgnoreConnectionErrors,

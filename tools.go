@@ -33,7 +33,7 @@ var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
 // [ErrClosed]; after its connection died, with a [*ServerError]. A
 // Streamable HTTP session that the server forgot (HTTP 404: it restarted)
 // is not a dead connection: the adapter starts a new session, and the
-// tool's calls go on there (see [Server.Reconnect]). Tools are
+// tool's calls go on there (see [Server.Retry]). Tools are
 // only made by an [Adapter]: the methods of a zero Tool return zero values
 // and its calls fail.
 //

@@ -35,14 +35,9 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 		s.Args = slices.Clone(s.Args)
 		s.Env = maps.Clone(s.Env)
 		s.Headers = maps.Clone(s.Headers)
-		s.Filter = s.Filter.clone()
-		if s.Restart != nil {
-			p := *s.Restart
-			s.Restart = &p
-		}
-		if s.Reconnect != nil {
-			p := *s.Reconnect
-			s.Reconnect = &p
+		if s.Retry != nil {
+			p := *s.Retry
+			s.Retry = &p
 		}
 		servers[name] = s
 	}
@@ -116,9 +111,6 @@ func (s *Server) problem(name string) *ConfigError {
 	case strings.Contains(name, "__"):
 		return bad("", `name must not contain "__" (the tool name separator)`)
 	}
-	if err := s.Filter.validate(); err != nil {
-		return bad("Filter", "%w", err)
-	}
 	targets := 0
 	for _, set := range []bool{s.URL != "", s.Command != "", s.Transport != nil} {
 		if set {
@@ -140,14 +132,8 @@ func (s *Server) problem(name string) *ConfigError {
 		return bad("DefaultToolTimeout", "negative")
 	}
 	switch {
-	case s.Restart != nil && s.Restart.Delay < 0:
-		return bad("Restart", "negative Delay")
-	case s.Reconnect != nil && s.Reconnect.Delay < 0:
-		return bad("Reconnect", "negative Delay")
-	case s.Restart != nil && s.URL != "":
-		return bad("Restart", "applies to stdio servers (Command) and custom transports; use Reconnect")
-	case s.Reconnect != nil && s.Command != "":
-		return bad("Reconnect", "applies to HTTP servers and custom transports; use Restart for Command")
+	case s.Retry != nil && s.Retry.Delay < 0:
+		return bad("Retry", "negative Delay")
 	}
 	if s.Command == "" {
 		if field := s.stdioOnly(); field != "" {
@@ -180,8 +166,6 @@ func (s *Server) stdioOnly() string {
 		return "Dir"
 	case len(s.Env) > 0:
 		return "Env"
-	case s.InheritEnv:
-		return "InheritEnv"
 	}
 	return ""
 }
