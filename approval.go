@@ -78,7 +78,7 @@ func (p *ApprovalRequired) Error() string {
 // before the decision is applied: a second decision fails with
 // [ErrClaimedState] and runs nothing; see [ApprovalRequired] for once
 // across processes. With [StateOptions.MaxAge], a request issued longer ago
-// fails with [ErrExpiredState].
+// fails with [ErrInvalidState].
 func (a *Adapter) decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
 	if p != nil {
 		var err error

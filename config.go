@@ -274,7 +274,7 @@ type StateOptions struct {
 	// arguments (the Approval gate still applies to them) and feed the
 	// model any observation, and whoever can read it reads all of it, a
 	// task's session id included. State sealed by versions before format
-	// 2 is refused ([ErrOldStateFormat]).
+	// 2 is refused ([ErrInvalidState]).
 	Key []byte
 
 	// OldKeys are keys that Key replaced: state sealed with one
@@ -284,7 +284,7 @@ type StateOptions struct {
 	OldKeys [][]byte
 
 	// MaxAge, when set, refuses stored state issued longer ago
-	// ([ErrExpiredState]), before anything is sent. State that says it
+	// ([ErrInvalidState]), before anything is sent. State that says it
 	// was issued more than a minute in the future of this Adapter's clock
 	// (the replicas' clocks may differ that much) is refused
 	// ([ErrInvalidState]) whatever the age.

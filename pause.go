@@ -32,7 +32,7 @@ import (
 // [Adapter.CancelTask] ends a pending task instead. Every entry point
 // checks the state before anything is sent, on any Adapter (in any
 // process) that has the server: the seal ([StateOptions.Key],
-// [ErrTamperedState]), its age ([StateOptions.MaxAge], [ErrExpiredState]),
+// [ErrTamperedState]), its age ([StateOptions.MaxAge], [ErrInvalidState]),
 // the principal of ctx against the one the call acted for
 // ([ErrWrongPrincipal]), the server, tool and catalog ([ErrInvalidState]),
 // and the Resolution (its kind; an interrupt's answers). Right before it

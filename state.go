@@ -45,7 +45,15 @@ var (
 	// Adapter cannot resume: a server not in [Config.Servers], a tool not in
 	// that server's catalog, a tool name that does not match its server and
 	// MCP name under this Adapter's naming, or state that is malformed or
-	// exceeds the size bound. Nothing is sent.
+	// exceeds the size bound. Nothing is sent. It is also returned, the
+	// message saying which, for state issued longer ago than
+	// [StateOptions.MaxAge] (or that records no issue time: stored by an
+	// earlier version), and for state sealed in the format of earlier
+	// versions (signed with an HMAC, its JSON in clear), which decoding
+	// refuses: that format showed what it sealed (a task's session among
+	// it) to whoever could read it. Such state cannot be resumed: make it
+	// again (call the tool again), or settle it with the earlier version
+	// before upgrading.
 	ErrInvalidState = seal.ErrInvalid
 
 	// ErrClaimedState is returned when stored state was already resumed
@@ -54,19 +62,13 @@ var (
 	// [ClaimStore] returns it for an ID claimed before. Nothing is sent.
 	ErrClaimedState = seal.ErrClaimed
 
-	// ErrExpiredState is returned when [StateOptions.MaxAge] is set and
-	// stored state was issued longer ago, or records no issue time (state
-	// stored by an earlier version). Nothing is sent.
-	ErrExpiredState = seal.ErrExpired
+	// errExpiredState (an ErrInvalidState) is state issued longer ago
+	// than [StateOptions.MaxAge], or without an issue time.
+	errExpiredState = seal.ErrExpired
 
-	// ErrOldStateFormat is returned (wrapped with [ErrInvalidState]) when
-	// stored state is sealed in the format of earlier versions (signed
-	// with an HMAC, its JSON in clear), which decoding refuses: that
-	// format showed what it sealed (a task's session among it) to whoever
-	// could read it. Such state cannot be resumed: make it again (call
-	// the tool again), or settle it with the earlier version before
-	// upgrading.
-	ErrOldStateFormat = seal.ErrOldFormat
+	// errOldStateFormat (an ErrInvalidState) is state sealed in the format
+	// of earlier versions.
+	errOldStateFormat = seal.ErrOldFormat
 )
 
 // A ClaimStore records the IDs of stored state that was applied (resumed,
@@ -218,7 +220,7 @@ func marshalState(a *Adapter, kind string, s stateSeal, st stamp, encode func() 
 // unsealState returns the payload of stored state b and its seal: when
 // it is sealed, no payload, until an Adapter opens it (openState). It
 // bounds the size and refuses anything that is not a JSON object, and
-// state sealed in the old format ([ErrOldStateFormat]).
+// state sealed in the old format (errOldStateFormat).
 func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	payload, sealed, err := seal.Unseal(b)
 	if errors.Is(err, seal.ErrOldFormat) {

@@ -195,7 +195,7 @@ func reissue(t *testing.T, a *Adapter, kind string, b []byte, issued time.Time) 
 }
 
 // TestStateMaxAge: with StateMaxAge, state issued longer ago, or without an
-// issue time, is refused with ErrExpiredState before anything is sent;
+// issue time, is refused with errExpiredState before anything is sent;
 // state within the age resumes, and its claim expires with it.
 func TestStateMaxAge(t *testing.T) {
 	s, cfg := stateServer()
@@ -211,8 +211,8 @@ func TestStateMaxAge(t *testing.T) {
 	for _, tt := range stateCases(old)[:2] {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := s.Runs(tt.tool)
-			if err := tt.resume(t, replica); !errors.Is(err, ErrExpiredState) {
-				t.Errorf("resume of old state: error = %v, want ErrExpiredState", err)
+			if err := tt.resume(t, replica); !errors.Is(err, errExpiredState) {
+				t.Errorf("resume of old state: error = %v, want errExpiredState", err)
 			}
 			if s.Runs(tt.tool) != runs {
 				t.Errorf("%s ran for expired state", tt.tool)

@@ -182,13 +182,13 @@ func TestSealedStateIsSecret(t *testing.T) {
 }
 
 // TestOldStateFormat: state sealed in format 1 (signed, in clear) is
-// refused when decoded, of every kind, with ErrOldStateFormat (and
+// refused when decoded, of every kind, with errOldStateFormat (and
 // ErrInvalidState).
 func TestOldStateFormat(t *testing.T) {
 	old := []byte(`{"sealed":"{\"version\":1,\"kind\":\"approvalRequired\",\"server\":\"s\",\"tool\":\"s__t\",\"mcpName\":\"t\"}","mac":"c2lnbmF0dXJl"}`)
 	for _, v := range []json.Unmarshaler{new(Interrupt), new(ApprovalRequired), new(PendingTask), new(PausedCalls)} {
-		if err := json.Unmarshal(old, v); !errors.Is(err, ErrOldStateFormat) || !errors.Is(err, ErrInvalidState) {
-			t.Errorf("%T: Unmarshal of format 1 = %v, want ErrOldStateFormat and ErrInvalidState", v, err)
+		if err := json.Unmarshal(old, v); !errors.Is(err, errOldStateFormat) || !errors.Is(err, ErrInvalidState) {
+			t.Errorf("%T: Unmarshal of format 1 = %v, want errOldStateFormat and ErrInvalidState", v, err)
 		}
 	}
 }

@@ -17,12 +17,12 @@ import (
 )
 
 // TestOldRunFormat: a run sealed in format 1 (signed, in clear) is
-// refused when decoded, with ErrOldStateFormat.
+// refused when decoded, with ErrInvalidState (format 1).
 func TestOldRunFormat(t *testing.T) {
 	old := `{"sealed":"{\"version\":1,\"calls\":[{\"id\":\"1\",\"function\":{\"name\":\"s__t\"}}],\"next\":0}","mac":"c2lnbmF0dXJl"}`
 	var p PausedRun
-	if err := json.Unmarshal([]byte(old), &p); !errors.Is(err, mcpadapter.ErrOldStateFormat) {
-		t.Errorf("Unmarshal of format 1 = %v, want ErrOldStateFormat", err)
+	if err := json.Unmarshal([]byte(old), &p); !errors.Is(err, mcpadapter.ErrInvalidState) || !strings.Contains(err.Error(), "format 1") {
+		t.Errorf("Unmarshal of format 1 = %v, want ErrInvalidState for format 1", err)
 	}
 }
 
