@@ -509,12 +509,12 @@ func TestNames(t *testing.T) {
 		if err != nil || len(sets) != 2 || len(sets["one"]) != 1 || len(sets["two"]) != 1 {
 			t.Fatalf("ListToolsets() = %v, %v", sets, err)
 		}
-		sel, err := a.ListTools(t.Context(), Servers("two"))
+		sel, err := a.ListTools(t.Context(), FromServers("two"))
 		if err != nil || strings.Join(toolNames(sel), ",") != "two__get_weather" {
-			t.Fatalf("ListTools(Servers(two)) = %v, %v", toolNames(sel), err)
+			t.Fatalf("ListTools(FromServers(two)) = %v, %v", toolNames(sel), err)
 		}
-		if _, err := a.ListTools(t.Context(), Servers("nope")); !errors.Is(err, ErrUnknownServer) {
-			t.Fatalf("ListTools(Servers(nope)) error = %v, want ErrUnknownServer", err)
+		if _, err := a.ListTools(t.Context(), FromServers("nope")); !errors.Is(err, ErrUnknownServer) {
+			t.Fatalf("ListTools(FromServers(nope)) error = %v, want ErrUnknownServer", err)
 		}
 	})
 	t.Run("raw duplicates", func(t *testing.T) {
@@ -527,8 +527,8 @@ func TestNames(t *testing.T) {
 		if _, err := a.ListToolsets(t.Context()); err != nil {
 			t.Fatalf("ListToolsets() = %v", err)
 		}
-		if _, err := a.ListTools(t.Context(), Servers("one")); err != nil {
-			t.Fatalf("ListTools(Servers(one)) = %v", err)
+		if _, err := a.ListTools(t.Context(), FromServers("one")); err != nil {
+			t.Fatalf("ListTools(FromServers(one)) = %v", err)
 		}
 	})
 	t.Run("case duplicates", func(t *testing.T) {

@@ -178,7 +178,7 @@ type Config struct {
 	// as usual. See [Service].
 	CatalogTTL time.Duration
 
-	// DialSelectedOnly makes a discovery given [Servers] contact the
+	// DialSelectedOnly makes a discovery given [FromServers] contact the
 	// selected servers alone. By default every discovery contacts every
 	// configured server, whatever it selects: a slow server delays it,
 	// and one that fails fails it (see OnConnectionError). See [Service].
@@ -319,7 +319,7 @@ type StateOptions struct {
 //   - [StateOptions.RequireKey]: [New] fails unless State.Key holds at least
 //     32 bytes, so that every replica seals and checks stored state.
 //   - [Config.CatalogTTL] of one minute, for servers that send no ttlMs.
-//   - [Config.DialSelectedOnly]: a discovery given [Servers] dials the
+//   - [Config.DialSelectedOnly]: a discovery given [FromServers] dials the
 //     selected servers alone.
 //
 // A discovery under a context without a principal ([WithPrincipal]) lists

@@ -19,11 +19,11 @@ type listOptions struct {
 	appOnly bool // IncludeAppOnly
 }
 
-// Servers selects the servers whose tools are returned; no names selects
+// FromServers selects the servers whose tools are returned; no names selects
 // every server. Discovery still contacts every configured server, unless
 // [Config.DialSelectedOnly] is set. Naming a per-principal server under a
 // context without a principal fails the discovery with [ErrWrongPrincipal].
-func Servers(names ...string) ListOption {
+func FromServers(names ...string) ListOption {
 	return func(o *listOptions) { o.servers = append(o.servers, names...) }
 }
 

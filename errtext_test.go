@@ -41,13 +41,13 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 		"broken": {Transport: broken},
 		"users":  {URL: "http://127.0.0.1:1/mcp", HeadersFor: bearer},
 	}})
-	_, err = a.ListTools(ctx, Servers("nope"))
+	_, err = a.ListTools(ctx, FromServers("nope"))
 	add("unknown server", err)
-	_, err = a.ListTools(ctx, Servers("users"))
+	_, err = a.ListTools(ctx, FromServers("users"))
 	add("no principal", err)
-	_, err = a.ListTools(ctx, Servers("s"))
+	_, err = a.ListTools(ctx, FromServers("s"))
 	add("broken sibling", err)
-	ts, err := a.ListToolsets(ctx, Servers("s"), WithCacheMode(CacheBypass))
+	ts, err := a.ListToolsets(ctx, FromServers("s"), WithCacheMode(CacheBypass))
 	if err == nil {
 		t.Fatal("a discovery past the broken server succeeded")
 	}

@@ -29,7 +29,7 @@ func ExampleService() {
 	}
 	defer a.Close()
 	for range 3 {
-		ts, err := a.ListTools(context.Background(), mcpadapter.Servers("weather"))
+		ts, err := a.ListTools(context.Background(), mcpadapter.FromServers("weather"))
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -290,8 +290,8 @@ func TestPrincipalRefusals(t *testing.T) {
 	}
 	var se *ServerError
 	for _, names := range [][]string{{"users"}, {"shared", "users"}} {
-		if _, err := a.ListTools(t.Context(), Servers(names...)); !errors.Is(err, errNoPrincipal) || !errors.As(err, &se) || se.Server != "users" {
-			t.Errorf("ListTools(Servers(%q)) without a principal: %v, want errNoPrincipal of server users", names, err)
+		if _, err := a.ListTools(t.Context(), FromServers(names...)); !errors.Is(err, errNoPrincipal) || !errors.As(err, &se) || se.Server != "users" {
+			t.Errorf("ListTools(FromServers(%q)) without a principal: %v, want errNoPrincipal of server users", names, err)
 		}
 	}
 	if _, err := a.Session(t.Context(), "users"); !errors.Is(err, errNoPrincipal) {

@@ -94,7 +94,7 @@ type PromptMessage struct {
 // ListPrompts lists every prompt of the named server (all pages). A server
 // without prompts (method not found) has none: an empty list. The list is
 // cached like tool lists, honouring the server's ttlMs and its prompts
-// list_changed; opts may set a [CacheMode] ([Servers] has no effect here).
+// list_changed; opts may set a [CacheMode] ([FromServers] has no effect here).
 // The caller owns the slice but must not mutate the prompts.
 func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOption) ([]*Prompt, error) {
 	return listItems(ctx, a, server, opts, "list prompts", "prompts",

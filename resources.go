@@ -12,7 +12,7 @@ import (
 
 // ListResources lists every resource of the named server (all pages). A
 // server without resources (method not found) has none: an empty list. The
-// list is cached like tool lists; opts may set a [CacheMode] ([Servers] has
+// list is cached like tool lists; opts may set a [CacheMode] ([FromServers] has
 // no effect here). The caller owns the slice but must not mutate the
 // resources.
 func (a *Adapter) ListResources(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Resource, error) {

@@ -73,9 +73,9 @@ func TestService(t *testing.T) {
 			var ts Toolset
 			for range 2 {
 				var err error
-				ts, err = a.ListTools(t.Context(), Servers("weather"))
+				ts, err = a.ListTools(t.Context(), FromServers("weather"))
 				if err != nil || !slices.Equal(toolNames(ts), []string{"weather__get_weather"}) {
-					t.Fatalf("ListTools(Servers(weather)) = %v, %v", toolNames(ts), err)
+					t.Fatalf("ListTools(FromServers(weather)) = %v, %v", toolNames(ts), err)
 				}
 			}
 			checkEra(t, a, "weather", era.want)
@@ -88,7 +88,7 @@ func TestService(t *testing.T) {
 
 			s.KillSessions()
 			<-ts[0].conn.done // the death is recorded
-			ts, err := a.ListTools(t.Context(), Servers("weather"))
+			ts, err := a.ListTools(t.Context(), FromServers("weather"))
 			if err != nil {
 				t.Fatalf("ListTools after the server dropped its connection: %v, want a new dial (Reconnect)", err)
 			}
@@ -110,15 +110,15 @@ func TestDialSelectedOnly(t *testing.T) {
 	for _, only := range []bool{false, true} {
 		broken, dials := brokenServer()
 		a := newAdapter(t, Config{Servers: map[string]Server{"weather": memServer(s, ModeAuto), "broken": broken}, DialSelectedOnly: only})
-		_, err := a.ListTools(t.Context(), Servers("weather"))
-		sets, setsErr := a.ListToolsets(t.Context(), Servers("weather"))
+		_, err := a.ListTools(t.Context(), FromServers("weather"))
+		sets, setsErr := a.ListToolsets(t.Context(), FromServers("weather"))
 		if !only {
 			se := checkServerErr(t, err, "broken")
 			if !strings.Contains(err.Error(), "Config.DialSelectedOnly") || !strings.Contains(se.Err.Error(), "connection refused") {
-				t.Errorf("ListTools(Servers(weather)) with a broken sibling: %v, want its failure and a word on Config.DialSelectedOnly", err)
+				t.Errorf("ListTools(FromServers(weather)) with a broken sibling: %v, want its failure and a word on Config.DialSelectedOnly", err)
 			}
 			if setsErr == nil {
-				t.Error("ListToolsets(Servers(weather)) with a broken sibling succeeded")
+				t.Error("ListToolsets(FromServers(weather)) with a broken sibling succeeded")
 			}
 			continue
 		}
