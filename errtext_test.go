@@ -60,7 +60,7 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 	_, err = b.GetPrompt(ctx, "s", "nope", nil)
 	add("unknown prompt", err)
 
-	_, err = set.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("c1", "s__book_table", `{"party":4}`)}})
+	_, err = set.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("c1", "s__book_table", `{"party":4}`)}})
 	var paused *PausedCalls
 	if !errors.As(err, &paused) {
 		t.Fatalf("HandleToolCalls: %v, want a pause", err)

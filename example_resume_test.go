@@ -30,8 +30,8 @@ func ExampleToolset_ResumeToolCalls() {
 		log.Fatal(err)
 	}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("call_1", "booking__book_table", `{"party":4}`),
-		mcpadaptertest.Call("call_2", "booking__cancel_booking", `{"id":"b-17"}`),
+		mcpadaptertest.ToolCall("call_1", "booking__book_table", `{"party":4}`),
+		mcpadaptertest.ToolCall("call_2", "booking__cancel_booking", `{"id":"b-17"}`),
 	}}
 	_, err = ts.HandleToolCalls(ctx, choice)
 	var paused *mcpadapter.PausedCalls

@@ -406,7 +406,7 @@ func TestMiddlewareNilResult(t *testing.T) {
 	}
 	check("Call", err)
 	_, err = Toolset{echo}.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", "s__echo", `{"text":"hi"}`),
+		mcpadaptertest.ToolCall("c1", "s__echo", `{"text":"hi"}`),
 	}})
 	check("HandleToolCalls", err)
 }

@@ -248,10 +248,10 @@ func TestPrincipalTokens(t *testing.T) {
 				t.Errorf("shared server dialed %d times, want 1", got)
 			}
 			st := a.Status()
-			if s := st.Servers["users"]; s.State != StateConnected || s.Principals != 2 || s.Era != Era(tr.mode) {
+			if s := st.Servers["users"]; s.State != ServerConnected || s.Principals != 2 || s.Era != Era(tr.mode) {
 				t.Errorf("Status users = %+v, want connected, %s, 2 principals", s, tr.mode)
 			}
-			if s := st.Servers["shared"]; s.State != StateConnected || s.Principals != 0 {
+			if s := st.Servers["shared"]; s.State != ServerConnected || s.Principals != 0 {
 				t.Errorf("Status shared = %+v, want connected, 0 principals", s)
 			}
 		})

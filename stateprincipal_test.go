@@ -65,8 +65,8 @@ func TestStoredStatePrincipal(t *testing.T) {
 				t.Fatal(err)
 			}
 			choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("call_1", "s__echo", `{"text":"a"}`),
-				mcpadaptertest.Call("call_2", "s__destroy", `{"target":"db"}`),
+				mcpadaptertest.ToolCall("call_1", "s__echo", `{"text":"a"}`),
+				mcpadaptertest.ToolCall("call_2", "s__destroy", `{"target":"db"}`),
 			}}
 			_, err = ts.HandleToolCalls(alice, choice)
 			batch := storeCalls(t, err)

@@ -146,10 +146,10 @@ func TestToolSearchCatalog(t *testing.T) {
 		t.Run(task.entity, func(t *testing.T) {
 			want := task.domain + nameSeparator + testserver.CatalogToolName(task.domain, task.verb, task.entity)
 			query, _ := json.Marshal(searchArgs{Query: task.task}) // the model's query: the task's words
-			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", defaultSearchToolName, string(query))),
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", want, task.args)),
-				mcpadaptertest.Answer("Done."),
+			model := mcpadaptertest.NewModel(
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("s1", defaultSearchToolName, string(query))),
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", want, task.args)),
+				mcpadaptertest.FinalAnswer("Done."),
 			)
 			runSearchLoop(t, t.Context(), search, model, task.task)
 
@@ -189,12 +189,12 @@ func TestToolSearchCatalog(t *testing.T) {
 func TestToolSearchRefuses(t *testing.T) {
 	_, search, servers := catalogSearch(t, Config{}, &ToolSearchOptions{Name: "find_tools", MaxResults: 3}, "crm")
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", "crm__create_deal", `{"title":"Globex"}`),
-		mcpadaptertest.Call("c2", "crm__no_such_tool", `{}`),
-		mcpadaptertest.Call("c3", "find_tools", `{"query":"new sales opportunity in the pipeline"}`),
-		mcpadaptertest.Call("c4", "CRM__CREATE_DEAL", `{"title":"Globex"}`),
-		mcpadaptertest.Call("c5", "find_tools", `{"q":"deal"}`),
-		mcpadaptertest.Call("c6", "find_tools", `{"query":"zebra"}`),
+		mcpadaptertest.ToolCall("c1", "crm__create_deal", `{"title":"Globex"}`),
+		mcpadaptertest.ToolCall("c2", "crm__no_such_tool", `{}`),
+		mcpadaptertest.ToolCall("c3", "find_tools", `{"query":"new sales opportunity in the pipeline"}`),
+		mcpadaptertest.ToolCall("c4", "CRM__CREATE_DEAL", `{"title":"Globex"}`),
+		mcpadaptertest.ToolCall("c5", "find_tools", `{"q":"deal"}`),
+		mcpadaptertest.ToolCall("c6", "find_tools", `{"query":"zebra"}`),
 	}}
 	msgs, err := search.HandleToolCalls(t.Context(), nil, choice)
 	if err != nil {
@@ -240,10 +240,10 @@ func TestToolSearchPauseResume(t *testing.T) {
 	ts, search, servers := catalogSearch(t, cfg, nil, "crm")
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Remove the Globex deal and its note.")}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", defaultSearchToolName, `{"query":"delete a deal"}`),
-		mcpadaptertest.Call("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
-		mcpadaptertest.Call("c3", defaultSearchToolName, `{"query":"delete a note"}`),
-		mcpadaptertest.Call("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
+		mcpadaptertest.ToolCall("c1", defaultSearchToolName, `{"query":"delete a deal"}`),
+		mcpadaptertest.ToolCall("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
+		mcpadaptertest.ToolCall("c3", defaultSearchToolName, `{"query":"delete a note"}`),
+		mcpadaptertest.ToolCall("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
 	}}
 	msgs, err := search.HandleToolCalls(ctx, history, choice)
 	var paused *PausedCalls
@@ -306,7 +306,7 @@ func TestToolSearchPauseResume(t *testing.T) {
 func TestToolSearchLLMToolsFor(t *testing.T) {
 	ts, search, _ := catalogSearch(t, Config{}, nil, "billing")
 	msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", defaultSearchToolName, `{"query":"refund a payment"}`),
+		mcpadaptertest.ToolCall("c1", defaultSearchToolName, `{"query":"refund a payment"}`),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +410,7 @@ func TestToolSearchRealCatalogs(t *testing.T) {
 			checkGolden(t, "toolsearch/"+c.name+".json", append(b, '\n'))
 
 			msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("s1", defaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
+				mcpadaptertest.ToolCall("s1", defaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -445,9 +445,9 @@ func TestToolSearchFloorReal(t *testing.T) {
 		search  string        // the search's answer starts so
 		result  string        // the call's answer holds it
 	}{
-		{"add two numbers", mcpadaptertest.Call("c1", "everything__get-sum", `{"a":2,"b":3}`),
+		{"add two numbers", mcpadaptertest.ToolCall("c1", "everything__get-sum", `{"a":2,"b":3}`),
 			[]string{defaultSearchToolName, "everything__get-sum"}, "1 tool found for \"add two numbers\"; you can call it now:\neverything__get-sum: ", "5"},
-		{"delete a file", mcpadaptertest.Call("c1", "fs__write_file", `{"path":"x","content":""}`),
+		{"delete a file", mcpadaptertest.ToolCall("c1", "fs__write_file", `{"path":"x","content":""}`),
 			[]string{defaultSearchToolName}, `No tool matches "delete a file": search again with other words.`, "is not available yet"},
 	}
 	for _, tt := range tests {
@@ -460,10 +460,10 @@ func TestToolSearchFloorReal(t *testing.T) {
 			t.Logf("%q over %d tools (absolute floor's yardstick %.3f): %s", tt.query, len(ts), search.index.RareScore(), strings.Join(scores, ", "))
 
 			query, _ := json.Marshal(searchArgs{Query: tt.query})
-			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", defaultSearchToolName, string(query))),
+			model := mcpadaptertest.NewModel(
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("s1", defaultSearchToolName, string(query))),
 				mcpadaptertest.ToolCalls(tt.call),
-				mcpadaptertest.Answer("Done."),
+				mcpadaptertest.FinalAnswer("Done."),
 			)
 			history := runSearchLoop(t, t.Context(), search, model, tt.query)
 			if got := toolNamesOf(model.Options()[1].Tools); !slices.Equal(got, tt.offered) {

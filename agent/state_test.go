@@ -77,9 +77,9 @@ func TestStoredRun(t *testing.T) {
 			pause := func(cfg mcpadapter.Config) (*Executor, finalModel, mcpadapter.Toolset, *PausedRun, *mcpadapter.Interrupt) {
 				cfg.Servers = map[string]mcpadapter.Server{"s": memServer(s)}
 				ts := listTools(t, newAdapter(t, cfg))
-				model := finalModel{Model: mcpadaptertest.New(mcpadaptertest.ToolCalls(
-					mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris"}`),
-					mcpadaptertest.Call("call_b", "s__book_table", `{"party":4}`),
+				model := finalModel{Model: mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(
+					mcpadaptertest.ToolCall("call_w", "s__get_weather", `{"city":"Paris"}`),
+					mcpadaptertest.ToolCall("call_b", "s__book_table", `{"party":4}`),
 				))}
 				ex := NewExecutor(newAgent(t, model, ts), agents.WithReturnIntermediateSteps())
 				_, err := chains.Call(alice, ex, map[string]any{"input": "q"})
@@ -211,7 +211,7 @@ func TestZeroRunIsNoError(t *testing.T) {
 		if msg := p.Error(); !strings.Contains(msg, "no paused run") {
 			t.Errorf("Error() = %q", msg)
 		}
-		if _, err := NewExecutor(agents.NewOneShotAgent(mcpadaptertest.New(), nil)).Resume(t.Context(), p, mcpadapter.Approved()); !errors.Is(err, mcpadapter.ErrInvalidState) {
+		if _, err := NewExecutor(agents.NewOneShotAgent(mcpadaptertest.NewModel(), nil)).Resume(t.Context(), p, mcpadapter.Approved()); !errors.Is(err, mcpadapter.ErrInvalidState) {
 			t.Errorf("Resume(zero run) error = %v, want ErrInvalidState", err)
 		}
 	}

@@ -253,12 +253,12 @@ func (p printer) HandleToolEnd(_ context.Context, output string) {
 // agent runs. Swap in a real model (openai.New(), ...) and the program works
 // the same; the model then decides what to call.
 func newScriptedModel() *mcpadaptertest.Model {
-	call := mcpadaptertest.Call
-	return mcpadaptertest.New(
+	call := mcpadaptertest.ToolCall
+	return mcpadaptertest.NewModel(
 		mcpadaptertest.ToolCalls(call("call_1", "restaurant__check_availability", `{"restaurant":"Chez Nous","party":4}`)),
 		mcpadaptertest.ToolCalls(call("call_2", "restaurant__book_table", `{"restaurant":"Chez Nous","party":4}`)),
 		// The resumed run: the model sees both tool results and answers.
-		mcpadaptertest.Answer("Your table for 4 at Chez Nous is booked for 19 September 2026."),
+		mcpadaptertest.FinalAnswer("Your table for 4 at Chez Nous is booked for 19 September 2026."),
 	)
 }
 

@@ -98,8 +98,8 @@ func replicaA(ctx context.Context, w io.Writer, where store) error {
 	fmt.Fprintf(w, "replica A: claims in %s, table %s\n", claims.Dialect(), sqlclaims.DefaultTable)
 
 	// The model of replica A's run: it books a table.
-	llm := mcpadaptertest.New(mcpadaptertest.ToolCalls(
-		mcpadaptertest.Call("call_1", "restaurant__book_table", `{"restaurant":"Chez Nous","party":2}`)))
+	llm := mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(
+		mcpadaptertest.ToolCall("call_1", "restaurant__book_table", `{"restaurant":"Chez Nous","party":2}`)))
 	executor, err := newExecutor(ctx, w, claims, llm)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func replicaB(ctx context.Context, w io.Writer, where store, file string) error 
 		return err
 	}
 	// The model of the resumed run: it sees the booking and answers.
-	llm := mcpadaptertest.New(mcpadaptertest.Answer("Your table for 2 at Chez Nous is booked for 19 September."))
+	llm := mcpadaptertest.NewModel(mcpadaptertest.FinalAnswer("Your table for 2 at Chez Nous is booked for 19 September."))
 	executor, err := newExecutor(ctx, w, claims, llm)
 	if err != nil {
 		return err
