@@ -79,19 +79,11 @@ type Config struct {
 	// answered (discovery then fails with the context's error).
 	OnConnectionError func(server string, err error) error
 
-	// ElicitationHandler, when set, answers servers' requests for user input
-	// synchronously: legacy servers' live elicitation/create requests, and
-	// modern input-required rounds (instead of returning an [*Interrupt]).
-	// Without it a legacy live request is declined.
-	//
-	// The request names the server and the tool of the call it serves, and
-	// ctx is that call's context (with the caller's values). A live request
-	// is accepted only from a legacy session while one of its tool calls is
-	// open, at most one per open call and 8 per server at once; the others
-	// are declined without calling the handler. MCP does not say which
-	// call a live request serves: when several calls to the server are
-	// open, the request's Tool is empty and ctx carries none of the
-	// callers' values (a handler serving several users should decline it).
+	// ElicitationHandler, when set, answers servers' requests for user
+	// input synchronously: legacy servers' live elicitation/create
+	// requests, and modern input-required rounds (instead of returning
+	// an [*Interrupt]). Without it a legacy live request is declined.
+	// More in docs/reference.md, "Config.ElicitationHandler".
 	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]
@@ -112,44 +104,21 @@ type Config struct {
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
 	CallbacksHandler callbacks.Handler
 
-	// MaxMessageBytes bounds one message from a server; 0 means 16 MiB. A
-	// larger message is discarded, never truncated, and never held in
-	// memory whole: the call it answers fails with an error wrapping
-	// [ErrMessageTooLarge], and the connection stays usable. The bound is
-	// enforced on stdio, Streamable HTTP, SSE and custom *mcp.IOTransport
-	// streams, and on go-sdk Streamable HTTP and SSE client transports
-	// given as [Server.Transport] (the adapter screens a copy of them). The go-sdk in-memory transport (and any other custom
-	// transport) decodes with a fixed 16 MiB cap of its own, past which its
-	// connection fails; there a smaller bound is applied after decoding.
-	// It bounds a server's tool list, and each of its resource lists, too:
-	// the JSON of their items, over every page. A larger list fails that
-	// server's listing with an error wrapping ErrMessageTooLarge (reported
-	// through OnConnectionError); the other servers are not concerned. The
-	// adapter holds a catalog in memory several times over (decoded
-	// descriptors, schemas, wrappers), so this bounds its memory per server.
+	// MaxMessageBytes bounds one message from a server, and a server's tool
+	// list and each of its resource lists over all their pages; 0 means 16
+	// MiB. A larger message is discarded, never truncated, and the call it
+	// answers fails with an error wrapping [ErrMessageTooLarge] (a list over
+	// it fails that server's listing only). Which transports enforce it, and
+	// how, is in docs/reference.md, "Config.MaxMessageBytes".
 	MaxMessageBytes int64
 
-	// OnListChanged, when set, is called after a server announced that its
-	// list of a kind changed (notifications/tools/list_changed and its
-	// resources and prompts twins; on modern sessions they arrive over
-	// subscriptions/listen), with the principal of the connection it came
-	// on. The adapter has dropped that connection's cached list first, so
-	// a callback that lists again (under that principal) gets the new one.
-	//
-	// Callbacks (this one, OnResourceUpdated, WithProgress and the Logger's
-	// server log messages) never run on a connection's reader: they run
-	// one at a time on a goroutine of the adapter's, each (server,
-	// principal)'s in the order its notifications arrived, the pairs
-	// taking turns; so a slow callback delays later callbacks but no
-	// connection. Equal notifications waiting for a slow callback are
-	// delivered once; past 256 waiting ones of a (server, principal) (or
-	// 1 MiB of their data), later ones of that pair are dropped, counted
-	// ([ServerStatus.Deliveries]) and logged, and the other pairs' still
-	// wait their turn. Close drops those not yet delivered and waits for a
-	// callback in progress, so a callback must not call Close, and none
-	// runs after Close returns.
-	// Servers built with a prebuilt [Server.Client] keep that client's own
-	// handlers: they get no callbacks.
+	// OnListChanged, when set, is called after a server announced that
+	// its list of a kind changed (notifications/tools/list_changed and
+	// its resources and prompts twins; on modern sessions they arrive
+	// over subscriptions/listen), with the principal of the connection
+	// it came on. The adapter has dropped that connection's cached list
+	// first, so a callback that lists again (under that principal) gets
+	// the new one. More in docs/reference.md, "Config.OnListChanged".
 	OnListChanged func(ListChange)
 
 	// OnResourceUpdated, when set, is called after a server announced that
@@ -219,16 +188,8 @@ type Config struct {
 
 	// MeterProvider, when set, records OpenTelemetry metrics; nil means
 	// none, at no cost (use otel.GetMeterProvider() for the global one).
-	// Every instrument has the attribute mcpadapter.server:
-	//
-	//	mcpadapter.tool.call.duration     histogram (s), one per tool call, with
-	//	                                  gen_ai.tool.name, and error.type when it failed
-	//	                                  (as on spans; "tool_error" for an isError result)
-	//	mcpadapter.dials                  counter, dial attempts; error.type when failed
-	//	mcpadapter.connections            up-down counter, open connections
-	//	mcpadapter.principal.connections  up-down counter, open per-principal connections
-	//	mcpadapter.deliveries.dropped     counter, notifications dropped before user code
-	//	                                  (see OnListChanged, WithProgress)
+	// Every instrument has the attribute mcpadapter.server: More in
+	// docs/reference.md, "Config.MeterProvider".
 	MeterProvider metric.MeterProvider
 
 	// DialTimeout bounds one dial of a server: starting it or opening its
@@ -259,22 +220,13 @@ type Config struct {
 // (see [Resolution]). The zero value stores state unsealed, with no age
 // limit, applied once per decoded value.
 type StateOptions struct {
-	// Key, when set, seals stored state (the JSON of an [*Interrupt],
-	// [*ApprovalRequired], [*PendingTask], [*PausedCalls], and
-	// agent.PausedRun): sealed means encrypted and authenticated, with
-	// AES-256-GCM under a key derived from this one. The JSON shows the
-	// state's ID and issue time and nothing else (not the arguments, the
-	// questions, or the session a task lives on); a decoded sealed value
-	// is read by the Adapter it is given to ([Adapter.Unseal] reads it
-	// first). Every Adapter with the key refuses decoded state that is not
-	// sealed with it, or was altered ([ErrTamperedState]), before anything
-	// is sent. Give every replica the same key, of at least 32 random
-	// bytes. Without a key, stored state is not protected: whoever can
-	// write it can make a resume call any tool of the same server with any
-	// arguments (the Approval gate still applies to them) and feed the
-	// model any observation, and whoever can read it reads all of it, a
-	// task's session id included. State sealed by versions before format
-	// 2 is refused ([ErrInvalidState]).
+	// Key, when set, seals stored state: encrypted and authenticated
+	// (AES-256-GCM under a key derived from this one), its JSON showing only
+	// the state's ID and issue time. Every Adapter with the key refuses
+	// decoded state not sealed with it, or altered ([ErrTamperedState]),
+	// before anything is sent. Give every replica the same key, of at least
+	// 32 random bytes. Without a key, stored state is not protected: see
+	// docs/reference.md, "StateOptions.Key".
 	Key []byte
 
 	// OldKeys are keys that Key replaced: state sealed with one
@@ -309,22 +261,8 @@ type StateOptions struct {
 
 // Service returns cfg set up for a long-lived service: what a service
 // needs and the defaults leave out, each an option of its own, set here
-// wherever cfg leaves it unset. Set Servers first; the caller's map is not
-// changed.
-//
-//   - Every server without a retry policy gets {MaxAttempts: 3, Delay: 1s}
-//     as its [Server.Retry]: a dead connection is dialed again at the next discovery,
-//     and a server that [Config.OnConnectionError] skipped is tried again,
-//     with backoff.
-//   - [StateOptions.RequireKey]: [New] fails unless State.Key holds at least
-//     32 bytes, so that every replica seals and checks stored state.
-//   - [Config.CatalogTTL] of one minute, for servers that send no ttlMs.
-//   - [Config.DialSelectedOnly]: a discovery given [FromServers] dials the
-//     selected servers alone.
-//
-// A discovery under a context without a principal ([WithPrincipal]) lists
-// the shared servers and leaves the per-principal ones out, with or
-// without Service.
+// wherever cfg leaves it unset. Set Servers first; the caller's map is
+// not changed. More in docs/reference.md, "Service".
 func Service(cfg Config) Config {
 	servers := make(map[string]Server, len(cfg.Servers))
 	for name, s := range cfg.Servers {
@@ -346,17 +284,9 @@ func Service(cfg Config) Config {
 // every server that fails.
 func IgnoreConnectionErrors(server string, err error) error { return nil }
 
-// Server is one MCP server. Exactly one of URL, Command or Transport must be
-// set; a URL is never run as a program and a Command never goes through a
-// shell.
-//
-// Its JSON form names the fields as MCP configuration files do (url,
-// command, args, env, cwd, headers; mode, disableSSEFallback and logLevel
-// besides) and omits what is unset, so that a Server using only those six
-// fields marshals to an entry [ParseConfig] reads back. Transport,
-// HTTPClient, OAuth and Client are never encoded or decoded, nor are
-// DefaultToolTimeout and Retry: files give those in
-// milliseconds (see [ParseConfig]), encoding/json would use nanoseconds.
+// Server is one MCP server. Exactly one of URL, Command or Transport
+// must be set; a URL is never run as a program and a Command never goes
+// through a shell. More in docs/reference.md, "Server".
 type Server struct {
 	// URL is an http or https endpoint spoken to with Streamable HTTP,
 	// falling back to SSE (see DisableSSEFallback).
@@ -409,17 +339,12 @@ type Server struct {
 	OAuth auth.OAuthHandler `json:"-"`
 
 	// HeadersFor, when set, makes the server per-principal: each principal
-	// (see [WithPrincipal]) gets a connection, catalog and cache of its
-	// own, and no tool of one principal ever uses another's. HeadersFor is
-	// called for every HTTP request (Streamable HTTP and SSE) of a
-	// principal's connection, with the request's context, so that a token
-	// can be refreshed; what it returns is added to Headers, overriding
-	// them, and goes only to the server's origin. An error fails the
-	// request (its text may reach the caller: keep secrets out of it).
-	// Discovery under a context without a principal leaves the server
-	// out; other operations of it fail with [ErrWrongPrincipal]. Servers without HeadersFor or OAuthFor are shared
-	// by every principal. See [Config.PrincipalIdleTimeout] and
-	// [Config.MaxPrincipalConns] for the bounds.
+	// (see [WithPrincipal]) gets a connection, catalog and cache of its own,
+	// and no tool of one principal ever uses another's. It is called for
+	// every HTTP request of a principal's connection; what it returns is
+	// added to Headers, overriding them. Servers without HeadersFor or
+	// OAuthFor are shared by every principal. Details in docs/reference.md,
+	// "Server.HeadersFor".
 	HeadersFor func(ctx context.Context, principal string) (map[string]string, error) `json:"-"`
 
 	// OAuthFor, when set, makes the server per-principal like HeadersFor

@@ -57,19 +57,10 @@ const (
 // needs input from the user. Requests lists what the server asks, by the
 // server's own keys. Find it with [errors.As]:
 //
-//	var intr *mcpadapter.Interrupt
-//	if errors.As(err, &intr) {
-//		// show intr.Requests to the user, collect one Answer per Key
-//		res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers))
-//	}
-//
-// An Interrupt is stored state (see [Resolution]): a decoded one resumes on
-// any Adapter that has a server of the same name listing the tool under the
-// same name; a decoded sealed one shows its Requests once [Adapter.Unseal]
-// or Resume opened it. The call's arguments, the server's opaque request
-// state and the principal travel in the JSON, but never appear in Requests
-// or in Error. The server's next question is a new Interrupt, with a new
-// ID. An Interrupt is safe for concurrent use.
+//         var intr *mcpadapter.Interrupt  if errors.As(err, &intr) {
+// // show intr.Requests to the user, collect one Answer per Key
+// res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers))    } More
+// in docs/reference.md, "Interrupt".
 type Interrupt struct {
 	Server   string               // the server's name in [Config.Servers]
 	Tool     string               // the adapter's tool name ([Tool.Name])

@@ -33,17 +33,7 @@ import (
 
 // A Filter selects which tools the model is offered ([Config.Filter]);
 // its Keep gets the server's name, for a rule of one server. The zero
-// Filter keeps every tool.
-//
-// Filters are applied by [Adapter.ListTools] and [Adapter.ListToolsets] to
-// the server's catalog before anything else looks at the tools: a dropped
-// tool is never named, shortened or checked for duplicates, so a tool with
-// a bad or clashing name that a filter drops never fails discovery. The
-// catalog cache holds every tool of a server and is shared by all callers;
-// filters are applied to each discovery's copy, so Keep sees each caller's
-// context. A dropped tool is not in the returned [Toolset], so the model
-// cannot call it through [Toolset.HandleToolCalls]; [Adapter.Resume]
-// refuses an interrupt of a tool that Allow or Deny drop.
+// Filter keeps every tool. More in docs/reference.md, "Filter".
 type Filter struct {
 	// Allow, when not empty, keeps only the tools whose MCP name (the
 	// server's own name, not the prefixed one) matches one of its patterns.

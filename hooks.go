@@ -54,23 +54,11 @@ type CallRequest struct {
 // [*Interrupt] or a [*ServerError] is an error.
 type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
 
-// A Middleware wraps the handler of every tool call, in the way of net/http
-// middleware: it may rewrite the request before calling next, answer without
-// calling next (the server is then not contacted), replace the result, or
-// observe errors. [Config.Middleware] lists them outermost first.
-//
-// Middleware runs before [Config.Approval], so that a reviewer approves the
-// call as it is sent: the gate sees the arguments the middleware leaves,
-// and a call held for approval returns its [*ApprovalRequired] through the
-// chain. Approving it ([Adapter.Resume]) runs the chain again on the approved
-// arguments; the call is sent when they come out unchanged (a rewrite that
-// is applied twice changes nothing), else it is held for approval again,
-// with the new arguments. Middleware runs around the whole call, its input
-// rounds included; a
-// resumed [*Interrupt] continues inside the chain it started in only when
-// the rounds are answered inline ([Config.ElicitationHandler]): a stored
-// interrupt resumed later runs the server call alone, with the arguments it
-// holds.
+// A Middleware wraps the handler of every tool call, in the way of
+// net/http middleware: it may rewrite the request before calling next,
+// answer without calling next (the server is then not contacted),
+// replace the result, or observe errors. [Config.Middleware] lists them
+// outermost first. More in docs/reference.md, "Middleware".
 type Middleware func(next CallHandler) CallHandler
 
 // chain returns h wrapped in mws, the first outermost. A layer that returns

@@ -256,20 +256,13 @@ func (p pause) adapter() *Adapter {
 }
 
 // ResumeToolCalls settles the paused call of a batch with r (the user's
-// answers for an interrupt, a decision for an approval request), then runs
-// the calls after it, as [Toolset.HandleToolCalls] does. p may come from
-// another process through JSON; the paused call runs on the adapter of the
-// tool of s it names, after the checks of
-// [Adapter.Resume]: under the principal of the paused call only (a
-// refusal returns no messages). The calls answered before the pause are
-// not run again.
-//
-// It returns the messages of the whole batch, those returned with the pause
-// included: exactly what HandleToolCalls would have returned without the
-// pause. Append them instead of the pause's. When another call of the batch
-// pauses (parallel tool calls that both need input), or the resumed call
-// asks again, the error is a new *PausedCalls: the calls run one after the
-// other, and each pause is settled in turn.
+// answers for an interrupt, a decision for an approval request), then
+// runs the calls after it, as [Toolset.HandleToolCalls] does. p may come
+// from another process through JSON; the paused call runs on the adapter
+// of the tool of s it names, after the checks of [Adapter.Resume]: under
+// the principal of the paused call only (a refusal returns no messages).
+// The calls answered before the pause are not run again. More in
+// docs/reference.md, "Toolset.ResumeToolCalls".
 func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resolution, opts ...PartOption) ([]llms.MessageContent, error) {
 	return s.resumeCalls(ctx, p, r, s.runToolCall, opts)
 }

@@ -15,18 +15,10 @@ import (
 // [WithPendingTask] asked for it at once. The task goes on on the server.
 // Find it with [errors.As]:
 //
-//	var pt *mcpadapter.PendingTask
-//	if errors.As(err, &pt) {
-//		b, _ := json.Marshal(pt) // store it; later, anywhere:
-//		res, err = a.Resume(ctx, decoded, mcpadapter.Collected())
-//	}
-//
-// A PendingTask is stored state (see [Resolution]): collect it with
-// [Adapter.Resume] and [Collected], or end it with [Adapter.CancelTask], on
-// any Adapter with the server. Over Streamable HTTP a legacy task bound to
-// its session stores the session's id (sealed, it is encrypted; see
-// docs/reference.md, "Pausing and resuming"); a stdio server's tasks end
-// with its process.
+//         var pt *mcpadapter.PendingTask  if errors.As(err, &pt) {
+// b, _ := json.Marshal(pt) // store it; later, anywhere:          res,
+// err = a.Resume(ctx, decoded, mcpadapter.Collected())       } More in
+// docs/reference.md, "PendingTask".
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])

@@ -47,27 +47,15 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 }
 
 // SubscribeResource asks the named server to announce changes of the
-// resource uri; each announcement calls [Config.OnResourceUpdated] with the
-// principal of ctx ([WithPrincipal]; none is a principal of its own, ""). The
-// server must advertise resources.subscribe: otherwise it fails with
-// [ErrNotSupported]. On modern sessions the subscription is a
+// resource uri; each announcement calls [Config.OnResourceUpdated] with
+// the principal of ctx ([WithPrincipal]; none is a principal of its own,
+// ""). The server must advertise resources.subscribe: otherwise it fails
+// with [ErrNotSupported]. On modern sessions the subscription is a
 // subscriptions/listen stream of its own, which go-sdk opens without
 // waiting for the server's acknowledgement (a server refusing the URI is
 // not reported); on legacy ones it is a resources/subscribe request.
-// Subscribing twice is subscribing once.
-//
-// A subscription belongs to its principal and to the server's current
-// connection: several principals subscribed to one URI of a shared server
-// each get every update (the server is asked once they all unsubscribed
-// to stop). It ends with [Adapter.UnsubscribeResource] under the same
-// principal, or with [Adapter.Close]. It belongs to the principal and the
-// server, not to one session: when the adapter starts a new session with
-// them (the server forgot the session, or Server.Retry or
-// Server.Retry dialed it again), it subscribes again there (a URI the
-// new session refuses is logged and dropped); a per-principal connection
-// the adapter evicts ends its subscriptions. A subscription that a
-// concurrent Close would outlive is undone, and the call fails with
-// [ErrClosed].
+// Subscribing twice is subscribing once. More in docs/reference.md,
+// "Adapter.SubscribeResource".
 func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) error {
 	op := fmt.Sprintf("subscribe to resource %q", uri)
 	c, err := a.connect(ctx, server)

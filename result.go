@@ -268,22 +268,11 @@ func unsupportedText(typ string) string {
 	return fmt.Sprintf("[unsupported content type %q]", modeltext.Short(typ))
 }
 
-// Text returns the result as one string for a model or a log: text blocks
-// as they are, media and links as short bracketed placeholders such as
-// "[image image/png 14 KB]" (never base64), one block per line. Blocks meant
-// for the user only (see [Block]) are left out.
-//
-// When the result has neither text nor media for the model, the structured
-// content follows as compact JSON, so that the model sees the answer. It
-// never carries media: a string holding base64 data (a data: URL, or a run
-// of 256 or more base64 characters) reads "[base64 data, 14 KB]", and JSON
-// longer than 16 KB is cut, ending in a note of its full size. With media
-// blocks there is no such line: servers that mirror their media into the
-// structured content (server-filesystem's read_media_file) would send it
-// twice. [Result.Artifact] keeps the structured content as it was.
-//
-// An error result with nothing to say reads "tool returned an error with no
-// message". A nil or empty result gives "".
+// Text returns the result as one string for a model or a log: text
+// blocks as they are, media and links as short bracketed placeholders
+// such as "[image image/png 14 KB]" (never base64), one block per line.
+// Blocks meant for the user only (see [Block]) are left out. More in
+// docs/reference.md, "Result.Text".
 func (r *Result) Text() string {
 	if r == nil {
 		return ""
