@@ -57,7 +57,8 @@ const (
 // needs input from the user. Requests lists what the server asks, by the
 // server's own keys. Find it with [errors.As]:
 //
-//         var intr *mcpadapter.Interrupt  if errors.As(err, &intr) {
+//	var intr *mcpadapter.Interrupt  if errors.As(err, &intr) {
+//
 // // show intr.Requests to the user, collect one Answer per Key
 // res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers))    } More
 // in docs/reference.md, "Interrupt".

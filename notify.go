@@ -319,7 +319,7 @@ func (n *notifier) subsDropped(c *conn) {
 // restores unless the adapter closed c (Close, eviction).
 func (n *notifier) release(c *conn) {
 	if subs := n.conns.subscriptions(c.session, false); subs != nil && !c.closing.Load() {
-		c.gen.held.put(c.key, subs.all()) // the session ended under the adapter: the server forgot it, or Restart or Reconnect dials it again
+		c.gen.held.put(c.key, subs.all()) // the session ended under the adapter: the server forgot it, or Server.Retry dials it again
 	}
 	n.conns.release(c.session)
 }

@@ -15,7 +15,8 @@ import (
 // [WithPendingTask] asked for it at once. The task goes on on the server.
 // Find it with [errors.As]:
 //
-//         var pt *mcpadapter.PendingTask  if errors.As(err, &pt) {
+//	var pt *mcpadapter.PendingTask  if errors.As(err, &pt) {
+//
 // b, _ := json.Marshal(pt) // store it; later, anywhere:          res,
 // err = a.Resume(ctx, decoded, mcpadapter.Collected())       } More in
 // docs/reference.md, "PendingTask".

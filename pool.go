@@ -381,7 +381,7 @@ func (p *pool) sessionConns(g *generation, server string, s *Server, session *mc
 // policy is dialed again.
 const maxSkipBackoff = 10 * time.Minute
 
-// A skipRetry is when a skipped server with a Restart or Reconnect policy
+// A skipRetry is when a skipped server with a Retry policy
 // is dialed again: its failed dials in a row, and the time of the next.
 type skipRetry struct {
 	failures int
@@ -512,7 +512,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 // onConn runs read, a request that is safe to send twice (a list, a read),
 // on the live connection of ctx to the named server. When it fails because
 // the session ended before its end was recorded (a Streamable HTTP server
-// that forgot the session, or a death a Restart or Reconnect policy
+// that forgot the session, or a death a Retry policy
 // redials), it runs once more on the connection that replaces it, as the
 // spec's new session. dialErr reports that the error is the dial's: the
 // server could not be reached.

@@ -24,7 +24,7 @@ const (
 	ServerConnected ServerState = "connected"
 	// ServerSkipped: [Config.OnConnectionError] skipped the server after it
 	// failed to dial ([ServerStatus.Err] says why). Later discoveries pass
-	// it over, unless it has a Restart or Reconnect policy.
+	// it over, unless it has a Retry policy.
 	ServerSkipped ServerState = "skipped"
 	// ServerFailed: the last dial failed, or the session ended
 	// ([ServerStatus.Err] says why); the next discovery may dial again

@@ -2,7 +2,7 @@ package agent
 
 // Resumable agent runs. langchaingo's agents.Executor starts every run with
 // no steps and drops them when a tool fails, so a run stopped by an
-// interrupt or an approval request cannot go on. Executor runs the agent
+// interrupt, an approval request or a pending task cannot go on. Executor runs the agent
 // the way agents.Executor v0.1.14 does (agents/executor.go: Plan, parse
 // errors through ErrorHandler, actions in order, unknown tools as
 // observations, MaxIterations, ReturnIntermediateSteps, the callbacks),
@@ -71,9 +71,10 @@ func NewExecutor(agent agents.Agent, opts ...agents.Option) *Executor {
 }
 
 // Call implements [chains.Chain]: it runs the agent as agents.Executor
-// does. A tool's interrupt or approval request stops the run with a
-// [*PausedRun] error; [errors.As] finds the interrupt or the approval
-// request through it. Call it through chains.Call or chains.Run.
+// does. A tool's interrupt, approval request or pending task stops the
+// run with a [*PausedRun] error; [errors.As] finds the
+// [*mcpadapter.Interrupt], [*mcpadapter.ApprovalRequired] or
+// [*mcpadapter.PendingTask] through it. Call it through chains.Call or chains.Run.
 func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options ...chains.ChainCallOption) (map[string]any, error) {
 	inputs := make(map[string]string, len(inputValues))
 	for key, value := range inputValues {
@@ -87,10 +88,11 @@ func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options
 	return e.run(ctx, &PausedRun{Inputs: inputs, toolCalling: toolCalling}, options)
 }
 
-// Resume settles the paused call of a run with r
-// ([mcpadapter.Answered] for an interrupt, [mcpadapter.Approved] or
-// [mcpadapter.Rejected] for an approval request) and continues the same
-// run: the steps completed before the pause are not run again, the model
+// Resume settles the paused call of a run with r (the
+// [mcpadapter.Resolution] of what it waits for: [mcpadapter.Answered] for
+// an interrupt, [mcpadapter.Approved] or [mcpadapter.Rejected] for an
+// approval request, [mcpadapter.Collected] for a pending task; the table
+// of stored state is in Resolution's doc) and continues the same run: the steps completed before the pause are not run again, the model
 // sees the settled call's result, and the run goes on to its final answer,
 // or to the next pause (a new *PausedRun). It returns the run's outputs, as
 // chains.Call does (the memory, if any, is saved with the run's inputs).
@@ -311,7 +313,7 @@ type PausedRun struct {
 	toolCalling bool                    // made by a tool-calling *Agent
 }
 
-// stop returns err, as a pause of p when err is the interrupt or approval
+// stop returns err, as a pause of p when err is the interrupt, approval request or pending task
 // request of the call tc of another agent's action.
 func (p *PausedRun) stop(tc llms.ToolCall, err error) error {
 	calls, ok := mcpadapter.PausedCallOf(tc, err)
@@ -375,8 +377,9 @@ func (p *PausedRun) Error() string {
 	return p.calls.Error()
 }
 
-// ID returns the ID of the [*mcpadapter.Interrupt] or
-// [*mcpadapter.ApprovalRequired] the run waits for, which its resume claims
+// ID returns the ID of the [*mcpadapter.Interrupt],
+// [*mcpadapter.ApprovalRequired] or [*mcpadapter.PendingTask] the run
+// waits for, which its resume claims
 // (see [mcpadapter.StateOptions.Claims]).
 func (p PausedRun) ID() string {
 	if p.calls == nil {
@@ -385,8 +388,9 @@ func (p PausedRun) ID() string {
 	return p.calls.ID()
 }
 
-// Issued returns when the [*mcpadapter.Interrupt] or
-// [*mcpadapter.ApprovalRequired] the run waits for was made
+// Issued returns when the [*mcpadapter.Interrupt],
+// [*mcpadapter.ApprovalRequired] or [*mcpadapter.PendingTask] the run
+// waits for was made
 // ([mcpadapter.StateOptions.MaxAge] counts from it).
 func (p PausedRun) Issued() time.Time {
 	if p.calls == nil {
