@@ -313,8 +313,8 @@ type PausedRun struct {
 	toolCalling bool                    // made by a tool-calling *Agent
 }
 
-// stop returns err, as a pause of p when err is the interrupt, approval request or pending task
-// request of the call tc of another agent's action.
+// stop returns err, as a pause of p when err is the interrupt, approval
+// request or pending task of the call tc of another agent's action.
 func (p *PausedRun) stop(tc llms.ToolCall, err error) error {
 	calls, ok := mcpadapter.PausedCallOf(tc, err)
 	if !ok {
