@@ -68,15 +68,11 @@ type Config struct {
 
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
-	// returns nil, the server is skipped; a server that could not be dialed
-	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close],
-	// unless it has a [Server.Retry] policy: later
-	// discoveries then dial it again, after the policy's Delay, doubled at
-	// each failure in a row, up to 10 minutes.
-	// A non-nil return value fails discovery with that error. It is called
-	// without locks held, once per failed server; not for a Close during
-	// discovery, nor when the caller's context ended before any server
-	// answered (discovery then fails with the context's error).
+	// returns nil, the server is skipped: it stays skipped until
+	// [Adapter.Close], unless it has a [Server.Retry] policy (later
+	// discoveries then dial it again, with backoff). A non-nil return value
+	// fails discovery with that error. Details in docs/reference.md,
+	// "Config.OnConnectionError".
 	OnConnectionError func(server string, err error) error
 
 	// ElicitationHandler, when set, answers servers' requests for user
@@ -293,16 +289,11 @@ type Server struct {
 	URL string `json:"url,omitempty"`
 
 	// Command, with Args, Env and Dir, starts a stdio server. The server's
-	// stderr goes to [Config.Logger], one record per line, and its last
-	// lines are quoted by the error that reports its exit.
-	//
-	// The server does not get the adapter process's whole environment,
-	// which may hold API keys meant for others: only HOME, LOGNAME, PATH,
-	// SHELL, TERM and USER (on Windows APPDATA, HOMEDRIVE, HOMEPATH,
-	// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
-	// TEMP, USERNAME and USERPROFILE), as the official TypeScript and
-	// Python SDKs pass, plus Env, which overrides them. To pass the whole
-	// environment, put it in Env (from os.Environ).
+	// stderr goes to [Config.Logger], one record per line, and its last lines
+	// are quoted by the error that reports its exit. The server gets only a
+	// few variables of the adapter's environment (PATH, HOME and the like,
+	// listed in docs/reference.md, "Server.Command"), plus Env, which
+	// overrides them: to pass the whole environment, put it in Env.
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
