@@ -61,10 +61,10 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	cfg.Servers = servers
 	cfg.Middleware = slices.Clone(cfg.Middleware)
-	cfg.StateKey = slices.Clone(cfg.StateKey)
-	cfg.OldStateKeys = slices.Clone(cfg.OldStateKeys)
-	for i, k := range cfg.OldStateKeys {
-		cfg.OldStateKeys[i] = slices.Clone(k)
+	cfg.State.Key = slices.Clone(cfg.State.Key)
+	cfg.State.OldKeys = slices.Clone(cfg.State.OldKeys)
+	for i, k := range cfg.State.OldKeys {
+		cfg.State.OldKeys[i] = slices.Clone(k)
 	}
 	cfg.Filter = cfg.Filter.clone()
 	logger := cfg.Logger
@@ -96,7 +96,7 @@ func New(cfg Config) (*Adapter, error) {
 // expiry ends them, if it has one (go-sdk's and server-everything's have
 // none by default). Collect or cancel such tasks before Close where the
 // session should end; while the Adapter is open, a kept session ends once
-// its tasks settled, or past [Config.KeptSessionMaxAge]
+// its tasks settled, or past [StateOptions.KeptSessionMaxAge]
 // ([ServerStatus.KeptSessions] counts them).
 func (a *Adapter) Close() error {
 	a.pool.close()

@@ -78,21 +78,17 @@ func TestNewValidates(t *testing.T) {
 		{"negative dial timeout", Config{DialTimeout: -1}, "", "DialTimeout", "negative"},
 		{"negative idle timeout", Config{PrincipalIdleTimeout: -1}, "", "PrincipalIdleTimeout", "negative"},
 		{"negative cap", Config{MaxPrincipalConns: -1}, "", "MaxPrincipalConns", "negative"},
-		{"ToolName and RawToolNames", Config{ToolName: func(s, t string) string { return t }, RawToolNames: true}, "", "ToolName", "RawToolNames is set too"},
 		{"bad filter", Config{Filter: Filter{Allow: []string{"["}}}, "", "Filter", `pattern "["`},
-		{"bad server filter", Config{Servers: map[string]Server{"x": {Transport: ok, Filter: Filter{Deny: []string{"["}}}}}, "x", "Filter", `pattern "["`},
-		{"negative delay", Config{Servers: map[string]Server{"x": {Command: "srv", Restart: &RetryPolicy{Delay: -1}}}}, "x", "Restart", "negative Delay"},
-		{"restart on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Restart: &RetryPolicy{}}}}, "x", "Restart", "use Reconnect"},
-		{"reconnect on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Reconnect: &RetryPolicy{}}}}, "x", "Reconnect", "use Restart"},
+		{"bad filter", Config{Servers: map[string]Server{"x": {Transport: ok}}, Filter: Filter{Deny: []string{"["}}}, "", "Filter", `pattern "["`},
+		{"negative delay", Config{Servers: map[string]Server{"x": {Command: "srv", Retry: &RetryPolicy{Delay: -1}}}}, "x", "Retry", "negative Delay"},
 		{"args on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", Args: []string{"-v"}}}}, "x", "Args", "applies to stdio servers"},
 		{"dir on Transport", Config{Servers: map[string]Server{"x": {Transport: ok, Dir: "/tmp"}}}, "x", "Dir", "applies to stdio servers"},
-		{"InheritEnv on URL", Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}}, "x", "InheritEnv", "applies to stdio servers"},
 		{"headers on Command", Config{Servers: map[string]Server{"x": {Command: "srv", Headers: map[string]string{"A": "b"}}}}, "x", "Headers", "applies to HTTP servers"},
 		{"HeadersFor on Command", Config{Servers: map[string]Server{"x": {Command: "srv", HeadersFor: bearer}}}, "x", "HeadersFor", "applies to HTTP servers"},
 		{"bad log level", Config{Servers: map[string]Server{"x": {Transport: ok, LogLevel: "verbose"}}}, "x", "LogLevel", `unknown level "verbose"`},
-		{"short StateKey", Config{RequireStateKey: true, StateKey: []byte("short")}, "", "StateKey", "RequireStateKey wants at least 32"},
-		{"old keys alone", Config{OldStateKeys: [][]byte{[]byte("k")}}, "", "OldStateKeys", "without a StateKey"},
-		{"negative StateMaxAge", Config{StateMaxAge: -1}, "", "StateMaxAge", "negative"},
+		{"short State.Key", Config{State: StateOptions{RequireKey: true, Key: []byte("short")}}, "", "State.Key", "State.RequireKey wants at least 32"},
+		{"old keys alone", Config{State: StateOptions{OldKeys: [][]byte{[]byte("k")}}}, "", "State.OldKeys", "without a State.Key"},
+		{"negative State.MaxAge", Config{State: StateOptions{MaxAge: -1}}, "", "State.MaxAge", "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -513,16 +509,16 @@ func TestNames(t *testing.T) {
 		if err != nil || len(sets) != 2 || len(sets["one"]) != 1 || len(sets["two"]) != 1 {
 			t.Fatalf("ListToolsets() = %v, %v", sets, err)
 		}
-		sel, err := a.ListTools(t.Context(), Servers("two"))
+		sel, err := a.ListTools(t.Context(), FromServers("two"))
 		if err != nil || strings.Join(toolNames(sel), ",") != "two__get_weather" {
-			t.Fatalf("ListTools(Servers(two)) = %v, %v", toolNames(sel), err)
+			t.Fatalf("ListTools(FromServers(two)) = %v, %v", toolNames(sel), err)
 		}
-		if _, err := a.ListTools(t.Context(), Servers("nope")); !errors.Is(err, ErrUnknownServer) {
-			t.Fatalf("ListTools(Servers(nope)) error = %v, want ErrUnknownServer", err)
+		if _, err := a.ListTools(t.Context(), FromServers("nope")); !errors.Is(err, ErrUnknownServer) {
+			t.Fatalf("ListTools(FromServers(nope)) error = %v, want ErrUnknownServer", err)
 		}
 	})
 	t.Run("raw duplicates", func(t *testing.T) {
-		a := newAdapter(t, Config{RawToolNames: true, Servers: map[string]Server{"one": memServer(a1, ModeAuto), "two": memServer(a2, ModeAuto)}})
+		a := newAdapter(t, Config{ToolName: rawToolNames, Servers: map[string]Server{"one": memServer(a1, ModeAuto), "two": memServer(a2, ModeAuto)}})
 		_, err := a.ListTools(t.Context())
 		if !errors.Is(err, ErrDuplicateToolName) || !strings.Contains(err.Error(), `"one"`) || !strings.Contains(err.Error(), `"two"`) {
 			t.Fatalf("ListTools() error = %v, want ErrDuplicateToolName naming both servers", err)
@@ -531,8 +527,8 @@ func TestNames(t *testing.T) {
 		if _, err := a.ListToolsets(t.Context()); err != nil {
 			t.Fatalf("ListToolsets() = %v", err)
 		}
-		if _, err := a.ListTools(t.Context(), Servers("one")); err != nil {
-			t.Fatalf("ListTools(Servers(one)) = %v", err)
+		if _, err := a.ListTools(t.Context(), FromServers("one")); err != nil {
+			t.Fatalf("ListTools(FromServers(one)) = %v", err)
 		}
 	})
 	t.Run("case duplicates", func(t *testing.T) {
@@ -617,7 +613,7 @@ func TestRestart(t *testing.T) {
 		t.Run(fmt.Sprintf("policy=%v", withPolicy), func(t *testing.T) {
 			srv := stdioServer(t, "modern")
 			if withPolicy {
-				srv.Restart = &RetryPolicy{MaxAttempts: 2}
+				srv.Retry = &RetryPolicy{MaxAttempts: 2}
 			}
 			a := newAdapter(t, Config{Servers: map[string]Server{"p": srv}})
 			ts, err := a.ListTools(t.Context())
@@ -747,7 +743,7 @@ func TestIsAuthFailure(t *testing.T) {
 func TestRestartCustomTransport(t *testing.T) {
 	s := testserver.Full(testserver.Options{})
 	srv := memServer(s, ModeAuto)
-	srv.Restart = &RetryPolicy{MaxAttempts: 1}
+	srv.Retry = &RetryPolicy{MaxAttempts: 1}
 	a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}})
 	if _, err := a.ListTools(t.Context()); err != nil {
 		t.Fatal(err)

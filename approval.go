@@ -12,27 +12,13 @@ import (
 // ApprovalRequired is returned (as an error) by [Tool.Invoke],
 // [Tool.InvokeJSON], [Tool.Call] and [Toolset.HandleToolCalls] when
 // [Config.Approval] says that a call needs human approval. The server has
-// not been contacted. Find it with [errors.As], show Call to a human, then
-// decide once with [Adapter.Decide]: [Approved] runs the call, [Rejected]
-// runs nothing and returns a result for the model.
-//
-// Approval sends Call.Args as they are when it is decided, so a reviewer
-// may edit them first.
-//
-// An ApprovalRequired is durable: json.Marshal stores the call (server,
-// tool, arguments, ID, and the principal it acts for; sealed with
-// [Config.StateKey] when set), and [Adapter.Decide] decides a decoded one
-// on any Adapter, in any process, that has the same server. A decoded one
-// has no Metadata until then; a decoded sealed one shows only its ID and
-// Issued until [Adapter.Unseal] (to show a reviewer the call) or Decide
-// opens it. It is decided under the principal it was
-// made for, as [Adapter.Resume] resumes an interrupt.
-//
-// A decision is applied once per value: the first decision wins, later
-// ones fail with [ErrClaimedState]. Decoding the same JSON twice gives two
-// values; [Config.StateClaims] makes "once" hold across them, on every
-// replica, by claiming the ID (random, made with the request). Without it,
-// "once" across processes is the application's to enforce.
+// not been contacted. Find it with [errors.As], show Call to a human (who
+// may edit Call.Args: they are sent as they are then; [Adapter.Unseal]
+// opens a decoded sealed one to show), and settle it with [Adapter.Resume]
+// and [Approved] or [Rejected]. It is stored state (see [Resolution]); a
+// decoded one has no Metadata until it is settled. The tool runs as the
+// catalog describes it then; an interrupt it returns is marked approved, so
+// that resuming it does not ask again.
 type ApprovalRequired struct {
 	Call ToolCall
 
@@ -56,7 +42,7 @@ type resumeCall struct {
 // for approval; resume is set when the call is the resume of an interrupt,
 // whose stamp the request shares.
 func newApproval(ctx context.Context, t *Tool, call ToolCall, resume *resumeCall) *ApprovalRequired {
-	p := &ApprovalRequired{Call: call, tool: t, resume: resume, principal: PrincipalFrom(ctx), stamp: newStamp()}
+	p := &ApprovalRequired{Call: call, tool: t, resume: resume, principal: principalFrom(ctx), stamp: newStamp()}
 	if resume != nil {
 		p.stamp = resume.in.stamp
 	}
@@ -72,7 +58,7 @@ func (p *ApprovalRequired) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: tool %q needs approval", p.Call.Server, p.Call.Tool)
 }
 
-// Decide settles the call that p holds for approval with r: [Approved]
+// decide settles the call that p holds for approval with r: [Approved]
 // runs it, with p.Call.Args, and returns what [Tool.Invoke] would have (the
 // error may be an [*Interrupt], resumed without asking for approval again,
 // or a [*ServerError]); [Rejected] runs nothing and returns a result for
@@ -83,17 +69,17 @@ func (p *ApprovalRequired) Error() string {
 //
 // p is checked first, as [Adapter.Resume] checks an interrupt: the seal
 // ([ErrTamperedState]), the principal of ctx against the one the call was
-// made for ([ErrWrongPrincipal], [ErrNoPrincipal]; a refusal decides
+// made for ([ErrWrongPrincipal]; a refusal decides
 // nothing), then the server, the tool's name and the server's catalog
 // ([ErrInvalidState]). The tool runs as the catalog describes it now; an
 // interrupt it returns is marked approved, so that resuming it does not
 // ask again (across processes, only when it is sealed with
-// [Config.StateKey] and [Config.StateClaims] is set). p is claimed right
+// [StateOptions.Key] and [StateOptions.Claims] is set). p is claimed right
 // before the decision is applied: a second decision fails with
 // [ErrClaimedState] and runs nothing; see [ApprovalRequired] for once
-// across processes. With [Config.StateMaxAge], a request issued longer ago
-// fails with [ErrExpiredState].
-func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
+// across processes. With [StateOptions.MaxAge], a request issued longer ago
+// fails with [ErrInvalidState].
+func (a *Adapter) decide(ctx context.Context, p *ApprovalRequired, r Resolution) (*Result, error) {
 	if p != nil {
 		var err error
 		if p, err = openState(&a.states, stateApproval, p); err != nil {
@@ -122,7 +108,7 @@ func (a *Adapter) Decide(ctx context.Context, p *ApprovalRequired, r Resolution)
 }
 
 // open checks p before it is decided with r on the adapter whose stored
-// state s guards, as [Adapter.Decide] documents, and returns the tool its
+// state s guards, as [Adapter.Resume] documents, and returns the tool its
 // call runs on: p's own when that adapter made p, else the checked tool of
 // the server's catalog in cs.
 func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r Resolution) (*Tool, error) {
@@ -149,15 +135,10 @@ func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r 
 	return t, nil
 }
 
-// MarshalJSON implements [json.Marshaler]: the call held for approval
-// (server, tool, MCP name, Call.Args as they are now, ID, principal),
-// sealed with [Config.StateKey] when the adapter that made it has one. A
-// decoded sealed request is written as it was read: edits to its Call are
-// not stored (they would break the seal), though an approval sends them.
-// The approval of a resumed interrupt (see [Adapter.Resume]) holds the
-// user's answers and cannot be stored. (A value receiver: an
-// ApprovalRequired held by value in a checkpoint struct marshals whole
-// too.)
+// MarshalJSON implements [json.Marshaler] (see [Resolution]): the call with
+// its Call.Args as they are now. A decoded sealed request is written as it
+// was read (edits to its Call are sent, not stored). The approval of a
+// resumed interrupt holds the answers and cannot be stored.
 func (p ApprovalRequired) MarshalJSON() ([]byte, error) {
 	var a *Adapter
 	if p.tool != nil {
@@ -179,10 +160,7 @@ func (p ApprovalRequired) encode() ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]. The decoded request belongs
-// to no adapter: decide it with [Adapter.Decide].
-// Malformed or oversized JSON is an error wrapping [ErrInvalidState], never
-// a panic.
+// UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
 	payload, seal, err := unsealState("approval request", b)
 	if err != nil {

@@ -67,15 +67,15 @@ func TestApprovalDestructive(t *testing.T) {
 			if want := `mcpadapter: server "s": tool "s__destroy" needs approval`; p.Error() != want || strings.Contains(p.Error(), "db") {
 				t.Errorf("Error() = %q, want %q (no arguments)", p.Error(), want)
 			}
-			res := must(t).result(a.Decide(t.Context(), p, Approved()))
+			res := must(t).result(a.Resume(t.Context(), p, Approved()))
 			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 				t.Errorf("Approve() = %s with %d runs, want destroyed db after 1", resultText(res), s.Runs("destroy"))
 			}
 			// Decided once.
-			if _, err := a.Decide(t.Context(), p, Approved()); !errors.Is(err, ErrClaimedState) {
+			if _, err := a.Resume(t.Context(), p, Approved()); !errors.Is(err, ErrClaimedState) {
 				t.Errorf("second Approve() error = %v, want a refusal", err)
 			}
-			if _, err := a.Decide(t.Context(), p, Rejected("too late")); err == nil {
+			if _, err := a.Resume(t.Context(), p, Rejected("too late")); err == nil {
 				t.Error("Reject() after Approve succeeded, want an error")
 			}
 			if s.Runs("destroy") != 1 {
@@ -84,17 +84,17 @@ func TestApprovalDestructive(t *testing.T) {
 
 			// Rejected: nothing runs, the model reads why.
 			p = must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), map[string]any{"target": "prod"}))
-			res = must(t).result(a.Decide(t.Context(), p, Rejected("production is off limits")))
+			res = must(t).result(a.Resume(t.Context(), p, Rejected("production is off limits")))
 			if !res.IsError || !strings.Contains(res.Text(), "production is off limits") || !strings.Contains(res.Text(), "s__destroy") {
 				t.Errorf("Reject() = %s, want an error result naming the tool and the reason", resultText(res))
 			}
-			if _, err := a.Decide(t.Context(), p, Approved()); err == nil {
+			if _, err := a.Resume(t.Context(), p, Approved()); err == nil {
 				t.Error("Approve() after Reject succeeded, want an error")
 			}
 			if s.Runs("destroy") != 1 {
 				t.Errorf("destroy runs = %d after Reject, want 1", s.Runs("destroy"))
 			}
-			res = must(t).result(a.Decide(t.Context(), must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil)), Rejected("")))
+			res = must(t).result(a.Resume(t.Context(), must(t).approval(ts.Lookup("s__destroy").Invoke(t.Context(), nil)), Rejected("")))
 			if want := "The user rejected the call to tool s__destroy; it was not run."; res.Text() != want {
 				t.Errorf("Reject(\"\") = %s, want %q", resultText(res), want)
 			}
@@ -141,7 +141,7 @@ func TestApprovalArgument(t *testing.T) {
 	}
 	// The reviewer edits the arguments before approving.
 	p.Call.Args["text"] = "/etc/hosts (redacted)"
-	if res := must(t).result(a.Decide(t.Context(), p, Approved())); res.Text() != "/etc/hosts (redacted)" {
+	if res := must(t).result(a.Resume(t.Context(), p, Approved())); res.Text() != "/etc/hosts (redacted)" {
 		t.Errorf("Approve() = %s, want the edited argument", resultText(res))
 	}
 }
@@ -159,7 +159,7 @@ func TestApprovalThenInterrupt(t *testing.T) {
 	if s.Runs("book_table") != 0 {
 		t.Fatalf("runs before Approve = %d, want 0", s.Runs("book_table"))
 	}
-	intr := must(t).interrupt(a.Decide(t.Context(), p, Approved()))
+	intr := must(t).interrupt(a.Resume(t.Context(), p, Approved()))
 	res := must(t).result(a.Resume(t.Context(), intr, Answered(answer("date", Accept, date("2026-09-18")))))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume() = %s, want %q", resultText(res), want)
@@ -178,7 +178,7 @@ func TestApproveOnce(t *testing.T) {
 	var ok atomic.Int32
 	for range 8 {
 		wg.Go(func() {
-			if _, err := a.Decide(t.Context(), p, Approved()); err == nil {
+			if _, err := a.Resume(t.Context(), p, Approved()); err == nil {
 				ok.Add(1)
 			}
 		})
@@ -199,20 +199,20 @@ func TestApprovalMisuse(t *testing.T) {
 	}
 	s := testserver.Full(testserver.Options{})
 	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall})
-	if _, err := a.Decide(t.Context(), nilP, Approved()); err == nil {
+	if _, err := a.Resume(t.Context(), nilP, Approved()); err == nil {
 		t.Error("nil Decide(Approved) succeeded")
 	}
-	if _, err := a.Decide(t.Context(), nilP, Rejected("")); err == nil {
+	if _, err := a.Resume(t.Context(), nilP, Rejected("")); err == nil {
 		t.Error("nil Decide(Rejected) succeeded")
 	}
-	if _, err := a.Decide(t.Context(), new(ApprovalRequired), Approved()); err == nil || !strings.Contains(err.Error(), "not an approval request") {
+	if _, err := a.Resume(t.Context(), new(ApprovalRequired), Approved()); err == nil || !strings.Contains(err.Error(), "not an approval request") {
 		t.Errorf("zero Decide() error = %v", err)
 	}
 	p := must(t).approval(lookupTool(t, a, "s__destroy").Invoke(t.Context(), map[string]any{"target": "db"}))
-	if _, err := a.Decide(t.Context(), p, Answered(nil)); err == nil || !strings.Contains(err.Error(), "resolve it with Approved or Rejected") {
+	if _, err := a.Resume(t.Context(), p, Answered(nil)); err == nil || !strings.Contains(err.Error(), "resolve it with Approved or Rejected") {
 		t.Errorf("Decide(Answered) error = %v, want a pointer to Approved or Rejected", err)
 	}
-	must(t).result(a.Decide(t.Context(), p, Approved())) // the refusal decided nothing
+	must(t).result(a.Resume(t.Context(), p, Approved())) // the refusal decided nothing
 	if s.Runs("destroy") != 1 {
 		t.Errorf("destroy runs = %d, want 1", s.Runs("destroy"))
 	}
@@ -302,7 +302,7 @@ func TestApprovalSeesRewrittenArgs(t *testing.T) {
 			if got := p.Call.Args["text"]; got != want || asked[0].Args["text"] != want {
 				t.Fatalf("the reviewer sees text %q and Approval %q, want the rewritten %q", got, asked[0].Args["text"], want)
 			}
-			res, err := a.Decide(t.Context(), p, Approved())
+			res, err := a.Resume(t.Context(), p, Approved())
 			if name == "append" {
 				// Applied again, the rewrite changes what was approved.
 				again := must(t).approval(res, err)

@@ -10,26 +10,19 @@ package mcpadapter
 // [Result] itself, from [Tool.Invoke], is never cut.
 
 import (
-	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/tmc/langchaingo/llms"
 )
 
-// DefaultResultBudget is the budget of a tool result's model-visible form
+// defaultResultBudget is the budget of a tool result's model-visible form
 // when none is set, in characters: about 25,000 tokens, a quarter of a
 // small context window and far above what a tool that answers a question
 // needs; a 1 MB text file goes past it.
-const DefaultResultBudget = 100_000
+const defaultResultBudget = 100_000
 
-// MediaBudgetCost is what one image, audio clip or file sent to the model as
-// a media part counts against the budget, in characters: about 1,000
-// tokens, what providers charge for an image of about a megapixel.
-// Placeholders ("[image image/png 14 KB]") count as the text they are.
-const MediaBudgetCost = modeltext.MediaCost
-
-// ResultBudget returns a [PartOption] that bounds what one result gives the
-// model to chars characters (see [Config.ResultBudget]): 0 means
-// [DefaultResultBudget], a negative value no bound.
-func ResultBudget(chars int) PartOption {
+// withBudget returns a [PartOption] that bounds what one result gives the
+// model to chars characters, as [Config.ResultBudget] does: 0 means the
+// default, a negative value no bound.
+func withBudget(chars int) PartOption {
 	return func(o *partOptions) { o.budget = chars }
 }
 
@@ -37,7 +30,7 @@ func ResultBudget(chars int) PartOption {
 func budgetLimit(budget int) int {
 	switch {
 	case budget == 0:
-		return DefaultResultBudget
+		return defaultResultBudget
 	case budget < 0:
 		return -1
 	}
@@ -59,5 +52,5 @@ func (s Toolset) partOptions(tc llms.ToolCall, opts []PartOption) []PartOption {
 	if tc.FunctionCall != nil {
 		t = s.Lookup(tc.FunctionCall.Name)
 	}
-	return append([]PartOption{ResultBudget(t.resultBudget())}, opts...)
+	return append([]PartOption{withBudget(t.resultBudget())}, opts...)
 }

@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"fmt"
+	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -50,10 +51,10 @@ func TestResultBudget(t *testing.T) {
 				opts   []PartOption
 				want   int // characters the model gets at most; -1: everything
 			}{
-				{"default", 0, nil, DefaultResultBudget},
+				{"default", 0, nil, defaultResultBudget},
 				{"config", 5_000, nil, 5_000},
 				{"off", -1, nil, -1},
-				{"option wins", 5_000, []PartOption{ResultBudget(2_000)}, 2_000},
+				{"option wins", 5_000, []PartOption{withBudget(2_000)}, 2_000},
 			} {
 				a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, mode)}, ResultBudget: tt.budget})
 				ts, err := a.ListTools(t.Context())
@@ -98,7 +99,7 @@ func TestResultBudget(t *testing.T) {
 	}
 }
 
-// TestResultBudgetMedia: media count MediaBudgetCost each; those past the
+// TestResultBudgetMedia: media count modeltext.MediaCost each; those past the
 // budget are left out with a note, in Messages and in Parts.
 func TestResultBudgetMedia(t *testing.T) {
 	r := &Result{Content: []Block{{Type: BlockText, Text: "thirty images"}}}
@@ -106,7 +107,7 @@ func TestResultBudgetMedia(t *testing.T) {
 		r.Content = append(r.Content, Block{Type: BlockImage, MIMEType: "image/png", Data: pngData})
 	}
 	call := llms.ToolCall{ID: "1", FunctionCall: &llms.FunctionCall{Name: "x"}}
-	wantKept := (DefaultResultBudget - DefaultResultBudget/10) / MediaBudgetCost // 22
+	wantKept := (defaultResultBudget - defaultResultBudget/10) / modeltext.MediaCost // 22
 
 	msgs := r.Messages(call)
 	if len(msgs) != 2 || len(msgs[1].Parts) != 1+wantKept {
@@ -128,13 +129,13 @@ func TestResultBudgetMedia(t *testing.T) {
 	if media != wantKept || !strings.Contains(text, "8 media part(s) left out") || !strings.HasPrefix(text, "thirty images") {
 		t.Errorf("Parts: %d media and text %q; want %d and a note", media, text, wantKept)
 	}
-	if all := r.Parts(ResultBudget(-1)); len(all) != 31 {
-		t.Errorf("Parts(ResultBudget(-1)) = %d parts, want all 31", len(all))
+	if all := r.Parts(withBudget(-1)); len(all) != 31 {
+		t.Errorf("Parts(withBudget(-1)) = %d parts, want all 31", len(all))
 	}
 	if len(r.Content) != 31 {
 		t.Error("the Result was changed")
 	}
-	if small := r.Parts(ResultBudget(1_000)); len(small) != 1 {
-		t.Errorf("Parts(ResultBudget(1000)) = %d parts, want the text alone (no room for an image)", len(small))
+	if small := r.Parts(withBudget(1_000)); len(small) != 1 {
+		t.Errorf("Parts(withBudget(1000)) = %d parts, want the text alone (no room for an image)", len(small))
 	}
 }

@@ -28,18 +28,16 @@ import (
 // Invoke calls the tool with args, sent as given but for the nulls that
 // mean absent (a null for an optional property whose schema does not
 // accept null is dropped: strict-mode models send one for every property
-// they leave out); the server validates them. Nil args are sent as {}. A tool-level failure (the server's isError,
-// or a JSON-RPC invalid-params error) is a [Result] with IsError set, the
-// server's message in its content, and a nil error. Otherwise the error is
-// an [*ApprovalRequired] when [Config.Approval] asks for approval (the server
-// was not contacted), an [*Interrupt] when the server needs user input, and
-// a [*ServerError] for transport, session and other JSON-RPC failures
-// ([errors.As] reaches a *jsonrpc.Error through it), for timeouts and
-// cancellation, and for [ErrClosed].
-//
-// The call is bounded by [Config.DefaultToolTimeout] when set, else by the
-// server's [Server.DefaultToolTimeout]; a deadline of ctx shortens either.
-// When ctx is done the server is told (notifications/cancelled).
+// they leave out); the server validates them. Nil args are sent as {}. A
+// tool-level failure (the server's isError, or a JSON-RPC invalid-params
+// error) is a [Result] with IsError set, the server's message in its
+// content, and a nil error. Otherwise the error is an
+// [*ApprovalRequired] when [Config.Approval] asks for approval (the
+// server was not contacted), an [*Interrupt] when the server needs user
+// input, and a [*ServerError] for transport, session and other JSON-RPC
+// failures ([errors.As] reaches a *jsonrpc.Error through it), for
+// timeouts and cancellation, and for [ErrClosed]. More in
+// docs/reference.md, "Tool.Invoke".
 func (t *Tool) Invoke(ctx context.Context, args map[string]any) (*Result, error) {
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args, "", false) })
 }
@@ -66,23 +64,13 @@ func (t *Tool) invokeJSON(ctx context.Context, argsJSON, id string) (*Result, er
 	return t.run(ctx, args, id, false)
 }
 
-// Call implements [tools.Tool], langchaingo's text API. input may be a JSON
-// object, langchaingo's {"__arg1": ...} wrapper (holding a string or an
-// object), JSON in a Markdown fence or backticks, or a bare string when the
-// schema has exactly one string property (or, failing that, exactly one
-// required property, of type string). A tool without properties accepts any
-// input that is not a JSON object as no arguments.
-//
-// The output is [Result.Text]: the text blocks, media as short placeholders,
-// structured content as bounded compact JSON without base64 when there is
-// neither text nor media, nothing meant for the user alone, all of it cut
-// to [Config.ResultBudget] characters (see [ResultBudget]). Input that
-// cannot be decoded, the server's isError results and the JSON-RPC errors a
-// server answers the call with while its connection is fine (server-postgres
-// reports every SQL error so) come back as text with a nil error, so the
-// model can correct itself (an error ends a langchaingo agent run);
-// interrupts, approvals, timeouts, transport and session failures are
-// errors, as in [Tool.Invoke], which returns the JSON-RPC errors too.
+// Call implements [tools.Tool], langchaingo's text API. input may be a
+// JSON object, langchaingo's {"__arg1": ...} wrapper (holding a string
+// or an object), JSON in a Markdown fence or backticks, or a bare string
+// when the schema has exactly one string property (or, failing that,
+// exactly one required property, of type string). A tool without
+// properties accepts any input that is not a JSON object as no
+// arguments. More in docs/reference.md, "Tool.Call".
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	res, err := t.observe(ctx, textInput(input), func() (*Result, error) {
 		args, err := callinput.Decode(input, t.params)
@@ -156,7 +144,7 @@ func (t *Tool) observe(ctx context.Context, input toolInput, f func() (*Result, 
 	return res, err
 }
 
-// invoke runs an approved call, with callbacks: [Adapter.Decide].
+// invoke runs an approved call, with callbacks: [Adapter.Resume].
 func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error) {
 	return t.observe(ctx, argsInput(args), func() (*Result, error) { return t.run(ctx, args, "", true) })
 }
@@ -167,7 +155,7 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 // schemapass.DropAbsentNulls), then [Config.Middleware] (hooks.go) and
 // the approval gate (send), with the call watched by a tracer and the debug
 // log when any of them is there. approved says that a human approved args
-// ([Adapter.Decide]). id is the model's tool-call id, or "".
+// ([Adapter.Resume]). id is the model's tool-call id, or "".
 func (t *Tool) run(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
@@ -226,7 +214,7 @@ func (t *Tool) newCall(ctx context.Context) callInfo {
 		info.tasks = e.TaskSupport
 	}
 	info.onProgress, _ = ctx.Value(progressKey{}).(func(Progress))
-	info.progress = info.onProgress != nil || a.cfg.OnProgress != nil || a.cfg.ResetTimeoutOnProgress
+	info.progress = info.onProgress != nil || a.cfg.MaxToolTimeout > 0
 	return info
 }
 
@@ -243,7 +231,7 @@ func (t *Tool) send(ctx context.Context, info *callInfo, args map[string]any, g 
 		res *Result
 		err error
 	)
-	if info.tasks != "" && t.asTask(ctx, info.tasks) { // a tool without task support never enters tasks.go
+	if info.tasks != "" && t.asTask(info.tasks) { // a tool without task support never enters tasks.go
 		res, err = t.task(ctx, info, args)
 	} else {
 		res, err = t.callRounds(ctx, info, args, nil, "", 0)
@@ -424,7 +412,7 @@ func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string
 		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
 		a: a, gen: c.gen,
 		args: callinput.Snapshot(args), state: state, round: round, requests: asked,
-		retry: retry, principal: PrincipalFrom(ctx), stamp: newStamp(),
+		retry: retry, principal: principalFrom(ctx), stamp: newStamp(),
 	}
 	if retry {
 		i.responses = responses

@@ -117,7 +117,7 @@ func TestCallHeaders(t *testing.T) {
 }
 
 // TestCallHeadersRefused: headers for a stdio or in-memory server's call,
-// or a header of the transport's own, fail the call with ErrCallHeaders,
+// or a header of the transport's own, fail the call with errCallHeaders,
 // and nothing is sent.
 func TestCallHeadersRefused(t *testing.T) {
 	mem := testserver.Full(testserver.Options{})
@@ -145,8 +145,8 @@ func TestCallHeadersRefused(t *testing.T) {
 	for _, name := range []string{"stdio__echo", "mem__echo", "web__echo"} {
 		_, err := ts.Lookup(name).Invoke(t.Context(), map[string]any{"text": "tag"})
 		var se *ServerError
-		if !errors.Is(err, ErrCallHeaders) || !errors.As(err, &se) {
-			t.Errorf("%s with headers: error = %v, want a *ServerError wrapping ErrCallHeaders", name, err)
+		if !errors.Is(err, errCallHeaders) || !errors.As(err, &se) {
+			t.Errorf("%s with headers: error = %v, want a *ServerError wrapping errCallHeaders", name, err)
 		}
 	}
 	if mem.Runs("echo") != 0 || httpSrv.Runs("echo") != 0 {

@@ -12,7 +12,7 @@ import (
 
 // TestCallHeadersInvalid: a header name that is not a token, or a value
 // with CR, LF, NUL or another control character, fails the call with
-// ErrCallHeaders before the approval gate and the server: nothing is
+// errCallHeaders before the approval gate and the server: nothing is
 // asked, nothing is sent, and the value is not in the error. A value with
 // a tab goes through, and the session serves the next call.
 func TestCallHeadersInvalid(t *testing.T) {
@@ -45,8 +45,8 @@ func TestCallHeadersInvalid(t *testing.T) {
 	} {
 		headers.Store(&h)
 		_, err := echo.Invoke(t.Context(), map[string]any{"text": "x"})
-		if !errors.Is(err, ErrCallHeaders) || strings.Contains(err.Error(), "secret") {
-			t.Errorf("headers %q: error = %v, want ErrCallHeaders without the value", h, err)
+		if !errors.Is(err, errCallHeaders) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("headers %q: error = %v, want errCallHeaders without the value", h, err)
 		}
 	}
 	if n := asked.Load(); n != 0 {

@@ -315,7 +315,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	ctx, done := c.callContext(ctx)
 	defer done()
 	ctx, span := a.tracer.StartRequest(ctx, "tools/list", "", c.peer)
-	budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
+	budget := newCatalogBudget(a.cfg.MaxMessageBytes)
 	var keys []string // of the descriptors, in order: their JSON measures the catalog
 	var raws [][]byte // the descriptors' JSON as the server sent it, in order (descriptor.go)
 	descs, ttl, err := sdkcache.Collect(ctx, c.sdkSlots("tools"), maxPages, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
@@ -446,7 +446,7 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 			func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error) {
 				ctx, done := c.callContext(ctx)
 				defer done()
-				budget := newCatalogBudget(a.cfg.MaxCatalogBytes)
+				budget := newCatalogBudget(a.cfg.MaxMessageBytes)
 				items, ttl, err := sdkcache.Collect(ctx, c.sdkSlots(name), maxPages, func(ctx context.Context, cursor string) ([]T, string, int, error) {
 					items, next, ttl, err := page(ctx, c, cursor)
 					for _, item := range items {
@@ -502,15 +502,16 @@ func (cs *catalogs) invalidate(conns []*conn, kind ListKind) {
 	}
 }
 
-// defaultMaxCatalogBytes is the default of [Config.MaxCatalogBytes].
+// defaultMaxCatalogBytes is the bound of a list when [Config.MaxMessageBytes]
+// is 0.
 const defaultMaxCatalogBytes = 16 << 20
 
-// A catalogBudget is what is left of [Config.MaxCatalogBytes] in one
+// A catalogBudget is what is left of [Config.MaxMessageBytes] in one
 // listing.
 type catalogBudget struct{ max, left int64 }
 
 // newCatalogBudget returns the budget of one listing under max, the
-// Config.MaxCatalogBytes (0: its default).
+// Config.MaxMessageBytes (0: its default).
 func newCatalogBudget(max int64) *catalogBudget {
 	max = orDefault(max, defaultMaxCatalogBytes)
 	return &catalogBudget{max: max, left: max}
@@ -519,7 +520,7 @@ func newCatalogBudget(max int64) *catalogBudget {
 // spend takes n bytes of the listing from b, or fails once it is spent.
 func (b *catalogBudget) spend(n int) error {
 	if b.left -= int64(n); b.left < 0 {
-		return fmt.Errorf("%w: its listing passes %d bytes (Config.MaxCatalogBytes)", ErrCatalogTooLarge, b.max)
+		return fmt.Errorf("%w: its listing over every page passes %d bytes (Config.MaxMessageBytes)", ErrMessageTooLarge, b.max)
 	}
 	return nil
 }

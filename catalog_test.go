@@ -773,7 +773,7 @@ func TestCacheNewConnection(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := testserver.New(testserver.Options{Legacy: era.legacy, TTLMs: 60000}).AddWeather()
 				srv := memServer(s, ModeAuto)
-				srv.Reconnect = &RetryPolicy{MaxAttempts: 1}
+				srv.Retry = &RetryPolicy{MaxAttempts: 1}
 				a := newAdapter(t, Config{Servers: map[string]Server{"srv": srv}})
 				old, _ := mustList(t, a, CacheUse)
 				s.KillSessions()

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestCatalogBound: a server whose tool list passes MaxCatalogBytes fails
-// its own listing with ErrCatalogTooLarge, reported through
+// TestCatalogBound: a server whose tool list passes MaxMessageBytes fails
+// its own listing with ErrMessageTooLarge, reported through
 // OnConnectionError; the other servers' tools are discovered. Both eras.
 func TestCatalogBound(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
@@ -30,7 +30,7 @@ func TestCatalogBound(t *testing.T) {
 					"big":   memServer(big, ModeAuto),
 					"small": memServer(testserver.New(testserver.Options{Legacy: legacy}).AddFeatures(), ModeAuto),
 				},
-				MaxCatalogBytes: 8 << 10,
+				MaxMessageBytes: 8 << 10,
 				OnConnectionError: func(server string, err error) error {
 					if server == "big" {
 						reported = err
@@ -43,8 +43,8 @@ func TestCatalogBound(t *testing.T) {
 				t.Fatalf("ListTools() = %v, %v; want small's tools", toolNames(ts), err)
 			}
 			var se *ServerError
-			if !errors.Is(reported, ErrCatalogTooLarge) || !errors.As(reported, &se) || se.Server != "big" {
-				t.Errorf("big reported %v, want a *ServerError for big wrapping ErrCatalogTooLarge", reported)
+			if !errors.Is(reported, ErrMessageTooLarge) || !errors.As(reported, &se) || se.Server != "big" {
+				t.Errorf("big reported %v, want a *ServerError for big wrapping ErrMessageTooLarge", reported)
 			}
 		})
 	}
@@ -54,10 +54,16 @@ func TestCatalogBound(t *testing.T) {
 func TestCatalogBoundResources(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		t.Run(eraName(legacy), func(t *testing.T) {
-			s := testserver.New(testserver.Options{Legacy: legacy}).AddResources()
-			a := newAdapter(t, Config{Servers: map[string]Server{"r": memServer(s, ModeAuto)}, MaxCatalogBytes: 64})
-			if _, err := a.ListResources(t.Context(), "r"); !errors.Is(err, ErrCatalogTooLarge) {
-				t.Errorf("ListResources() error = %v, want ErrCatalogTooLarge", err)
+			s := testserver.New(testserver.Options{Legacy: legacy, PageSize: 3})
+			for i := range 10 {
+				s.Server.AddResource(&mcp.Resource{URI: fmt.Sprintf("test://r%d", i), Name: fmt.Sprintf("r%d", i), Description: strings.Repeat("d", 1000)},
+					func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+						return &mcp.ReadResourceResult{}, nil
+					})
+			}
+			a := newAdapter(t, Config{Servers: map[string]Server{"r": memServer(s, ModeAuto)}, MaxMessageBytes: 8 << 10})
+			if _, err := a.ListResources(t.Context(), "r"); !errors.Is(err, ErrMessageTooLarge) {
+				t.Errorf("ListResources() error = %v, want ErrMessageTooLarge", err)
 			}
 		})
 	}

@@ -40,21 +40,19 @@ type Config struct {
 	// names).
 	Servers map[string]Server
 
-	// RawToolNames keeps the servers' own tool names. By default tools are
-	// named "server__tool". Either way the name is made provider-safe by
-	// [SafeToolName]: at most [MaxToolNameLength] characters of
-	// [A-Za-z0-9_-].
-	RawToolNames bool
-
 	// ToolName, when set, names the tools the model sees, replacing the
-	// default policy (and RawToolNames, which must then be false). It gets
-	// the server's name and the tool's MCP name and must be deterministic;
-	// its result is used as given. Discovery fails when it gives an empty
-	// name or two tools the same name (see [ErrDuplicateToolName]).
+	// default policy: "server__tool", made provider-safe by [SafeToolName]
+	// (at most 64 characters of [A-Za-z0-9_-]). It gets the server's name
+	// and the tool's MCP name and must be deterministic; its result is used
+	// as given. Discovery fails when it gives an empty name or two tools
+	// the same name (see [ErrDuplicateToolName]). To keep the servers' own
+	// names (LangChain's prefixToolNameWithServerName: false):
+	//
+	//	ToolName: func(_, tool string) string { return mcpadapter.SafeToolName(tool, 64) },
 	ToolName func(server, tool string) string
 
 	// Filter selects the tools of every server the model is offered; see
-	// [Filter]. Each [Server.Filter] applies too.
+	// [Filter].
 	Filter Filter
 
 	// DefaultToolTimeout, when positive, bounds every tool call and replaces
@@ -68,46 +66,20 @@ type Config struct {
 	// the task, not the task.
 	TaskWait time.Duration
 
-	// KeptSessionMaxAge bounds how long the Adapter keeps a legacy
-	// Streamable HTTP session open after its connection closed (evicted,
-	// idle, replaced) for tasks handed out on it, a [*PendingTask] or a
-	// task's [*Interrupt] not yet collected, resumed or cancelled: past
-	// it, the session is ended (a DELETE) and the server may drop its
-	// tasks. 0 means [DefaultKeptSessionMaxAge] (4 hours). A kept session
-	// is ended sooner once every task handed out on it settled through
-	// any connection of the Adapter, and the oldest when the Adapter
-	// keeps more than 1,024. go-sdk's StreamableHTTPHandler never expires
-	// idle sessions by default (SessionTimeout 0), nor does
-	// server-everything: this age is what ends a session whose tasks
-	// were never collected.
-	KeptSessionMaxAge time.Duration
-
 	// OnConnectionError decides what a failed server does to discovery. When
 	// nil, discovery fails with an error naming every failed server. When it
-	// returns nil, the server is skipped; a server that could not be dialed
-	// (other than for HTTP 401/403) then stays skipped until [Adapter.Close],
-	// unless it has a [Server.Restart] or [Server.Reconnect] policy: later
-	// discoveries then dial it again, after the policy's Delay, doubled at
-	// each failure in a row, up to 10 minutes.
-	// A non-nil return value fails discovery with that error. It is called
-	// without locks held, once per failed server; not for a Close during
-	// discovery, nor when the caller's context ended before any server
-	// answered (discovery then fails with the context's error).
+	// returns nil, the server is skipped: it stays skipped until
+	// [Adapter.Close], unless it has a [Server.Retry] policy (later
+	// discoveries then dial it again, with backoff). A non-nil return value
+	// fails discovery with that error. Details in docs/reference.md,
+	// "Config.OnConnectionError".
 	OnConnectionError func(server string, err error) error
 
-	// ElicitationHandler, when set, answers servers' requests for user input
-	// synchronously: legacy servers' live elicitation/create requests, and
-	// modern input-required rounds (instead of returning an [*Interrupt]).
-	// Without it a legacy live request is declined.
-	//
-	// The request names the server and the tool of the call it serves, and
-	// ctx is that call's context (with the caller's values). A live request
-	// is accepted only from a legacy session while one of its tool calls is
-	// open, at most one per open call and 8 per server at once; the others
-	// are declined without calling the handler. MCP does not say which
-	// call a live request serves: when several calls to the server are
-	// open, the request's Tool is empty and ctx carries none of the
-	// callers' values (a handler serving several users should decline it).
+	// ElicitationHandler, when set, answers servers' requests for user
+	// input synchronously: legacy servers' live elicitation/create
+	// requests, and modern input-required rounds (instead of returning
+	// an [*Interrupt]). Without it a legacy live request is declined.
+	// More in docs/reference.md, "Config.ElicitationHandler".
 	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
 
 	// Approval, when set and returning true for a call, makes [Tool.Invoke]
@@ -120,91 +92,29 @@ type Config struct {
 	//	Approval: func(c ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
 	Approval func(call ToolCall) bool
 
-	// StateKey, when set, seals stored state (the JSON of an [*Interrupt],
-	// [*ApprovalRequired], [*PendingTask], [*PausedCalls], and
-	// agent.PausedRun): sealed means encrypted and authenticated, with
-	// AES-256-GCM under a key derived from this one. The JSON shows the
-	// state's ID and issue time and nothing else (not the arguments, the
-	// questions, or the session a task lives on); a decoded sealed value
-	// is read by the Adapter it is given to ([Adapter.Unseal] reads it
-	// first). Every Adapter with the key refuses decoded state that is not
-	// sealed with it, or was altered ([ErrTamperedState]), before anything
-	// is sent. Give every replica the same key, of at least 32 random
-	// bytes. Without a key, stored state is not protected: whoever can
-	// write it can make a resume call any tool of the same server with any
-	// arguments (the Approval gate still applies to them) and feed the
-	// model any observation, and whoever can read it reads all of it. A
-	// task's session id is stored only sealed: without a key, only the
-	// Adapter that made a task's state can follow a task bound to its
-	// session ([ErrNeedsStateKey]). State sealed by versions before format
-	// 2 is refused ([ErrOldStateFormat]).
-	StateKey []byte
-
-	// OldStateKeys are keys that StateKey replaced: state sealed with one
-	// of them still opens, and state made now is sealed with StateKey.
-	// To rotate, give every replica the new StateKey with the old one
-	// here; drop an old key once the state it sealed is past StateMaxAge.
-	OldStateKeys [][]byte
-
-	// StateMaxAge, when set, refuses stored state issued longer ago
-	// ([ErrExpiredState]), before anything is sent. State that says it
-	// was issued more than a minute in the future of this Adapter's clock
-	// (the replicas' clocks may differ that much) is refused
-	// ([ErrInvalidState]) whatever the age.
-	StateMaxAge time.Duration
-
-	// StateClaims, when set, makes every resume and decision of stored
-	// state claim the state's ID in the application's store first, so
-	// that each state is applied at most once across the Adapters that
-	// share the store ([ErrClaimedState]), and lets a sealed interrupt
-	// of an approved call resume without asking Approval again (without
-	// a store it asks again, as a replay could otherwise resend the call).
-	// Without it each value is applied once, but the same JSON decoded
-	// again is a new value that can be applied again.
-	StateClaims ClaimStore
-
-	// RequireStateKey makes [New] refuse a configuration whose StateKey
-	// is shorter than 32 bytes (or missing): a service whose replicas
-	// share stored state then fails at start-up, rather than storing
-	// state unsealed, when its key was not provided. See [Service].
-	RequireStateKey bool
+	// State protects stored state (see [Resolution]): its seal, its age,
+	// and settling it once across replicas.
+	State StateOptions
 
 	// CallbacksHandler receives langchaingo tool callbacks for every call:
 	// HandleToolStart, then exactly one of HandleToolEnd or HandleToolError.
 	CallbacksHandler callbacks.Handler
 
-	// MaxMessageBytes bounds one message from a server; 0 means 16 MiB. A
-	// larger message is discarded, never truncated, and never held in
-	// memory whole: the call it answers fails with an error wrapping
-	// [ErrMessageTooLarge], and the connection stays usable. The bound is
-	// enforced on stdio, Streamable HTTP, SSE and custom *mcp.IOTransport
-	// streams, and on go-sdk Streamable HTTP and SSE client transports
-	// given as [Server.Transport] (the adapter screens a copy of them). The go-sdk in-memory transport (and any other custom
-	// transport) decodes with a fixed 16 MiB cap of its own, past which its
-	// connection fails; there a smaller bound is applied after decoding.
+	// MaxMessageBytes bounds one message from a server, and a server's tool
+	// list and each of its resource lists over all their pages; 0 means 16
+	// MiB. A larger message is discarded, never truncated, and the call it
+	// answers fails with an error wrapping [ErrMessageTooLarge] (a list over
+	// it fails that server's listing only). Which transports enforce it, and
+	// how, is in docs/reference.md, "Config.MaxMessageBytes".
 	MaxMessageBytes int64
 
-	// OnListChanged, when set, is called after a server announced that its
-	// list of a kind changed (notifications/tools/list_changed and its
-	// resources and prompts twins; on modern sessions they arrive over
-	// subscriptions/listen), with the principal of the connection it came
-	// on. The adapter has dropped that connection's cached list first, so
-	// a callback that lists again (under that principal) gets the new one.
-	//
-	// Callbacks (this one, OnResourceUpdated, OnProgress and the Logger's
-	// server log messages) never run on a connection's reader: they run
-	// one at a time on a goroutine of the adapter's, each (server,
-	// principal)'s in the order its notifications arrived, the pairs
-	// taking turns; so a slow callback delays later callbacks but no
-	// connection. Equal notifications waiting for a slow callback are
-	// delivered once; past 256 waiting ones of a (server, principal) (or
-	// 1 MiB of their data), later ones of that pair are dropped, counted
-	// ([ServerStatus.Deliveries]) and logged, and the other pairs' still
-	// wait their turn. Close drops those not yet delivered and waits for a
-	// callback in progress, so a callback must not call Close, and none
-	// runs after Close returns.
-	// Servers built with a prebuilt [Server.Client] keep that client's own
-	// handlers: they get no callbacks.
+	// OnListChanged, when set, is called after a server announced that
+	// its list of a kind changed (notifications/tools/list_changed and
+	// its resources and prompts twins; on modern sessions they arrive
+	// over subscriptions/listen), with the principal of the connection
+	// it came on. The adapter has dropped that connection's cached list
+	// first, so a callback that lists again (under that principal) gets
+	// the new one. More in docs/reference.md, "Config.OnListChanged".
 	OnListChanged func(ListChange)
 
 	// OnResourceUpdated, when set, is called after a server announced that
@@ -216,22 +126,13 @@ type Config struct {
 
 	// ResultBudget bounds what one tool result gives the model, in
 	// characters: the text of [Tool.Call] and the messages of
-	// [Toolset.HandleToolCalls] (media count [MediaBudgetCost] each). A
-	// longer text is cut at a line break or character, keeping its head and
-	// a little of its tail around a note saying how much was left out; the
-	// [Result] of [Tool.Invoke] is never cut. 0 means [DefaultResultBudget]
-	// (100,000); a negative value means no bound. A [ResultBudget] option
-	// of HandleToolCalls wins.
+	// [Toolset.HandleToolCalls] (media count about 1,000 characters each,
+	// what providers charge for an image of about a megapixel). A longer
+	// text is cut at a line break or character, keeping its head and a
+	// little of its tail around a note saying how much was left out; the
+	// [Result] of [Tool.Invoke] is never cut. 0 means 100,000 characters
+	// (about 25,000 tokens); a negative value means no bound.
 	ResultBudget int
-
-	// MaxCatalogBytes bounds the tool list of one server, and each of its
-	// resource lists: the JSON of their items, over every page. 0 means 16
-	// MiB. A larger list fails that server's listing with an error wrapping
-	// [ErrCatalogTooLarge] (reported through OnConnectionError); the
-	// other servers are not concerned. The adapter holds a catalog in
-	// memory several times over (decoded descriptors, schemas, wrappers),
-	// so this bounds its memory per server.
-	MaxCatalogBytes int64
 
 	// CatalogTTL, when positive, is how long a server's lists (of tools,
 	// resources, resource templates and prompts) stay cached, per
@@ -242,7 +143,7 @@ type Config struct {
 	// as usual. See [Service].
 	CatalogTTL time.Duration
 
-	// DialSelectedOnly makes a discovery given [Servers] contact the
+	// DialSelectedOnly makes a discovery given [FromServers] contact the
 	// selected servers alone. By default every discovery contacts every
 	// configured server, whatever it selects: a slow server delays it,
 	// and one that fails fails it (see OnConnectionError). See [Service].
@@ -263,23 +164,14 @@ type Config struct {
 	// result, or observe errors. See [Middleware].
 	Middleware []Middleware
 
-	// OnProgress, when set, receives every progress notification of every
-	// tool call (a progress token is then sent with each call). It runs
-	// like OnListChanged, the notifications for the principal of the call
-	// (ctx's [WithPrincipal]) in order: while it blocks, up to 256 of a
-	// (server, principal) (or 1 MiB of their messages) wait, and later ones
-	// are dropped, counted and logged. See also [WithProgress] for one
-	// call's progress.
-	OnProgress func(ctx context.Context, p Progress)
-
-	// ResetTimeoutOnProgress makes the tool timeout (DefaultToolTimeout or
-	// the server's) count the time since the call's last progress
-	// notification instead of since its start, so that a long call that
-	// keeps reporting progress is not cut off. MaxToolTimeout, when
-	// positive, then bounds the whole call (each round) whatever the
-	// progress. A deadline on the caller's context bounds either.
-	ResetTimeoutOnProgress bool
-	MaxToolTimeout         time.Duration
+	// MaxToolTimeout, when positive, makes the tool timeout
+	// (DefaultToolTimeout or the server's) count the time since the call's
+	// last progress notification instead of since its start, so that a
+	// long call that keeps reporting progress is not cut off, and bounds
+	// the whole call (each round) whatever the progress. A progress token
+	// is then sent with each call. A deadline on the caller's context
+	// bounds either.
+	MaxToolTimeout time.Duration
 
 	// TracerProvider, when set, traces dials, tool lists and tool calls with
 	// OpenTelemetry spans named after the semantic conventions for MCP
@@ -292,16 +184,8 @@ type Config struct {
 
 	// MeterProvider, when set, records OpenTelemetry metrics; nil means
 	// none, at no cost (use otel.GetMeterProvider() for the global one).
-	// Every instrument has the attribute mcpadapter.server:
-	//
-	//	mcpadapter.tool.call.duration     histogram (s), one per tool call, with
-	//	                                  gen_ai.tool.name, and error.type when it failed
-	//	                                  (as on spans; "tool_error" for an isError result)
-	//	mcpadapter.dials                  counter, dial attempts; error.type when failed
-	//	mcpadapter.connections            up-down counter, open connections
-	//	mcpadapter.principal.connections  up-down counter, open per-principal connections
-	//	mcpadapter.deliveries.dropped     counter, notifications dropped before user code
-	//	                                  (see OnListChanged, OnProgress)
+	// Every instrument has the attribute mcpadapter.server: More in
+	// docs/reference.md, "Config.MeterProvider".
 	MeterProvider metric.MeterProvider
 
 	// DialTimeout bounds one dial of a server: starting it or opening its
@@ -314,54 +198,93 @@ type Config struct {
 
 	// PrincipalIdleTimeout closes a per-principal connection (see
 	// [Server.HeadersFor]) that no request has used for this long; the
-	// principal's next use dials again. 0 means
-	// [DefaultPrincipalIdleTimeout] (10 minutes). A connection with
+	// principal's next use dials again. 0 means 10 minutes. A connection with
 	// requests in flight is never closed for idleness.
 	PrincipalIdleTimeout time.Duration
 
 	// MaxPrincipalConns bounds the per-principal connections open at once,
 	// over every server: past it the least recently used idle one is
-	// closed. 0 means [DefaultMaxPrincipalConns] (1000). Connections with
+	// closed. 0 means 1000. Connections with
 	// requests in flight are never closed for it: when every one is busy,
 	// the bound is passed, and restored when a connection is next opened
 	// or closed for idleness.
 	MaxPrincipalConns int
 }
 
+// StateOptions protect stored state: the JSON of an [*Interrupt],
+// [*ApprovalRequired], [*PendingTask], [*PausedCalls] and agent.PausedRun
+// (see [Resolution]). The zero value stores state unsealed, with no age
+// limit, applied once per decoded value.
+type StateOptions struct {
+	// Key, when set, seals stored state: encrypted and authenticated
+	// (AES-256-GCM under a key derived from this one), its JSON showing only
+	// the state's ID and issue time. Every Adapter with the key refuses
+	// decoded state not sealed with it, or altered ([ErrTamperedState]),
+	// before anything is sent. Give every replica the same key, of at least
+	// 32 random bytes. Without a key, stored state is not protected (see
+	// docs/reference.md, "StateOptions.Key"), and a task's session id is
+	// not stored: only the Adapter that made a task's state follows a task
+	// bound to its session ([ErrNeedsStateKey]).
+	Key []byte
+
+	// OldKeys are keys that Key replaced: state sealed with one
+	// of them still opens, and state made now is sealed with Key.
+	// To rotate, give every replica the new Key with the old one
+	// here; drop an old key once the state it sealed is past MaxAge.
+	OldKeys [][]byte
+
+	// MaxAge, when set, refuses stored state issued longer ago
+	// ([ErrInvalidState]), before anything is sent. State that says it
+	// was issued more than a minute in the future of this Adapter's clock
+	// (the replicas' clocks may differ that much) is refused
+	// ([ErrInvalidState]) whatever the age.
+	MaxAge time.Duration
+
+	// Claims, when set, makes every resume and decision of stored
+	// state claim the state's ID in the application's store first, so
+	// that each state is applied at most once across the Adapters that
+	// share the store ([ErrClaimedState]), and lets a sealed interrupt
+	// of an approved call resume without asking Approval again (without
+	// a store it asks again, as a replay could otherwise resend the call).
+	// Without it each value is applied once, but the same JSON decoded
+	// again is a new value that can be applied again.
+	Claims ClaimStore
+
+	// RequireKey makes [New] refuse a configuration whose Key
+	// is shorter than 32 bytes (or missing): a service whose replicas
+	// share stored state then fails at start-up, rather than storing
+	// state unsealed, when its key was not provided. See [Service].
+	RequireKey bool
+
+	// KeptSessionMaxAge bounds how long the Adapter keeps a legacy
+	// Streamable HTTP session open after its connection closed (evicted,
+	// idle, replaced) for tasks handed out on it, a [*PendingTask] or a
+	// task's [*Interrupt] not yet collected, resumed or cancelled: past
+	// it, the session is ended (a DELETE) and the server may drop its
+	// tasks. 0 means 4 hours. A kept session
+	// is ended sooner once every task handed out on it settled through
+	// any connection of the Adapter, and the oldest when the Adapter
+	// keeps more than 1,024. go-sdk's StreamableHTTPHandler never expires
+	// idle sessions by default (SessionTimeout 0), nor does
+	// server-everything: this age is what ends a session whose tasks
+	// were never collected.
+	KeptSessionMaxAge time.Duration
+}
+
 // Service returns cfg set up for a long-lived service: what a service
 // needs and the defaults leave out, each an option of its own, set here
-// wherever cfg leaves it unset. Set Servers first; the caller's map is not
-// changed.
-//
-//   - Every server without a retry policy gets {MaxAttempts: 3, Delay: 1s}
-//     as its [Server.Restart] (a stdio server) or [Server.Reconnect] (the
-//     others): a dead connection is dialed again at the next discovery,
-//     and a server that [Config.OnConnectionError] skipped is tried again,
-//     with backoff.
-//   - [Config.RequireStateKey]: [New] fails unless StateKey holds at least
-//     32 bytes, so that every replica seals and checks stored state.
-//   - [Config.CatalogTTL] of one minute, for servers that send no ttlMs.
-//   - [Config.DialSelectedOnly]: a discovery given [Servers] dials the
-//     selected servers alone.
-//
-// A discovery under a context without a principal ([WithPrincipal]) lists
-// the shared servers and leaves the per-principal ones out, with or
-// without Service.
+// wherever cfg leaves it unset. Set Servers first; the caller's map is
+// not changed. More in docs/reference.md, "Service".
 func Service(cfg Config) Config {
 	servers := make(map[string]Server, len(cfg.Servers))
 	for name, s := range cfg.Servers {
-		if s.Restart == nil && s.Reconnect == nil {
-			retry := &RetryPolicy{MaxAttempts: 3, Delay: time.Second}
-			if s.Command != "" {
-				s.Restart = retry
-			} else {
-				s.Reconnect = retry
-			}
+		if s.Retry == nil {
+			s.Retry = &RetryPolicy{MaxAttempts: 3, Delay: time.Second}
 		}
 		servers[name] = s
 	}
 	cfg.Servers = servers
-	cfg.RequireStateKey = true
+	cfg.State.RequireKey = true
 	if cfg.CatalogTTL == 0 {
 		cfg.CatalogTTL = time.Minute
 	}
@@ -373,38 +296,24 @@ func Service(cfg Config) Config {
 // every server that fails.
 func IgnoreConnectionErrors(server string, err error) error { return nil }
 
-// Server is one MCP server. Exactly one of URL, Command or Transport must be
-// set; a URL is never run as a program and a Command never goes through a
-// shell.
-//
-// Its JSON form names the fields as MCP configuration files do (url,
-// command, args, env, cwd, headers; mode, disableSSEFallback and logLevel
-// besides) and omits what is unset, so that a Server using only those six
-// fields marshals to an entry [ParseConfig] reads back. Transport,
-// HTTPClient, OAuth and Client are never encoded or decoded, nor are
-// DefaultToolTimeout, Restart and Reconnect: files give those in
-// milliseconds (see [ParseConfig]), encoding/json would use nanoseconds.
+// Server is one MCP server. Exactly one of URL, Command or Transport
+// must be set; a URL is never run as a program and a Command never goes
+// through a shell. More in docs/reference.md, "Server".
 type Server struct {
 	// URL is an http or https endpoint spoken to with Streamable HTTP,
 	// falling back to SSE (see DisableSSEFallback).
 	URL string `json:"url,omitempty"`
 
 	// Command, with Args, Env and Dir, starts a stdio server. The server's
-	// stderr goes to [Config.Logger], one record per line, and its last
-	// lines are quoted by the error that reports its exit.
-	//
-	// The server does not get the adapter process's whole environment,
-	// which may hold API keys meant for others: only HOME, LOGNAME, PATH,
-	// SHELL, TERM and USER (on Windows APPDATA, HOMEDRIVE, HOMEPATH,
-	// LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT,
-	// TEMP, USERNAME and USERPROFILE), as the official TypeScript and
-	// Python SDKs pass, plus Env, which overrides them. Set InheritEnv to
-	// pass the whole environment instead (Env still overrides it).
-	Command    string            `json:"command,omitempty"`
-	Args       []string          `json:"args,omitempty"`
-	Env        map[string]string `json:"env,omitempty"`
-	InheritEnv bool              `json:"-"`
-	Dir        string            `json:"cwd,omitempty"`
+	// stderr goes to [Config.Logger], one record per line, and its last lines
+	// are quoted by the error that reports its exit. The server gets only a
+	// few variables of the adapter's environment (PATH, HOME and the like,
+	// listed in docs/reference.md, "Server.Command"), plus Env, which
+	// overrides them: to pass the whole environment, put it in Env.
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Dir     string            `json:"cwd,omitempty"`
 
 	// Transport returns a fresh transport for each dial (transports are
 	// single-use), e.g. one end of mcp.NewInMemoryTransports. A go-sdk
@@ -437,17 +346,12 @@ type Server struct {
 	OAuth auth.OAuthHandler `json:"-"`
 
 	// HeadersFor, when set, makes the server per-principal: each principal
-	// (see [WithPrincipal]) gets a connection, catalog and cache of its
-	// own, and no tool of one principal ever uses another's. HeadersFor is
-	// called for every HTTP request (Streamable HTTP and SSE) of a
-	// principal's connection, with the request's context, so that a token
-	// can be refreshed; what it returns is added to Headers, overriding
-	// them, and goes only to the server's origin. An error fails the
-	// request (its text may reach the caller: keep secrets out of it).
-	// Discovery under a context without a principal leaves the server
-	// out; other operations of it fail with [ErrNoPrincipal]. Servers without HeadersFor or OAuthFor are shared
-	// by every principal. See [Config.PrincipalIdleTimeout] and
-	// [Config.MaxPrincipalConns] for the bounds.
+	// (see [WithPrincipal]) gets a connection, catalog and cache of its own,
+	// and no tool of one principal ever uses another's. It is called for
+	// every HTTP request of a principal's connection; what it returns is
+	// added to Headers, overriding them. Servers without HeadersFor or
+	// OAuthFor are shared by every principal. Details in docs/reference.md,
+	// "Server.HeadersFor".
 	HeadersFor func(ctx context.Context, principal string) (map[string]string, error) `json:"-"`
 
 	// OAuthFor, when set, makes the server per-principal like HeadersFor
@@ -468,12 +372,9 @@ type Server struct {
 	// answers 404 or 405 (any 4xx in ModeLegacy).
 	DisableSSEFallback bool `json:"disableSSEFallback,omitempty"`
 
-	// Restart starts a stdio server again, at the next discovery, after its
-	// process died. Nil means a dead server stays failed.
-	Restart *RetryPolicy `json:"-"`
-
-	// Reconnect dials an HTTP or SSE server again, at the next discovery,
-	// after its session died. Nil means a dead server stays failed, with
+	// Retry dials a dead server again, at the next discovery: a stdio
+	// server's process is started again, an HTTP or SSE server gets a new
+	// session. Nil means a dead server stays failed, with
 	// one exception the MCP spec makes: a Streamable HTTP server that
 	// answers 404 for the session (it restarted) gets a new session at
 	// once, policy or not; the request it refused is sent again on it, and
@@ -484,15 +385,11 @@ type Server struct {
 	// that does not know the session, that ran the call and then answered
 	// 404 gets it a second time. Such a server should answer 404 only for
 	// a session it never ran a request of, or make its tools idempotent.
-	Reconnect *RetryPolicy `json:"-"`
+	Retry *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server
 	// (modern servers have no logging/setLevel; see [Adapter.SetLoggingLevel]).
 	LogLevel mcp.LoggingLevel `json:"logLevel,omitempty"`
-
-	// Filter selects the tools of this server the model is offered; see
-	// [Filter]. [Config.Filter] applies too.
-	Filter Filter `json:"-"`
 
 	// Client is a prebuilt go-sdk client to dial with. It is used as given:
 	// go-sdk copies client options at construction, so its own handlers and
@@ -507,28 +404,4 @@ type Server struct {
 type RetryPolicy struct {
 	MaxAttempts int           // dials per discovery; values below 1 mean 1
 	Delay       time.Duration // wait between two dials
-}
-
-// retryPolicy returns the policy that re-dials s after its connection
-// died: Restart for stdio servers, Reconnect for URL servers, either for
-// custom transports.
-func (s *Server) retryPolicy() *RetryPolicy {
-	switch {
-	case s.Command != "":
-		return s.Restart
-	case s.URL != "":
-		return s.Reconnect
-	case s.Reconnect != nil:
-		return s.Reconnect
-	}
-	return s.Restart
-}
-
-// recoverySetting names the setting that has a dead connection to s dialed
-// again (retryPolicy), for the errors of servers that stay down without it.
-func (s *Server) recoverySetting() string {
-	if s.Command != "" {
-		return "Server.Restart"
-	}
-	return "Server.Reconnect"
 }

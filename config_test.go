@@ -85,8 +85,7 @@ func TestParseConfigFormats(t *testing.T) {
 type goldenServer struct {
 	Server
 	ToolTimeout string       `json:"defaultToolTimeout,omitempty"`
-	Restart     *goldenRetry `json:"restart,omitempty"`
-	Reconnect   *goldenRetry `json:"reconnect,omitempty"`
+	Retry       *goldenRetry `json:"retry,omitempty"`
 }
 
 type goldenRetry struct {
@@ -105,7 +104,7 @@ func newGoldenServer(s Server) goldenServer {
 		}
 		return &goldenRetry{p.MaxAttempts, p.Delay.String()}
 	}
-	g.Restart, g.Reconnect = retry(s.Restart), retry(s.Reconnect)
+	g.Retry = retry(s.Retry)
 	return g
 }
 
@@ -439,7 +438,7 @@ func TestServerJSON(t *testing.T) {
 		t.Errorf("round trip = %+v, want %+v", back, s)
 	}
 	u, _ := json.Marshal(Server{URL: "https://x.example/mcp", Headers: map[string]string{"A": "b"}, Mode: ModeLegacy,
-		DefaultToolTimeout: time.Second, Reconnect: &RetryPolicy{MaxAttempts: 2}})
+		DefaultToolTimeout: time.Second, Retry: &RetryPolicy{MaxAttempts: 2}})
 	if want := `{"url":"https://x.example/mcp","mode":"legacy","headers":{"A":"b"}}`; string(u) != want {
 		t.Errorf("Marshal = %s, want %s", u, want)
 	}

@@ -4,6 +4,7 @@ package mcpadapter
 // internal/configfile; this file maps what it returns onto [Server].
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/mcpadapter/mcpadapter/internal/configfile"
@@ -97,49 +98,15 @@ func LoadConfig(path string, opts *ConfigOptions) (Config, error) {
 }
 
 // ParseConfig reads the MCP server configuration files that hosts and
-// LangChain already use, and returns a [Config] whose Servers [New]
-// validates as usual. Three shapes are recognised by their top level:
-//
-//   - "mcpServers" (Claude Desktop, Claude Code's .mcp.json, Cursor's
-//     mcp.json, LangChain JS's MultiServerMCPClient): other top-level keys
-//     belong to the host application and are ignored;
-//   - "servers", with an optional "inputs" list (VS Code's mcp.json);
-//   - otherwise the object itself maps names to servers, as the
-//     connections of LangChain Python's MultiServerMCPClient do. There, a
-//     key that holds no server and is spelled like "mcpServers", "servers"
-//     or "inputs" ("mcpServer", "Servers") is an error naming the key it
-//     resembles, and so is a file without a single server object ({}).
-//
-// Comments (// and /* */) and trailing commas are allowed, as in VS Code's
-// mcp.json.
-//
-// A server is a stdio program (command, args, env, cwd, envFile) or a URL
-// (url, headers). Its transport comes from "type" or "transport": "stdio";
-// "http", "streamable_http" or "streamable-http" (Streamable HTTP, falling
-// back to SSE); or "sse", which sets [ModeLegacy] so that any 4xx answer
-// to a Streamable HTTP POST falls back to SSE. Without either, a server with
-// a command is stdio and one with a url is http; a url must start with
-// http:// or https://. envFile names a dotenv file (UTF-8 text of
-// NAME=value lines, without NUL or other control characters; a relative
-// path is relative to the current directory, as cwd is) whose variables
-// come before env's. LangChain JS's
-// restart and reconnect ({enabled, maxAttempts, delayMs}),
-// automaticSSEFallback and defaultToolTimeout (milliseconds) set
-// [Server.Restart], [Server.Reconnect], [Server.DisableSSEFallback] and
-// [Server.DefaultToolTimeout].
-//
-// Every string value may use ${NAME} or ${env:NAME} (an environment
-// variable; ${NAME:-default} when it is unset or empty), ${input:id}
-// (answered by opts.Input), ${workspaceFolder} and ${userHome}; set
-// opts.AllowedEnv to bound the variables a file from a user may read.
-// Everything else is an error, reported as a [*ConfigError] naming the
-// server and the field: invalid JSON (a syntax error with its line and
-// column), an unknown field (with the nearest known one), a field that does
-// not apply to the server's transport, an unknown transport, an unset
-// variable (never replaced by an empty string), an unknown variable, a
-// variable left out of opts.AllowedEnv. All errors are returned together,
-// joined (the first 20, then a count of the rest), and no input is asked
-// for while the file has an error of structure (JSON, fields, transports).
+// LangChain already use (Claude Desktop's and Cursor's "mcpServers", VS
+// Code's "servers" with "inputs", LangChain Python's bare map of
+// connections), and returns a [Config] whose Servers [New] validates as
+// usual. Variables (${NAME}, ${input:id}, ...) are expanded; opts.AllowedEnv
+// bounds those a file from a user may read. Every problem is a
+// [*ConfigError] naming the server and the field, all returned together.
+// LangChain JS's restart and reconnect set [Server.Retry]. The shapes,
+// fields, transports and variables are in docs/reference.md,
+// "ParseConfig".
 func ParseConfig(data []byte, opts *ConfigOptions) (Config, error) {
 	return parseConfig("", data, opts)
 }
@@ -181,8 +148,8 @@ func configErrors(file string, problems []configfile.Problem) error {
 // configServer is the Server of a configuration file's entry.
 func configServer(s configfile.Server) Server {
 	out := Server{
-		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Restart: configRetry(s.Restart),
-		URL: s.URL, Headers: s.Headers, Reconnect: configRetry(s.Reconnect), DisableSSEFallback: s.DisableSSEFallback,
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Retry: configRetry(cmp.Or(s.Restart, s.Reconnect)),
+		URL: s.URL, Headers: s.Headers, DisableSSEFallback: s.DisableSSEFallback,
 		DefaultToolTimeout: s.DefaultToolTimeout,
 	}
 	if s.Transport == "sse" {

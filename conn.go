@@ -313,10 +313,10 @@ func (c *conn) callError(op string, err error) error {
 // would have the next discovery dial c's server again, when c's server has
 // none: the connection stays down until Close otherwise.
 func (c *conn) staysDown(err error) error {
-	if c.cfg.retryPolicy() != nil {
+	if c.cfg.Retry != nil {
 		return err
 	}
-	return fmt.Errorf("%w (it stays down until Close: set %s to dial it again)", err, c.cfg.recoverySetting())
+	return fmt.Errorf("%w (it stays down until Close: set Server.Retry to dial it again)", err)
 }
 
 // closedErr is why a closing c serves no more requests: ErrClosed, saying
@@ -333,7 +333,7 @@ func (c *conn) closedErr() error {
 // Close, and c's server is dialed again: it has a policy for that, or it
 // forgot the session (sessionMissing).
 func (c *conn) diedRedialable() bool {
-	return (c.cfg.retryPolicy() != nil || c.sessionMissing()) && !c.alive() && !c.closing.Load() && c.life.Err() == nil
+	return (c.cfg.Retry != nil || c.sessionMissing()) && !c.alive() && !c.closing.Load() && c.life.Err() == nil
 }
 
 // own returns t, recording the connection it makes as c.wire. It is given

@@ -237,16 +237,15 @@ type stdioTunables struct {
 func (d *dialer) commandTransport(c *conn, sc *wire.Screen) mcp.Transport {
 	s := c.cfg
 	t, stop := stdio.NewTransport(stdio.Options{
-		Command:    s.Command,
-		Args:       s.Args,
-		Dir:        s.Dir,
-		Env:        s.Env,
-		InheritEnv: s.InheritEnv,
-		Screen:     sc,
-		Logger:     d.a.logger,
-		Server:     c.server,
-		Terminate:  d.stdio.terminate,
-		Unwatched:  d.stdio.unwatched,
+		Command:   s.Command,
+		Args:      s.Args,
+		Dir:       s.Dir,
+		Env:       s.Env,
+		Screen:    sc,
+		Logger:    d.a.logger,
+		Server:    c.server,
+		Terminate: d.stdio.terminate,
+		Unwatched: d.stdio.unwatched,
 	})
 	c.stop = stop
 	return t

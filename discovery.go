@@ -19,11 +19,11 @@ type listOptions struct {
 	appOnly bool // IncludeAppOnly
 }
 
-// Servers selects the servers whose tools are returned; no names selects
+// FromServers selects the servers whose tools are returned; no names selects
 // every server. Discovery still contacts every configured server, unless
 // [Config.DialSelectedOnly] is set. Naming a per-principal server under a
-// context without a principal fails the discovery with [ErrNoPrincipal].
-func Servers(names ...string) ListOption {
+// context without a principal fails the discovery with [ErrWrongPrincipal].
+func FromServers(names ...string) ListOption {
 	return func(o *listOptions) { o.servers = append(o.servers, names...) }
 }
 
@@ -99,9 +99,9 @@ func (a *Adapter) discover(ctx context.Context, opts []ListOption) (map[string]T
 // every server (the selected ones with [Config.DialSelectedOnly]) but,
 // without a principal, the per-principal ones, which have no connection
 // to list: those are left out (a debug record says so), and naming one
-// is [ErrNoPrincipal].
+// is [ErrWrongPrincipal].
 func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected []string, err error) {
-	anonymous := PrincipalFrom(ctx) == ""
+	anonymous := principalFrom(ctx) == ""
 	if len(names) > 0 {
 		selected = slices.Compact(slices.Sorted(slices.Values(names)))
 		for _, name := range selected {
@@ -110,7 +110,7 @@ func (a *Adapter) contacted(ctx context.Context, names []string) (all, selected 
 				return nil, nil, err
 			}
 			if anonymous && s.perPrincipal() {
-				return nil, nil, serverError(name, "list tools", ErrNoPrincipal)
+				return nil, nil, serverError(name, "list tools", errNoPrincipal)
 			}
 		}
 		if a.cfg.DialSelectedOnly {

@@ -48,8 +48,8 @@
 // except a legacy task's questions over Streamable HTTP, which are
 // interrupts too (see [PendingTask]).
 // [Config.Approval] holds chosen calls for a human with [*ApprovalRequired],
-// which [Adapter.Decide] settles with [Approved] or [Rejected]. Every kind
-// of stored state takes a [Resolution] at its one entry point.
+// which [Adapter.Resume] settles with [Approved] or [Rejected]. [Resolution]'s
+// doc has the table of stored state and its entry points.
 //
 // # Errors
 //
@@ -61,7 +61,7 @@
 //
 // One Adapter serves every request of a process, concurrently.
 // [Service] sets what a long-lived service needs and the defaults leave
-// out: a retry policy on every server, a required [Config.StateKey], a
+// out: a retry policy on every server, a required [StateOptions.Key], a
 // catalog TTL, and discoveries that dial only the servers they name.
 // [Adapter.Status] reports each server's state for a health endpoint. A
 // server with [Server.HeadersFor] or [Server.OAuthFor] gets a connection

@@ -57,29 +57,11 @@ const (
 // needs input from the user. Requests lists what the server asks, by the
 // server's own keys. Find it with [errors.As]:
 //
-//	var intr *mcpadapter.Interrupt
-//	if errors.As(err, &intr) {
-//		// show intr.Requests to the user, collect one Answer per Key
-//		res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers))
-//	}
+//	var intr *mcpadapter.Interrupt  if errors.As(err, &intr) {
 //
-// An Interrupt is durable: json.Marshal stores everything needed to resume
-// it (sealed with [Config.StateKey] when set: encrypted, so that a decoded
-// sealed one shows its Requests once [Adapter.Unseal] or Resume opened
-// it), and [Adapter.Resume] resumes
-// a decoded one on any Adapter (in any process) that has a server of the
-// same name listing the tool under the same name, after checking it, and
-// only under the principal the call acted for ([WithPrincipal]). The
-// call's arguments, the server's opaque request state and that principal
-// travel in the JSON, but never appear in Requests or in Error. Do not
-// show the JSON to the model.
-//
-// An Interrupt is resumed at most once: a second resume fails with
-// [ErrClaimedState] and sends nothing, unless the first was refused before
-// anything was sent (invalid answers, for one). A copy decoded again from
-// the same JSON is another value; [Config.StateClaims] makes "once" hold
-// across values and replicas. The server's next question is a new
-// Interrupt, with a new ID. An Interrupt is safe for concurrent use.
+// // show intr.Requests to the user, collect one Answer per Key
+// res, err = a.Resume(ctx, intr, mcpadapter.Answered(answers))    } More
+// in docs/reference.md, "Interrupt".
 type Interrupt struct {
 	Server   string               // the server's name in [Config.Servers]
 	Tool     string               // the adapter's tool name ([Tool.Name])
@@ -175,53 +157,64 @@ func (i *Interrupt) Error() string {
 	return b.String()
 }
 
-// Resume resolves the interrupt in with r, which must be [Answered]: the
-// user's answers, one [Answer] per request key. It calls the tool again,
-// from the beginning, on the current connection of the server named
-// in.Server (dialing it if needed), with the answers and the server's
-// request state. in may come from this Adapter, another one, or another
-// process through JSON; an interrupt this Adapter made fails with
+// Resume settles paused, an [*Interrupt], [*ApprovalRequired] or
+// [*PendingTask] (or an error wrapping one, as a call returned it), with r
+// (see [Resolution]). [Answered] calls the interrupted tool again, from the
+// beginning, with the user's answers and the server's request state.
+// [Approved] runs the held call with its Call.Args; [Rejected] runs nothing
+// and returns an error result for the model, with the reason. [Collected]
+// waits for the task again, within ctx and [Config.TaskWait]; cancelling
+// ctx cancels the task. A [*PausedCalls] is refused: resume it with the
+// Toolset that ran it. paused may come from this Adapter, another one, or
+// another process through JSON; one this Adapter made fails with
 // [ErrClosed] after [Adapter.Close].
 //
-// Stored state is checked before anything is sent: with [Config.StateKey]
-// set, a decoded interrupt must be sealed with it ([ErrTamperedState]);
-// ctx must act for the principal the call acted for ([WithPrincipal]),
-// which the interrupt records ([ErrWrongPrincipal]; for a per-principal
-// server, an interrupt or ctx without a principal fails with
-// [ErrNoPrincipal]). On a shared server the binding holds too when the
-// call had a principal, so that an application's identity binding holds;
-// an interrupt made without one resumes under any. in.Server must be one
-// of this Adapter's servers, in.Tool the name this Adapter gives that
-// server's tool in.MCPName, and the server must list the tool
-// ([ErrInvalidState]). The answers are validated too, and nothing is
-// sent when they are invalid: every request answered and no other key, a
-// known action, form content that matches the requested schema (its
-// defaults applied), no content for URL requests or with Decline and
-// Cancel. Declines and cancels reach the server, which answers them with a
-// result. The answers given here are the only ones sent: stored state
-// carries none.
+// Answers are validated before anything is sent: every request answered
+// and no other key, a known action, form content that matches the
+// requested schema (its defaults applied), no content for URL requests or
+// with Decline and Cancel. [Config.Approval] is consulted again for a
+// resumed interrupt: when it asks for approval, the resume goes ahead only
+// if the call was approved and the interrupt can be believed (made in this
+// process, or sealed and claimed through [StateOptions.Claims]); otherwise
+// the error is an [*ApprovalRequired] holding the answers, to settle in
+// this process.
 //
-// [Config.Approval] is consulted again for the tool and the stored
-// arguments. When it asks for approval, the resume goes ahead only if the
-// call was approved and the interrupt can be believed: it was made in this
-// process, or it is sealed with [Config.StateKey] and [Config.StateClaims]
-// makes its resume happen once. Otherwise the error is an
-// [*ApprovalRequired] whose approval ([Adapter.Decide]) sends these
-// answers with the stored arguments (its Call.Args are shown, not sent:
-// the server's request state belongs to the stored ones). It cannot be
-// stored (it holds the answers): decide it in this process. It has the
-// interrupt's ID: deciding it claims the interrupt.
-//
-// The interrupt is claimed right before the answers are sent (see
-// [Interrupt]); a resume of a claimed one fails with [ErrClaimedState].
-// With [Config.StateMaxAge], an interrupt issued longer ago fails with
-// [ErrExpiredState].
-//
-// The server may ask again: the error is then a new *Interrupt, for the
-// next round. A call has at most 32 rounds. Other errors are as for
-// [Tool.Invoke]. [Config.CallbacksHandler] is not called: it saw the call
-// when it started.
-func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
+// The result is what [Tool.Invoke] would return: the error may be the
+// server's next *Interrupt (a call has at most 32 rounds), a *PendingTask
+// again when a deadline passed first, [ErrTaskFailed] or a [*ServerError].
+// [Config.CallbacksHandler] is not called: it saw the call when it started.
+func (a *Adapter) Resume(ctx context.Context, paused error, r Resolution) (*Result, error) {
+	switch v := paused.(type) { // a typed nil reaches its kind's own check
+	case *Interrupt:
+		return a.resumeInterrupt(ctx, v, r)
+	case *ApprovalRequired:
+		return a.decide(ctx, v, r)
+	case *PendingTask:
+		return a.collect(ctx, v, r)
+	}
+	var b *PausedCalls
+	if errors.As(paused, &b) {
+		return nil, errors.New("mcpadapter: resume: a *PausedCalls resumes with the Toolset or ToolSearch that ran it (ResumeToolCalls)")
+	}
+	p, ok := pauseOf(paused)
+	if !ok {
+		return nil, errors.New("mcpadapter: resume: not an *Interrupt, *ApprovalRequired or *PendingTask")
+	}
+	return a.resume(ctx, p, r)
+}
+
+// resumeInterrupt calls the tool of in again with the answers of r (see
+// [Adapter.Resume]), on the current connection of the server named
+// in.Server (dialing it if needed). Stored state is checked before
+// anything is sent (see [Resolution]). Declines and cancels reach the
+// server, which answers them with a result. The answers given here are the
+// only ones sent: stored state carries none. When [Config.Approval] asks
+// for approval and the interrupt cannot be believed, the error is an
+// [*ApprovalRequired] whose approval sends these answers with the stored
+// arguments (its Call.Args are shown, not sent: the server's request state
+// belongs to the stored ones); it has the interrupt's ID, so deciding it
+// claims the interrupt.
+func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
 	if in != nil {
 		var err error
 		if in, err = openState(&a.states, stateInterrupt, in); err != nil {
@@ -255,7 +248,7 @@ func (a *Adapter) Resume(ctx context.Context, in *Interrupt, r Resolution) (*Res
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))
 	}
-	if !a.policy.allows(in.Server, in.MCPName) {
+	if !a.policy.allows(in.MCPName) {
 		return nil, fail(errFiltered)
 	}
 	t, err := a.catalogs.resumeTool(ctx, in)

@@ -500,9 +500,9 @@ func TestInterruptJSON(t *testing.T) {
 	s2 := bookingServer(false)
 	// An adapter whose naming differs refuses it: its name for the tool is
 	// not the interrupt's.
-	raw := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}, RawToolNames: true})
+	raw := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}, ToolName: rawToolNames})
 	if _, err := raw.Resume(t.Context(), &back, Answered(answer("date", Accept, date("2026-09-18")))); !errors.Is(err, ErrInvalidState) {
-		t.Errorf("Resume on a RawToolNames adapter: error = %v, want ErrInvalidState", err)
+		t.Errorf("Resume on an adapter with raw tool names: error = %v, want ErrInvalidState", err)
 	}
 	a2 := newAdapter(t, Config{Servers: map[string]Server{"booking": memServer(s2, ModeAuto)}})
 	res := must(t).result(a2.Resume(t.Context(), &back, Answered(answer("date", Accept, date("2026-09-18")))))

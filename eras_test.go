@@ -197,7 +197,7 @@ func TestOAuth(t *testing.T) {
 	}
 }
 
-// TestReconnect: an SSE server ends its session. Without Server.Reconnect
+// TestReconnect: an SSE server ends its session. Without Server.Retry
 // the server stays down, and the errors say which setting would dial it
 // again; with it, the next discovery dials again and returns new tools,
 // while the old ones stay bound to the dead session. (A Streamable HTTP
@@ -209,7 +209,7 @@ func TestReconnect(t *testing.T) {
 			s := testserver.Full(testserver.Options{})
 			srv := Server{URL: s.SSE(t).URL, Mode: ModeLegacy}
 			if withPolicy {
-				srv.Reconnect = &RetryPolicy{MaxAttempts: 3, Delay: time.Millisecond}
+				srv.Retry = &RetryPolicy{MaxAttempts: 3, Delay: time.Millisecond}
 			}
 			a := newAdapter(t, Config{Servers: map[string]Server{"h": srv}})
 			ts, err := a.ListTools(t.Context())
@@ -226,8 +226,8 @@ func TestReconnect(t *testing.T) {
 			}
 			fresh, err := a.ListTools(t.Context())
 			if !withPolicy {
-				if !errors.As(err, &se) || !strings.Contains(err.Error(), "Server.Reconnect") {
-					t.Fatalf("ListTools() after the session died: error = %v, want a *ServerError naming Server.Reconnect", err)
+				if !errors.As(err, &se) || !strings.Contains(err.Error(), "Server.Retry") {
+					t.Fatalf("ListTools() after the session died: error = %v, want a *ServerError naming Server.Retry", err)
 				}
 				return
 			}

@@ -35,8 +35,9 @@ var (
 	ErrModernServer = errors.New("mcpadapter: operation not available on a modern-era server")
 
 	// ErrMessageTooLarge is returned, wrapped in a [*ServerError], when a
-	// server message exceeds [Config.MaxMessageBytes]. The message is
-	// discarded, never truncated; usually only the call it answers fails.
+	// server message, or a server's list over all its pages, exceeds
+	// [Config.MaxMessageBytes]. The message is discarded, never truncated;
+	// usually only the call it answers fails.
 	ErrMessageTooLarge = errors.New("mcpadapter: server message too large")
 
 	// ErrTaskRequired is returned, wrapped in a [*ServerError], when a
@@ -47,36 +48,26 @@ var (
 	// [Adapter.ListToolsets]; the server is not contacted.
 	ErrTaskRequired = errors.New("mcpadapter: tool requires task-based execution, which is off for this server")
 
-	// ErrCatalogTooLarge is returned, wrapped in a [*ServerError], when a
-	// server's tool list (or resource list) is larger than
-	// [Config.MaxCatalogBytes]. Only that server fails.
-	ErrCatalogTooLarge = errors.New("mcpadapter: server catalog too large")
-
 	// ErrUnsupportedInputRequest is returned when a server asks the client
 	// for something other than elicitation (sampling, roots) during a call,
 	// or for input to render a prompt ([Adapter.GetPrompt]).
 	ErrUnsupportedInputRequest = errors.New("mcpadapter: unsupported input request")
 
-	// ErrUnknownPrompt is returned by [Adapter.GetPrompt], wrapped in a
+	// errUnknownPrompt is returned by [Adapter.GetPrompt], wrapped in a
 	// [*ServerError], for a prompt the server does not list.
-	ErrUnknownPrompt = errors.New("mcpadapter: unknown prompt")
-
-	// ErrNotText is returned by [PromptResult.ChatMessages] for a prompt
-	// holding content that is not text (an image, audio, a binary resource,
-	// a resource link), which text-only chat messages cannot carry.
-	ErrNotText = errors.New("mcpadapter: prompt content is not text")
+	errUnknownPrompt = errors.New("mcpadapter: unknown prompt")
 
 	// ErrNotSupported is returned, wrapped in a [*ServerError], for an
 	// operation the server did not advertise the capability of, such as
 	// [Adapter.SubscribeResource] on a server without resources.subscribe.
 	ErrNotSupported = errors.New("mcpadapter: not supported by the server")
 
-	// ErrCallHeaders is returned, wrapped in a [*ServerError], by a call
+	// errCallHeaders is returned, wrapped in a [*ServerError], by a call
 	// whose [CallRequest.Headers] cannot be sent: its server is not reached
 	// over HTTP (stdio, [InMemory], a custom transport other than go-sdk's
 	// HTTP ones), or a header is one the transport sets itself. Nothing is
 	// sent.
-	ErrCallHeaders = errors.New("mcpadapter: per-call headers cannot be sent")
+	errCallHeaders = errors.New("mcpadapter: per-call headers cannot be sent")
 
 	// ErrUnsafeSchema is returned, wrapped in a [*ServerError], by a call
 	// that needs to check a server's schema that cannot be checked safely:
@@ -90,17 +81,17 @@ var (
 	ErrUnsafeSchema = errors.New("mcpadapter: a server's schema cannot be checked safely")
 )
 
-// A PromptArgumentsError reports arguments given to [Adapter.GetPrompt]
+// A promptArgumentsError reports arguments given to [Adapter.GetPrompt]
 // that do not match the prompt's declared arguments. The prompt is not
 // requested.
-type PromptArgumentsError struct {
+type promptArgumentsError struct {
 	Server, Prompt string
 	Missing        []string // required arguments not given, in declared order
 	Unknown        []string // arguments given that the prompt does not declare, sorted
 }
 
 // Error implements error.
-func (e *PromptArgumentsError) Error() string {
+func (e *promptArgumentsError) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: prompt %q: %s", e.Server, e.Prompt, argsProblems(e.Missing, e.Unknown))
 }
 

@@ -36,18 +36,18 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
 	broken := func(context.Context) (mcp.Transport, error) { return nil, errors.New("connection refused") }
-	a := newAdapter(t, Config{StateKey: []byte("a key of the tests, 32 bytes ..."), Servers: map[string]Server{
+	a := newAdapter(t, Config{State: StateOptions{Key: []byte("a key of the tests, 32 bytes ...")}, Servers: map[string]Server{
 		"s":      memServer(s, ModeAuto),
 		"broken": {Transport: broken},
 		"users":  {URL: "http://127.0.0.1:1/mcp", HeadersFor: bearer},
 	}})
-	_, err = a.ListTools(ctx, Servers("nope"))
+	_, err = a.ListTools(ctx, FromServers("nope"))
 	add("unknown server", err)
-	_, err = a.ListTools(ctx, Servers("users"))
+	_, err = a.ListTools(ctx, FromServers("users"))
 	add("no principal", err)
-	_, err = a.ListTools(ctx, Servers("s"))
+	_, err = a.ListTools(ctx, FromServers("s"))
 	add("broken sibling", err)
-	ts, err := a.ListToolsets(ctx, Servers("s"), WithCacheMode(CacheBypass))
+	ts, err := a.ListToolsets(ctx, FromServers("s"), WithCacheMode(CacheBypass))
 	if err == nil {
 		t.Fatal("a discovery past the broken server succeeded")
 	}
@@ -60,7 +60,7 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 	_, err = b.GetPrompt(ctx, "s", "nope", nil)
 	add("unknown prompt", err)
 
-	_, err = set.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("c1", "s__book_table", `{"party":4}`)}})
+	_, err = set.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("c1", "s__book_table", `{"party":4}`)}})
 	var paused *PausedCalls
 	if !errors.As(err, &paused) {
 		t.Fatalf("HandleToolCalls: %v, want a pause", err)
@@ -101,7 +101,7 @@ func TestErrorsSayPrefixOnce(t *testing.T) {
 		"decode interrupt": ErrInvalidState, "decode paused calls": ErrInvalidState, "decode approval": ErrInvalidState,
 		"resume without a pause": ErrInvalidState, "resume unsealed state": ErrTamperedState,
 		"resume for an unknown server": ErrUnknownServer,
-		"no principal":                 ErrNoPrincipal, "call after Close": ErrClosed,
+		"no principal":                 errNoPrincipal, "call after Close": ErrClosed,
 	} {
 		if !errors.Is(errs[name], want) {
 			t.Errorf("%s: %v, want it to wrap %v", name, errs[name], want)

@@ -200,9 +200,9 @@ func ExampleApprovalRequired() {
 		fmt.Printf("held: %s %v\n", held.Call.Tool, held.Call.Args)
 		var res *mcpadapter.Result
 		if id == "b-17" {
-			res, err = a.Decide(ctx, held, mcpadapter.Approved())
+			res, err = a.Resume(ctx, held, mcpadapter.Approved())
 		} else {
-			res, err = a.Decide(ctx, held, mcpadapter.Rejected("the guest confirmed by phone"))
+			res, err = a.Resume(ctx, held, mcpadapter.Rejected("the guest confirmed by phone"))
 		}
 		if err != nil {
 			log.Fatal(err)

@@ -32,16 +32,16 @@ func modelExampleServer() func(ctx context.Context) (mcp.Transport, error) {
 	}
 }
 
-// Offer the model only the tools a user may use: a static deny list per
-// server and a predicate on the annotations and the caller's context.
+// Offer the model only the tools a user may use: a static deny list and a
+// predicate on the annotations and the caller's context.
 // Names the providers refuse are made safe.
 func ExampleFilter() {
 	type userKey struct{}
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers: map[string]mcpadapter.Server{
-			"fs": {Transport: modelExampleServer(), Filter: mcpadapter.Filter{Deny: []string{"*_admin"}}},
+			"fs": {Transport: modelExampleServer()},
 		},
-		Filter: mcpadapter.Filter{Keep: func(ctx context.Context, server string, tool *mcpadapter.ToolDescriptor) bool {
+		Filter: mcpadapter.Filter{Deny: []string{"*_admin"}, Keep: func(ctx context.Context, server string, tool *mcpadapter.ToolDescriptor) bool {
 			return ctx.Value(userKey{}) == "admin" || tool.Annotations.ReadOnly()
 		}},
 	})
@@ -91,7 +91,7 @@ func ExampleToolset_LLMToolsFor() {
 }
 
 // Bound what one result gives the model; the Result keeps everything.
-func ExampleResultBudget() {
+func Example_resultBudget() {
 	a, err := mcpadapter.New(mcpadapter.Config{
 		Servers:      map[string]mcpadapter.Server{"fs": {Transport: modelExampleServer()}},
 		ResultBudget: 200,

@@ -2,7 +2,6 @@ package mcpadapter_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 
@@ -111,13 +110,12 @@ func ExampleAdapter_GetPrompt() {
 	// llm.GenerateContent(ctx, res.LLMMessages()) sends it to a model.
 
 	_, err = a.GetPrompt(ctx, "review", "code_review", map[string]string{"lang": "go"})
-	var argErr *mcpadapter.PromptArgumentsError
-	fmt.Println(errors.As(err, &argErr), err)
+	fmt.Println(err)
 	// Output:
 	// human: [Please review this code:
 	// x := 1]
 	// ai: [Sure. What should I focus on?]
-	// true mcpadapter: server "review": prompt "code_review": missing required argument "code"; unknown argument "lang"
+	// mcpadapter: server "review": prompt "code_review": missing required argument "code"; unknown argument "lang"
 }
 
 // OnListChanged runs after a server announced a change of one of its lists,

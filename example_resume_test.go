@@ -30,8 +30,8 @@ func ExampleToolset_ResumeToolCalls() {
 		log.Fatal(err)
 	}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("call_1", "booking__book_table", `{"party":4}`),
-		mcpadaptertest.Call("call_2", "booking__cancel_booking", `{"id":"b-17"}`),
+		mcpadaptertest.ToolCall("call_1", "booking__book_table", `{"party":4}`),
+		mcpadaptertest.ToolCall("call_2", "booking__cancel_booking", `{"id":"b-17"}`),
 	}}
 	_, err = ts.HandleToolCalls(ctx, choice)
 	var paused *mcpadapter.PausedCalls
@@ -64,13 +64,13 @@ func ExampleToolset_ResumeToolCalls() {
 }
 
 // An approval request is JSON: a reviewer decides it later, on any replica.
-// With a StateKey, the stored request is sealed, and a forged one refused.
-func ExampleAdapter_Decide() {
+// With a State.Key, the stored request is sealed, and a forged one refused.
+func ExampleAdapter_Resume_approval() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{
 		Servers:  map[string]mcpadapter.Server{"booking": {Transport: docsBookingServer()}},
 		Approval: func(c mcpadapter.ToolCall) bool { return c.Metadata.Annotations().MayBeDestructive() },
-		StateKey: []byte("a key of at least 32 random bytes, shared by replicas"),
+		State:    mcpadapter.StateOptions{Key: []byte("a key of at least 32 random bytes, shared by replicas")},
 	}
 	a, err := mcpadapter.New(cfg)
 	if err != nil {
@@ -91,7 +91,7 @@ func ExampleAdapter_Decide() {
 	}
 	a.Close()
 
-	// The reviewer's request, on another replica. Config.StateClaims
+	// The reviewer's request, on another replica. Config.State.Claims
 	// makes each request decided once across replicas.
 	var p mcpadapter.ApprovalRequired
 	if err := json.Unmarshal(stored, &p); err != nil {
@@ -106,12 +106,12 @@ func ExampleAdapter_Decide() {
 		log.Fatal(err)
 	}
 	fmt.Printf("review: %s %v\n", p.Call.Tool, p.Call.Args)
-	res, err := b.Decide(ctx, &p, mcpadapter.Approved())
+	res, err := b.Resume(ctx, &p, mcpadapter.Approved())
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Text())
-	_, err = b.Decide(ctx, &p, mcpadapter.Approved())
+	_, err = b.Resume(ctx, &p, mcpadapter.Approved())
 	fmt.Println("again:", err != nil)
 	// Output:
 	// review: booking__cancel_booking map[id:b-17]

@@ -13,7 +13,7 @@ import (
 
 // A stdio server gets a few variables of the adapter's environment (PATH,
 // HOME and the like) plus Env, not the API keys the adapter's process
-// holds (InheritEnv passes everything). When it fails at start-up, the
+// holds (put them in Env to pass them). When it fails at start-up, the
 // error names its exit status and quotes the last lines of its stderr.
 // DialTimeout bounds a server that starts but never answers.
 func ExampleServer_environment() {

@@ -103,7 +103,7 @@ func ExampleAdapter_ListToolsets() {
 		fmt.Printf("%s (%s era, %s): %s\n", server, info.Era, info.ProtocolVersion, sets[server][0].Name())
 	}
 
-	some, err := a.ListTools(ctx, mcpadapter.Servers("tomorrow"))
+	some, err := a.ListTools(ctx, mcpadapter.FromServers("tomorrow"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -36,10 +36,10 @@ func ExampleToolSearch() {
 		log.Fatal(err)
 	}
 
-	model := mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "search_tools", `{"query":"refund a payment"}`)),
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_2", "billing__createRefund", `{"payment_id":"pay_1"}`)),
-		mcpadaptertest.Answer("Payment pay_1 is refunded."),
+	model := mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "search_tools", `{"query":"refund a payment"}`)),
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_2", "billing__createRefund", `{"payment_id":"pay_1"}`)),
+		mcpadaptertest.FinalAnswer("Payment pay_1 is refunded."),
 	)
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Refund payment pay_1.")}
 	fmt.Println(len(ts), "tools in the catalog")

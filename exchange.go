@@ -35,8 +35,8 @@ func (c *conn) current() *conn {
 // connection and ctx acts for another principal. (The error's Op is built
 // only on failure: a Sprintf per call shows in the benchmarks.)
 func (c *conn) checkPrincipal(ctx context.Context, mcpName string) error {
-	if c.key.principal != "" && PrincipalFrom(ctx) != c.key.principal {
-		return serverError(c.server, callToolOp(mcpName), ErrWrongPrincipal)
+	if c.key.principal != "" && principalFrom(ctx) != c.key.principal {
+		return serverError(c.server, callToolOp(mcpName), fmt.Errorf("%w: the tool was discovered for another principal", ErrWrongPrincipal))
 	}
 	return nil
 }
@@ -155,7 +155,7 @@ func (c *conn) closeCall(oc *openCall) (refused string) {
 // call's callContext), and returns its answer: the raw result, or a Result
 // for a JSON-RPC invalid-params error (the model can fix its arguments).
 // The round is bounded by the call's timeout when positive: since its
-// start, or, with Config.ResetTimeoutOnProgress, since its last progress
+// start, or, with Config.MaxToolTimeout, since its last progress
 // notification. It is traced, and asks for progress when someone listens.
 func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
 	a, t := c.a, info.t
@@ -163,7 +163,7 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 	var touch func()
 	if info.timeout > 0 {
 		var release func()
-		if a.cfg.ResetTimeoutOnProgress {
+		if a.cfg.MaxToolTimeout > 0 {
 			ctx, touch, release = deliver.IdleContext(ctx, info.timeout, a.cfg.MaxToolTimeout)
 		} else {
 			ctx, release = context.WithTimeout(ctx, info.timeout)
@@ -196,13 +196,13 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 type timeoutError struct {
 	d       time.Duration // the bound; 0 for the caller's own deadline
 	setting string        // what set it, as the user writes it
-	idle    bool          // no progress within d (Config.ResetTimeoutOnProgress)
+	idle    bool          // no progress within d (the timeout resets on progress under Config.MaxToolTimeout)
 }
 
 func (e *timeoutError) Error() string {
 	switch {
 	case e.idle:
-		return fmt.Sprintf("the tool reported no progress within %v (%s, reset by progress: Config.ResetTimeoutOnProgress): %v", e.d, e.setting, context.DeadlineExceeded)
+		return fmt.Sprintf("the tool reported no progress within %v (%s, reset by progress under Config.MaxToolTimeout): %v", e.d, e.setting, context.DeadlineExceeded)
 	case e.d == 0:
 		return fmt.Sprintf("the tool did not answer before %s: %v", e.setting, context.DeadlineExceeded)
 	}
@@ -226,7 +226,7 @@ func roundTimeout(caller, ctx context.Context, info *callInfo, cfg *Config) *tim
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil
 	}
-	if cfg.ResetTimeoutOnProgress && cfg.MaxToolTimeout > 0 && info.timeout > 0 {
+	if cfg.MaxToolTimeout > 0 && info.timeout > 0 { // not idle: the whole call ran past its bound
 		return &timeoutError{d: cfg.MaxToolTimeout, setting: "Config.MaxToolTimeout"}
 	}
 	return &timeoutError{d: info.timeout, setting: setting}

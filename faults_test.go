@@ -49,17 +49,17 @@ type peerTarget struct {
 // connection.
 var peerTargets = []peerTarget{
 	{"pipe", false, func(t *testing.T, p *faultserver.Peer, _ string) Server {
-		return Server{Transport: p.Transport(), Reconnect: &RetryPolicy{MaxAttempts: 2}}
+		return Server{Transport: p.Transport(), Retry: &RetryPolicy{MaxAttempts: 2}}
 	}},
 	{"stdio", false, func(t *testing.T, _ *faultserver.Peer, kind string) Server {
 		cmd, args, env := faultserver.Command(t, kind)
-		return Server{Command: cmd, Args: args, Env: env, Restart: &RetryPolicy{MaxAttempts: 2}}
+		return Server{Command: cmd, Args: args, Env: env, Retry: &RetryPolicy{MaxAttempts: 2}}
 	}},
 	{"http-json", true, func(t *testing.T, p *faultserver.Peer, _ string) Server {
-		return Server{URL: testserver.Serve(t, p.HTTPHandler(false)).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
+		return Server{URL: testserver.Serve(t, p.HTTPHandler(false)).URL, Retry: &RetryPolicy{MaxAttempts: 2}}
 	}},
 	{"http-sse", true, func(t *testing.T, p *faultserver.Peer, _ string) Server {
-		return Server{URL: testserver.Serve(t, p.HTTPHandler(true)).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
+		return Server{URL: testserver.Serve(t, p.HTTPHandler(true)).URL, Retry: &RetryPolicy{MaxAttempts: 2}}
 	}},
 }
 
@@ -221,7 +221,7 @@ func TestFaultCatalog(t *testing.T) {
 			for _, raw := range faultserver.Catalog() {
 				var d struct{ Name string }
 				json.Unmarshal([]byte(raw), &d)
-				tool := ts.Lookup(SafeToolName("f__"+d.Name, MaxToolNameLength)) // tools.go
+				tool := ts.Lookup(SafeToolName("f__"+d.Name, maxToolNameLength)) // tools.go
 				if slices.Contains(dropped, d.Name) {
 					if tool != nil {
 						t.Errorf("tool %q was listed; want it dropped", d.Name)
@@ -243,7 +243,7 @@ func TestFaultCatalog(t *testing.T) {
 				t.Errorf("huge description has %d bytes, want %d", got, faultserver.HugeDescriptionBytes)
 			}
 			for _, name := range append(slices.Clone(faultserver.Names), faultserver.ToolSchemaString, faultserver.ToolSchemaMissing) {
-				res, err := lookup(t, ts, SafeToolName("f__"+name, MaxToolNameLength)).Invoke(faultCtx(t), nil)
+				res, err := lookup(t, ts, SafeToolName("f__"+name, maxToolNameLength)).Invoke(faultCtx(t), nil)
 				if err != nil || res.Text() != "called "+name {
 					t.Errorf("Invoke(%q) = %q, %v; want the server to see the name unchanged", name, res.Text(), err)
 				}
@@ -386,14 +386,14 @@ func TestFaultSDKServer(t *testing.T) {
 		http   bool
 	}{
 		{"memory", func(t *testing.T, s *faultserver.Server) Server {
-			return Server{Transport: s.Transport(), Reconnect: &RetryPolicy{MaxAttempts: 2}}
+			return Server{Transport: s.Transport(), Retry: &RetryPolicy{MaxAttempts: 2}}
 		}, false},
 		{"stdio", func(t *testing.T, _ *faultserver.Server) Server {
 			cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
-			return Server{Command: cmd, Args: args, Env: env, Restart: &RetryPolicy{MaxAttempts: 2}}
+			return Server{Command: cmd, Args: args, Env: env, Retry: &RetryPolicy{MaxAttempts: 2}}
 		}, false},
 		{"http", func(t *testing.T, s *faultserver.Server) Server {
-			return Server{URL: s.StatelessHTTP(t, false).URL, Reconnect: &RetryPolicy{MaxAttempts: 2}}
+			return Server{URL: s.StatelessHTTP(t, false).URL, Retry: &RetryPolicy{MaxAttempts: 2}}
 		}, true},
 	}
 	tests := []struct {
@@ -476,7 +476,7 @@ func TestFaultOversizeSDK(t *testing.T) {
 		lost   bool // the SDK's own cap: 16 MiB, connection lost
 	}{
 		{"memory", func(t *testing.T, s *faultserver.Server) Server {
-			return Server{Transport: s.Transport(), Reconnect: &RetryPolicy{MaxAttempts: 2}}
+			return Server{Transport: s.Transport(), Retry: &RetryPolicy{MaxAttempts: 2}}
 		}, true},
 		{"stdio", func(t *testing.T, _ *faultserver.Server) Server { return stdioServer(t, "modern") }, false},
 		{"http-sse", func(t *testing.T, s *faultserver.Server) Server {

@@ -196,7 +196,7 @@ func TestAudience(t *testing.T) {
 			if parts := res.Parts(); len(parts) != 2 {
 				t.Errorf("Parts() = %v, want the model's text and the audio", parts)
 			}
-			msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("c1", "srv__mixed", `{}`)}})
+			msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("c1", "srv__mixed", `{}`)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +245,7 @@ func TestAppOnlyTools(t *testing.T) {
 					t.Errorf("LLMTools() offers the app-only tool")
 				}
 			}
-			msgs, err := all.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("c1", "srv__poll", `{}`)}})
+			msgs, err := all.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("c1", "srv__poll", `{}`)}})
 			if err != nil || len(msgs) != 2 || !strings.Contains(msgs[1].Parts[0].(llms.ToolCallResponse).Content, "is not a valid tool") {
 				t.Errorf("HandleToolCalls(poll) = %v, %v; want an unknown-tool message", msgs, err)
 			}
@@ -475,8 +475,8 @@ func TestJSONRPCErrorsForTheModel(t *testing.T) {
 				t.Errorf("Call() = %q, %v; want the server's message", text, err)
 			}
 			msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("c1", "srv__query", `{}`),
-				mcpadaptertest.Call("c2", "srv__echo", `{}`),
+				mcpadaptertest.ToolCall("c1", "srv__query", `{}`),
+				mcpadaptertest.ToolCall("c2", "srv__echo", `{}`),
 			}})
 			if err != nil || len(msgs) != 4 {
 				t.Fatalf("HandleToolCalls() = %d messages, %v; want both calls answered", len(msgs), err)

@@ -31,19 +31,9 @@ import (
 // A tool without a name cannot be called at all: it is dropped when the
 // list is read, with a debug log (catalog.go), and never becomes a Tool.
 
-// A Filter selects which tools the model is offered: [Config.Filter] for
-// every server, [Server.Filter] for one; a tool is offered when both keep
-// it. The zero Filter keeps every tool.
-//
-// Filters are applied by [Adapter.ListTools] and [Adapter.ListToolsets] to
-// the server's catalog before anything else looks at the tools: a dropped
-// tool is never named, shortened or checked for duplicates, so a tool with
-// a bad or clashing name that a filter drops never fails discovery. The
-// catalog cache holds every tool of a server and is shared by all callers;
-// filters are applied to each discovery's copy, so Keep sees each caller's
-// context. A dropped tool is not in the returned [Toolset], so the model
-// cannot call it through [Toolset.HandleToolCalls]; [Adapter.Resume]
-// refuses an interrupt of a tool that Allow or Deny drop.
+// A Filter selects which tools the model is offered ([Config.Filter]);
+// its Keep gets the server's name, for a rule of one server. The zero
+// Filter keeps every tool. More in docs/reference.md, "Filter".
 type Filter struct {
 	// Allow, when not empty, keeps only the tools whose MCP name (the
 	// server's own name, not the prefixed one) matches one of its patterns.
@@ -64,31 +54,11 @@ type Filter struct {
 	// only the tools the server declared read-only:
 	//
 	//	func(_ context.Context, _ string, d *ToolDescriptor) bool { return d.Annotations.ReadOnly() }
-	Keep ToolPredicate
+	Keep func(ctx context.Context, server string, tool *ToolDescriptor) bool
 }
 
 // errFiltered refuses to resume a call of a tool the filters drop.
 var errFiltered = errors.New("the tool is not offered: a Filter drops it")
-
-// A ToolPredicate reports whether a tool of server, described by tool (the
-// server's descriptor, with its annotations), should be offered to the
-// model in the call whose context is ctx.
-type ToolPredicate func(ctx context.Context, server string, tool *ToolDescriptor) bool
-
-// AllOf returns a [ToolPredicate] that keeps a tool when every one of preds
-// keeps it (nil predicates are ignored). They are called in order and stop
-// at the first that drops the tool.
-func AllOf(preds ...ToolPredicate) ToolPredicate {
-	preds = slices.DeleteFunc(slices.Clone(preds), func(p ToolPredicate) bool { return p == nil })
-	return func(ctx context.Context, server string, tool *ToolDescriptor) bool {
-		for _, p := range preds {
-			if !p(ctx, server, tool) {
-				return false
-			}
-		}
-		return true
-	}
-}
 
 // validate refuses malformed patterns (toolname.CheckPatterns).
 func (f *Filter) validate() error { return toolname.CheckPatterns(slices.Concat(f.Allow, f.Deny)) }
@@ -146,23 +116,17 @@ type toolPolicy struct {
 	logger *slog.Logger
 }
 
-// allows reports whether the static filters of the adapter and of server
-// keep the tool the server names tool.
-func (p *toolPolicy) allows(server, tool string) bool {
-	own := p.cfg.Servers[server].Filter
-	return p.cfg.Filter.allows(tool) && own.allows(tool)
-}
+// allows reports whether the static filter (Allow and Deny) keeps the tool
+// the server names tool.
+func (p *toolPolicy) allows(tool string) bool { return p.cfg.Filter.allows(tool) }
 
-// keep returns whether the filters of the adapter and of server keep a tool
-// of server for the caller of ctx, or nil when no filter is set.
+// keep returns whether the filter keeps a tool of server for the caller of
+// ctx, or nil when no filter is set.
 func (p *toolPolicy) keep(ctx context.Context, server string) func(*Tool) bool {
-	own := p.cfg.Servers[server].Filter
-	if p.cfg.Filter.zero() && own.zero() {
+	if p.cfg.Filter.zero() {
 		return nil
 	}
-	return func(t *Tool) bool {
-		return own.keeps(ctx, server, t.desc) && p.cfg.Filter.keeps(ctx, server, t.desc)
-	}
+	return func(t *Tool) bool { return p.cfg.Filter.keeps(ctx, server, t.desc) }
 }
 
 // visible is the one rule for which tools of a set are offered: those that

@@ -22,13 +22,13 @@ func TestFilterStatic(t *testing.T) {
 			w := testserver.New(testserver.Options{}).AddWeather()
 			a := newAdapter(t, Config{
 				Servers: map[string]Server{
-					"s": {Transport: s.Transport(), Mode: mode, Filter: Filter{Allow: []string{"get_*", "e?ho", "[a-d]*"}, Deny: []string{"destroy"}}},
+					"s": {Transport: s.Transport(), Mode: mode},
 					"w": {Transport: w.Transport(), Mode: mode},
 				},
-				Filter: Filter{Deny: []string{"big"}},
+				Filter: Filter{Allow: []string{"get_*", "e?ho", "[a-d]*"}, Deny: []string{"destroy", "big"}},
 			})
-			// "[a-d]*" allows add, big and destroy: the server denies destroy,
-			// the adapter big.
+			// "[a-d]*" allows add, big and destroy: Deny drops destroy and
+			// big.
 			want := []string{"s__get_weather", "s__echo", "s__add", "w__get_weather"}
 			ts, err := a.ListTools(t.Context())
 			if err != nil {
@@ -65,7 +65,7 @@ func TestFilterRunsBeforeNames(t *testing.T) {
 	s := testserver.New(testserver.Options{})
 	s.AddTool("a.b")
 	s.AddTool("a_b")
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport(), Filter: Filter{Deny: []string{"a.b"}}}}})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {Transport: s.Transport()}}, Filter: Filter{Deny: []string{"a.b"}}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil || !slices.Equal(toolNames(ts), []string{"s__a_b"}) {
 		t.Fatalf("ListTools() = %q, %v; want [s__a_b] and no error", toolNames(ts), err)
@@ -145,20 +145,16 @@ func TestFilterPredicates(t *testing.T) {
 		if got := !tt.ann.MayBeDestructive(); got != tt.notDestructive {
 			t.Errorf("%s: !MayBeDestructive() = %t, want %t", tt.name, got, tt.notDestructive)
 		}
-		if got := AllOf(readOnly, nil, notDestructive)(ctx, "s", d); got != tt.readOnly {
-			t.Errorf("%s: AllOf(readOnly, notDestructive) = %t, want %t", tt.name, got, tt.readOnly)
+		if got := readOnly(ctx, "s", d) && notDestructive(ctx, "s", d); got != tt.readOnly {
+			t.Errorf("%s: readOnly && notDestructive = %t, want %t", tt.name, got, tt.readOnly)
 		}
-	}
-	if !AllOf()(ctx, "s", &ToolDescriptor{}) {
-		t.Error("AllOf() dropped a tool; want every tool kept")
 	}
 }
 
 func TestFilterPatternsValidated(t *testing.T) {
 	ok := testserver.New(testserver.Options{}).Transport()
-	_, err := New(Config{Servers: map[string]Server{"fs": {Transport: ok, Filter: Filter{Allow: []string{"read_["}}}}})
-	if err == nil || !strings.Contains(err.Error(), `"fs"`) || !strings.Contains(err.Error(), `"read_["`) {
-		t.Errorf("New(bad server pattern) error = %v, want one naming the server and the pattern", err)
+	if _, err := New(Config{Servers: map[string]Server{"fs": {Transport: ok}}, Filter: Filter{Allow: []string{"read_["}}}); err == nil || !strings.Contains(err.Error(), `"read_["`) {
+		t.Errorf("New(bad allow pattern) error = %v, want one naming the pattern", err)
 	}
 	if _, err := New(Config{Filter: Filter{Deny: []string{"[z-a"}}}); err == nil || !strings.Contains(err.Error(), "Filter") {
 		t.Errorf("New(bad adapter pattern) error = %v, want one about the Filter", err)
@@ -175,7 +171,7 @@ func TestFilterResume(t *testing.T) {
 	for _, r := range intr.Requests {
 		answers[r.Key] = Answer{Action: Decline}
 	}
-	filtered := newAdapter(t, Config{Servers: map[string]Server{"b": {Transport: s.Transport(), Mode: ModeModern, Filter: Filter{Deny: []string{"book_*"}}}}})
+	filtered := newAdapter(t, Config{Servers: map[string]Server{"b": {Transport: s.Transport(), Mode: ModeModern}}, Filter: Filter{Deny: []string{"book_*"}}})
 	runs := s.Runs("book_table")
 	if _, err := filtered.Resume(t.Context(), intr, Answered(answers)); !errors.Is(err, errFiltered) {
 		t.Fatalf("Resume() error = %v, want the filter's refusal", err)
@@ -203,9 +199,9 @@ func TestVisibleBeforeDuplicates(t *testing.T) {
 		`{"name":"research","inputSchema":{"type":"object"}}`,
 	}})
 	var asked []string
-	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: peer.Transport(), Tasks: TasksOff, Filter: Filter{
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: peer.Transport(), Tasks: TasksOff}}, Filter: Filter{
 		Keep: func(_ context.Context, _ string, d *ToolDescriptor) bool { asked = append(asked, d.Name); return true },
-	}}}})
+	}})
 	ts, err := a.ListTools(t.Context())
 	if got := strings.Join(toolNames(ts), ","); err != nil || got != "f__poll,f__research" {
 		t.Fatalf("ListTools() = %s, %v; want f__poll,f__research", got, err)

@@ -45,7 +45,7 @@ type CallRequest struct {
 	// never to a redirect elsewhere, nor to another server. On any other
 	// server (stdio, [InMemory], a custom transport), or with a header the
 	// transport sets itself (Accept, Content-Type, Host, Mcp-*, ...), the
-	// call fails with [ErrCallHeaders] and nothing is sent.
+	// call fails with a [*ServerError] and nothing is sent.
 	Headers map[string]string
 }
 
@@ -54,23 +54,11 @@ type CallRequest struct {
 // [*Interrupt] or a [*ServerError] is an error.
 type CallHandler func(ctx context.Context, req *CallRequest) (*Result, error)
 
-// A Middleware wraps the handler of every tool call, in the way of net/http
-// middleware: it may rewrite the request before calling next, answer without
-// calling next (the server is then not contacted), replace the result, or
-// observe errors. [Config.Middleware] lists them outermost first.
-//
-// Middleware runs before [Config.Approval], so that a reviewer approves the
-// call as it is sent: the gate sees the arguments the middleware leaves,
-// and a call held for approval returns its [*ApprovalRequired] through the
-// chain. Approving it ([Adapter.Decide]) runs the chain again on the approved
-// arguments; the call is sent when they come out unchanged (a rewrite that
-// is applied twice changes nothing), else it is held for approval again,
-// with the new arguments. Middleware runs around the whole call, its input
-// rounds included; a
-// resumed [*Interrupt] continues inside the chain it started in only when
-// the rounds are answered inline ([Config.ElicitationHandler]): a stored
-// interrupt resumed later runs the server call alone, with the arguments it
-// holds.
+// A Middleware wraps the handler of every tool call, in the way of
+// net/http middleware: it may rewrite the request before calling next,
+// answer without calling next (the server is then not contacted),
+// replace the result, or observe errors. [Config.Middleware] lists them
+// outermost first. More in docs/reference.md, "Middleware".
 type Middleware func(next CallHandler) CallHandler
 
 // chain returns h wrapped in mws, the first outermost. A layer that returns
@@ -115,6 +103,9 @@ func (t *Tool) hooked(ctx context.Context, info *callInfo, args map[string]any, 
 			}
 		}
 		info.meta = maps.Clone(req.Meta)
+		if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok && f != nil {
+			info.onProgress, info.progress = f, true // a middleware's WithProgress
+		}
 		if len(req.Headers) > 0 {
 			c := t.conn.current()
 			if err := c.checkCallHeaders(req.Headers); err != nil {

@@ -128,7 +128,7 @@ func TestHTTPSessionEnd(t *testing.T) {
 			f := &endFault{fault: tc.fault, status: tc.status, noStream: tc.noStream, kill: s.KillSessions,
 				h: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, &mcp.StreamableHTTPOptions{Stateless: tc.stateless})}
 			ts := testserver.Serve(t, f)
-			srv := Server{URL: ts.URL, Reconnect: &RetryPolicy{MaxAttempts: 2, Delay: time.Millisecond}}
+			srv := Server{URL: ts.URL, Retry: &RetryPolicy{MaxAttempts: 2, Delay: time.Millisecond}}
 			a := newAdapter(t, Config{Servers: map[string]Server{"h": srv}})
 			tools, err := a.ListTools(t.Context())
 			if err != nil {

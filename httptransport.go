@@ -114,17 +114,17 @@ func callHeadersOf(ctx context.Context, c *conn) map[string]string {
 // is not one HTTP can carry (validHeader). Its errors never hold a value.
 func (c *conn) checkCallHeaders(h map[string]string) error {
 	if !c.overHTTP {
-		return errorf("%w: the server is not reached over HTTP", ErrCallHeaders)
+		return errorf("%w: the server is not reached over HTTP", errCallHeaders)
 	}
 	for name, value := range h {
 		if !validHeaderName(name) {
-			return errorf("%w: %q is not a valid header name", ErrCallHeaders, name)
+			return errorf("%w: %q is not a valid header name", errCallHeaders, name)
 		}
 		if !validHeaderValue(value) {
-			return errorf("%w: the value of %s holds a control character", ErrCallHeaders, http.CanonicalHeaderKey(name))
+			return errorf("%w: the value of %s holds a control character", errCallHeaders, http.CanonicalHeaderKey(name))
 		}
 		if httptransport.TransportHeader(name) {
-			return errorf("%w: %s is set by the transport", ErrCallHeaders, http.CanonicalHeaderKey(name))
+			return errorf("%w: %s is set by the transport", errCallHeaders, http.CanonicalHeaderKey(name))
 		}
 	}
 	return nil

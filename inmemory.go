@@ -12,24 +12,10 @@ import (
 )
 
 // InMemory returns a Server that runs srv in this process: each dial
-// connects a new session of srv to the adapter over an in-process pipe, so
-// a restart after [Adapter.Close] gets a fresh session. Set other fields
-// (Mode, DefaultToolTimeout, ...) on the result as for any Server.
-//
-// The server's end of the pipe is go-sdk's [mcp.IOTransport], the
-// connection [mcp.NewInMemoryTransports] gives both ends; the adapter's end
-// is its own line connection, the one it reads stdio servers with: every
-// message is screened as a stdio server's is (Config.MaxMessageBytes among
-// the rest), and decoded without the SDK transport's per-message read
-// buffers. The transport works with a plain go-sdk client too, under the
-// default message bound.
-//
-// The server's session is connected under a context detached from the
-// dial's cancellation (context.WithoutCancel): it belongs to the
-// connection and ends when the adapter closes its end, not when the
-// context it was dialed under ends. (go-sdk v1.8.0 does not propagate that
-// cancellation into in-memory sessions anyway; InMemory does not rely on
-// it.) Values of that context still reach srv.
+// connects a new session of srv to the adapter over an in-process pipe,
+// so a restart after [Adapter.Close] gets a fresh session. Set other
+// fields (Mode, DefaultToolTimeout, ...) on the result as for any
+// Server. More in docs/reference.md, "InMemory".
 func InMemory(srv *mcp.Server) Server {
 	return Server{Transport: func(ctx context.Context) (mcp.Transport, error) {
 		serverEnd, clientEnd := net.Pipe()

@@ -108,7 +108,7 @@ func TestInMemoryConnection(t *testing.T) {
 func TestInMemoryServerEnds(t *testing.T) {
 	srv := testserver.New(testserver.Options{}).AddWeather()
 	s := InMemory(srv.Server)
-	s.Restart = &RetryPolicy{MaxAttempts: 1}
+	s.Retry = &RetryPolicy{MaxAttempts: 1}
 	a := newAdapter(t, Config{Servers: map[string]Server{"w": s}})
 	session, err := a.Session(t.Context(), "w")
 	if err != nil {

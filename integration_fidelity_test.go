@@ -79,7 +79,7 @@ func TestIntegrationFilesystemMediaNPM(t *testing.T) {
 		t.Errorf("Call() = %.200q, %v; want only the placeholder", text, err)
 	}
 	msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", tool.Name(), string(argsJSON)),
+		mcpadaptertest.ToolCall("c1", tool.Name(), string(argsJSON)),
 	}})
 	if err != nil || len(msgs) != 3 {
 		t.Fatalf("HandleToolCalls() = %d messages, %v; want AI, tool, media", len(msgs), err)
@@ -129,7 +129,7 @@ func TestIntegrationSystemMonitorNPM(t *testing.T) {
 	if res := integInvoke(t, ctx, poll, nil); res.Artifact == nil || res.IsError {
 		t.Errorf("poll-system-stats = %q, want structured content", res.Text())
 	}
-	msgs, err := all.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("c1", poll.Name(), `{}`)}})
+	msgs, err := all.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("c1", poll.Name(), `{}`)}})
 	if err != nil || len(msgs) != 2 || !strings.Contains(msgs[1].Parts[0].(llms.ToolCallResponse).Content, "not a valid tool") {
 		t.Errorf("HandleToolCalls(poll-system-stats) = %v, %v; want an unknown-tool message", msgs, err)
 	}

@@ -2,7 +2,6 @@ package mcpadapter_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -41,8 +40,7 @@ func TestIntegrationPromptsNPM(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Role != llms.ChatMessageTypeHuman || msgs[0].Parts[0] != llms.TextPart("What's weather in Lima?") {
 		t.Fatalf("args-prompt: LLMMessages() = %+v", msgs)
 	}
-	var pe *mcpadapter.PromptArgumentsError
-	if _, err := a.GetPrompt(ctx, "everything", "args-prompt", map[string]string{"state": "Lima"}); !errors.As(err, &pe) || !slices.Equal(pe.Missing, []string{"city"}) {
+	if _, err := a.GetPrompt(ctx, "everything", "args-prompt", map[string]string{"state": "Lima"}); err == nil || !strings.Contains(err.Error(), `missing required argument "city"`) {
 		t.Fatalf("args-prompt without city: %v, want the missing city", err)
 	}
 

@@ -104,7 +104,7 @@ func TestIntegrationTasksNPM(t *testing.T) {
 			if err := json.Unmarshal(b, &stored); err != nil {
 				t.Fatal(err)
 			}
-			res, err = a.CollectTask(ctx, &stored)
+			res, err = a.Resume(ctx, &stored, mcpadapter.Collected())
 			if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 				t.Fatalf("CollectTask = %v, %v, want the report", res, err)
 			}
@@ -119,11 +119,11 @@ func TestIntegrationTasksNPM(t *testing.T) {
 			}
 			cctx, ccancel := context.WithCancel(ctx)
 			defer ccancel()
-			_, err = a.CollectTask(mcpadapter.WithProgress(cctx, func(mcpadapter.Progress) { ccancel() }), pt)
+			_, err = a.Resume(mcpadapter.WithProgress(cctx, func(mcpadapter.Progress) { ccancel() }), pt, mcpadapter.Collected())
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("CollectTask cancelled = %v, want context.Canceled", err)
 			}
-			_, err = a.CollectTask(ctx, pt)
+			_, err = a.Resume(ctx, pt, mcpadapter.Collected())
 			if !errors.Is(err, mcpadapter.ErrTaskFailed) || !strings.Contains(err.Error(), "cancelled") {
 				t.Fatalf("CollectTask of a cancelled task = %v, want ErrTaskFailed (cancelled)", err)
 			}
@@ -144,9 +144,9 @@ func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	defer cancel()
 	srv := npmEverything(t, "streamableHttp")
 	key := []byte("0123456789abcdef0123456789abcdef")
-	keyed := func(cfg *mcpadapter.Config) { cfg.StateKey = key }
+	keyed := func(cfg *mcpadapter.Config) { cfg.State.Key = key }
 	first := func() (*mcpadapter.Adapter, *mcpadapter.Tool) {
-		a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}, StateKey: key})
+		a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}, State: mcpadapter.StateOptions{Key: key}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestIntegrationTasksAcrossAdaptersNPM(t *testing.T) {
 	if err := json.Unmarshal(b, &stored); err != nil {
 		t.Fatal(err)
 	}
-	res, err = integAdapter(t, srv, keyed).CollectTask(ctx, &stored)
+	res, err = integAdapter(t, srv, keyed).Resume(ctx, &stored, mcpadapter.Collected())
 	if err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v; want the report", res, err)
 	}
@@ -297,10 +297,10 @@ func TestIntegrationSealedStateNPM(t *testing.T) {
 	srv := mcpadapter.Server{URL: addr}
 	key := []byte("0123456789abcdef0123456789abcdef")
 	withKey := func(k []byte) func(*mcpadapter.Config) {
-		return func(cfg *mcpadapter.Config) { cfg.StateKey = k }
+		return func(cfg *mcpadapter.Config) { cfg.State.Key = k }
 	}
 
-	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}, StateKey: key})
+	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{"everything": srv}, State: mcpadapter.StateOptions{Key: key}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestIntegrationSealedStateNPM(t *testing.T) {
 			if err := json.Unmarshal(s, &p); err != nil {
 				return err
 			}
-			_, err := a.CollectTask(ctx, &p)
+			_, err := a.Resume(ctx, &p, mcpadapter.Collected())
 			return err
 		},
 		"cancel": func(a *mcpadapter.Adapter, s []byte) error {
@@ -405,7 +405,7 @@ func TestIntegrationSealedStateNPM(t *testing.T) {
 	if err := json.Unmarshal(task, &stored); err != nil {
 		t.Fatal(err)
 	}
-	if res, err = b.CollectTask(ctx, &stored); err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
+	if res, err = b.Resume(ctx, &stored, mcpadapter.Collected()); err != nil || !strings.Contains(res.Text(), "# Research Report: reefs") {
 		t.Fatalf("CollectTask on another Adapter = %v, %v; want the report", res, err)
 	}
 }

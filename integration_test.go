@@ -758,7 +758,7 @@ func npmEverythingCalls(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 	if ann := res.Content[1].Annotations; ann == nil || !slices.Equal(ann.Audience, []mcp.Role{"user"}) || res.Content[0].Annotations == nil || res.Content[0].Annotations.Priority != 1 {
 		t.Errorf("annotations %+v, %+v; want the image for the user", res.Content[0].Annotations, ann)
 	}
-	if msgs := res.Messages(mcpadaptertest.Call("c1", "everything__get-annotated-message", "{}")); res.Text() != "Error: Operation failed" || len(msgs) != 1 {
+	if msgs := res.Messages(mcpadaptertest.ToolCall("c1", "everything__get-annotated-message", "{}")); res.Text() != "Error: Operation failed" || len(msgs) != 1 {
 		t.Errorf("for the model: Text() = %q, %d messages; want the text alone", res.Text(), len(msgs))
 	}
 
@@ -793,9 +793,9 @@ func npmEverythingCalls(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 // Executor) whose scripted model calls get-sum and answers.
 func npmEverythingAgent(t *testing.T, ctx context.Context, ts mcpadapter.Toolset) {
 	t.Helper()
-	model := mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "everything__get-sum", `{"a":40,"b":2}`)),
-		mcpadaptertest.Answer("40 + 2 = 42"),
+	model := mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "everything__get-sum", `{"a":40,"b":2}`)),
+		mcpadaptertest.FinalAnswer("40 + 2 = 42"),
 	)
 	exec := agents.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()), agents.WithMaxIterations(3))
 	out, err := chains.Run(ctx, exec, "What is 40 + 2?")

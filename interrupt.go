@@ -4,13 +4,9 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
-// MarshalJSON implements [json.Marshaler]: the interrupt with everything
-// needed to resume it in another process, including the call's arguments,
-// the server's request state and the principal the call acted for, sealed with [Config.StateKey] when the
-// adapter that made it has one. Never the answers of earlier rounds: a
-// resume sends only the answers given to it. Store it where the arguments
-// may be stored; do not show it to the model. (A value receiver: an
-// Interrupt held by value in a checkpoint struct marshals whole too.)
+// MarshalJSON implements [json.Marshaler] (see [Resolution]): everything a
+// resume needs, with the server's request state. It never holds the answers
+// of earlier rounds: a resume sends only the answers given to it.
 func (i Interrupt) MarshalJSON() ([]byte, error) {
 	return marshalState(i.a, stateInterrupt, i.seal, i.stamp, i.encode)
 }
@@ -36,12 +32,7 @@ func (i Interrupt) encode() ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]. The decoded interrupt
-// belongs to no adapter: resume it with [Adapter.Resume], which checks it
-// against that Adapter. Malformed or oversized JSON is an error wrapping
-// [ErrInvalidState], never a panic. Sealed JSON
-// ([Config.StateKey]) decodes to an interrupt that shows its ID and
-// Issued only: the Adapter it is resumed on opens it, and reads the rest.
+// UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (i *Interrupt) UnmarshalJSON(b []byte) error {
 	payload, seal, err := unsealState("interrupt", b)
 	if err != nil {

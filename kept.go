@@ -20,10 +20,10 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 )
 
-// DefaultKeptSessionMaxAge is the default of [Config.KeptSessionMaxAge]:
+// defaultKeptSessionMaxAge is the default of [StateOptions.KeptSessionMaxAge]:
 // four times the time to live the adapter asks a legacy server to keep a
 // task for (one hour).
-const DefaultKeptSessionMaxAge = 4 * time.Hour
+const defaultKeptSessionMaxAge = 4 * time.Hour
 
 // maxKeptSessions bounds the sessions a generation keeps: past it, the
 // oldest is ended.
@@ -53,7 +53,7 @@ type keptSessions struct {
 // init sets up k for g, of cfg, logging to logger.
 func (k *keptSessions) init(g *generation, cfg *Config, logger *slog.Logger) {
 	k.g, k.logger = g, logger
-	k.Max, k.MaxAge = maxKeptSessions, orDefault(cfg.KeptSessionMaxAge, DefaultKeptSessionMaxAge)
+	k.Max, k.MaxAge = maxKeptSessions, orDefault(cfg.State.KeptSessionMaxAge, defaultKeptSessionMaxAge)
 }
 
 // Join implements httptransport.Tasks: an own connection joins no other

@@ -132,7 +132,7 @@ func TestKeptSessionsEnd(t *testing.T) {
 		t.Errorf("Status KeptSessions = %d, want %d", n, users-2)
 	}
 	for i, p := range pending {
-		res, err := a.CollectTask(WithPrincipal(ctx, fmt.Sprintf("user%02d", i)), p)
+		res, err := a.Resume(WithPrincipal(ctx, fmt.Sprintf("user%02d", i)), p, Collected())
 		if err != nil || res.Text() != fmt.Sprintf("done: user%02d", i) {
 			t.Fatalf("CollectTask of user%02d = %v, %v", i, res, err)
 		}
@@ -234,7 +234,7 @@ func TestTaskSessionNotStored(t *testing.T) {
 	}
 	before := taskRequests()
 	p, in := decode()
-	if _, err := b.CollectTask(ctx, p); !errors.Is(err, ErrNeedsStateKey) {
+	if _, err := b.Resume(ctx, p, Collected()); !errors.Is(err, ErrNeedsStateKey) {
 		t.Errorf("CollectTask on another Adapter = %v, want ErrNeedsStateKey", err)
 	}
 	if err := b.CancelTask(ctx, p); !errors.Is(err, ErrNeedsStateKey) {
@@ -251,7 +251,7 @@ func TestTaskSessionNotStored(t *testing.T) {
 	if res, err := a.Resume(ctx, in, answer(in)); err != nil || res.Text() != "done: tides" {
 		t.Errorf("Resume on the same Adapter = %v, %v; want done: tides", res, err)
 	}
-	if res, err := a.CollectTask(ctx, p); err != nil || res.Text() != "done: reefs" {
+	if res, err := a.Resume(ctx, p, Collected()); err != nil || res.Text() != "done: reefs" {
 		t.Errorf("CollectTask on the same Adapter = %v, %v; want done: reefs", res, err)
 	}
 }
@@ -261,7 +261,7 @@ func TestTaskSessionNotStored(t *testing.T) {
 // with a log line at Info.
 func TestKeptSessionMaxAge(t *testing.T) {
 	ctx := faultCtx(t)
-	a, rec, log := keptSetup(t, Config{KeptSessionMaxAge: time.Millisecond})
+	a, rec, log := keptSetup(t, Config{State: StateOptions{KeptSessionMaxAge: time.Millisecond}})
 	for i := range 3 {
 		pendingFor(t, ctx, a, fmt.Sprintf("user%02d", i))
 	}

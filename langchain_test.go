@@ -60,11 +60,11 @@ func TestOpenAIFunctionsAgent(t *testing.T) {
 	for _, era := range serverEras {
 		t.Run(era.name, func(t *testing.T) {
 			s, ts := weatherAgentTools(t, era.legacy, Config{})
-			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris","unit":"f"}`)),
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_2", "WEATHER__GET_WEATHER", `{"__arg1":"{\"city\":\"Oslo\"}"}`)),
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_3", "weather__get_weather", `{"town":"Rome"}`)),
-				mcpadaptertest.Answer("Paris is 69°F, Oslo 21°C."),
+			model := mcpadaptertest.NewModel(
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "weather__get_weather", `{"city":"Paris","unit":"f"}`)),
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_2", "WEATHER__GET_WEATHER", `{"__arg1":"{\"city\":\"Oslo\"}"}`)),
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_3", "weather__get_weather", `{"town":"Rome"}`)),
+				mcpadaptertest.FinalAnswer("Paris is 69°F, Oslo 21°C."),
 			)
 			executor := agents.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()), agents.WithReturnIntermediateSteps())
 			answer, obs, err := runAgent(t, executor, "Weather in Paris and Oslo?")
@@ -112,9 +112,9 @@ func TestOpenAIFunctionsAgent(t *testing.T) {
 // the server was not called.
 func TestAgentAbortsOnApproval(t *testing.T) {
 	s, ts := weatherAgentTools(t, false, Config{Approval: func(ToolCall) bool { return true }})
-	model := mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
-		mcpadaptertest.Answer("unreachable"),
+	model := mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "weather__get_weather", `{"city":"Paris"}`)),
+		mcpadaptertest.FinalAnswer("unreachable"),
 	)
 	_, _, err := runAgent(t, agents.NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools())), "Weather?")
 	var ar *ApprovalRequired

@@ -28,7 +28,7 @@ func TestLoadWithServerRestart(t *testing.T) {
 	url := testserver.Full(testserver.Options{}).StreamableHTTP(t, true).URL
 	before := goroutines()
 	victim := stdioServer(t, "modern")
-	victim.Restart = &RetryPolicy{MaxAttempts: 3}
+	victim.Retry = &RetryPolicy{MaxAttempts: 3}
 	a, err := New(Config{Servers: map[string]Server{
 		"mem":    memServer(mem, ModeAuto),
 		"http":   {URL: url},

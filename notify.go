@@ -2,7 +2,7 @@ package mcpadapter
 
 // The notifier: server notifications handed to user code. Change callbacks
 // (OnListChanged, OnResourceUpdated), server logs (the Logger) and the
-// progress of tool calls (OnProgress, WithProgress), with, for progress, a
+// progress of tool calls (WithProgress), with, for progress, a
 // registry of the calls in flight keyed by the connection each went out on,
 // and, for resource updates, the principals subscribed on each connection.
 //
@@ -10,7 +10,7 @@ package mcpadapter
 // the connection's reader, in order, and queues the notifications behind a handler without bound. So
 // the handlers do at once only what cannot wait (drop a stale cached list,
 // reset a call's idle timeout) and queue the rest, the call of the Logger,
-// OnProgress, OnListChanged or OnResourceUpdated, as a delivery.
+// WithProgress, OnListChanged or OnResourceUpdated, as a delivery.
 //
 // Every delivery is made for one (server, principal): a log or list change
 // for the principal of the connection it came on ("" for a shared server),
@@ -185,7 +185,7 @@ type deliveryKind int
 
 const (
 	logDelivery       deliveryKind = iota // a server log message, to the Logger
-	progressDelivery                      // a progress notification, to OnProgress and WithProgress
+	progressDelivery                      // a progress notification, to WithProgress
 	changeDelivery                        // a list change or resource update, to OnListChanged or OnResourceUpdated
 	unsolicitedUpdate                     // a resource update of a URI not subscribed to, never delivered
 )
@@ -199,7 +199,7 @@ var dropsOf = [...]struct {
 	logDelivery: {func(c *Deliveries) *int64 { return &c.DroppedLogs },
 		"mcpadapter: dropped server log messages (the Logger is slower than the server)"},
 	progressDelivery: {func(c *Deliveries) *int64 { return &c.DroppedProgress },
-		"mcpadapter: dropped progress notifications (OnProgress is slower than the server)"},
+		"mcpadapter: dropped progress notifications (WithProgress is slower than the server)"},
 	changeDelivery: {func(c *Deliveries) *int64 { return &c.DroppedChanges },
 		"mcpadapter: dropped change notifications (the change callback is slower than the servers)"},
 	unsolicitedUpdate: {func(c *Deliveries) *int64 { return &c.UnsolicitedUpdates },
@@ -257,18 +257,25 @@ type Progress struct {
 type progressKey struct{}
 
 // WithProgress returns a copy of ctx whose tool calls report each progress
-// notification to f, besides [Config.OnProgress]. f is called on a
-// goroutine of the adapter's, in the order the server sent them, after
-// OnProgress; while it blocks, up to 256 notifications of the server for
+// notification to f (a progress token is then sent with each call). f is
+// called on a goroutine of the adapter's, in the order the server sent
+// them; while it blocks, up to 256 notifications of the server for
 // the principal of ctx wait, and later ones are dropped (counted in
-// [ServerStatus.Deliveries], and logged).
+// [ServerStatus.Deliveries], and logged). Under a context that has one
+// already, both are called, the outer first: to hear the progress of
+// every call, add a [Middleware] that returns
+// next(WithProgress(ctx, f), req).
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	if prev, _ := ctx.Value(progressKey{}).(func(Progress)); prev != nil && f != nil {
+		inner := f
+		f = func(p Progress) { prev(p); inner(p) }
+	}
 	return context.WithValue(ctx, progressKey{}, f)
 }
 
 // A progressSink receives the progress notifications of one request.
 type progressSink struct {
-	ctx   context.Context // the caller's, for Config.OnProgress
+	ctx   context.Context // the caller's: its principal
 	p     Progress        // server, tool and call id
 	f     func(Progress)  // WithProgress's, or nil
 	touch func()          // resets the idle timeout, or nil
@@ -312,7 +319,7 @@ func (n *notifier) subsDropped(c *conn) {
 // restores unless the adapter closed c (Close, eviction).
 func (n *notifier) release(c *conn) {
 	if subs := n.conns.subscriptions(c.session, false); subs != nil && !c.closing.Load() {
-		c.gen.held.put(c.key, subs.all()) // the session ended under the adapter: the server forgot it, or Restart or Reconnect dials it again
+		c.gen.held.put(c.key, subs.all()) // the session ended under the adapter: the server forgot it, or Server.Retry dials it again
 	}
 	n.conns.release(c.session)
 }
@@ -341,18 +348,10 @@ func (n *notifier) progressed(g *generation, server string, session *mcp.ClientS
 	}
 	ev := s.p
 	ev.Progress, ev.Total, ev.Message = p.Progress, p.Total, p.Message
-	f := n.cfg.OnProgress
-	if f == nil && s.f == nil {
+	if s.f == nil {
 		return
 	}
-	n.deliver(g, connKey{server: server, principal: PrincipalFrom(s.ctx)}, progressDelivery, deliver.Item{Size: len(ev.Message), Run: func() {
-		if f != nil {
-			f(s.ctx, ev)
-		}
-		if s.f != nil {
-			s.f(ev)
-		}
-	}})
+	n.deliver(g, connKey{server: server, principal: principalFrom(s.ctx)}, progressDelivery, deliver.Item{Size: len(ev.Message), Run: func() { s.f(ev) }})
 }
 
 // perServer returns a new T for each server name: a counter, a queue.

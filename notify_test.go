@@ -336,8 +336,8 @@ func progressPeers(held, forged chan any, release chan struct{}) *mcp.Server {
 
 // TestProgressStaysOnItsConnection: bob's connection to a per-principal
 // server reports progress under the token of alice's call in flight on
-// hers. Neither alice's WithProgress func nor OnProgress under her context
-// sees it, and her idle timeout (ResetTimeoutOnProgress) is not reset: her
+// hers. Neither alice's WithProgress func nor a Middleware's under her
+// context sees it, and her idle timeout (MaxToolTimeout) is not reset: her
 // call times out 10s after it started. Bob's own progress reaches him.
 func TestProgressStaysOnItsConnection(t *testing.T) {
 	for _, era := range pipelineEras {
@@ -347,15 +347,15 @@ func TestProgressStaysOnItsConnection(t *testing.T) {
 				h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return progressPeers(held, forged, release) },
 					&mcp.StreamableHTTPOptions{Stateless: era.mode == ModeModern, PropagateRequestCancellation: true})
 				// Progress as each listener saw it: WithProgress's by
-				// principal, OnProgress's by the principal of its context.
+				// principal, the Middleware's by the principal of its context.
 				saw := map[string]chan Progress{"alice": make(chan Progress, 4), "bob": make(chan Progress, 4)}
 				onProgress := map[string]chan Progress{"alice": make(chan Progress, 4), "bob": make(chan Progress, 4)}
 				a, err := New(Config{
 					Servers: map[string]Server{"users": {URL: "http://users.test/mcp", Mode: era.mode, HeadersFor: bearer,
 						HTTPClient: &http.Client{Transport: inProcess{h}}}},
-					DefaultToolTimeout:     10 * time.Second,
-					ResetTimeoutOnProgress: true,
-					OnProgress:             func(ctx context.Context, p Progress) { onProgress[PrincipalFrom(ctx)] <- p },
+					DefaultToolTimeout: 10 * time.Second,
+					MaxToolTimeout:     time.Hour,
+					Middleware:         []Middleware{progressEverywhere(func(ctx context.Context, p Progress) { onProgress[principalFrom(ctx)] <- p })},
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -403,7 +403,7 @@ func TestProgressStaysOnItsConnection(t *testing.T) {
 					}
 				}
 				if len(saw["alice"]) > 0 || len(onProgress["alice"]) > 0 || len(saw["bob"]) > 0 || len(onProgress["bob"]) > 0 {
-					t.Errorf("the forged progress reached a listener: alice's %d, OnProgress under hers %d, bob's %d, OnProgress under his %d",
+					t.Errorf("the forged progress reached a listener: alice's %d, the Middleware's under hers %d, bob's %d, the Middleware's under his %d",
 						len(saw["alice"]), len(onProgress["alice"]), len(saw["bob"]), len(onProgress["bob"]))
 				}
 				select {

@@ -18,15 +18,35 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// A Resolution settles stored state, of every kind: [Answered] for an
-// interrupt, [Approved] or [Rejected] for an approval request,
-// [Collected] for a pending task. Each kind
-// has one entry point that takes it: [Adapter.Resume] (an [*Interrupt]),
-// [Adapter.Decide] (an [*ApprovalRequired]), [Toolset.ResumeToolCalls] and
-// [ToolSearch.ResumeToolCalls] (a [*PausedCalls]), and the agent package's
-// Executor.Resume (a paused run), [Adapter.CollectTask] (a [*PendingTask],
-// which takes no Resolution). A Resolution of the wrong sort for the
-// state is refused before anything is sent.
+// A Resolution settles stored state. Every kind of stored state has one
+// entry point, and takes the Resolution of its kind:
+//
+//	stored state                        entry point                  Resolution
+//	*Interrupt: the server asks         Adapter.Resume               Answered(answers)
+//	*ApprovalRequired: Config.Approval  Adapter.Resume               Approved() or Rejected(reason)
+//	*PendingTask: a task still runs     Adapter.Resume               Collected()
+//	*PausedCalls: a batch of the        Toolset.ResumeToolCalls      that of the state it waits for
+//	  model's tool calls                  (ToolSearch's, for its own)  (errors.As finds it)
+//	*agent.PausedRun: an agent run      agent's Executor.Resume      that of the state it waits for
+//
+// [Adapter.CancelTask] ends a pending task instead. Every entry point
+// checks the state before anything is sent, on any Adapter (in any
+// process) that has the server: the seal ([StateOptions.Key],
+// [ErrTamperedState]), its age ([StateOptions.MaxAge], [ErrInvalidState]),
+// the principal of ctx against the one the call acted for
+// ([ErrWrongPrincipal]), the server, tool and catalog ([ErrInvalidState]),
+// and the Resolution (its kind; an interrupt's answers). Right before it
+// acts it claims the state's ID: a state is settled once
+// ([ErrClaimedState]; a refusal before that settles nothing), across
+// replicas with [StateOptions.Claims].
+//
+// Stored state is JSON (by value too: held in a checkpoint struct, it
+// marshals whole), sealed (encrypted) when the Adapter that made it has a
+// [StateOptions.Key]: decoded, sealed state shows only its ID and Issued
+// until the Adapter that settles it (or [Adapter.Unseal]) opens it. It
+// holds the call's arguments: store it where they may be stored, and never
+// show it to the model. Malformed or oversized JSON decodes to an error
+// wrapping [ErrInvalidState], never a panic.
 type Resolution struct {
 	answers map[string]Answer
 	verdict string // verdictApprove, verdictReject or verdictCollect; "" for answers
@@ -51,8 +71,8 @@ func Approved() Resolution { return Resolution{verdict: verdictApprove} }
 // for the model.
 func Rejected(reason string) Resolution { return Resolution{verdict: verdictReject, reason: reason} }
 
-// Collected resolves a pending task by waiting for it again, as
-// [Adapter.CollectTask] does (the call may pause on it again).
+// Collected resolves a pending task by waiting for it again (the call may
+// pause on it again).
 func Collected() Resolution { return Resolution{verdict: verdictCollect} }
 
 // A pause is what a paused call waits for: exactly one of an
@@ -183,15 +203,29 @@ func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, erro
 	if err := p.check(t.name); err != nil {
 		return nil, errorf("mcpadapter: %w: %w", ErrInvalidState, err)
 	}
+	return t.a.resume(ctx, p, r)
+}
+
+// resume settles p, which holds exactly one thing, with r.
+func (a *Adapter) resume(ctx context.Context, p pause, r Resolution) (*Result, error) {
 	switch {
-	case p.Task != nil && r.verdict == verdictCollect:
-		return t.a.CollectTask(ctx, p.Task)
 	case p.Task != nil:
-		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", p.Task.Error())
+		return a.collect(ctx, p.Task, r)
 	case p.Interrupt != nil:
-		return t.a.Resume(ctx, p.Interrupt, r)
+		return a.resumeInterrupt(ctx, p.Interrupt, r)
 	}
-	return t.a.Decide(ctx, p.Approval, r)
+	return a.decide(ctx, p.Approval, r)
+}
+
+// collect settles the pending task p with r, which must be [Collected].
+func (a *Adapter) collect(ctx context.Context, p *PendingTask, r Resolution) (*Result, error) {
+	if r.verdict != verdictCollect {
+		if p == nil {
+			return nil, errors.New("mcpadapter: resume: a pending task resolves with Collected")
+		}
+		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", p.Error())
+	}
+	return a.collectTask(ctx, p)
 }
 
 // stamp returns the stamp of what the pause waits for.
@@ -222,20 +256,13 @@ func (p pause) adapter() *Adapter {
 }
 
 // ResumeToolCalls settles the paused call of a batch with r (the user's
-// answers for an interrupt, a decision for an approval request), then runs
-// the calls after it, as [Toolset.HandleToolCalls] does. p may come from
-// another process through JSON; the paused call runs on the adapter of the
-// tool of s it names, after the checks of [Adapter.Resume] or
-// [Adapter.Decide]: under the principal of the paused call only (a
-// refusal returns no messages). The calls answered before the pause are
-// not run again.
-//
-// It returns the messages of the whole batch, those returned with the pause
-// included: exactly what HandleToolCalls would have returned without the
-// pause. Append them instead of the pause's. When another call of the batch
-// pauses (parallel tool calls that both need input), or the resumed call
-// asks again, the error is a new *PausedCalls: the calls run one after the
-// other, and each pause is settled in turn.
+// answers for an interrupt, a decision for an approval request), then
+// runs the calls after it, as [Toolset.HandleToolCalls] does. p may come
+// from another process through JSON; the paused call runs on the adapter
+// of the tool of s it names, after the checks of [Adapter.Resume]: under
+// the principal of the paused call only (a refusal returns no messages).
+// The calls answered before the pause are not run again. More in
+// docs/reference.md, "Toolset.ResumeToolCalls".
 func (s Toolset) ResumeToolCalls(ctx context.Context, p *PausedCalls, r Resolution, opts ...PartOption) ([]llms.MessageContent, error) {
 	return s.resumeCalls(ctx, p, r, s.runToolCall, opts)
 }
@@ -271,7 +298,7 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 }
 
 // openCalls returns p as an adapter of the tools of s opens it
-// (openState): the first whose StateKey or OldStateKeys sealed it.
+// (openState): the first whose State.Key or State.OldKeys sealed it.
 func (s Toolset) openCalls(p *PausedCalls) (*PausedCalls, error) {
 	if p == nil || p.seal.sealed == nil {
 		return p, nil
@@ -295,7 +322,7 @@ func (s Toolset) openCalls(p *PausedCalls) (*PausedCalls, error) {
 // [Toolset.ResumeToolCalls] when a call of the batch needs user input or
 // approval. [errors.As] finds the [*Interrupt], [*ApprovalRequired] or [*PendingTask]
 // through it. It survives json.Marshal and Unmarshal (sealed with
-// [Config.StateKey] when set): the batch's calls, the messages of the calls
+// [StateOptions.Key] when set): the batch's calls, the messages of the calls
 // answered so far, and the pause, which records the principal of its call.
 // Resume it with [Toolset.ResumeToolCalls], under that principal.
 type PausedCalls struct {
@@ -366,11 +393,11 @@ func (p *PausedCalls) Error() string {
 }
 
 // ID returns the ID of the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
-// waits for, which its resume claims (see [Config.StateClaims]).
+// waits for, which its resume claims (see [StateOptions.Claims]).
 func (p PausedCalls) ID() string { return p.stamp().id }
 
 // Issued returns when the [*Interrupt], [*ApprovalRequired] or [*PendingTask] the batch
-// waits for was made; [Config.StateMaxAge] counts from it.
+// waits for was made; [StateOptions.MaxAge] counts from it.
 func (p PausedCalls) Issued() time.Time { return p.stamp().issued }
 
 // stamp returns the stamp of what the batch waits for: its pause's, or,
@@ -401,10 +428,8 @@ type pausedCallsJSON struct {
 	pause
 }
 
-// MarshalJSON implements [json.Marshaler]. The JSON holds the tool
-// results the model has not seen yet and the pause (with the call's
-// arguments): store it where those may be stored. (A value receiver: a
-// PausedCalls held by value in a checkpoint struct marshals whole too.)
+// MarshalJSON implements [json.Marshaler] (see [Resolution]): the tool
+// results the model has not seen yet and the pause.
 func (p PausedCalls) MarshalJSON() ([]byte, error) {
 	return marshalState(p.pause.adapter(), stateCalls, p.seal, p.stamp(), func() ([]byte, error) {
 		w, err := p.pause.encode()
@@ -418,8 +443,7 @@ func (p PausedCalls) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]. Malformed or oversized JSON
-// is an error wrapping [ErrInvalidState], never a panic.
+// UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PausedCalls) UnmarshalJSON(b []byte) error {
 	payload, seal, err := unsealState("paused tool calls", b)
 	if err != nil {

@@ -14,9 +14,9 @@ import (
 
 // batchOfThree is a model turn of three calls whose second needs input.
 var batchOfThree = &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-	mcpadaptertest.Call("call_1", "s__get_weather", `{"city":"Paris"}`),
-	mcpadaptertest.Call("call_2", "s__book_table", `{"party":4}`),
-	mcpadaptertest.Call("call_3", "s__echo", `{"text":"hi"}`),
+	mcpadaptertest.ToolCall("call_1", "s__get_weather", `{"city":"Paris"}`),
+	mcpadaptertest.ToolCall("call_2", "s__book_table", `{"party":4}`),
+	mcpadaptertest.ToolCall("call_3", "s__echo", `{"text":"hi"}`),
 }}
 
 // storeCalls encodes p as JSON and decodes it, as a store would.
@@ -113,8 +113,8 @@ func TestResumeToolCallsTwoPauses(t *testing.T) {
 		t.Fatal(err)
 	}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("call_1", "s__book_table", `{"party":2}`),
-		mcpadaptertest.Call("call_2", "s__book_table", `{"party":4}`),
+		mcpadaptertest.ToolCall("call_1", "s__book_table", `{"party":2}`),
+		mcpadaptertest.ToolCall("call_2", "s__book_table", `{"party":4}`),
 	}}
 	_, err = ts.HandleToolCalls(t.Context(), choice)
 	first := storeCalls(t, err)
@@ -157,9 +157,9 @@ func TestResumeToolCallsApproval(t *testing.T) {
 					return Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: destructiveCall}
 				}
 				choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-					mcpadaptertest.Call("call_1", "s__echo", `{"text":"a"}`),
-					mcpadaptertest.Call("call_2", "s__destroy", `{"target":"db"}`),
-					mcpadaptertest.Call("call_3", "s__echo", `{"text":"b"}`),
+					mcpadaptertest.ToolCall("call_1", "s__echo", `{"text":"a"}`),
+					mcpadaptertest.ToolCall("call_2", "s__destroy", `{"target":"db"}`),
+					mcpadaptertest.ToolCall("call_3", "s__echo", `{"text":"b"}`),
 				}}
 				s1 := testserver.Full(testserver.Options{Legacy: legacy})
 				a1 := newAdapter(t, cfg(s1))

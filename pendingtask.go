@@ -14,29 +14,22 @@ import (
 // task on the server (see [TaskMode]) when the call stopped waiting before
 // the task ended: its context's deadline or [Config.TaskWait] passed, or
 // [WithPendingTask] asked for it at once. The task goes on on the server.
-// Find it with [errors.As]:
+// Find it with [errors.As], store its JSON, and settle it later, anywhere:
 //
 //	var pt *mcpadapter.PendingTask
 //	if errors.As(err, &pt) {
-//		b, _ := json.Marshal(pt) // store it; later, anywhere:
-//		res, err = a.CollectTask(ctx, decoded)
+//		b, _ := json.Marshal(pt) // store it; later, on any Adapter:
+//		res, err = a.Resume(ctx, decoded, mcpadapter.Collected())
 //	}
 //
 // A PendingTask is durable like an [Interrupt]: its JSON, sealed with
-// [Config.StateKey] when set, is all [Adapter.CollectTask] and
-// [Adapter.CancelTask] need, on any Adapter with a server of the same
+// [StateOptions.Key] when set, is all [Adapter.Resume] (with [Collected])
+// and [Adapter.CancelTask] need, on any Adapter with a server of the same
 // name listing the tool, and only under the principal the call acted for
 // ([WithPrincipal]). A legacy server may bind a task to the session that
-// made it (the TypeScript SDK's stores do): over Streamable HTTP the
-// Adapter that returned it keeps that session open while the task is out
-// (see [Adapter.Close], [Config.KeptSessionMaxAge]), and the PendingTask
-// sealed with [Config.StateKey] stores the session's id, encrypted, for
-// another Adapter with the key to join the session and reach the task.
-// Without a key the id, which lets whoever holds it act on the session,
-// is not stored: the JSON says only that the task lives on a session, the
-// Adapter that returned it follows it (until it is closed), and another
-// one fails with [ErrNeedsStateKey]. A stdio server's tasks end with its
-// process, which the Adapter that started it owns.
+// made it: the session's id is stored only sealed, and without a key only
+// the Adapter that returned the task follows it ([ErrNeedsStateKey]
+// elsewhere). More in docs/reference.md, "PendingTask".
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])
@@ -66,7 +59,7 @@ func (p *PendingTask) Error() string {
 }
 
 // ErrNeedsStateKey is returned, wrapped in a [*ServerError], when a
-// [*PendingTask] or a task's [*Interrupt] stored without [Config.StateKey]
+// [*PendingTask] or a task's [*Interrupt] stored without [StateOptions.Key]
 // is collected, cancelled or resumed on another Adapter than the one that
 // made it (or on that one after its Close), and its task lives on its
 // server's session: a legacy Streamable HTTP server binds a task to the
@@ -74,8 +67,8 @@ func (p *PendingTask) Error() string {
 // act on the session, is stored only sealed. Without a key the Adapter
 // that made the state keeps the id in memory, and follows the task
 // there. To follow such tasks from any Adapter, give every one the same
-// StateKey. Nothing is sent.
-var ErrNeedsStateKey = errors.New("mcpadapter: the task's session was not stored (no Config.StateKey): only the Adapter that made the state can follow the task")
+// State.Key. Nothing is sent.
+var ErrNeedsStateKey = errors.New("mcpadapter: the task's session was not stored (no Config.State.Key): only the Adapter that made the state can follow the task")
 
 // sessionOf returns the session p's task lives on, for a follow by t of
 // the state of id state: p's own, or, for state stored without it, the one
@@ -103,30 +96,19 @@ func (p *PendingTask) rebind(t *Tool, principal, state string) (*PendingTask, er
 		a: t.a, gen: t.conn.gen, tool: t, principal: principal, session: session}, nil
 }
 
-// Collect waits for the task within ctx and [Config.TaskWait], as the call
-// did, on the adapter that made p: see [Adapter.CollectTask].
-func (p *PendingTask) Collect(ctx context.Context) (*Result, error) {
-	if p == nil || p.a == nil {
-		return nil, errors.New("mcpadapter: collect: pending task not bound to an adapter (decoded from JSON?): use Adapter.CollectTask")
-	}
-	return p.a.CollectTask(ctx, p)
-}
-
-// CollectTask polls the task of p on the current connection of p.Server
+// collectTask polls the task of p on the current connection of p.Server
 // (dialing it if needed) until it ends, within ctx and [Config.TaskWait],
 // and returns its result, its failure ([ErrTaskFailed]), an [*Interrupt]
 // when the server asks for input (a modern one, or a legacy one over
-// Streamable HTTP), or a *PendingTask again when a
-// deadline passed first. Cancelling ctx cancels the task. p may come from
-// another Adapter or process through JSON: it is checked first as an
-// [Interrupt] is by [Adapter.Resume] (its seal, its principal, its server
-// and tool).
-func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, error) {
+// Streamable HTTP), or a *PendingTask again when a deadline passed first.
+// Cancelling ctx cancels the task. p is checked first, as [Adapter.Resume]
+// documents (its seal, its principal, its server and tool).
+func (a *Adapter) collectTask(ctx context.Context, p *PendingTask) (*Result, error) {
 	t, p, err := a.openTask(ctx, p, "collect")
 	if err != nil {
 		return nil, err
 	}
-	p, err = p.rebind(t, PrincipalFrom(ctx), p.id)
+	p, err = p.rebind(t, principalFrom(ctx), p.id)
 	if err != nil {
 		return nil, err
 	}
@@ -137,14 +119,14 @@ func (a *Adapter) CollectTask(ctx context.Context, p *PendingTask) (*Result, err
 }
 
 // CancelTask asks the server to cancel the task of p (tasks/cancel), after
-// the checks of [Adapter.CollectTask]. Cancellation is the server's to
+// the checks of [Adapter.Resume]. Cancellation is the server's to
 // honour.
 func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	t, p, err := a.openTask(ctx, p, "cancel")
 	if err != nil {
 		return err
 	}
-	if p, err = p.rebind(t, PrincipalFrom(ctx), p.id); err != nil {
+	if p, err = p.rebind(t, principalFrom(ctx), p.id); err != nil {
 		return err
 	}
 	tc := t.newTask(p)
@@ -174,7 +156,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 	if err := a.states.open(ctx, stateTask, p.seal, p.stamp, p.Server, p.principal); err != nil {
 		return nil, nil, fail(err)
 	}
-	if !a.policy.allows(p.Server, p.MCPName) {
+	if !a.policy.allows(p.MCPName) {
 		return nil, nil, fail(errFiltered)
 	}
 	t, err := a.catalogs.storedTool(ctx, p.Server, p.Tool, p.MCPName)
@@ -190,9 +172,7 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 	return t, p, nil
 }
 
-// MarshalJSON implements [json.Marshaler]: everything needed to collect
-// the task in another process, sealed with [Config.StateKey] when the
-// adapter that made it has one.
+// MarshalJSON implements [json.Marshaler] (see [Resolution]).
 func (p PendingTask) MarshalJSON() ([]byte, error) {
 	return marshalState(p.a, stateTask, p.seal, p.stamp, p.encode)
 }
@@ -217,9 +197,7 @@ func (p *PendingTask) storedSession(a *Adapter) (session string, notStored bool)
 	return "", p.session != "" || p.unstored
 }
 
-// UnmarshalJSON implements [json.Unmarshaler]. The decoded task belongs to
-// no adapter: collect it with [Adapter.CollectTask]. Malformed or oversized
-// JSON is an error wrapping [ErrInvalidState].
+// UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PendingTask) UnmarshalJSON(b []byte) error {
 	payload, seal, err := unsealState("pending task", b)
 	if err != nil {

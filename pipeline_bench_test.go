@@ -13,7 +13,7 @@ import (
 // in-memory echo tool, each variant against the plain adapter in one run
 // (benchPair, ratio side/plain): one pass-through middleware, a no-op
 // tracer provider, a recording tracer (spans sampled, nothing exported), and
-// an OnProgress listener (a progress token per call).
+// a progress listener for every call (a progress token per call).
 func BenchmarkPipeline(b *testing.B) {
 	pass := func(next CallHandler) CallHandler {
 		return func(ctx context.Context, req *CallRequest) (*Result, error) { return next(ctx, req) }
@@ -27,7 +27,7 @@ func BenchmarkPipeline(b *testing.B) {
 		{"hook", Config{Middleware: []Middleware{pass}}},
 		{"noop-tracer", Config{TracerProvider: noop.NewTracerProvider()}},
 		{"recording-tracer", Config{TracerProvider: recording}},
-		{"progress", Config{OnProgress: func(context.Context, Progress) {}}},
+		{"progress", Config{Middleware: []Middleware{progressEverywhere(func(context.Context, Progress) {})}}},
 	}
 	for _, era := range benchEras {
 		opts := testserver.Options{Legacy: era == "legacy"}

@@ -23,6 +23,16 @@ var pipelineEras = []struct {
 	mode Mode
 }{{"modern", ModeModern}, {"legacy", ModeLegacy}}
 
+// progressEverywhere is the Middleware that reports the progress of every
+// call to f, with the call's context (WithProgress's doc).
+func progressEverywhere(f func(context.Context, Progress)) Middleware {
+	return func(next CallHandler) CallHandler {
+		return func(ctx context.Context, req *CallRequest) (*Result, error) {
+			return next(WithProgress(ctx, func(p Progress) { f(ctx, p) }), req)
+		}
+	}
+}
+
 func TestProgress(t *testing.T) {
 	for _, era := range pipelineEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -31,12 +41,12 @@ func TestProgress(t *testing.T) {
 			type key struct{}
 			a := newAdapter(t, Config{
 				Servers: map[string]Server{"s": memServer(testserver.Full(testserver.Options{}), era.mode)},
-				OnProgress: func(ctx context.Context, p Progress) {
+				Middleware: []Middleware{progressEverywhere(func(ctx context.Context, p Progress) {
 					if ctx.Value(key{}) != "caller" {
-						t.Errorf("OnProgress did not get the caller's context")
+						t.Errorf("the progress middleware did not get the caller's context")
 					}
 					all <- p
-				},
+				})},
 			})
 			tool := lookupTool(t, a, "s__progress")
 			ctx := context.WithValue(t.Context(), key{}, "caller")
@@ -114,23 +124,21 @@ func TestProgressResetsTimeout(t *testing.T) {
 	// idle time. Time is synctest's: the test takes no wall time.
 	tests := []struct {
 		name    string
-		reset   bool
 		max     time.Duration
 		wantErr bool
 	}{
-		{"timeout since start", false, 0, true},
-		{"timeout since last progress", true, 0, false},
-		{"hard maximum", true, 500 * time.Millisecond, true},
+		{"timeout since start", 0, true},
+		{"timeout since last progress", time.Hour, false},
+		{"hard maximum", 500 * time.Millisecond, true},
 	}
 	for _, era := range pipelineEras {
 		for _, tt := range tests {
 			t.Run(era.name+"/"+tt.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					a, err := New(Config{
-						Servers:                map[string]Server{"s": inMemoryServer(tickingServer(5, 150*time.Millisecond), era.mode)},
-						DefaultToolTimeout:     200 * time.Millisecond,
-						ResetTimeoutOnProgress: tt.reset,
-						MaxToolTimeout:         tt.max,
+						Servers:            map[string]Server{"s": inMemoryServer(tickingServer(5, 150*time.Millisecond), era.mode)},
+						DefaultToolTimeout: 200 * time.Millisecond,
+						MaxToolTimeout:     tt.max,
 					})
 					if err != nil {
 						t.Fatal(err)
@@ -320,7 +328,7 @@ func (w warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
 func (w warnings) WithGroup(string) slog.Handler      { return w }
 
 func TestProgressFloodBounded(t *testing.T) {
-	// A server floods progress at an OnProgress that blocks: what waits is
+	// A server floods progress at a progress listener that blocks: what waits is
 	// bounded, the rest is dropped and logged, and the call is not held up.
 	const flood = 2000
 	s := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "1"}, nil)
@@ -339,11 +347,11 @@ func TestProgressFloodBounded(t *testing.T) {
 	a, err := New(Config{
 		Servers: map[string]Server{"s": inMemoryServer(s, ModeLegacy)},
 		Logger:  slog.New(warned),
-		OnProgress: func(context.Context, Progress) {
+		Middleware: []Middleware{progressEverywhere(func(context.Context, Progress) {
 			if delivered.Add(1) == 1 {
 				<-release
 			}
-		},
+		})},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -398,7 +406,7 @@ func TestMiddlewareNilResult(t *testing.T) {
 	}
 	check("Call", err)
 	_, err = Toolset{echo}.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", "s__echo", `{"text":"hi"}`),
+		mcpadaptertest.ToolCall("c1", "s__echo", `{"text":"hi"}`),
 	}})
 	check("HandleToolCalls", err)
 }

@@ -229,7 +229,7 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 			}
 			return cur, nil
 		}
-		policy := s.retryPolicy()
+		policy := s.Retry
 		switch {
 		case policy != nil:
 			attempts = max(policy.MaxAttempts, 1)
@@ -246,7 +246,7 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 	select {
 	case r := <-ch:
 		if r.Err != nil && renewal {
-			return nil, fmt.Errorf("%w (the server forgot its session and no new one could be started: set %s to retry the dial)", r.Err, s.recoverySetting())
+			return nil, fmt.Errorf("%w (the server forgot its session and no new one could be started: set Server.Retry to retry the dial)", r.Err)
 		}
 		if r.Err != nil {
 			return nil, r.Err
@@ -260,10 +260,10 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 // skipped wraps err, why discovery skipped server s, with the settings
 // that would have it dialed again: until Close, only a retry policy does.
 func skipped(s *Server, err error) error {
-	if s.retryPolicy() != nil {
+	if s.Retry != nil {
 		return err
 	}
-	return fmt.Errorf("%w (skipped by Config.OnConnectionError until Close: set %s to dial it again at a later discovery)", err, s.recoverySetting())
+	return fmt.Errorf("%w (skipped by Config.OnConnectionError until Close: set Server.Retry to dial it again at a later discovery)", err)
 }
 
 // open is the shared dial of the connection key of g: up to attempts
@@ -285,7 +285,7 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 	var err error
 	for i := range attempts {
 		if i > 0 {
-			if err := sleep(g.ctx, s.retryPolicy().Delay); err != nil {
+			if err := sleep(g.ctx, s.Retry.Delay); err != nil {
 				break
 			}
 		}
@@ -388,7 +388,7 @@ func (p *pool) sessionConns(g *generation, server string, s *Server, session *mc
 // policy is dialed again.
 const maxSkipBackoff = 10 * time.Minute
 
-// A skipRetry is when a skipped server with a Restart or Reconnect policy
+// A skipRetry is when a skipped server with a Retry policy
 // is dialed again: its failed dials in a row, and the time of the next.
 type skipRetry struct {
 	failures int
@@ -406,7 +406,7 @@ func (p *pool) skip(g *generation, server string, s *Server, err error) {
 		return
 	}
 	g.skipped[server] = err
-	if policy := s.retryPolicy(); policy != nil {
+	if policy := s.Retry; policy != nil {
 		r := g.retries[server]
 		if r == nil {
 			r = new(skipRetry)
@@ -490,9 +490,9 @@ func connKeyOf(ctx context.Context, name string, s *Server) (connKey, error) {
 	if !s.perPrincipal() {
 		return connKey{server: name}, nil
 	}
-	p := PrincipalFrom(ctx)
+	p := principalFrom(ctx)
 	if p == "" {
-		return connKey{}, serverError(name, "dial", ErrNoPrincipal)
+		return connKey{}, serverError(name, "dial", errNoPrincipal)
 	}
 	return connKey{server: name, principal: p}, nil
 }
@@ -519,7 +519,7 @@ func (a *Adapter) connect(ctx context.Context, name string) (*conn, error) {
 // onConn runs read, a request that is safe to send twice (a list, a read),
 // on the live connection of ctx to the named server. When it fails because
 // the session ended before its end was recorded (a Streamable HTTP server
-// that forgot the session, or a death a Restart or Reconnect policy
+// that forgot the session, or a death a Retry policy
 // redials), it runs once more on the connection that replaces it, as the
 // spec's new session. dialErr reports that the error is the dial's: the
 // server could not be reached.

@@ -14,29 +14,29 @@ import (
 
 // Defaults of [Config.PrincipalIdleTimeout] and [Config.MaxPrincipalConns].
 const (
-	DefaultPrincipalIdleTimeout = 10 * time.Minute
-	DefaultMaxPrincipalConns    = 1000
+	defaultPrincipalIdleTimeout = 10 * time.Minute
+	defaultMaxPrincipalConns    = 1000
 )
 
 var (
-	// ErrNoPrincipal is returned, wrapped in a [*ServerError], when a
-	// per-principal server ([Server.HeadersFor] or [Server.OAuthFor]) is
-	// used under a context without a principal ([WithPrincipal]): a
-	// [Adapter.Session] of it, or a discovery naming it with [Servers]. A
-	// discovery that does not name it leaves it out and lists the shared
-	// servers (a debug record says so). Resuming or deciding
-	// stored state of such a server fails with it too when the state
-	// records no principal (see [Adapter.Resume]).
-	ErrNoPrincipal = errors.New("mcpadapter: per-principal server used without a principal (see WithPrincipal)")
-
 	// ErrWrongPrincipal is returned, wrapped in a [*ServerError], when a
 	// tool of a per-principal server is called under the context of
 	// another principal than the one it was discovered for: a principal's
 	// tools never use another's connection or credentials. Discover the
-	// tools under the caller's own principal. Resuming or deciding stored
-	// state made for another principal fails with it too, on any server
-	// (see [Adapter.Resume]).
-	ErrWrongPrincipal = errors.New("mcpadapter: tool called for another principal than it was discovered for")
+	// tools under the caller's own principal. Resuming stored state made
+	// for another principal fails with it too, on any server (see
+	// [Resolution]). It is also returned when a per-principal server
+	// ([Server.HeadersFor] or [Server.OAuthFor]) is used under a context
+	// without a principal ([WithPrincipal]): a [Adapter.Session] of it, or
+	// a discovery naming it with [FromServers] (a discovery that does not
+	// name it leaves it out and lists the shared servers; a debug record
+	// says so), or a resume of its stored state when the state records no
+	// principal. The message says which.
+	ErrWrongPrincipal = errors.New("mcpadapter: wrong principal")
+
+	// errNoPrincipal is ErrWrongPrincipal for a context without a
+	// principal.
+	errNoPrincipal = fmt.Errorf("%w: per-principal server used without a principal (see WithPrincipal)", ErrWrongPrincipal)
 )
 
 // errEvicted is the ErrClosed of a per-principal connection that was
@@ -55,8 +55,8 @@ func WithPrincipal(ctx context.Context, principal string) context.Context {
 	return context.WithValue(ctx, principalKey{}, principal)
 }
 
-// PrincipalFrom returns the principal of ctx set by [WithPrincipal], or "".
-func PrincipalFrom(ctx context.Context) string {
+// principalFrom returns the principal of ctx set by [WithPrincipal], or "".
+func principalFrom(ctx context.Context) string {
 	p, _ := ctx.Value(principalKey{}).(string)
 	return p
 }
@@ -68,13 +68,13 @@ func PrincipalFrom(ctx context.Context) string {
 // a per-principal server, the state and ctx must both name one. Errors
 // never name a principal.
 func (s *states) checkOwner(ctx context.Context, server, owner string) error {
-	p := PrincipalFrom(ctx)
+	p := principalFrom(ctx)
 	perPrincipal := s.perPrincipal[server]
 	switch {
 	case perPrincipal && owner == "":
-		return fmt.Errorf("%w: the stored state records none", ErrNoPrincipal)
+		return fmt.Errorf("%w: the stored state records none", errNoPrincipal)
 	case perPrincipal && p == "":
-		return ErrNoPrincipal
+		return errNoPrincipal
 	case owner != "" && owner != p:
 		return fmt.Errorf("%w: the stored state belongs to another principal", ErrWrongPrincipal)
 	}
@@ -163,7 +163,7 @@ func (p *pool) admitLocked(g *generation, c *conn, replaced bool, n *news) {
 // of g, other than keep, while g has more than [Config.MaxPrincipalConns].
 // pool.mu must be held; the evictions go into n.
 func (p *pool) trimLocked(g *generation, keep *conn, n *news) {
-	for g.principals > orDefault(p.cfg.MaxPrincipalConns, DefaultMaxPrincipalConns) {
+	for g.principals > orDefault(p.cfg.MaxPrincipalConns, defaultMaxPrincipalConns) {
 		var lru *conn
 		var lruAt time.Time
 		for k, other := range g.conns {
@@ -208,7 +208,7 @@ func (p *pool) evictLocked(g *generation, c *conn, why string, n *news) bool {
 // entered in g (admitLocked).
 func (p *pool) reap(g *generation) {
 	defer g.wg.Done()
-	idle := orDefault(p.cfg.PrincipalIdleTimeout, DefaultPrincipalIdleTimeout)
+	idle := orDefault(p.cfg.PrincipalIdleTimeout, defaultPrincipalIdleTimeout)
 	for {
 		p.mu.Lock()
 		if g.ended() || g.principals == 0 {

@@ -248,10 +248,10 @@ func TestPrincipalTokens(t *testing.T) {
 				t.Errorf("shared server dialed %d times, want 1", got)
 			}
 			st := a.Status()
-			if s := st.Servers["users"]; s.State != StateConnected || s.Principals != 2 || s.Era != Era(tr.mode) {
+			if s := st.Servers["users"]; s.State != ServerConnected || s.Principals != 2 || s.Era != Era(tr.mode) {
 				t.Errorf("Status users = %+v, want connected, %s, 2 principals", s, tr.mode)
 			}
-			if s := st.Servers["shared"]; s.State != StateConnected || s.Principals != 0 {
+			if s := st.Servers["shared"]; s.State != ServerConnected || s.Principals != 0 {
 				t.Errorf("Status shared = %+v, want connected, 0 principals", s)
 			}
 		})
@@ -261,7 +261,7 @@ func TestPrincipalTokens(t *testing.T) {
 // TestPrincipalRefusals: a discovery without a principal lists the shared
 // servers and leaves the per-principal one out (a debug record says so,
 // and the server is not contacted); naming the per-principal server
-// without a principal is ErrNoPrincipal; and a tool of one principal
+// without a principal is errNoPrincipal; and a tool of one principal
 // refuses to run for another or for none.
 func TestPrincipalRefusals(t *testing.T) {
 	ts := newTokenServers()
@@ -290,12 +290,12 @@ func TestPrincipalRefusals(t *testing.T) {
 	}
 	var se *ServerError
 	for _, names := range [][]string{{"users"}, {"shared", "users"}} {
-		if _, err := a.ListTools(t.Context(), Servers(names...)); !errors.Is(err, ErrNoPrincipal) || !errors.As(err, &se) || se.Server != "users" {
-			t.Errorf("ListTools(Servers(%q)) without a principal: %v, want ErrNoPrincipal of server users", names, err)
+		if _, err := a.ListTools(t.Context(), FromServers(names...)); !errors.Is(err, errNoPrincipal) || !errors.As(err, &se) || se.Server != "users" {
+			t.Errorf("ListTools(FromServers(%q)) without a principal: %v, want errNoPrincipal of server users", names, err)
 		}
 	}
-	if _, err := a.Session(t.Context(), "users"); !errors.Is(err, ErrNoPrincipal) {
-		t.Errorf("Session without a principal: %v, want ErrNoPrincipal", err)
+	if _, err := a.Session(t.Context(), "users"); !errors.Is(err, errNoPrincipal) {
+		t.Errorf("Session without a principal: %v, want errNoPrincipal", err)
 	}
 	if n := len(ts.servers); n != 0 {
 		t.Errorf("the per-principal server was reached %d times without a principal", n)

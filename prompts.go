@@ -7,9 +7,8 @@ package mcpadapter
 // langchaingo's prompts package is not used: its templates are rendered
 // locally from a template string, with no context and no error of the
 // server's, while an MCP prompt is rendered by the server, over the network.
-// What fits its API is the rendered messages: [PromptResult.ChatMessages]
-// fills a prompts.MessagesPlaceholder of a ChatPromptTemplate, and
-// [PromptResult.LLMMessages] goes straight to GenerateContent. Importing the
+// What fits its API is the rendered messages: [PromptResult.LLMMessages]
+// goes straight to GenerateContent. Importing the
 // package would also bring its template engines (sprig, gonja) into every
 // program using the adapter.
 
@@ -95,7 +94,7 @@ type PromptMessage struct {
 // ListPrompts lists every prompt of the named server (all pages). A server
 // without prompts (method not found) has none: an empty list. The list is
 // cached like tool lists, honouring the server's ttlMs and its prompts
-// list_changed; opts may set a [CacheMode] ([Servers] has no effect here).
+// list_changed; opts may set a [CacheMode] ([FromServers] has no effect here).
 // The caller owns the slice but must not mutate the prompts.
 func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOption) ([]*Prompt, error) {
 	return listItems(ctx, a, server, opts, "list prompts", "prompts",
@@ -117,14 +116,13 @@ func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOp
 
 // GetPrompt renders the prompt name of the named server with args. The
 // prompt is looked up in the (cached) list of [Adapter.ListPrompts] first:
-// a prompt the server does not list fails with [ErrUnknownPrompt], and args
+// a prompt the server does not list fails (in a [*ServerError]), and args
 // that leave out a required argument or name one the prompt does not
-// declare fail with a [*PromptArgumentsError]; neither reaches the server.
+// declare fail with an error naming them; neither reaches the server.
 // A modern server that asks for user input to render the prompt (an
 // input-required result) fails it with [ErrUnsupportedInputRequest]; a
 // legacy server's live requests go to [Config.ElicitationHandler].
-// Convert the result with [PromptResult.LLMMessages] or
-// [PromptResult.ChatMessages].
+// Convert the result with [PromptResult.LLMMessages].
 func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*PromptResult, error) {
 	op := fmt.Sprintf("get prompt %q", name)
 	prompts, err := a.ListPrompts(ctx, server)
@@ -133,10 +131,10 @@ func (a *Adapter) GetPrompt(ctx context.Context, server, name string, args map[s
 	}
 	i := slices.IndexFunc(prompts, func(p *Prompt) bool { return p.Name == name })
 	if i < 0 {
-		return nil, serverError(server, op, ErrUnknownPrompt)
+		return nil, serverError(server, op, errUnknownPrompt)
 	}
 	if missing, unknown := checkPromptArgs(prompts[i].Arguments, args); missing != nil || unknown != nil {
-		return nil, &PromptArgumentsError{Server: server, Prompt: name, Missing: missing, Unknown: unknown}
+		return nil, &promptArgumentsError{Server: server, Prompt: name, Missing: missing, Unknown: unknown}
 	}
 	var res *mcp.GetPromptResult
 	_, err = a.onConn(ctx, server, func(c *conn) (err error) {
@@ -206,38 +204,6 @@ func (p *PromptResult) LLMMessages(opts ...PartOption) []llms.MessageContent {
 		out = append(out, llms.MessageContent{Role: role, Parts: parts})
 	}
 	return out
-}
-
-// ChatMessages returns the prompt as text-only langchaingo chat messages
-// (llms.HumanChatMessage and llms.AIChatMessage), the shape of
-// prompts.ChatPromptTemplate: pass them as the value of a
-// prompts.MessagesPlaceholder. Text, and the text of embedded text
-// resources, is all they can carry: a prompt holding anything else (an
-// image, audio, a binary resource, a resource link) is refused with an
-// error wrapping [ErrNotText] that names the message, rather than turned
-// into a placeholder the model would take for the content. Use
-// [PromptResult.LLMMessages] for such prompts. Messages with blank text
-// are left out. A nil result gives nil.
-func (p *PromptResult) ChatMessages() ([]llms.ChatMessage, error) {
-	if p == nil {
-		return nil, nil
-	}
-	out := make([]llms.ChatMessage, 0, len(p.Messages))
-	for i, m := range p.Messages {
-		if m.Content.Type != BlockText {
-			return nil, fmt.Errorf("%w: message %d holds %s content; LLMMessages keeps it", ErrNotText, i, m.Content.Type)
-		}
-		if strings.TrimSpace(m.Content.Text) == "" {
-			continue
-		}
-		switch m.Role {
-		case "user":
-			out = append(out, llms.HumanChatMessage{Content: m.Content.Text})
-		case "assistant":
-			out = append(out, llms.AIChatMessage{Content: m.Content.Text})
-		}
-	}
-	return out, nil
 }
 
 // chatType is the langchaingo message type of an MCP role.

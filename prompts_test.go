@@ -10,7 +10,6 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
-	"github.com/tmc/langchaingo/prompts"
 )
 
 // promptAdapter is an adapter over one in-memory prompt server "srv" of era.
@@ -52,11 +51,6 @@ func TestPrompts(t *testing.T) {
 			if got := res.LLMMessages(); res.Description != "A greeting" || !equalMessages(got, want) {
 				t.Fatalf("greet: %q, LLMMessages() = %+v, want %+v", res.Description, got, want)
 			}
-			chat, err := res.ChatMessages()
-			if err != nil || len(chat) != 2 || chat[0].GetType() != llms.ChatMessageTypeHuman || chat[0].GetContent() != "Hi, Ada!" ||
-				chat[1].GetType() != llms.ChatMessageTypeAI || chat[1].GetContent() != "Hi! How can I help Ada?" {
-				t.Fatalf("greet: ChatMessages() = %#v, %v", chat, err)
-			}
 		})
 	}
 }
@@ -91,11 +85,6 @@ func TestPromptMedia(t *testing.T) {
 			if len(got) != 2 || !strings.HasPrefix(got[0].Parts[0].(llms.ImageURLContent).URL, "data:image/png;base64,") {
 				t.Fatalf("LLMMessages(ImagesAsDataURL()) = %+v, want a data URL image", got)
 			}
-			// Text-only chat messages cannot carry the image: refused, the
-			// message named, not turned into a placeholder.
-			if chat, err := res.ChatMessages(); !errors.Is(err, ErrNotText) || chat != nil || !strings.Contains(err.Error(), "message 0 holds image content") {
-				t.Fatalf("ChatMessages() = %#v, %v; want ErrNotText naming message 0's image", chat, err)
-			}
 		})
 	}
 }
@@ -122,7 +111,7 @@ func TestPromptArguments(t *testing.T) {
 			}
 			for _, tt := range tests {
 				_, err := a.GetPrompt(t.Context(), "srv", tt.prompt, tt.args)
-				var pe *PromptArgumentsError
+				var pe *promptArgumentsError
 				if !errors.As(err, &pe) || pe.Server != "srv" || pe.Prompt != tt.prompt ||
 					!slices.Equal(pe.Missing, tt.missing) || !slices.Equal(pe.Unknown, tt.unknown) || err.Error() != tt.text {
 					t.Errorf("%s: GetPrompt() error = %v, want %q", tt.name, err, tt.text)
@@ -130,8 +119,8 @@ func TestPromptArguments(t *testing.T) {
 			}
 			_, err := a.GetPrompt(t.Context(), "srv", "nope", nil)
 			var se *ServerError
-			if !errors.Is(err, ErrUnknownPrompt) || !errors.As(err, &se) || se.Server != "srv" || !strings.Contains(err.Error(), `"nope"`) {
-				t.Errorf("GetPrompt(unknown) error = %v, want ErrUnknownPrompt naming srv and nope", err)
+			if !errors.Is(err, errUnknownPrompt) || !errors.As(err, &se) || se.Server != "srv" || !strings.Contains(err.Error(), `"nope"`) {
+				t.Errorf("GetPrompt(unknown) error = %v, want errUnknownPrompt naming srv and nope", err)
 			}
 			// An empty value is a given argument.
 			if _, err := a.GetPrompt(t.Context(), "srv", "greet", map[string]string{"name": ""}); err != nil {
@@ -176,32 +165,6 @@ func TestPromptInputRequired(t *testing.T) {
 	}
 }
 
-// TestPromptChatTemplate: ChatMessages fill a langchaingo
-// ChatPromptTemplate through a MessagesPlaceholder.
-func TestPromptChatTemplate(t *testing.T) {
-	a, _ := promptAdapter(t, false, EraModern)
-	res, err := a.GetPrompt(t.Context(), "srv", "greet", map[string]string{"name": "Ada"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := prompts.NewChatPromptTemplate([]prompts.MessageFormatter{
-		prompts.MessagesPlaceholder{VariableName: "mcp"},
-		prompts.NewHumanMessagePromptTemplate("{{.question}}", []string{"question"}),
-	})
-	chat, err := res.ChatMessages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := tmpl.FormatPrompt(map[string]any{"mcp": chat, "question": "Weather?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "Human: Hello, Ada!\nAI: Hi! How can I help Ada?\nHuman: Weather?"
-	if got := v.String(); got != want {
-		t.Fatalf("formatted template = %q, want %q", got, want)
-	}
-}
-
 // TestPromptsNone: a server without prompts has none.
 func TestPromptsNone(t *testing.T) {
 	for _, era := range cacheEras {
@@ -211,8 +174,8 @@ func TestPromptsNone(t *testing.T) {
 			if ps, err := a.ListPrompts(t.Context(), "srv"); err != nil || ps == nil || len(ps) != 0 {
 				t.Fatalf("ListPrompts() = %v, %v; want an empty list", ps, err)
 			}
-			if _, err := a.GetPrompt(t.Context(), "srv", "greet", nil); !errors.Is(err, ErrUnknownPrompt) {
-				t.Fatalf("GetPrompt() error = %v, want ErrUnknownPrompt", err)
+			if _, err := a.GetPrompt(t.Context(), "srv", "greet", nil); !errors.Is(err, errUnknownPrompt) {
+				t.Fatalf("GetPrompt() error = %v, want errUnknownPrompt", err)
 			}
 		})
 	}

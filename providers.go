@@ -27,8 +27,7 @@ var ErrUnsupportedSchema = schemapass.ErrUnsupported
 // definition of its own: Parameters is a map[string]any deep copy of
 // [Tool.Parameters] (or what the pass before it left), which it may change
 // in place or replace. An error should wrap [ErrUnsupportedSchema].
-// [ForGemini], [ForOpenAI] and [ForOpenAIStrict] are the ready-made passes;
-// [InlineRefs] is a building block.
+// [ForGemini], [ForOpenAI] and [ForOpenAIStrict] are the ready-made passes.
 type SchemaPass func(fn *llms.FunctionDefinition) error
 
 // applyPasses applies passes to fd in order, skipping nil ones, and stops
@@ -74,16 +73,6 @@ func (s Toolset) LLMToolsFor(passes ...SchemaPass) ([]llms.Tool, error) {
 	return out, errors.Join(errs...)
 }
 
-// InlineRefs returns a [SchemaPass] that replaces every local $ref ("#",
-// "#/$defs/name", "#/definitions/name" or any JSON pointer into the schema)
-// by a copy of what it points to, merged with the keywords beside it, and
-// drops $defs and definitions. It refuses recursive references (a tree or
-// list type: they cannot be written without $ref), references to other
-// documents or to anchors, schemas that would grow past 10,000
-// subschemas, and what cannot be checked safely (see [ErrUnsafeSchema]:
-// nesting past 128 levels, more than 100,000 values, $dynamicRef).
-func InlineRefs() SchemaPass { return schemapass.Definition(schemapass.InlineRefs) }
-
 // ForOpenAI returns the [SchemaPass] for OpenAI's function calling without
 // strict mode (langchaingo's openai provider, and providers that speak its
 // API): the schema is kept, and each free-form object property (an object
@@ -97,55 +86,14 @@ func ForOpenAI() SchemaPass { return schemapass.OpenAIDefinition(false, schemapa
 
 // ForOpenAIStrict returns the [SchemaPass] for OpenAI's strict mode
 // (Structured Outputs for function calls): it sets Strict and makes the
-// schema one that strict mode accepts and that means the same thing:
-//
-//   - every object lists all its properties in required, and a property
-//     that was optional becomes nullable (its type gains "null", an enum
-//     gains null, other schemas become anyOf the schema and
-//     {"type": "null"}): the model sends null where it would have left
-//     the property out;
-//   - every object gets "additionalProperties": false;
-//   - oneOf becomes anyOf; $ref and $defs are kept (strict mode takes
-//     them); formats strict mode does not know, $schema, $id and
-//     min/maxProperties are dropped.
-//
-// It refuses, naming the tool and the place, what strict mode cannot
-// express: an object that takes other keys (a free-form object, a map with
-// additionalProperties), a schema without a type (any value), a tuple, and
-// allOf, not, if/then/else, patternProperties and the other keywords strict
-// mode rejects. Send such tools without strict mode ([ForOpenAI]).
-//
-// Arguments that arrive with null for an optional property whose schema
-// (the server's) does not accept null are sent without that property: the
-// model meant "absent", and servers refuse the null or read it as zero. A
-// null the server's schema accepts is sent as it came.
+// schema one that strict mode accepts and that means the same thing, or
+// fails with an error wrapping [ErrUnsupportedSchema]. The rules are in
+// docs/reference.md, "ForOpenAIStrict".
 func ForOpenAIStrict() SchemaPass { return schemapass.OpenAIDefinition(true, schemapass.OpenAIStrict) }
 
 // ForGemini returns the [SchemaPass] for Google AI (Gemini), as reached
-// through langchaingo's googleai provider or the REST API:
-//
-//   - local $ref are inlined and $defs dropped ([InlineRefs]); a recursive
-//     type is refused;
-//   - a list of types becomes one type with "nullable": true ("null" was
-//     one of two), or anyOf the types; anyOf with a {"type": "null"}
-//     branch becomes the other branch, nullable; oneOf becomes anyOf, and
-//     allOf is merged into its schema (properties and required joined);
-//   - const becomes a one-value enum; an enum of other than strings (Google
-//     AI takes string enums only) is dropped and its values are written
-//     into the description, so the model still sees them;
-//   - format values Google AI does not know for the type (email, uri, uuid
-//     …) are dropped; a missing type is inferred from properties (object)
-//     or items (array); required names only declared properties;
-//   - every other keyword (additionalProperties, $schema, $id, const,
-//     examples, exclusiveMinimum, patternProperties, …) is dropped;
-//   - a property that is a free-form object (no properties), or an array of
-//     them, is left out when optional (Google AI refuses an OBJECT without
-//     properties, and cannot say "any keys"); a required one refuses the
-//     tool. The top level keeps "properties": {}, which langchaingo's
-//     googleai provider requires.
-//
-// langchaingo's googleai provider reads only type, description,
-// properties, items and required of what remains: it fails on a type that
-// is not a string and on required that is not a list of strings, which the
-// pass rules out.
+// through langchaingo's googleai provider or the REST API: references
+// inlined, type lists, nullability, anyOf/oneOf/allOf and the keywords
+// Gemini ignores rewritten to what it accepts, or an error wrapping
+// [ErrUnsupportedSchema]. The rules are in docs/reference.md, "ForGemini".
 func ForGemini() SchemaPass { return schemapass.Definition(schemapass.Gemini) }

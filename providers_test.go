@@ -23,7 +23,7 @@ var providerPasses = []struct {
 	pass SchemaPass
 	pure func(map[string]any) (map[string]any, error)
 }{
-	{"inline-refs", InlineRefs(), schemapass.InlineRefs},
+	{"inline-refs", schemapass.Definition(schemapass.InlineRefs), schemapass.InlineRefs},
 	{"gemini", ForGemini(), schemapass.Gemini},
 	{"openai", ForOpenAI(), schemapass.OpenAI},
 	{"openai-strict", ForOpenAIStrict(), schemapass.OpenAIStrict},
@@ -184,10 +184,10 @@ func TestSchemaPassStrict(t *testing.T) {
 		want   bool
 	}{
 		{[]SchemaPass{ForOpenAIStrict()}, true},
-		{[]SchemaPass{ForOpenAIStrict(), InlineRefs()}, true},
+		{[]SchemaPass{ForOpenAIStrict(), schemapass.Definition(schemapass.InlineRefs)}, true},
 		{[]SchemaPass{ForOpenAIStrict(), ForGemini()}, true},
 		{[]SchemaPass{ForOpenAIStrict(), ForOpenAI()}, false},
-		{[]SchemaPass{InlineRefs(), ForGemini()}, false},
+		{[]SchemaPass{schemapass.Definition(schemapass.InlineRefs), ForGemini()}, false},
 	} {
 		lt, err := tool.LLMToolFor(tt.passes...)
 		if err != nil || lt.Function.Strict != tt.want {

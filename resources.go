@@ -12,7 +12,7 @@ import (
 
 // ListResources lists every resource of the named server (all pages). A
 // server without resources (method not found) has none: an empty list. The
-// list is cached like tool lists; opts may set a [CacheMode] ([Servers] has
+// list is cached like tool lists; opts may set a [CacheMode] ([FromServers] has
 // no effect here). The caller owns the slice but must not mutate the
 // resources.
 func (a *Adapter) ListResources(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Resource, error) {
@@ -47,27 +47,15 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 }
 
 // SubscribeResource asks the named server to announce changes of the
-// resource uri; each announcement calls [Config.OnResourceUpdated] with the
-// principal of ctx ([WithPrincipal]; none is a principal of its own, ""). The
-// server must advertise resources.subscribe: otherwise it fails with
-// [ErrNotSupported]. On modern sessions the subscription is a
+// resource uri; each announcement calls [Config.OnResourceUpdated] with
+// the principal of ctx ([WithPrincipal]; none is a principal of its own,
+// ""). The server must advertise resources.subscribe: otherwise it fails
+// with [ErrNotSupported]. On modern sessions the subscription is a
 // subscriptions/listen stream of its own, which go-sdk opens without
 // waiting for the server's acknowledgement (a server refusing the URI is
 // not reported); on legacy ones it is a resources/subscribe request.
-// Subscribing twice is subscribing once.
-//
-// A subscription belongs to its principal and to the server's current
-// connection: several principals subscribed to one URI of a shared server
-// each get every update (the server is asked once they all unsubscribed
-// to stop). It ends with [Adapter.UnsubscribeResource] under the same
-// principal, or with [Adapter.Close]. It belongs to the principal and the
-// server, not to one session: when the adapter starts a new session with
-// them (the server forgot the session, or Server.Restart or
-// Server.Reconnect dialed it again), it subscribes again there (a URI the
-// new session refuses is logged and dropped); a per-principal connection
-// the adapter evicts ends its subscriptions. A subscription that a
-// concurrent Close would outlive is undone, and the call fails with
-// [ErrClosed].
+// Subscribing twice is subscribing once. More in docs/reference.md,
+// "Adapter.SubscribeResource".
 func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) error {
 	op := fmt.Sprintf("subscribe to resource %q", uri)
 	c, err := a.connect(ctx, server)
@@ -92,7 +80,7 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	defer subs.give()
 	// The principal is subscribed first: a server may announce an update
 	// before it answers.
-	principal := PrincipalFrom(ctx)
+	principal := principalFrom(ctx)
 	added := subs.add(uri, principal)
 	err = c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
 	if err != nil {
@@ -121,7 +109,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 	c := a.pool.live(ctx, server, s)
 	if c == nil {
 		if key, err := connKeyOf(ctx, server, s); err == nil {
-			a.pool.generation().held.drop(key, uri, PrincipalFrom(ctx))
+			a.pool.generation().held.drop(key, uri, principalFrom(ctx))
 		}
 		return nil
 	}
@@ -136,7 +124,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 		return serverError(server, op, err)
 	}
 	defer subs.give()
-	if was, last := subs.remove(uri, PrincipalFrom(ctx)); !was || !last {
+	if was, last := subs.remove(uri, principalFrom(ctx)); !was || !last {
 		return nil // others still want the updates
 	}
 	if err := c.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {

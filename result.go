@@ -106,7 +106,7 @@ type partOptions struct {
 	// imageDataURL selects OpenAI-style parts: images as data URLs, and no
 	// binary parts at all (OpenAI rejects them).
 	imageDataURL bool
-	// budget is the [ResultBudget] (budget.go): 0 default, negative none.
+	// budget is [Config.ResultBudget] (budget.go): 0 default, negative none.
 	budget int
 	// timeoutErrors is [TimeoutErrors] (modelerror.go).
 	timeoutErrors bool
@@ -268,22 +268,11 @@ func unsupportedText(typ string) string {
 	return fmt.Sprintf("[unsupported content type %q]", modeltext.Short(typ))
 }
 
-// Text returns the result as one string for a model or a log: text blocks
-// as they are, media and links as short bracketed placeholders such as
-// "[image image/png 14 KB]" (never base64), one block per line. Blocks meant
-// for the user only (see [Block]) are left out.
-//
-// When the result has neither text nor media for the model, the structured
-// content follows as compact JSON, so that the model sees the answer. It
-// never carries media: a string holding base64 data (a data: URL, or a run
-// of 256 or more base64 characters) reads "[base64 data, 14 KB]", and JSON
-// longer than 16 KB is cut, ending in a note of its full size. With media
-// blocks there is no such line: servers that mirror their media into the
-// structured content (server-filesystem's read_media_file) would send it
-// twice. [Result.Artifact] keeps the structured content as it was.
-//
-// An error result with nothing to say reads "tool returned an error with no
-// message". A nil or empty result gives "".
+// Text returns the result as one string for a model or a log: text
+// blocks as they are, media and links as short bracketed placeholders
+// such as "[image image/png 14 KB]" (never base64), one block per line.
+// Blocks meant for the user only (see [Block]) are left out. More in
+// docs/reference.md, "Result.Text".
 func (r *Result) Text() string {
 	if r == nil {
 		return ""
@@ -310,8 +299,9 @@ func (r *Result) Text() string {
 // llms.BinaryPart (the Anthropic provider accepts only images this way; the
 // Google AI provider accepts all three); [ImagesAsDataURL] selects the
 // OpenAI style. Links to images stay text by default, because the Anthropic
-// provider rejects URL parts. The parts are bounded by [ResultBudget]
-// (by default [DefaultResultBudget]). A nil result gives nil.
+// provider rejects URL parts. The parts are bounded by the default result
+// budget (see [Config.ResultBudget], which [Toolset.HandleToolCalls]
+// follows). A nil result gives nil.
 func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
@@ -341,7 +331,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 // An empty result is answered with "tool returned no content", since
 // providers reject empty tool messages. The tool message is always there,
 // also for a nil result, so callers may index the first message. Text and
-// media are bounded by [ResultBudget] (by default [DefaultResultBudget]).
+// media are bounded by the default result budget (see [Config.ResultBudget]).
 func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.MessageContent {
 	if r == nil {
 		r = &Result{}

@@ -26,7 +26,7 @@ func brokenServer() (Server, *atomic.Int64) {
 }
 
 // TestService runs the service recipe: Service fills in what the defaults
-// leave out (a retry policy per server, the required StateKey, a catalog
+// leave out (a retry policy per server, the required State.Key, a catalog
 // TTL, dialing the selected servers alone) and leaves what cfg sets, and
 // the caller's map, alone; an Adapter built from it serves a selection
 // without its broken sibling, lists from its cache, and dials a dropped
@@ -37,24 +37,24 @@ func TestService(t *testing.T) {
 	in := Config{Servers: map[string]Server{
 		"files": {Command: "mcp-server-files"},
 		"web":   {URL: "https://example.com/mcp"},
-		"own":   {URL: "https://example.com/mcp", Reconnect: own},
+		"own":   {URL: "https://example.com/mcp", Retry: own},
 	}, CatalogTTL: time.Hour}
 	cfg := Service(in)
-	if s := cfg.Servers["files"]; s.Restart == nil || s.Restart.MaxAttempts != 3 || s.Restart.Delay != time.Second || s.Reconnect != nil {
-		t.Errorf("Service: stdio server's Restart %+v, Reconnect %+v; want Restart {3 1s} alone", s.Restart, s.Reconnect)
+	if s := cfg.Servers["files"]; s.Retry == nil || s.Retry.MaxAttempts != 3 || s.Retry.Delay != time.Second {
+		t.Errorf("Service: stdio server's Retry %+v; want {3 1s}", s.Retry)
 	}
-	if s := cfg.Servers["web"]; s.Reconnect == nil || s.Reconnect.MaxAttempts != 3 || s.Restart != nil {
-		t.Errorf("Service: HTTP server's Reconnect %+v, Restart %+v; want Reconnect {3 1s} alone", s.Reconnect, s.Restart)
+	if s := cfg.Servers["web"]; s.Retry == nil || s.Retry.MaxAttempts != 3 || s.Retry.Delay != time.Second {
+		t.Errorf("Service: HTTP server's Retry %+v; want {3 1s}", s.Retry)
 	}
-	if s := cfg.Servers["own"]; s.Reconnect != own {
-		t.Errorf("Service replaced a server's own Reconnect with %+v", s.Reconnect)
+	if s := cfg.Servers["own"]; s.Retry != own {
+		t.Errorf("Service replaced a server's own Retry with %+v", s.Retry)
 	}
-	if in.Servers["files"].Restart != nil {
+	if in.Servers["files"].Retry != nil {
 		t.Error("Service changed the caller's map")
 	}
-	if !cfg.RequireStateKey || !cfg.DialSelectedOnly || cfg.CatalogTTL != time.Hour {
-		t.Errorf("Service: RequireStateKey %v, DialSelectedOnly %v, CatalogTTL %v; want true, true, the caller's 1h",
-			cfg.RequireStateKey, cfg.DialSelectedOnly, cfg.CatalogTTL)
+	if !cfg.State.RequireKey || !cfg.DialSelectedOnly || cfg.CatalogTTL != time.Hour {
+		t.Errorf("Service: State.RequireKey %v, DialSelectedOnly %v, CatalogTTL %v; want true, true, the caller's 1h",
+			cfg.State.RequireKey, cfg.DialSelectedOnly, cfg.CatalogTTL)
 	}
 	if got := Service(Config{}).CatalogTTL; got != time.Minute {
 		t.Errorf("Service(Config{}).CatalogTTL = %v, want 1m", got)
@@ -65,17 +65,17 @@ func TestService(t *testing.T) {
 			s := testserver.New(testserver.Options{Legacy: era.legacy}).AddWeather()
 			broken, brokenDials := brokenServer()
 			cfg := Service(Config{Servers: map[string]Server{"weather": memServer(s, ModeAuto), "broken": broken}})
-			if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "RequireStateKey") {
-				t.Fatalf("New(Service(cfg)) without a StateKey: %v, want an error naming RequireStateKey", err)
+			if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "State.RequireKey") {
+				t.Fatalf("New(Service(cfg)) without a State.Key: %v, want an error naming State.RequireKey", err)
 			}
-			cfg.StateKey = key
+			cfg.State.Key = key
 			a := newAdapter(t, cfg)
 			var ts Toolset
 			for range 2 {
 				var err error
-				ts, err = a.ListTools(t.Context(), Servers("weather"))
+				ts, err = a.ListTools(t.Context(), FromServers("weather"))
 				if err != nil || !slices.Equal(toolNames(ts), []string{"weather__get_weather"}) {
-					t.Fatalf("ListTools(Servers(weather)) = %v, %v", toolNames(ts), err)
+					t.Fatalf("ListTools(FromServers(weather)) = %v, %v", toolNames(ts), err)
 				}
 			}
 			checkEra(t, a, "weather", era.want)
@@ -88,7 +88,7 @@ func TestService(t *testing.T) {
 
 			s.KillSessions()
 			<-ts[0].conn.done // the death is recorded
-			ts, err := a.ListTools(t.Context(), Servers("weather"))
+			ts, err := a.ListTools(t.Context(), FromServers("weather"))
 			if err != nil {
 				t.Fatalf("ListTools after the server dropped its connection: %v, want a new dial (Reconnect)", err)
 			}
@@ -110,15 +110,15 @@ func TestDialSelectedOnly(t *testing.T) {
 	for _, only := range []bool{false, true} {
 		broken, dials := brokenServer()
 		a := newAdapter(t, Config{Servers: map[string]Server{"weather": memServer(s, ModeAuto), "broken": broken}, DialSelectedOnly: only})
-		_, err := a.ListTools(t.Context(), Servers("weather"))
-		sets, setsErr := a.ListToolsets(t.Context(), Servers("weather"))
+		_, err := a.ListTools(t.Context(), FromServers("weather"))
+		sets, setsErr := a.ListToolsets(t.Context(), FromServers("weather"))
 		if !only {
 			se := checkServerErr(t, err, "broken")
 			if !strings.Contains(err.Error(), "Config.DialSelectedOnly") || !strings.Contains(se.Err.Error(), "connection refused") {
-				t.Errorf("ListTools(Servers(weather)) with a broken sibling: %v, want its failure and a word on Config.DialSelectedOnly", err)
+				t.Errorf("ListTools(FromServers(weather)) with a broken sibling: %v, want its failure and a word on Config.DialSelectedOnly", err)
 			}
 			if setsErr == nil {
-				t.Error("ListToolsets(Servers(weather)) with a broken sibling succeeded")
+				t.Error("ListToolsets(FromServers(weather)) with a broken sibling succeeded")
 			}
 			continue
 		}
@@ -138,15 +138,15 @@ func TestDialSelectedOnly(t *testing.T) {
 // option asks for one, naming both settings, and accepts 32 bytes.
 func TestRequireStateKey(t *testing.T) {
 	for _, n := range []int{0, 31, 32} {
-		_, err := New(Config{RequireStateKey: true, StateKey: bytes.Repeat([]byte{1}, n)})
+		_, err := New(Config{State: StateOptions{RequireKey: true, Key: bytes.Repeat([]byte{1}, n)}})
 		if n == 32 {
 			if err != nil {
 				t.Errorf("New with a 32-byte key: %v", err)
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), "StateKey") || !strings.Contains(err.Error(), "RequireStateKey") {
-			t.Errorf("New with a %d-byte key: %v, want an error naming StateKey and RequireStateKey", n, err)
+		if err == nil || !strings.Contains(err.Error(), "State.Key") || !strings.Contains(err.Error(), "State.RequireKey") {
+			t.Errorf("New with a %d-byte key: %v, want an error naming State.Key and State.RequireKey", n, err)
 		}
 	}
 }

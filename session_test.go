@@ -259,7 +259,7 @@ func TestSessionRecoveryMayHaveRun(t *testing.T) {
 
 // TestSessionRecoveryGone: the server's session is forgotten and no new
 // one can be started (the endpoint now answers 404 to everything): the
-// errors name Server.Reconnect, and, once the server is skipped,
+// errors name Server.Retry, and, once the server is skipped,
 // Config.OnConnectionError.
 func TestSessionRecoveryGone(t *testing.T) {
 	r, _ := newRestartable(t, false)
@@ -272,8 +272,8 @@ func TestSessionRecoveryGone(t *testing.T) {
 	r.handler.Store(&gone)
 	r.drop()
 	_, err = ts.Lookup("h__echo").Invoke(t.Context(), map[string]any{"text": "x"})
-	if err == nil || !strings.Contains(err.Error(), "Server.Reconnect") {
-		t.Fatalf("call on a server gone for good: error = %v, want it to name Server.Reconnect", err)
+	if err == nil || !strings.Contains(err.Error(), "Server.Retry") {
+		t.Fatalf("call on a server gone for good: error = %v, want it to name Server.Retry", err)
 	}
 	var se *ServerError
 	if !errors.As(err, &se) || se.Server != "h" {
@@ -283,8 +283,8 @@ func TestSessionRecoveryGone(t *testing.T) {
 		t.Fatalf("ListTools with the server skipped = %v, %v; want no tools", ts, err)
 	}
 	_, err = a.ServerInfo(t.Context(), "h")
-	if err == nil || !strings.Contains(err.Error(), "Server.Reconnect") || !strings.Contains(err.Error(), "OnConnectionError") {
-		t.Fatalf("ServerInfo of a skipped server: error = %v, want it to name Server.Reconnect and OnConnectionError", err)
+	if err == nil || !strings.Contains(err.Error(), "Server.Retry") || !strings.Contains(err.Error(), "OnConnectionError") {
+		t.Fatalf("ServerInfo of a skipped server: error = %v, want it to name Server.Retry and OnConnectionError", err)
 	}
 }
 
@@ -309,8 +309,8 @@ func TestSessionRecoveryInFlight(t *testing.T) {
 	}
 }
 
-// TestRecoveryHints: a crashed stdio server without Server.Restart stays
-// down until Close, and every error that says so names Server.Restart; once
+// TestRecoveryHints: a crashed stdio server without Server.Retry stays
+// down until Close, and every error that says so names Server.Retry; once
 // Config.OnConnectionError skipped it, the skip is named too.
 func TestRecoveryHints(t *testing.T) {
 	a := newAdapter(t, Config{Servers: map[string]Server{"p": stdioServer(t, "modern")}})
@@ -319,12 +319,12 @@ func TestRecoveryHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ts.Lookup("p__exit").Invoke(t.Context(), nil)
-	if err == nil || !strings.Contains(err.Error(), "set Server.Restart") {
-		t.Fatalf("call on a crashing server: error = %v, want it to name Server.Restart", err)
+	if err == nil || !strings.Contains(err.Error(), "set Server.Retry") {
+		t.Fatalf("call on a crashing server: error = %v, want it to name Server.Retry", err)
 	}
 	<-ts.Lookup("p__exit").conn.done
-	if _, err := a.ListTools(t.Context()); err == nil || !strings.Contains(err.Error(), "set Server.Restart") {
-		t.Fatalf("ListTools after the crash: error = %v, want it to name Server.Restart", err)
+	if _, err := a.ListTools(t.Context()); err == nil || !strings.Contains(err.Error(), "set Server.Retry") {
+		t.Fatalf("ListTools after the crash: error = %v, want it to name Server.Retry", err)
 	}
 	b := newAdapter(t, Config{Servers: map[string]Server{"p": stdioServer(t, "modern")}, OnConnectionError: IgnoreConnectionErrors})
 	if ts, err = b.ListTools(t.Context()); err != nil {
@@ -336,7 +336,7 @@ func TestRecoveryHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = b.ServerInfo(t.Context(), "p")
-	if err == nil || !strings.Contains(err.Error(), "Config.OnConnectionError") || !strings.Contains(err.Error(), "set Server.Restart") {
-		t.Fatalf("ServerInfo of the skipped server: error = %v, want it to name Config.OnConnectionError and Server.Restart", err)
+	if err == nil || !strings.Contains(err.Error(), "Config.OnConnectionError") || !strings.Contains(err.Error(), "set Server.Retry") {
+		t.Fatalf("ServerInfo of the skipped server: error = %v, want it to name Config.OnConnectionError and Server.Retry", err)
 	}
 }

@@ -6,9 +6,9 @@ package mcpadapter
 // Stored state is untrusted input. Decoding never panics and refuses
 // oversized state; resuming re-checks what the state names against this
 // Adapter (its configuration and the server's catalog) and the Approval
-// gate; with Config.StateKey, state is sealed (encrypted and
+// gate; with Config.State.Key, state is sealed (encrypted and
 // authenticated) and state that is not sealed, or sealed with a key not
-// in the ring (StateKey and OldStateKeys), or altered, is refused.
+// in the ring (State.Key and State.OldKeys), or altered, is refused.
 //
 // A value decoded from sealed JSON holds its seal, ID and issue time
 // only until the Adapter it is given to opens it (openState): a copy,
@@ -17,7 +17,7 @@ package mcpadapter
 // Every kind carries a stamp (an ID and an issue time) and goes through
 // the same two steps of states: open (seal, age, owner) before anything
 // else is checked, claim (once per value, and once across replicas with
-// Config.StateClaims) right before anything is sent, so that a resume or
+// Config.State.Claims) right before anything is sent, so that a resume or
 // decision refused for invalid answers or an unreachable server can be
 // made again.
 //
@@ -35,7 +35,7 @@ import (
 )
 
 var (
-	// ErrTamperedState is returned when [Config.StateKey] is set and stored
+	// ErrTamperedState is returned when [StateOptions.Key] is set and stored
 	// state (an [*Interrupt], [*ApprovalRequired] or [*PausedCalls], an
 	// agent run's included, decoded from JSON) is not sealed with that key, or was
 	// altered after it was sealed. Nothing is sent.
@@ -45,33 +45,35 @@ var (
 	// Adapter cannot resume: a server not in [Config.Servers], a tool not in
 	// that server's catalog, a tool name that does not match its server and
 	// MCP name under this Adapter's naming, or state that is malformed or
-	// exceeds the size bound. Nothing is sent.
+	// exceeds the size bound. Nothing is sent. It is also returned, the
+	// message saying which, for state issued longer ago than
+	// [StateOptions.MaxAge] (or that records no issue time: stored by an
+	// earlier version), and for state sealed in the format of earlier
+	// versions (signed with an HMAC, its JSON in clear), which decoding
+	// refuses: that format showed what it sealed (a task's session among
+	// it) to whoever could read it. Such state cannot be resumed: make it
+	// again (call the tool again), or settle it with the earlier version
+	// before upgrading.
 	ErrInvalidState = seal.ErrInvalid
 
 	// ErrClaimedState is returned when stored state was already resumed
-	// or decided: by this value, or, with [Config.StateClaims], by any
+	// or decided: by this value, or, with [StateOptions.Claims], by any
 	// value of the same ID on any Adapter that shares the store. A
 	// [ClaimStore] returns it for an ID claimed before. Nothing is sent.
 	ErrClaimedState = seal.ErrClaimed
 
-	// ErrExpiredState is returned when [Config.StateMaxAge] is set and
-	// stored state was issued longer ago, or records no issue time (state
-	// stored by an earlier version). Nothing is sent.
-	ErrExpiredState = seal.ErrExpired
+	// errExpiredState (an ErrInvalidState) is state issued longer ago
+	// than [StateOptions.MaxAge], or without an issue time.
+	errExpiredState = seal.ErrExpired
 
-	// ErrOldStateFormat is returned (wrapped with [ErrInvalidState]) when
-	// stored state is sealed in the format of earlier versions (signed
-	// with an HMAC, its JSON in clear), which decoding refuses: that
-	// format showed what it sealed (a task's session among it) to whoever
-	// could read it. Such state cannot be resumed: make it again (call
-	// the tool again), or settle it with the earlier version before
-	// upgrading.
-	ErrOldStateFormat = seal.ErrOldFormat
+	// errOldStateFormat (an ErrInvalidState) is state sealed in the format
+	// of earlier versions.
+	errOldStateFormat = seal.ErrOldFormat
 )
 
 // A ClaimStore records the IDs of stored state that was applied (resumed,
 // approved or rejected), so that each is applied at most once across the
-// Adapters, in any process, that share it ([Config.StateClaims]).
+// Adapters, in any process, that share it ([StateOptions.Claims]).
 // Implement it over a store every replica reaches with a unique key: an
 // INSERT that fails on a duplicate key, a Redis SET NX with an expiry.
 type ClaimStore interface {
@@ -80,7 +82,7 @@ type ClaimStore interface {
 	// other error when it cannot tell; the resume then fails, sends
 	// nothing, and can be tried again. The record must be kept until
 	// expires, after which state of that id is refused as expired
-	// anyway; the zero time (no [Config.StateMaxAge]) means for ever.
+	// anyway; the zero time (no [StateOptions.MaxAge]) means for ever.
 	Claim(ctx context.Context, id string, expires time.Time) error
 }
 
@@ -106,13 +108,13 @@ func decodeStamp(id string, issued time.Time) (stamp, error) {
 	return stamp{id: id, issued: issued, used: new(atomic.Bool)}, nil
 }
 
-// ID returns the state's ID: 32 hex digits, random, made with the state
-// (empty for state stored before IDs were recorded). [Config.StateClaims]
-// claims it when the state is applied.
+// ID returns the state's ID: 32 random hex digits, made with the state
+// (empty for state stored before IDs were recorded), which a resume claims
+// (see [Resolution]).
 func (s stamp) ID() string { return s.id }
 
 // Issued returns when the state was made (the zero time for state stored
-// before issue times were recorded); [Config.StateMaxAge] counts from it.
+// before issue times were recorded); [StateOptions.MaxAge] counts from it.
 func (s stamp) Issued() time.Time { return s.issued }
 
 // maxStateBytes bounds the JSON of one stored value.
@@ -177,12 +179,12 @@ func openState[T any, P sealedKind[T]](s *states, kind string, v P) (P, error) {
 }
 
 // A states guards the state an Adapter stores: it seals what the Adapter
-// encodes with [Config.StateKey], checks state given back to it (its seal,
+// encodes with [StateOptions.Key], checks state given back to it (its seal,
 // its age, then whose it is) before anything is resumed or decided, and
 // claims it before anything is sent. It is built once, in New, from the
 // validated configuration.
 type states struct {
-	ring         seal.Ring       // Config.StateKey, then Config.OldStateKeys; Config.StateMaxAge; Config.StateClaims
+	ring         seal.Ring       // Config.State.Key, then Config.State.OldKeys; Config.State.MaxAge; Config.State.Claims
 	perPrincipal map[string]bool // the servers whose connections are per principal
 }
 
@@ -190,10 +192,10 @@ type states struct {
 // validated configuration cfg.
 func newStates(cfg *Config) states {
 	var keys [][]byte
-	if len(cfg.StateKey) > 0 {
-		keys = append([][]byte{cfg.StateKey}, cfg.OldStateKeys...)
+	if len(cfg.State.Key) > 0 {
+		keys = append([][]byte{cfg.State.Key}, cfg.State.OldKeys...)
 	}
-	s := states{ring: seal.NewRing(keys, cfg.StateMaxAge, cfg.StateClaims), perPrincipal: make(map[string]bool)}
+	s := states{ring: seal.NewRing(keys, cfg.State.MaxAge, cfg.State.Claims), perPrincipal: make(map[string]bool)}
 	for name, srv := range cfg.Servers {
 		if srv.perPrincipal() {
 			s.perPrincipal[name] = true
@@ -218,7 +220,7 @@ func marshalState(a *Adapter, kind string, s stateSeal, st stamp, encode func() 
 // unsealState returns the payload of stored state b and its seal: when
 // it is sealed, no payload, until an Adapter opens it (openState). It
 // bounds the size and refuses anything that is not a JSON object, and
-// state sealed in the old format ([ErrOldStateFormat]).
+// state sealed in the old format (errOldStateFormat).
 func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	payload, sealed, err := seal.Unseal(b)
 	if errors.Is(err, seal.ErrOldFormat) {
@@ -247,7 +249,7 @@ func (s *states) open(ctx context.Context, kind string, seal stateSeal, st stamp
 // checkSeal verifies the seal of stored state: state made in this
 // process needs none; decoded sealed state must have been opened by s
 // (openState); decoded state not sealed is refused when there is a
-// [Config.StateKey]. kind is the state's, for the message.
+// [StateOptions.Key]. kind is the state's, for the message.
 func (s *states) checkSeal(kind string, seal stateSeal) error {
 	switch {
 	case !seal.decoded || seal.opened == s:
@@ -304,15 +306,14 @@ func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string
 }
 
 // Unseal opens v, stored state decoded from JSON sealed with
-// [Config.StateKey], in place, so that it can be read before it is
+// [StateOptions.Key], in place, so that it can be read before it is
 // settled: the questions of an [*Interrupt], the call of an
 // [*ApprovalRequired] (to show a reviewer, who may edit its arguments),
 // the task of a [*PendingTask], the batch of a [*PausedCalls]. Until then
 // a decoded sealed value shows only its ID and Issued: its JSON holds
 // nothing else in clear. Unseal checks the seal only: a key of this
-// Adapter ([Config.StateKey], [Config.OldStateKeys]) must have sealed it,
-// else [ErrTamperedState]. [Adapter.Resume], [Adapter.Decide],
-// [Adapter.CollectTask] and [Toolset.ResumeToolCalls] open what they are
+// Adapter ([StateOptions.Key], [StateOptions.OldKeys]) must have sealed it,
+// else [ErrTamperedState]. [Adapter.Resume] and [Toolset.ResumeToolCalls] open what they are
 // given themselves, with all their checks; a value that this Adapter
 // opened goes on as it is now (edits included), one given to another
 // Adapter is opened again from its seal. State that is not sealed is left

@@ -180,13 +180,13 @@ func TestForgedURLInterrupt(t *testing.T) {
 	}
 }
 
-// TestStateKey: with Config.StateKey, stored state must be sealed with the
+// TestStateKey: with Config.State.Key, stored state must be sealed with the
 // key; unsealed, altered, resealed under another key or another kind's
 // seal is refused with ErrTamperedState and nothing is sent.
 func TestStateKey(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}, Approval: destructiveCall}
 	a := newAdapter(t, cfg)
 	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
 	sealed, err := json.Marshal(intr)
@@ -202,7 +202,7 @@ func TestStateKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := cfg
-	other.StateKey = []byte("another key, another deployment!")
+	other.State.Key = []byte("another key, another deployment!")
 	otherSealed, err := json.Marshal(must(t).interrupt(lookupTool(t, newAdapter(t, other), "s__book_table").Invoke(t.Context(), map[string]any{"party": 4})))
 	if err != nil {
 		t.Fatal(err)
@@ -241,18 +241,18 @@ func TestStateKey(t *testing.T) {
 	if err := json.Unmarshal(payloadOf(t, a, stateApproval, sealedApproval), &unsealed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a2.Decide(t.Context(), &unsealed, Approved()); !errors.Is(err, ErrTamperedState) {
+	if _, err := a2.Resume(t.Context(), &unsealed, Approved()); !errors.Is(err, ErrTamperedState) {
 		t.Errorf("Approve(unsealed) error = %v, want ErrTamperedState", err)
 	}
 	var back ApprovalRequired
 	if err := json.Unmarshal(sealedApproval, &back); err != nil {
 		t.Fatal(err)
 	}
-	res = must(t).result(a2.Decide(t.Context(), &back, Approved()))
+	res = must(t).result(a2.Resume(t.Context(), &back, Approved()))
 	if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 		t.Errorf("Approve(sealed) = %s, destroy runs %d; want destroyed db, 1", resultText(res), s.Runs("destroy"))
 	}
-	if _, err := a2.Decide(t.Context(), &back, Approved()); err == nil || s.Runs("destroy") != 1 {
+	if _, err := a2.Resume(t.Context(), &back, Approved()); err == nil || s.Runs("destroy") != 1 {
 		t.Errorf("second Approve() error = %v, destroy runs %d; want an error, 1", err, s.Runs("destroy"))
 	}
 }
@@ -285,11 +285,11 @@ func TestDurableApproval(t *testing.T) {
 			if back.ID() != p.ID() || back.Call.Tool != "s__destroy" || back.Call.Args["target"] != "db" {
 				t.Errorf("decoded = %+v, want the stored call", back)
 			}
-			rejected := must(t).result(a2.Decide(t.Context(), decode(b), Rejected("no")))
+			rejected := must(t).result(a2.Resume(t.Context(), decode(b), Rejected("no")))
 			if !rejected.IsError || s.Runs("destroy") != 0 {
 				t.Errorf("Reject() = %s, runs %d; want an error result, 0", resultText(rejected), s.Runs("destroy"))
 			}
-			res := must(t).result(a2.Decide(t.Context(), back, Approved()))
+			res := must(t).result(a2.Resume(t.Context(), back, Approved()))
 			if res.Text() != "destroyed db" || s.Runs("destroy") != 1 {
 				t.Errorf("Approve() = %s, runs %d", resultText(res), s.Runs("destroy"))
 			}
@@ -301,7 +301,7 @@ func TestDurableApproval(t *testing.T) {
 				editJSON(t, b, func(w map[string]any) { w["mcpName"], w["tool"] = "nothing", "s__nothing" }),
 				editJSON(t, b, func(w map[string]any) { w["server"] = "x" }),
 			} {
-				if _, err := a2.Decide(t.Context(), decode(forged), Approved()); !errors.Is(err, ErrInvalidState) {
+				if _, err := a2.Resume(t.Context(), decode(forged), Approved()); !errors.Is(err, ErrInvalidState) {
 					t.Errorf("Approve(%s) error = %v, want ErrInvalidState", forged, err)
 				}
 			}
@@ -321,13 +321,13 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	always := func(ToolCall) bool { return true }
 	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always})
 	p := must(t).approval(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
-	intr := must(t).interrupt(a.Decide(t.Context(), p, Approved()))
+	intr := must(t).interrupt(a.Resume(t.Context(), p, Approved()))
 	ans := answer("date", Accept, date("2026-09-18"))
 
 	// Unsealed from storage: approval again, then the resume with the
 	// answers given.
 	held := must(t).approval(a.Resume(t.Context(), roundTrip(t, intr), Answered(ans)))
-	res := must(t).result(a.Decide(t.Context(), held, Approved()))
+	res := must(t).result(a.Resume(t.Context(), held, Approved()))
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Approve(resume) = %s, want %q", resultText(res), want)
 	}
@@ -339,10 +339,10 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	// again; with one, no approval, and the resume happens once across
 	// replicas.
 	key := []byte("0123456789abcdef0123456789abcdef")
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, StateKey: key}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, Approval: always, State: StateOptions{Key: key}}
 	k1 := newAdapter(t, cfg)
 	p = must(t).approval(lookupTool(t, k1, "s__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
-	stored, err := json.Marshal(must(t).interrupt(k1.Decide(t.Context(), p, Approved())))
+	stored, err := json.Marshal(must(t).interrupt(k1.Resume(t.Context(), p, Approved())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestApprovedInterruptResumes(t *testing.T) {
 	for range 2 {
 		must(t).approval(newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)))
 	}
-	cfg.StateClaims = newClaims()
+	cfg.State.Claims = newClaims()
 	res = must(t).result(newAdapter(t, cfg).Resume(t.Context(), decodeInterrupt(t, stored), Answered(ans)))
 	if want := "Booked a table for 2 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(sealed approved) = %s, want %q", resultText(res), want)
@@ -446,13 +446,13 @@ func FuzzStoredState(f *testing.F) {
 	})
 }
 
-// TestStateKeyPauses: with Config.StateKey, a paused batch whose JSON was
+// TestStateKeyPauses: with Config.State.Key, a paused batch whose JSON was
 // altered (a forged observation for the model) or is not sealed is
 // refused, and nothing is sent.
 func TestStateKeyPauses(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}})
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -490,7 +490,7 @@ func TestStatesOpen(t *testing.T) {
 	headers := func(context.Context, string) (map[string]string, error) { return nil, nil }
 	servers := map[string]Server{"shared": {URL: "http://shared.test/mcp"}, "own": {URL: "http://own.test/mcp", HeadersFor: headers}}
 	newAdapter := func(key []byte, claims ClaimStore) *Adapter {
-		a, err := New(Config{StateKey: key, StateClaims: claims, Servers: servers})
+		a, err := New(Config{State: StateOptions{Key: key, Claims: claims}, Servers: servers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -534,8 +534,8 @@ func TestStatesOpen(t *testing.T) {
 		{"another principal", keyed, bob, stateInterrupt, sealedHere, "own", "alice", ErrWrongPrincipal},
 		{"another principal, shared server", plain, bob, stateInterrupt, local, "shared", "alice", ErrWrongPrincipal},
 		{"any principal, shared server without owner", plain, bob, stateInterrupt, local, "shared", "", nil},
-		{"per-principal state without owner", plain, alice, stateInterrupt, local, "own", "", ErrNoPrincipal},
-		{"per-principal server, ctx without principal", plain, t.Context(), stateInterrupt, local, "own", "alice", ErrNoPrincipal},
+		{"per-principal state without owner", plain, alice, stateInterrupt, local, "own", "", errNoPrincipal},
+		{"per-principal server, ctx without principal", plain, t.Context(), stateInterrupt, local, "own", "alice", errNoPrincipal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -569,7 +569,7 @@ func TestStatesOpen(t *testing.T) {
 func TestStoredStateByValue(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall}
+	cfg := Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}, Approval: destructiveCall}
 	a := newAdapter(t, cfg)
 	ts, err := a.ListTools(t.Context())
 	if err != nil {
@@ -619,7 +619,7 @@ func TestStoredStateByValue(t *testing.T) {
 	if want := "Booked a table for 4 on 2026-09-18"; res.Text() != want {
 		t.Errorf("Resume(checkpoint.Interrupt) = %s, want %q", resultText(res), want)
 	}
-	res = must(t).result(a2.Decide(t.Context(), &back.Approval, Approved()))
+	res = must(t).result(a2.Resume(t.Context(), &back.Approval, Approved()))
 	if res.Text() != "destroyed db" {
 		t.Errorf("Decide(checkpoint.Approval) = %s, want destroyed db", resultText(res))
 	}

@@ -12,14 +12,14 @@ import (
 )
 
 // BenchmarkState: sealing (json.Marshal of a value made by an Adapter
-// with a StateKey) and opening (json.Unmarshal, then the Adapter's check
+// with a State.Key) and opening (json.Unmarshal, then the Adapter's check
 // of the seal, which a resume or a decision runs before anything else) of
 // each kind of stored state; "run" is a paused batch holding 4 KiB of an
 // agent run in its State.
 func BenchmarkState(b *testing.B) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	a := newAdapter(b, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: key, Approval: destructiveCall})
+	a := newAdapter(b, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: key}, Approval: destructiveCall})
 	intr := must(b).interrupt(lookupTool(b, a, "s__book_table").Invoke(b.Context(), map[string]any{"party": 4}))
 	appr := must(b).approval(lookupTool(b, a, "s__destroy").Invoke(b.Context(), map[string]any{"target": "db"}))
 	ts, err := a.ListTools(b.Context())
@@ -36,7 +36,7 @@ func BenchmarkState(b *testing.B) {
 	peer := &faultserver.TaskPeer{Support: "required"}
 	hs := httptest.NewServer(peer.HTTP())
 	b.Cleanup(hs.Close)
-	ta := newAdapter(b, Config{Servers: map[string]Server{"p": {URL: hs.URL}}, StateKey: key})
+	ta := newAdapter(b, Config{Servers: map[string]Server{"p": {URL: hs.URL}}, State: StateOptions{Key: key}})
 	var task *PendingTask
 	if _, err := lookupTool(b, ta, "p__job").Invoke(WithPendingTask(b.Context()), map[string]any{"topic": "reefs"}); !errors.As(err, &task) {
 		b.Fatalf("Invoke(WithPendingTask) = %v, want a *PendingTask", err)

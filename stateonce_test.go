@@ -66,7 +66,7 @@ func stateCases(st storedState) []stateCase {
 			return err
 		}},
 		{"approval", "destroy", func(t *testing.T, a *Adapter) error {
-			_, err := a.Decide(t.Context(), decodeStored[ApprovalRequired](t, st.approval), Approved())
+			_, err := a.Resume(t.Context(), decodeStored[ApprovalRequired](t, st.approval), Approved())
 			return err
 		}},
 		{"paused batch", "book_table", func(t *testing.T, a *Adapter) error {
@@ -84,7 +84,7 @@ func stateCases(st storedState) []stateCase {
 // that seal state with testKey.
 func stateServer() (*testserver.Server, Config) {
 	s := testserver.Full(testserver.Options{StateKey: stateKey})
-	return s, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, StateKey: testKey, Approval: destructiveCall}
+	return s, Config{Servers: map[string]Server{"s": memServer(s, ModeAuto)}, State: StateOptions{Key: testKey}, Approval: destructiveCall}
 }
 
 // TestStateResumesOnce: the same sealed interrupt, approval request and
@@ -93,7 +93,7 @@ func stateServer() (*testserver.Server, Config) {
 // before anything is sent. A rejection is applied once too.
 func TestStateResumesOnce(t *testing.T) {
 	s, cfg := stateServer()
-	cfg.StateClaims = newClaims()
+	cfg.State.Claims = newClaims()
 	st := storeState(t, newAdapter(t, cfg))
 	replicas := []*Adapter{newAdapter(t, cfg), newAdapter(t, cfg)}
 	for _, tt := range stateCases(st) {
@@ -117,8 +117,8 @@ func TestStateResumesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		runs := s.Runs("destroy")
-		must(t).result(replicas[0].Decide(t.Context(), decodeStored[ApprovalRequired](t, b), Rejected("no")))
-		if _, err := replicas[1].Decide(t.Context(), decodeStored[ApprovalRequired](t, b), Approved()); !errors.Is(err, ErrClaimedState) {
+		must(t).result(replicas[0].Resume(t.Context(), decodeStored[ApprovalRequired](t, b), Rejected("no")))
+		if _, err := replicas[1].Resume(t.Context(), decodeStored[ApprovalRequired](t, b), Approved()); !errors.Is(err, ErrClaimedState) {
 			t.Errorf("approval after a rejection, on another replica: error = %v, want ErrClaimedState", err)
 		}
 		if s.Runs("destroy") != runs {
@@ -133,7 +133,7 @@ func TestStateResumesOnce(t *testing.T) {
 func TestStateClaimStoreDown(t *testing.T) {
 	s, cfg := stateServer()
 	claims := newClaims()
-	cfg.StateClaims = claims
+	cfg.State.Claims = claims
 	a := newAdapter(t, cfg)
 	intr := must(t).interrupt(lookupTool(t, a, "s__book_table").Invoke(t.Context(), map[string]any{"party": 4}))
 	down := errors.New("claims database unreachable")
@@ -149,7 +149,7 @@ func TestStateClaimStoreDown(t *testing.T) {
 	claims.err = nil
 	must(t).result(a.Resume(t.Context(), intr, ans))
 	if expires, ok := claims.claimed[intr.ID()]; !ok || !expires.IsZero() {
-		t.Errorf("claim of %s: %v, %v; want one that never expires (the zero time) without StateMaxAge", intr.ID(), expires, ok)
+		t.Errorf("claim of %s: %v, %v; want one that never expires (the zero time) without State.MaxAge", intr.ID(), expires, ok)
 	}
 }
 
@@ -195,12 +195,12 @@ func reissue(t *testing.T, a *Adapter, kind string, b []byte, issued time.Time) 
 }
 
 // TestStateMaxAge: with StateMaxAge, state issued longer ago, or without an
-// issue time, is refused with ErrExpiredState before anything is sent;
+// issue time, is refused with errExpiredState before anything is sent;
 // state within the age resumes, and its claim expires with it.
 func TestStateMaxAge(t *testing.T) {
 	s, cfg := stateServer()
 	claims := newClaims()
-	cfg.StateMaxAge, cfg.StateClaims = time.Hour, claims
+	cfg.State.MaxAge, cfg.State.Claims = time.Hour, claims
 	a := newAdapter(t, cfg)
 	st := storeState(t, a)
 	old := storedState{
@@ -211,8 +211,8 @@ func TestStateMaxAge(t *testing.T) {
 	for _, tt := range stateCases(old)[:2] {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := s.Runs(tt.tool)
-			if err := tt.resume(t, replica); !errors.Is(err, ErrExpiredState) {
-				t.Errorf("resume of old state: error = %v, want ErrExpiredState", err)
+			if err := tt.resume(t, replica); !errors.Is(err, errExpiredState) {
+				t.Errorf("resume of old state: error = %v, want errExpiredState", err)
 			}
 			if s.Runs(tt.tool) != runs {
 				t.Errorf("%s ran for expired state", tt.tool)
@@ -221,12 +221,12 @@ func TestStateMaxAge(t *testing.T) {
 	}
 	for _, tt := range stateCases(st) {
 		if err := tt.resume(t, replica); err != nil {
-			t.Errorf("%s within StateMaxAge: %v", tt.name, err)
+			t.Errorf("%s within State: StateOptions{MaxAge: %v", tt.name, err)
 		}
 	}
 	in := decodeInterrupt(t, st.interrupt)
 	if got, least := claims.claimed[in.ID()], time.Now().Add(time.Hour); got.Before(in.Issued().Add(time.Hour+seal.MaxSkew)) || got.After(least.Add(seal.MaxSkew)) {
-		t.Errorf("claim of the interrupt expires %v, want StateMaxAge and the skew after its claim, by the claiming clock", got)
+		t.Errorf("claim of the interrupt expires %v}, want State.MaxAge and the skew after its claim, by the claiming clock", got)
 	}
 }
 
@@ -237,7 +237,7 @@ func TestStateKeyRotation(t *testing.T) {
 	s, cfg := stateServer()
 	st := storeState(t, newAdapter(t, cfg)) // sealed with testKey
 	rotated := cfg
-	rotated.StateKey, rotated.OldStateKeys = otherKey, [][]byte{testKey}
+	rotated.State.Key, rotated.State.OldKeys = otherKey, [][]byte{testKey}
 	r := newAdapter(t, rotated)
 	for _, tt := range stateCases(st) {
 		if err := tt.resume(t, r); err != nil {
@@ -246,7 +246,7 @@ func TestStateKeyRotation(t *testing.T) {
 	}
 
 	onlyNew, onlyOld := cfg, cfg
-	onlyNew.StateKey = otherKey
+	onlyNew.State.Key = otherKey
 	fresh := storeState(t, r) // sealed with otherKey
 	runs := s.Runs("book_table")
 	for _, tt := range stateCases(st) {
@@ -267,8 +267,8 @@ func TestStateKeyRotation(t *testing.T) {
 	}
 
 	bad := cfg
-	bad.StateKey, bad.OldStateKeys = nil, [][]byte{testKey, nil}
-	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "field OldStateKeys: set without a StateKey") || !strings.Contains(err.Error(), "field OldStateKeys: an empty key") {
-		t.Errorf("New(old keys without a current one) error = %v, want both problems", err)
+	bad.State.Key, bad.State.OldKeys = nil, [][]byte{testKey, nil}
+	if _, err := New(bad); err == nil || !strings.Contains(err.Error(), "field State.OldKeys: set without a State.Key") || !strings.Contains(err.Error(), "field State.OldKeys: an empty key") {
+		t.Errorf("New(old keys without a current one) error = %v}, want both problems", err)
 	}
 }

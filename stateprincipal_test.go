@@ -33,7 +33,7 @@ func refusedFor(t *testing.T, what string, err, want error) {
 // batches and paused runs of a per-principal server resume, or are
 // decided, only under the principal they were made for, live or stored, on
 // the Adapter that made them or another; state without a principal, and a
-// context without one, fail with ErrNoPrincipal. Nothing is sent, and a
+// context without one, fail with errNoPrincipal. Nothing is sent, and a
 // refused approval stays undecided. Both eras: approvals in both, input
 // interrupts in the modern one (legacy servers ask live).
 func TestStoredStatePrincipal(t *testing.T) {
@@ -65,8 +65,8 @@ func TestStoredStatePrincipal(t *testing.T) {
 				t.Fatal(err)
 			}
 			choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("call_1", "s__echo", `{"text":"a"}`),
-				mcpadaptertest.Call("call_2", "s__destroy", `{"target":"db"}`),
+				mcpadaptertest.ToolCall("call_1", "s__echo", `{"text":"a"}`),
+				mcpadaptertest.ToolCall("call_2", "s__destroy", `{"target":"db"}`),
 			}}
 			_, err = ts.HandleToolCalls(alice, choice)
 			batch := storeCalls(t, err)
@@ -76,25 +76,25 @@ func TestStoredStatePrincipal(t *testing.T) {
 				do   func() error
 				want error
 			}{
-				{"live approval, another principal", func() error { _, err := a.Decide(bob, p, Approved()); return err }, ErrWrongPrincipal},
-				{"live rejection, another principal", func() error { _, err := a.Decide(bob, p, Rejected("no")); return err }, ErrWrongPrincipal},
-				{"live approval, no principal", func() error { _, err := a.Decide(t.Context(), p, Approved()); return err }, ErrNoPrincipal},
+				{"live approval, another principal", func() error { _, err := a.Resume(bob, p, Approved()); return err }, ErrWrongPrincipal},
+				{"live rejection, another principal", func() error { _, err := a.Resume(bob, p, Rejected("no")); return err }, ErrWrongPrincipal},
+				{"live approval, no principal", func() error { _, err := a.Resume(t.Context(), p, Approved()); return err }, errNoPrincipal},
 				{"stored approval, another principal", func() error {
-					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, stored), Approved())
+					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, stored), Approved())
 					return err
 				}, ErrWrongPrincipal},
 				{"stored rejection, another principal", func() error {
-					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, stored), Rejected("no"))
+					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, stored), Rejected("no"))
 					return err
 				}, ErrWrongPrincipal},
 				{"stored approval, principal edited", func() error {
-					_, err := a2.Decide(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")), Approved())
+					_, err := a2.Resume(bob, decodeStored[ApprovalRequired](t, edit(stored, "mallory")), Approved())
 					return err
 				}, ErrWrongPrincipal},
 				{"stored approval, principal removed", func() error {
-					_, err := a2.Decide(alice, decodeStored[ApprovalRequired](t, edit(stored, "")), Approved())
+					_, err := a2.Resume(alice, decodeStored[ApprovalRequired](t, edit(stored, "")), Approved())
 					return err
-				}, ErrNoPrincipal},
+				}, errNoPrincipal},
 				{"paused batch, another principal", func() error {
 					msgs, err := ts.ResumeToolCalls(bob, batch, Approved())
 					if msgs != nil {
@@ -108,10 +108,10 @@ func TestStoredStatePrincipal(t *testing.T) {
 			if got := s.Count("tools/call"); got != calls || s.Runs("destroy") != 0 {
 				t.Fatalf("tools/call %d, destroy runs %d after the refusals; want %d, 0 (nothing sent)", got, s.Runs("destroy"), calls)
 			}
-			if res := must(t).result(a2.Decide(alice, decodeStored[ApprovalRequired](t, stored), Approved())); res.Text() != "destroyed db" {
+			if res := must(t).result(a2.Resume(alice, decodeStored[ApprovalRequired](t, stored), Approved())); res.Text() != "destroyed db" {
 				t.Errorf("Approve(stored, alice) = %s, want destroyed db", resultText(res))
 			}
-			if res := must(t).result(a.Decide(alice, p, Approved())); res.Text() != "destroyed db" {
+			if res := must(t).result(a.Resume(alice, p, Approved())); res.Text() != "destroyed db" {
 				t.Errorf("Approve(live, alice) after the refusals = %s, want destroyed db (undecided)", resultText(res))
 			}
 
@@ -132,12 +132,12 @@ func TestStoredStatePrincipal(t *testing.T) {
 			}{
 				{"live interrupt, another principal", func() error { _, err := a.Resume(bob, in, Answered(ans)); return err }, ErrWrongPrincipal},
 				{"stored interrupt, another principal", func() error { _, err := a2.Resume(bob, decodeInterrupt(t, b), Answered(ans)); return err }, ErrWrongPrincipal},
-				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), Answered(ans)); return err }, ErrNoPrincipal},
+				{"stored interrupt, no principal", func() error { _, err := a2.Resume(t.Context(), decodeInterrupt(t, b), Answered(ans)); return err }, errNoPrincipal},
 				{"stored interrupt, principal edited", func() error {
 					_, err := a2.Resume(bob, decodeInterrupt(t, edit(b, "mallory")), Answered(ans))
 					return err
 				}, ErrWrongPrincipal},
-				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), Answered(ans)); return err }, ErrNoPrincipal},
+				{"stored interrupt, principal removed", func() error { _, err := a2.Resume(alice, decodeInterrupt(t, edit(b, "")), Answered(ans)); return err }, errNoPrincipal},
 			} {
 				refusedFor(t, tt.name, tt.do(), tt.want)
 			}
@@ -192,7 +192,7 @@ func TestStoredStatePrincipalShared(t *testing.T) {
 		t.Errorf("Resume(state without a principal, bob) = %s, want %q", resultText(res), want)
 	}
 
-	cfg.StateKey = []byte("0123456789abcdef0123456789abcdef")
+	cfg.State.Key = []byte("0123456789abcdef0123456789abcdef")
 	sealedBy := newAdapter(t, cfg)
 	sealed, err := json.Marshal(must(t).interrupt(lookupTool(t, sealedBy, "s__book_table").Invoke(alice, map[string]any{"party": 4})))
 	if err != nil {

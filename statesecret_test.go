@@ -61,7 +61,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
 	key := []byte("0123456789abcdef0123456789abcdef")
-	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}, StateKey: key}
+	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}, State: StateOptions{Key: key}}
 	a := newAdapter(t, cfg)
 	job := lookupTool(t, a, "p__job")
 	pt, intr := handOutTasks(t, ctx, job)
@@ -114,14 +114,14 @@ func TestSealedStateIsSecret(t *testing.T) {
 	}
 	_, before := rec.seen()
 	other := cfg
-	other.StateKey = []byte("another key, another deployment!")
+	other.State.Key = []byte("another key, another deployment!")
 	a3 := newAdapter(t, other)
 	b2 := newAdapter(t, cfg)
 	for name, use := range map[string]func(*Adapter, []byte) error{
 		"collect": func(a *Adapter, b []byte) error {
 			var p PendingTask
 			decode(b, &p)
-			_, err := a.CollectTask(ctx, &p)
+			_, err := a.Resume(ctx, &p, Collected())
 			return err
 		},
 		"cancel": func(a *Adapter, b []byte) error {
@@ -166,7 +166,7 @@ func TestSealedStateIsSecret(t *testing.T) {
 	}
 	var p PendingTask
 	decode(task, &p)
-	if res, err := b2.CollectTask(ctx, &p); err != nil || res.Text() != "done: reefs" {
+	if res, err := b2.Resume(ctx, &p, Collected()); err != nil || res.Text() != "done: reefs" {
 		t.Fatalf("CollectTask on another Adapter = %v, %v; want done: reefs", res, err)
 	}
 	if err := b2.Unseal(new(int)); err == nil {
@@ -175,13 +175,13 @@ func TestSealedStateIsSecret(t *testing.T) {
 }
 
 // TestOldStateFormat: state sealed in format 1 (signed, in clear) is
-// refused when decoded, of every kind, with ErrOldStateFormat (and
+// refused when decoded, of every kind, with errOldStateFormat (and
 // ErrInvalidState).
 func TestOldStateFormat(t *testing.T) {
 	old := []byte(`{"sealed":"{\"version\":1,\"kind\":\"approvalRequired\",\"server\":\"s\",\"tool\":\"s__t\",\"mcpName\":\"t\"}","mac":"c2lnbmF0dXJl"}`)
 	for _, v := range []json.Unmarshaler{new(Interrupt), new(ApprovalRequired), new(PendingTask), new(PausedCalls)} {
-		if err := json.Unmarshal(old, v); !errors.Is(err, ErrOldStateFormat) || !errors.Is(err, ErrInvalidState) {
-			t.Errorf("%T: Unmarshal of format 1 = %v, want ErrOldStateFormat and ErrInvalidState", v, err)
+		if err := json.Unmarshal(old, v); !errors.Is(err, errOldStateFormat) || !errors.Is(err, ErrInvalidState) {
+			t.Errorf("%T: Unmarshal of format 1 = %v, want errOldStateFormat and ErrInvalidState", v, err)
 		}
 	}
 }

@@ -15,21 +15,21 @@ type ServerState string
 
 // The states of a server.
 const (
-	// StateNotDialed: no discovery has dialed the server since New or
+	// ServerNotDialed: no discovery has dialed the server since New or
 	// the last [Adapter.Close] (for a per-principal server: no principal
 	// has a connection, e.g. after they were closed for idleness).
-	StateNotDialed ServerState = "not dialed"
-	// StateConnected: the server has a live session, of era
+	ServerNotDialed ServerState = "not dialed"
+	// ServerConnected: the server has a live session, of era
 	// [ServerStatus.Era].
-	StateConnected ServerState = "connected"
-	// StateSkipped: [Config.OnConnectionError] skipped the server after it
+	ServerConnected ServerState = "connected"
+	// ServerSkipped: [Config.OnConnectionError] skipped the server after it
 	// failed to dial ([ServerStatus.Err] says why). Later discoveries pass
-	// it over, unless it has a Restart or Reconnect policy.
-	StateSkipped ServerState = "skipped"
-	// StateFailed: the last dial failed, or the session ended
+	// it over, unless it has a Retry policy.
+	ServerSkipped ServerState = "skipped"
+	// ServerFailed: the last dial failed, or the session ended
 	// ([ServerStatus.Err] says why); the next discovery may dial again
-	// (see [Server.Restart] and [Server.Reconnect]).
-	StateFailed ServerState = "failed"
+	// (see [Server.Retry] and [Server.Retry]).
+	ServerFailed ServerState = "failed"
 )
 
 // Status is a snapshot of an [Adapter]'s servers, from [Adapter.Status].
@@ -41,28 +41,28 @@ type Status struct {
 // ServerStatus is the status of one server.
 type ServerStatus struct {
 	State ServerState
-	// Era is the negotiated era when State is StateConnected.
+	// Era is the negotiated era when State is ServerConnected.
 	Era Era
 	// Err is why the server is skipped or failed; nil otherwise.
 	Err error
-	// Since is when the server entered State (zero for StateNotDialed).
+	// Since is when the server entered State (zero for ServerNotDialed).
 	Since time.Time
 	// CallsInFlight counts the tools/call requests waiting for the server
 	// (over all its principals' connections).
 	CallsInFlight int
-	// TasksInFlight counts the tasks (long-running tool calls, [WithTasks])
+	// TasksInFlight counts the tasks (long-running tool calls, [Server.Tasks])
 	// a call of this Adapter is waiting for on the server.
 	TasksInFlight int
 	// KeptSessions counts the server's Streamable HTTP sessions that the
 	// Adapter kept open after their connection closed (evicted, idle,
 	// replaced), for the tasks handed out on them (a [*PendingTask] or a
 	// task's [*Interrupt]) that are not seen to end: each is ended once
-	// they settle, past [Config.KeptSessionMaxAge], or when the Adapter
+	// they settle, past [StateOptions.KeptSessionMaxAge], or when the Adapter
 	// keeps more than 1,024 (the oldest first).
 	KeptSessions int
 	// Principals counts the live connections of a per-principal server
 	// ([Server.HeadersFor], [Server.OAuthFor]), one per principal; the
-	// server is StateConnected while one is live, and its Era and Since are
+	// server is ServerConnected while one is live, and its Era and Since are
 	// those of the most recent one. Always 0 for a shared server.
 	Principals int
 	// DialAttempts counts the dials of the server since [New], successful
@@ -82,7 +82,7 @@ type ServerStatus struct {
 }
 
 // Deliveries counts a server's notifications for user code: server log
-// messages for [Config.Logger], progress for [Config.OnProgress] and
+// messages for [Config.Logger], progress for [WithProgress] and
 // [WithProgress], list changes and resource updates for
 // [Config.OnListChanged] and [Config.OnResourceUpdated]. Each
 // (server, principal) has a queue of 256 of them (and 1 MiB of their
@@ -127,7 +127,7 @@ func (a *Adapter) Status() Status {
 	kept := a.pool.keptCounts()
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
-		s := ServerStatus{State: StateNotDialed, DialAttempts: a.pool.dials[name].Load(), KeptSessions: kept[name]}
+		s := ServerStatus{State: ServerNotDialed, DialAttempts: a.pool.dials[name].Load(), KeptSessions: kept[name]}
 		s.Deliveries, s.PrincipalDeliveries = a.notify.deliveries(name)
 		var latest *conn // the most recent live conn, else the last to die
 		for _, c := range k.conns {
@@ -150,16 +150,16 @@ func (a *Adapter) Status() Status {
 		}
 		if c := latest; c != nil {
 			if c.alive() {
-				s.State, s.Era, s.Since = StateConnected, c.info.Era, c.since
+				s.State, s.Era, s.Since = ServerConnected, c.info.Era, c.since
 			} else {
-				s.State, s.Err, s.Since = StateFailed, c.cause(), c.diedAt
+				s.State, s.Err, s.Since = ServerFailed, c.cause(), c.diedAt
 			}
 		}
 		switch {
-		case k.skipped != nil && s.State != StateConnected:
-			s.State, s.Err, s.Since = StateSkipped, k.skipped, k.failed.since
-		case k.failed.err != nil && s.State != StateConnected && k.failed.since.After(s.Since):
-			s.State, s.Err, s.Since = StateFailed, k.failed.err, k.failed.since
+		case k.skipped != nil && s.State != ServerConnected:
+			s.State, s.Err, s.Since = ServerSkipped, k.skipped, k.failed.since
+		case k.failed.err != nil && s.State != ServerConnected && k.failed.since.After(s.Since):
+			s.State, s.Err, s.Since = ServerFailed, k.failed.err, k.failed.since
 		}
 		st.Servers[name] = s
 	}

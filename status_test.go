@@ -35,21 +35,21 @@ func TestStatus(t *testing.T) {
 				if got.State != state || got.CallsInFlight != inFlight || got.DialAttempts != dials {
 					t.Fatalf("Status()[%s] = %+v, want state %q, %d in flight, %d dials", name, got, state, inFlight, dials)
 				}
-				if (state == StateNotDialed) != got.Since.IsZero() || (got.Err != nil) != (state == StateSkipped || state == StateFailed) {
+				if (state == ServerNotDialed) != got.Since.IsZero() || (got.Err != nil) != (state == ServerSkipped || state == ServerFailed) {
 					t.Fatalf("Status()[%s] = %+v: Since and Err do not fit state %q", name, got, state)
 				}
 				return got
 			}
-			want("ok", StateNotDialed, 0, 0)
+			want("ok", ServerNotDialed, 0, 0)
 			tool := lookupTool(t, a, "ok__slow")
 			era := EraModern
 			if legacy {
 				era = EraLegacy
 			}
-			if got := want("ok", StateConnected, 0, 1); got.Era != era {
+			if got := want("ok", ServerConnected, 0, 1); got.Era != era {
 				t.Errorf("Era = %q, want %q", got.Era, era)
 			}
-			if got := want("down", StateSkipped, 0, 1); !errors.Is(got.Err, refused) {
+			if got := want("down", ServerSkipped, 0, 1); !errors.Is(got.Err, refused) {
 				t.Errorf("skipped Err = %v, want %v", got.Err, refused)
 			}
 			// A health endpoint marshals the status: Err as its message.
@@ -61,22 +61,22 @@ func TestStatus(t *testing.T) {
 				State ServerState
 				Err   string
 			}
-			if err := json.Unmarshal(b, &shown); err != nil || shown.State != StateSkipped || !strings.Contains(shown.Err, "no such server") {
+			if err := json.Unmarshal(b, &shown); err != nil || shown.State != ServerSkipped || !strings.Contains(shown.Err, "no such server") {
 				t.Errorf("Status JSON = %s (%v), want the state and the error's message", b, err)
 			}
 			done := asyncInvoke(t.Context(), tool, nil)
 			receive(t, s.SlowStarted(), "the call to start")
-			want("ok", StateConnected, 1, 1)
+			want("ok", ServerConnected, 1, 1)
 			c := liveConn(t, a, "ok")
 			s.KillSessions()
 			receive(t, done, "the call to fail")
 			// The call can fail with the server's error answer before the
 			// adapter reads the end of the session: wait for that end.
 			receive(t, c.done, "the session to end")
-			want("ok", StateFailed, 0, 1)
+			want("ok", ServerFailed, 0, 1)
 			a.Close()
-			want("ok", StateNotDialed, 0, 1)
-			want("down", StateNotDialed, 0, 1)
+			want("ok", ServerNotDialed, 0, 1)
+			want("down", ServerNotDialed, 0, 1)
 		})
 	}
 }
@@ -118,7 +118,7 @@ func TestDuplicateNamesFailOneServer(t *testing.T) {
 	s1, s2 := testserver.New(testserver.Options{}).AddFeatures(), testserver.New(testserver.Options{}).AddFeatures()
 	a := newAdapter(t, Config{
 		Servers:           map[string]Server{"a": memServer(s1, ModeAuto), "b": memServer(s2, ModeAuto)},
-		RawToolNames:      true,
+		ToolName:          rawToolNames,
 		OnConnectionError: IgnoreConnectionErrors,
 	})
 	if _, err := a.ListTools(t.Context()); !errors.Is(err, ErrDuplicateToolName) {
@@ -144,7 +144,7 @@ func TestSkippedServerComesBack(t *testing.T) {
 		}
 		a := newAdapter(t, Config{
 			Servers: map[string]Server{
-				"flaky": {Transport: flaky, Reconnect: &RetryPolicy{Delay: time.Second}},
+				"flaky": {Transport: flaky, Retry: &RetryPolicy{Delay: time.Second}},
 				"never": {Transport: func(context.Context) (mcp.Transport, error) { return nil, errors.New("never") }},
 			},
 			OnConnectionError: IgnoreConnectionErrors,
@@ -164,7 +164,7 @@ func TestSkippedServerComesBack(t *testing.T) {
 		list(2, false)
 		time.Sleep(time.Second)
 		list(3, true)
-		if got := a.Status().Servers["never"]; got.State != StateSkipped || got.DialAttempts != 1 {
+		if got := a.Status().Servers["never"]; got.State != ServerSkipped || got.DialAttempts != 1 {
 			t.Errorf("server without a policy: %+v, want skipped after 1 dial", got)
 		}
 		a.Close()

@@ -223,7 +223,7 @@ func TestFaultStdioCallAfterTornWrite(t *testing.T) {
 // zombie, and Restart brings it back at the next discovery.
 func TestFaultStdioExitWithHeldStdout(t *testing.T) {
 	cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
-	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, Restart: &RetryPolicy{MaxAttempts: 2}}}})
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, Retry: &RetryPolicy{MaxAttempts: 2}}}})
 	ts, err := a.ListTools(faultCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -410,8 +410,8 @@ func TestNegativeDialTimeout(t *testing.T) {
 // TestStdioEnvironment: a stdio server gets the allowlist of the adapter's
 // environment (PATH, HOME, ...) plus Server.Env, and no other variable: a
 // secret of the adapter's is absent, and so is an allowlisted variable
-// holding a shell function. With InheritEnv it gets everything, Env
-// still winning.
+// holding a shell function. With the whole environment put in Env it gets
+// everything, Env's own entries winning.
 func TestStdioEnvironment(t *testing.T) {
 	t.Setenv("MCPADAPTER_TEST_SECRET", "s3cret")
 	t.Setenv("HOME", "/home/adapter")
@@ -419,9 +419,17 @@ func TestStdioEnvironment(t *testing.T) {
 	t.Setenv("USER", "adapter")
 	serverEnv := func(t *testing.T, inherit bool) map[string]string {
 		cmd, args, env := faultserver.Command(t, faultserver.KindSDK)
+		if inherit { // the whole environment, as Server.Env's doc says
+			for _, kv := range os.Environ() {
+				k, v, _ := strings.Cut(kv, "=")
+				if _, ok := env[k]; !ok {
+					env[k] = v
+				}
+			}
+		}
 		env["EXTRA"] = "from Env"
 		env["USER"] = "server"
-		a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env, InheritEnv: inherit}}})
+		a := newAdapter(t, Config{Servers: map[string]Server{"f": {Command: cmd, Args: args, Env: env}}})
 		ts, err := a.ListTools(faultCtx(t))
 		if err != nil {
 			t.Fatal(err)
@@ -458,12 +466,4 @@ func TestStdioEnvironment(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestInheritEnvNeedsCommand: InheritEnv applies to stdio servers only.
-func TestInheritEnvNeedsCommand(t *testing.T) {
-	_, err := New(Config{Servers: map[string]Server{"x": {URL: "http://h/mcp", InheritEnv: true}}})
-	if err == nil || !strings.Contains(err.Error(), "field InheritEnv: applies to stdio servers") {
-		t.Fatalf("New() error = %v, want InheritEnv refused", err)
-	}
 }

@@ -24,7 +24,7 @@ import (
 )
 
 // TaskMode says which tools of a server the adapter calls as tasks
-// ([Server.Tasks], [WithTasks]).
+// ([Server.Tasks]).
 type TaskMode int
 
 const (
@@ -44,25 +44,15 @@ var (
 	// ends failed or cancelled on the server's side.
 	ErrTaskFailed = tasks.ErrFailed
 
-	// ErrBadTask is returned, wrapped in a [*ServerError], when a server
+	// errBadTask is returned, wrapped in a [*ServerError], when a server
 	// breaks the tasks protocol: a task without an id, an unknown status,
 	// a task id other than the one asked for, an answer that cannot be
 	// decoded.
-	ErrBadTask = tasks.ErrBad
+	errBadTask = tasks.ErrBad
 )
 
-// taskModeKey is the context key of [WithTasks]; pendingKey of
-// [WithPendingTask].
-type (
-	taskModeKey struct{}
-	pendingKey  struct{}
-)
-
-// WithTasks returns a copy of ctx whose tool calls run as tasks as mode
-// says, in place of their server's [Server.Tasks].
-func WithTasks(ctx context.Context, mode TaskMode) context.Context {
-	return context.WithValue(ctx, taskModeKey{}, mode)
-}
+// pendingKey is the context key of [WithPendingTask].
+type pendingKey struct{}
 
 // WithPendingTask returns a copy of ctx whose tool calls that run as tasks
 // return a [*PendingTask] as soon as the server has made the task, without
@@ -109,13 +99,10 @@ func (c *conn) tasksOn() bool {
 	return c.tasks.declared.Declared()
 }
 
-// asTask reports whether a call under ctx of t, whose taskSupport is
+// asTask reports whether a call of t, whose taskSupport is
 // support, runs as a task.
-func (t *Tool) asTask(ctx context.Context, support string) bool {
+func (t *Tool) asTask(support string) bool {
 	mode := t.conn.cfg.Tasks
-	if m, ok := ctx.Value(taskModeKey{}).(TaskMode); ok {
-		mode = m
-	}
 	return mode != TasksOff && tasks.Augmented(support, mode == TasksOptional) && t.conn.tasksOn()
 }
 
@@ -219,7 +206,7 @@ func (t *Tool) task(ctx context.Context, info *callInfo, args map[string]any) (*
 	}
 	tc.p = &PendingTask{
 		Server: c.server, Tool: t.name, MCPName: t.desc.Name, TaskID: tc.f.ID(), stamp: newStamp(),
-		a: c.a, gen: c.gen, tool: t, principal: PrincipalFrom(ctx), session: tc.route.LineSession(),
+		a: c.a, gen: c.gen, tool: t, principal: principalFrom(ctx), session: tc.route.LineSession(),
 	}
 	if pending, _ := ctx.Value(pendingKey{}).(bool); pending {
 		tc.p.Status, tc.p.StatusMessage = tc.f.Last()
@@ -254,7 +241,7 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 // responses (a modern task's through tasks/update, a legacy one's by
 // request id on its session), and follows the task on.
 func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.InputResponseMap) (*Result, error) {
-	p, err := in.task.rebind(t, PrincipalFrom(ctx), in.id)
+	p, err := in.task.rebind(t, principalFrom(ctx), in.id)
 	if err != nil {
 		return nil, err
 	}

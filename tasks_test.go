@@ -116,8 +116,9 @@ func TestTasksCall(t *testing.T) {
 }
 
 // TestTasksOptional: a tool that allows tasks is called synchronously by
-// default, as a task when its server (Server.Tasks) or the call
-// (WithTasks) opts in; TasksOff hides a task-required tool.
+// default, as a task when its server (Server.Tasks) opts in, synchronously
+// when its server asks for tasks for required tools only; TasksOff hides a
+// task-required tool.
 func TestTasksOptional(t *testing.T) {
 	for _, era := range taskEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -127,15 +128,16 @@ func TestTasksOptional(t *testing.T) {
 			if res, err := job.Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
 				t.Fatalf("Invoke(job) by default = %v, %v; want synchronous", res, err)
 			}
-			if res, err := job.Invoke(WithTasks(ctx, TasksOptional), map[string]any{"topic": "a"}); err != nil || res.Text() != "done: a" {
-				t.Fatalf("Invoke(WithTasks(TasksOptional)) = %v, %v; want a task", res, err)
-			}
 			opted := lookup(t, taskTools(t, taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksOptional })), "p__job")
+			if res, err := opted.Invoke(ctx, map[string]any{"topic": "a"}); err != nil || res.Text() != "done: a" {
+				t.Fatalf("Invoke on a TasksOptional server = %v, %v; want a task", res, err)
+			}
 			if res, err := opted.Invoke(ctx, map[string]any{"topic": "b"}); err != nil || res.Text() != "done: b" {
 				t.Fatalf("Invoke on a TasksOptional server = %v, %v; want a task", res, err)
 			}
-			if res, err := opted.Invoke(WithTasks(ctx, TasksRequired), nil); err != nil || res.Text() != "sync: job" {
-				t.Fatalf("Invoke(WithTasks(TasksRequired)) = %v, %v; want synchronous", res, err)
+			reqOnly := lookup(t, taskTools(t, taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksRequired })), "p__job")
+			if res, err := reqOnly.Invoke(ctx, nil); err != nil || res.Text() != "sync: job" {
+				t.Fatalf("Invoke on a TasksRequired server = %v, %v; want synchronous", res, err)
 			}
 			if n := peer.Methods("tools/call+task"); n != 2 {
 				t.Errorf("task-augmented calls = %d, want 2", n)
@@ -169,7 +171,7 @@ func TestTasksDurable(t *testing.T) {
 	for _, era := range taskEras {
 		t.Run(era.name, func(t *testing.T) {
 			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: 2}
-			sealed := func(c *Config, _ *Server) { c.StateKey = key }
+			sealed := func(c *Config, _ *Server) { c.State.Key = key }
 			a := taskAdapter(t, peer, sealed)
 			ctx := WithPrincipal(faultCtx(t), "alice")
 			_, err := lookup(t, taskTools(t, a), "p__job").Invoke(WithPendingTask(ctx), map[string]any{"topic": "reefs"})
@@ -194,17 +196,17 @@ func TestTasksDurable(t *testing.T) {
 			if stored.ID() == "" || stored.ID() != pt.ID() || !stored.Issued().Equal(pt.Issued()) {
 				t.Errorf("stored ID %q issued %v, want %q issued %v", stored.ID(), stored.Issued(), pt.ID(), pt.Issued())
 			}
-			if _, err := b2.CollectTask(WithPrincipal(faultCtx(t), "mallory"), &stored); !errors.Is(err, ErrWrongPrincipal) {
+			if _, err := b2.Resume(WithPrincipal(faultCtx(t), "mallory"), &stored, Collected()); !errors.Is(err, ErrWrongPrincipal) {
 				t.Fatalf("CollectTask as another principal = %v, want ErrWrongPrincipal", err)
 			}
 			var tampered PendingTask
 			if err := json.Unmarshal(flipBox(t, b), &tampered); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := b2.CollectTask(ctx, &tampered); !errors.Is(err, ErrTamperedState) {
+			if _, err := b2.Resume(ctx, &tampered, Collected()); !errors.Is(err, ErrTamperedState) {
 				t.Fatalf("CollectTask of tampered state = %v, want ErrTamperedState", err)
 			}
-			res, err := b2.CollectTask(ctx, &stored)
+			res, err := b2.Resume(ctx, &stored, Collected())
 			if err != nil || res.Text() != "done: reefs" {
 				t.Fatalf("CollectTask on a new Adapter = %v, %v; want done: reefs", res, err)
 			}
@@ -218,7 +220,7 @@ func TestTasksDurable(t *testing.T) {
 			if err := b2.CancelTask(ctx, pt); err != nil {
 				t.Fatalf("CancelTask: %v", err)
 			}
-			if _, err := b2.CollectTask(ctx, pt); !errors.Is(err, ErrTaskFailed) {
+			if _, err := b2.Resume(ctx, pt, Collected()); !errors.Is(err, ErrTaskFailed) {
 				t.Fatalf("CollectTask of a cancelled task = %v, want ErrTaskFailed", err)
 			}
 		})
@@ -296,14 +298,14 @@ func TestTasksHostile(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			before := goroutines()
 			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", HugeBytes: 8 << 10}
-			a, err := New(Config{TaskWait: 500 * time.Millisecond, MaxMessageBytes: 4 << 10, OnProgress: func(context.Context, Progress) {},
+			a, err := New(Config{TaskWait: 500 * time.Millisecond, MaxMessageBytes: 4 << 10, Middleware: []Middleware{progressEverywhere(func(context.Context, Progress) {})},
 				Servers: map[string]Server{"p": {Transport: peer.Transport()}}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := faultCtx(t)
 			job := lookup(t, taskTools(t, a), "p__job")
-			for mode, want := range map[string]error{"unknown": ErrBadTask, "otherid": ErrBadTask, "huge": ErrMessageTooLarge, "fail": ErrTaskFailed} {
+			for mode, want := range map[string]error{"unknown": errBadTask, "otherid": errBadTask, "huge": ErrMessageTooLarge, "fail": ErrTaskFailed} {
 				if _, err := job.Invoke(ctx, map[string]any{"mode": mode}); !errors.Is(err, want) {
 					t.Errorf("mode %s: %v, want %v", mode, err, want)
 				} else {
@@ -337,13 +339,13 @@ func TestTasksHostile(t *testing.T) {
 // legacy server that ignores the task answers with the tool's result.
 func TestTasksNegotiated(t *testing.T) {
 	peer := &faultserver.TaskPeer{Modern: true, Support: "required"}
-	a := taskAdapter(t, peer, nil)
+	a := taskAdapter(t, peer, func(_ *Config, s *Server) { s.Tasks = TasksOptional })
 	ctx := faultCtx(t)
 	ts := taskTools(t, a)
 	if _, err := lookup(t, ts, "p__job").Invoke(ctx, map[string]any{"topic": "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lookup(t, ts, "p__plain").Invoke(WithTasks(ctx, TasksOptional), nil); err != nil {
+	if _, err := lookup(t, ts, "p__plain").Invoke(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, all := peer.Methods("declared tools/call"), peer.Methods("tools/call"); n != 1 || all != 1 {
@@ -435,7 +437,7 @@ func TestTasksLine(t *testing.T) {
 	srv := Server{URL: hs.URL}
 	key := []byte("0123456789abcdef0123456789abcdef") // sealed state alone stores a task's session
 	open := func(handler func(context.Context, ElicitationRequest) (Answer, error)) (*Adapter, *Tool) {
-		a, err := New(Config{Servers: map[string]Server{"p": srv}, ElicitationHandler: handler, StateKey: key})
+		a, err := New(Config{Servers: map[string]Server{"p": srv}, ElicitationHandler: handler, State: StateOptions{Key: key}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -521,7 +523,7 @@ func TestTasksLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ = open(nil)
-	if res, err := a.CollectTask(ctx, &pending); err != nil || res.Text() != "done: dunes" {
+	if res, err := a.Resume(ctx, &pending, Collected()); err != nil || res.Text() != "done: dunes" {
 		t.Fatalf("CollectTask on a new Adapter = %v, %v", res, err)
 	}
 	closeIt(a, 4)
@@ -532,7 +534,7 @@ func TestTasksLine(t *testing.T) {
 	if !errors.As(err, &pt) {
 		t.Fatalf("Invoke(WithPendingTask) = %v", err)
 	}
-	if res, err := a.CollectTask(ctx, pt); err != nil || res.Text() != "done: capes" {
+	if res, err := a.Resume(ctx, pt, Collected()); err != nil || res.Text() != "done: capes" {
 		t.Fatalf("CollectTask = %v, %v", res, err)
 	}
 	closeIt(a, 5)
@@ -543,7 +545,7 @@ func TestTasksLine(t *testing.T) {
 	unbound := &faultserver.TaskPeer{Support: "required", Unbound: true, MissingStatus: http.StatusBadRequest}
 	uhs := httptest.NewServer(unbound.HTTP())
 	defer uhs.Close()
-	ua := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}, StateKey: key})
+	ua := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}, State: StateOptions{Key: key}})
 	ujob := lookup(t, taskTools(t, ua), "p__job")
 	if _, err := ujob.Invoke(WithPendingTask(ctx), map[string]any{"topic": "bays"}); !errors.As(err, &pt) {
 		t.Fatalf("Invoke(WithPendingTask) = %v", err)
@@ -555,7 +557,7 @@ func TestTasksLine(t *testing.T) {
 	}
 	unbound.ForgetSessions()
 	json.Unmarshal(stored, &pending)
-	ub := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}, StateKey: key})
+	ub := newAdapter(t, Config{Servers: map[string]Server{"p": {URL: uhs.URL}}, State: StateOptions{Key: key}})
 	session := doomed.session
 	if err := ub.CancelTask(ctx, doomed); err != nil || doomed.session != session {
 		t.Fatalf("CancelTask of a forgotten session = %v, its session %q → %q", err, session, doomed.session)
@@ -563,7 +565,7 @@ func TestTasksLine(t *testing.T) {
 	if n := unbound.Methods("tasks/cancel"); n != 1 {
 		t.Errorf("tasks/cancel sent %d times, want 1", n)
 	}
-	if res, err := ub.CollectTask(ctx, &pending); err != nil || res.Text() != "done: bays" {
+	if res, err := ub.Resume(ctx, &pending, Collected()); err != nil || res.Text() != "done: bays" {
 		t.Fatalf("CollectTask of a forgotten session = %v, %v; want the task from the new session", res, err)
 	}
 

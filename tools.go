@@ -27,22 +27,16 @@ const nameSeparator = "__"
 var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
 
 // A Tool is one MCP tool of one server, bound to the connection it was
-// discovered on. It implements langchaingo's [tools.Tool]; [Tool.LLMTool] and
-// [Toolset.HandleToolCalls] serve native tool calling. A Tool is immutable
-// and safe for concurrent use. After [Adapter.Close] its calls fail with
-// [ErrClosed]; after its connection died, with a [*ServerError]. A
-// Streamable HTTP session that the server forgot (HTTP 404: it restarted)
-// is not a dead connection: the adapter starts a new session, and the
-// tool's calls go on there (see [Server.Reconnect]). Tools are
-// only made by an [Adapter]: the methods of a zero Tool return zero values
-// and its calls fail.
-//
-// With [Config.CallbacksHandler] set, every [Tool.Call], [Tool.Invoke],
-// [Tool.InvokeJSON] and approval ([Adapter.Decide]) reports HandleToolStart
-// with its input (Call's text, InvokeJSON's JSON, Invoke's arguments as
-// JSON), then exactly one of HandleToolEnd with [Result.Text] (also for
-// isError results and for input the tool cannot take) or HandleToolError
-// with the error (an approval request, an interrupt, a server failure).
+// discovered on. It implements langchaingo's [tools.Tool];
+// [Tool.LLMTool] and [Toolset.HandleToolCalls] serve native tool
+// calling. A Tool is immutable and safe for concurrent use. After
+// [Adapter.Close] its calls fail with [ErrClosed]; after its connection
+// died, with a [*ServerError]. A Streamable HTTP session that the server
+// forgot (HTTP 404: it restarted) is not a dead connection: the adapter
+// starts a new session, and the tool's calls go on there (see
+// [Server.Retry]). Tools are only made by an [Adapter]: the methods of a
+// zero Tool return zero values and its calls fail. More in
+// docs/reference.md, "Tool".
 type Tool struct {
 	a      *Adapter
 	conn   *conn
@@ -106,9 +100,8 @@ func summary(d *ToolDescriptor) string {
 	return ""
 }
 
-// Name implements [tools.Tool]: "server__tool", or the server's own name
-// with [Config.RawToolNames], made provider-safe by [SafeToolName] (or what
-// [Config.ToolName] gives). It is the name models see and call.
+// Name implements [tools.Tool]: "server__tool", made provider-safe by
+// [SafeToolName], or what [Config.ToolName] gives. It is the name models see and call.
 func (t *Tool) Name() string { return t.name }
 
 // Description implements [tools.Tool]: the server's description (or the
@@ -227,28 +220,12 @@ func (s Toolset) Lookup(name string) *Tool {
 // HandleToolCalls runs the tool calls of a model's answer, in order, and
 // returns the messages to append to the conversation. For each call i it
 // emits an AI message holding only call i followed by its tool message
-// (one [llms.ToolCallResponse]): Anthropic's provider reads only the first
-// part of an AI message, so this interleaved layout is the one OpenAI and
-// Anthropic both accept. The human messages carrying the results' media
-// (see [Result.Messages]) follow all the pairs. The choice's text content is
-// not part of the returned messages.
-//
-// Tools for the app alone ([Tool.AppOnly]) are unknown tools here.
-// Unknown tools, arguments that are not a JSON object, isError results and
-// the JSON-RPC errors a healthy server answers a call with (as in
-// [Tool.Call]) become tool messages the model can act on. An [*Interrupt]
-// or an [*ApprovalRequired] pauses the batch: the error is a [*PausedCalls]
-// (which [errors.As] sees through to the interrupt or the approval
-// request), and [Toolset.ResumeToolCalls] settles the paused call and runs
-// the rest. A tool that does not answer within its timeout
-// ([Config.DefaultToolTimeout], [Server.DefaultToolTimeout]) answers with a
-// tool message saying so ([Tool.TimedOut]), and the batch goes on; with
-// the option [TimeoutErrors] it stops the loop instead, as a failure does.
-// A [*ServerError] (a transport or session failure), and ctx's own
-// deadline or cancellation, stop the loop. Either way the messages of the
-// calls before the stopped one are returned with the error, so the stopped
-// call is choice.ToolCalls[n] where n is the number of AI messages
-// returned.
+// (one [llms.ToolCallResponse]): Anthropic's provider reads only the
+// first part of an AI message, so this interleaved layout is the one
+// OpenAI and Anthropic both accept. The human messages carrying the
+// results' media (see [Result.Messages]) follow all the pairs. The
+// choice's text content is not part of the returned messages. More in
+// docs/reference.md, "Toolset.HandleToolCalls".
 func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice, opts ...PartOption) ([]llms.MessageContent, error) {
 	if choice == nil {
 		return nil, nil
@@ -336,36 +313,29 @@ func (s Toolset) unknownTool(name string) string {
 // or spaces and grow past 64. The default policy makes every exposed name
 // fit; [Config.ToolName] replaces it.
 
-// MaxToolNameLength is the longest tool name the default policy gives: the
+// maxToolNameLength is the longest tool name the default policy gives: the
 // limit of OpenAI, Anthropic and Google AI.
-const MaxToolNameLength = 64
+const maxToolNameLength = 64
 
-// SafeToolName returns name in the form providers accept: every character
-// outside [A-Za-z0-9_-] is replaced by '_' (one '_' per character, however
-// many bytes it takes), and a result longer than maxLen is cut and ends in '_'
-// followed by the first 8 hex digits of the SHA-256 of the whole original
-// name, so that the same name always gives the same result, in every
-// process and version, and names that differ only past the cut stay
-// distinct. A maxLen below 16 counts as 16. An empty name stays empty.
-//
-// It is the default policy of the adapter (with maxLen 64, applied to
-// "server__tool" or, with [Config.RawToolNames], to the server's name), and
-// a building block for [Config.ToolName]:
-//
-//	ToolName: func(server, tool string) string { return mcpadapter.SafeToolName(tool, 128) }
+// SafeToolName returns name in the form providers accept: every
+// character outside [A-Za-z0-9_-] is replaced by '_' (one '_' per
+// character, however many bytes it takes), and a result longer than
+// maxLen is cut and ends in '_' followed by the first 8 hex digits of
+// the SHA-256 of the whole original name, so that the same name always
+// gives the same result, in every process and version, and names that
+// differ only past the cut stay distinct. A maxLen below 16 counts as
+// 16. An empty name stays empty. More in docs/reference.md,
+// "SafeToolName".
 func SafeToolName(name string, maxLen int) string { return toolname.Safe(name, maxLen) }
 
 // name returns the name the model sees for tool of server: the result of
-// [Config.ToolName] when set, else [SafeToolName] of "server__tool" (or of
-// tool with [Config.RawToolNames]) with [MaxToolNameLength].
+// [Config.ToolName] when set, else [SafeToolName] of "server__tool" with
+// maxToolNameLength.
 func (p *toolPolicy) name(server, tool string) string {
 	if p.cfg.ToolName != nil {
 		return p.cfg.ToolName(server, tool)
 	}
-	if !p.cfg.RawToolNames {
-		tool = server + nameSeparator + tool
-	}
-	return SafeToolName(tool, MaxToolNameLength)
+	return SafeToolName(server+nameSeparator+tool, maxToolNameLength)
 }
 
 // Metadata mirrors LangChain's "mcp" metadata namespace: what the server

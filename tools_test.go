@@ -933,14 +933,14 @@ func TestCallbacks(t *testing.T) {
 			if !errors.As(err, &ar) {
 				return errors.New("no ApprovalRequired")
 			}
-			_, err = a.Decide(t.Context(), ar, Approved())
+			_, err = a.Resume(t.Context(), ar, Approved())
 			return err
 		}, []string{`start {"target":"x"}`, "error approval", `start {"target":"x"}`, "end destroyed x"}},
 		{"HandleToolCalls", func(t *testing.T) error {
 			_, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("c1", "srv__echo", `{"text":"one"}`),
-				mcpadaptertest.Call("c2", "srv__nope", `{}`), // unknown: no tool, no callbacks
-				mcpadaptertest.Call("c3", "srv__echo", `{"text":"two"}`),
+				mcpadaptertest.ToolCall("c1", "srv__echo", `{"text":"one"}`),
+				mcpadaptertest.ToolCall("c2", "srv__nope", `{}`), // unknown: no tool, no callbacks
+				mcpadaptertest.ToolCall("c3", "srv__echo", `{"text":"two"}`),
 			}})
 			return err
 		}, []string{`start {"text":"one"}`, "end one", `start {"text":"two"}`, "end two"}},
@@ -976,12 +976,12 @@ func TestNativeLoop(t *testing.T) {
 		for _, style := range styles {
 			t.Run(era.name+"/"+style.name, func(t *testing.T) {
 				_, ts := discover(t, eraServer(era.legacy), Config{})
-				model := mcpadaptertest.New(
+				model := mcpadaptertest.NewModel(
 					mcpadaptertest.ToolCalls(
-						mcpadaptertest.Call("call_1", "srv__get_weather", `{"city":"Paris"}`),
-						mcpadaptertest.Call("call_2", "srv__image", `{}`),
+						mcpadaptertest.ToolCall("call_1", "srv__get_weather", `{"city":"Paris"}`),
+						mcpadaptertest.ToolCall("call_2", "srv__image", `{}`),
 					).WithText("Let me look."),
-					mcpadaptertest.Answer("Sunny in Paris; the picture is a single pixel."),
+					mcpadaptertest.FinalAnswer("Sunny in Paris; the picture is a single pixel."),
 				)
 				prompt := llms.TextParts(llms.ChatMessageTypeHuman, "Weather in Paris, and a picture?")
 				history := []llms.MessageContent{prompt}
@@ -1083,16 +1083,16 @@ func TestHandleToolCalls(t *testing.T) {
 
 	t.Run("model mistakes", func(t *testing.T) {
 		choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-			mcpadaptertest.Call("c1", "srv__nope", `{}`),
-			mcpadaptertest.Call("c2", "srv__echo", `{"text":`),
-			mcpadaptertest.Call("c3", "srv__echo", `["x"]`),
+			mcpadaptertest.ToolCall("c1", "srv__nope", `{}`),
+			mcpadaptertest.ToolCall("c2", "srv__echo", `{"text":`),
+			mcpadaptertest.ToolCall("c3", "srv__echo", `["x"]`),
 			{ID: "c4", Type: "function"},
-			mcpadaptertest.Call("c5", "SRV__ECHO", `{"text":"case"}`),
-			mcpadaptertest.Call("c6", "srv__era", ``),
-			mcpadaptertest.Call("c7", "srv__fail", `{}`),
-			mcpadaptertest.Call("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
-			mcpadaptertest.Call("c9", "echo", `{}`),           // the server's own name, without the prefix
-			mcpadaptertest.Call("c10", "srv__ehco", `{}`),     // misspelt
+			mcpadaptertest.ToolCall("c5", "SRV__ECHO", `{"text":"case"}`),
+			mcpadaptertest.ToolCall("c6", "srv__era", ``),
+			mcpadaptertest.ToolCall("c7", "srv__fail", `{}`),
+			mcpadaptertest.ToolCall("c8", "srv__rpc_error", `{}`), // a healthy server's JSON-RPC error
+			mcpadaptertest.ToolCall("c9", "echo", `{}`),           // the server's own name, without the prefix
+			mcpadaptertest.ToolCall("c10", "srv__ehco", `{}`),     // misspelt
 		}}
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
 		if err != nil {
@@ -1123,9 +1123,9 @@ func TestHandleToolCalls(t *testing.T) {
 
 	t.Run("approval stops the loop", func(t *testing.T) {
 		choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-			mcpadaptertest.Call("c1", "srv__image", `{}`),
-			mcpadaptertest.Call("c2", "srv__destroy", `{"target":"db"}`),
-			mcpadaptertest.Call("c3", "srv__echo", `{"text":"later"}`),
+			mcpadaptertest.ToolCall("c1", "srv__image", `{}`),
+			mcpadaptertest.ToolCall("c2", "srv__destroy", `{"target":"db"}`),
+			mcpadaptertest.ToolCall("c3", "srv__echo", `{"text":"later"}`),
 		}}
 		runs := s.Runs("echo")
 		msgs, err := ts.HandleToolCalls(t.Context(), choice)
@@ -1167,8 +1167,8 @@ func TestHandleToolCalls(t *testing.T) {
 			}
 		}()
 		msgs, err := ts.HandleToolCalls(ctx, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-			mcpadaptertest.Call("c1", "srv__echo", `{"text":"ok"}`),
-			mcpadaptertest.Call("c2", "srv__slow", `{}`),
+			mcpadaptertest.ToolCall("c1", "srv__echo", `{"text":"ok"}`),
+			mcpadaptertest.ToolCall("c2", "srv__slow", `{}`),
 		}})
 		wantServerError(t, err)
 		if len(msgs) != 2 {
@@ -1233,8 +1233,8 @@ func TestHandleToolCallsTimeout(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := []llms.ToolCall{
-				mcpadaptertest.Call("c1", "srv__block", `{}`),
-				mcpadaptertest.Call("c2", "srv__echo", `{}`),
+				mcpadaptertest.ToolCall("c1", "srv__block", `{}`),
+				mcpadaptertest.ToolCall("c2", "srv__echo", `{}`),
 			}
 			loops := []struct {
 				name  string
@@ -1246,8 +1246,8 @@ func TestHandleToolCallsTimeout(t *testing.T) {
 				}},
 				{"ToolSearch", 4, func(ctx context.Context, opts ...PartOption) ([]llms.MessageContent, error) {
 					found := []llms.ToolCall{
-						mcpadaptertest.Call("s1", DefaultSearchToolName, `{"query":"block"}`),
-						mcpadaptertest.Call("s2", DefaultSearchToolName, `{"query":"echo"}`),
+						mcpadaptertest.ToolCall("s1", defaultSearchToolName, `{"query":"block"}`),
+						mcpadaptertest.ToolCall("s2", defaultSearchToolName, `{"query":"echo"}`),
 					}
 					return search.HandleToolCalls(ctx, nil, &llms.ContentChoice{ToolCalls: append(found, calls...)}, opts...)
 				}},
@@ -1281,13 +1281,13 @@ func TestHandleToolCallsTimeout(t *testing.T) {
 				})
 			}
 
-			// With ResetTimeoutOnProgress the bound is a time without
-			// progress, and the message says so.
-			_, ts = listSDK(t, blockingServer(), m.mode, Config{DefaultToolTimeout: timeout, ResetTimeoutOnProgress: true})
+			// With MaxToolTimeout the bound is a time without progress, and
+			// the message says so.
+			_, ts = listSDK(t, blockingServer(), m.mode, Config{DefaultToolTimeout: timeout, MaxToolTimeout: time.Hour})
 			msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: calls[:1]})
 			want := "Error: tool srv__block did not answer nor report progress within 100ms and may still be running"
 			if got := lastToolText(msgs); err != nil || !strings.HasPrefix(got, want) {
-				t.Errorf("HandleToolCalls(ResetTimeoutOnProgress) = %q, %v; want a tool message starting with %q", got, err, want)
+				t.Errorf("HandleToolCalls(MaxToolTimeout) = %q, %v; want a tool message starting with %q", got, err, want)
 			}
 		})
 	}

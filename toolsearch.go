@@ -18,74 +18,36 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// DefaultSearchToolName is the name of the search tool of a [ToolSearch]
+// defaultSearchToolName is the name of the search tool of a [ToolSearch]
 // when [ToolSearchOptions.Name] is empty.
-const DefaultSearchToolName = "search_tools"
+const defaultSearchToolName = "search_tools"
 
-// DefaultSearchResults is how many tools one search returns when
+// defaultSearchResults is how many tools one search returns when
 // [ToolSearchOptions.MaxResults] is 0.
-const DefaultSearchResults = 5
+const defaultSearchResults = 5
 
 // ToolSearchOptions configures a [ToolSearch]. The zero value is the
-// default: a search tool named [DefaultSearchToolName] that returns
-// [DefaultSearchResults] tools.
+// default: a search tool named "search_tools" that returns 5 tools.
 type ToolSearchOptions struct {
 	// Name is the search tool's name, as the model calls it; "" means
-	// [DefaultSearchToolName]. No tool of the set may have it.
+	// "search_tools". No tool of the set may have it.
 	Name string
 	// MaxResults is the number of tools one search returns at most; 0 (or
-	// less) means [DefaultSearchResults]. A search returns fewer when fewer
+	// less) means 5. A search returns fewer when fewer
 	// tools match well (see [ToolSearch.Search]).
 	MaxResults int
 }
 
 // A ToolSearch offers a big [Toolset] to a model through a search tool:
 // the model is offered the search tool and the tools its searches found,
-// not the whole catalog. The search ranks the tools' names, titles,
-// descriptions and argument names and descriptions against the model's
-// query (BM25 over words split at snake_case and camelCase and stemmed),
-// locally and deterministically, with no network and no model. Make one
+// not the whole catalog (a local, deterministic BM25 ranking). Make one
 // with [NewToolSearch] and use it in a native loop in place of the
-// Toolset:
-//
-//	search, err := mcpadapter.NewToolSearch(ts, nil)
-//	...
-//	for {
-//		resp, err := model.GenerateContent(ctx, history, llms.WithTools(search.LLMTools(history)))
-//		...
-//		choice := resp.Choices[0]
-//		if len(choice.ToolCalls) == 0 {
-//			break // the answer
-//		}
-//		msgs, err := search.HandleToolCalls(ctx, history, choice)
-//		history = append(history, msgs...)
-//		...
-//	}
-//
-// A tool the model found stays offered for the rest of the run: the found
-// tools are those named by the search results in the history (see
-// [ToolSearch.Found]), so a run stored with its history, or paused with a
-// [*PausedCalls] and resumed with [ToolSearch.ResumeToolCalls], offers what
-// it offered before, with nothing else to store. A history trimmed of a
-// search result no longer offers what that search found. A call to a tool
-// the model has not found is refused with a tool message that tells it to
-// search first.
-//
-// # When to turn it on
-//
-// Tool definitions are sent with every request: about one token per four
-// bytes of their JSON. A search costs one more model turn (its latency,
-// and the conversation read once more) the first time the model needs a
-// tool, and a few hundred bytes per search result. Below about 10,000
-// tokens of tools (some 40 KB of JSON: 60 to 90 tools the size of the
-// reference servers') offer the whole set: the extra turn costs more than
-// it saves, and the model chooses among what it sees. Past it, and certainly when the catalog no
-// longer fits the context window (1,000 tools are over 100,000 tokens),
-// turn search on: what each request carries then stays flat, the search
-// tool plus the few tools the run uses, whatever the size of the catalog.
-//
-// A ToolSearch is immutable and safe for concurrent use. It holds the
-// tools it was made with: after the catalog changes, make another.
+// Toolset: [ToolSearch.LLMTools] each turn, [ToolSearch.HandleToolCalls]
+// for the model's calls. A tool the model found stays offered for the rest
+// of the run (see [ToolSearch.Found]). Turn it on past about 10,000 tokens
+// of tool definitions. The loop, and when to turn it on, are in
+// docs/reference.md, "ToolSearch". A ToolSearch is immutable and safe for
+// concurrent use; after the catalog changes, make another.
 type ToolSearch struct {
 	tools Toolset           // the set, the app's view
 	model Toolset           // the tools the model may see, in the index's order
@@ -108,10 +70,10 @@ func NewToolSearch(s Toolset, opts *ToolSearchOptions) (*ToolSearch, error) {
 		o = *opts
 	}
 	if o.Name == "" {
-		o.Name = DefaultSearchToolName
+		o.Name = defaultSearchToolName
 	}
 	if o.MaxResults <= 0 {
-		o.MaxResults = DefaultSearchResults
+		o.MaxResults = defaultSearchResults
 	}
 	if s.Lookup(o.Name) != nil {
 		return nil, fmt.Errorf("%w: %q names a tool and the search tool", ErrDuplicateToolName, o.Name)

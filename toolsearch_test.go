@@ -146,15 +146,15 @@ func TestToolSearchCatalog(t *testing.T) {
 		t.Run(task.entity, func(t *testing.T) {
 			want := task.domain + nameSeparator + testserver.CatalogToolName(task.domain, task.verb, task.entity)
 			query, _ := json.Marshal(searchArgs{Query: task.task}) // the model's query: the task's words
-			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", DefaultSearchToolName, string(query))),
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", want, task.args)),
-				mcpadaptertest.Answer("Done."),
+			model := mcpadaptertest.NewModel(
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("s1", defaultSearchToolName, string(query))),
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", want, task.args)),
+				mcpadaptertest.FinalAnswer("Done."),
 			)
 			runSearchLoop(t, t.Context(), search, model, task.task)
 
 			opts := model.Options()
-			if got := toolNamesOf(opts[0].Tools); !slices.Equal(got, []string{DefaultSearchToolName}) {
+			if got := toolNamesOf(opts[0].Tools); !slices.Equal(got, []string{defaultSearchToolName}) {
 				t.Errorf("first request offers %v, want the search tool alone", got)
 			}
 			if got := toolNamesOf(opts[1].Tools); !slices.Contains(got, want) {
@@ -189,12 +189,12 @@ func TestToolSearchCatalog(t *testing.T) {
 func TestToolSearchRefuses(t *testing.T) {
 	_, search, servers := catalogSearch(t, Config{}, &ToolSearchOptions{Name: "find_tools", MaxResults: 3}, "crm")
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", "crm__create_deal", `{"title":"Globex"}`),
-		mcpadaptertest.Call("c2", "crm__no_such_tool", `{}`),
-		mcpadaptertest.Call("c3", "find_tools", `{"query":"new sales opportunity in the pipeline"}`),
-		mcpadaptertest.Call("c4", "CRM__CREATE_DEAL", `{"title":"Globex"}`),
-		mcpadaptertest.Call("c5", "find_tools", `{"q":"deal"}`),
-		mcpadaptertest.Call("c6", "find_tools", `{"query":"zebra"}`),
+		mcpadaptertest.ToolCall("c1", "crm__create_deal", `{"title":"Globex"}`),
+		mcpadaptertest.ToolCall("c2", "crm__no_such_tool", `{}`),
+		mcpadaptertest.ToolCall("c3", "find_tools", `{"query":"new sales opportunity in the pipeline"}`),
+		mcpadaptertest.ToolCall("c4", "CRM__CREATE_DEAL", `{"title":"Globex"}`),
+		mcpadaptertest.ToolCall("c5", "find_tools", `{"q":"deal"}`),
+		mcpadaptertest.ToolCall("c6", "find_tools", `{"query":"zebra"}`),
 	}}
 	msgs, err := search.HandleToolCalls(t.Context(), nil, choice)
 	if err != nil {
@@ -240,10 +240,10 @@ func TestToolSearchPauseResume(t *testing.T) {
 	ts, search, servers := catalogSearch(t, cfg, nil, "crm")
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "Remove the Globex deal and its note.")}
 	choice := &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", DefaultSearchToolName, `{"query":"delete a deal"}`),
-		mcpadaptertest.Call("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
-		mcpadaptertest.Call("c3", DefaultSearchToolName, `{"query":"delete a note"}`),
-		mcpadaptertest.Call("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
+		mcpadaptertest.ToolCall("c1", defaultSearchToolName, `{"query":"delete a deal"}`),
+		mcpadaptertest.ToolCall("c2", "crm__delete_deal", `{"deal_id":"d1","confirm":true}`),
+		mcpadaptertest.ToolCall("c3", defaultSearchToolName, `{"query":"delete a note"}`),
+		mcpadaptertest.ToolCall("c4", "crm__delete_note", `{"note_id":"n1","confirm":true}`),
 	}}
 	msgs, err := search.HandleToolCalls(ctx, history, choice)
 	var paused *PausedCalls
@@ -291,7 +291,7 @@ func TestToolSearchPauseResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	offered := toolNamesOf(again.LLMTools(h))
-	for _, want := range []string{DefaultSearchToolName, "crm__delete_deal", "crm__delete_note"} {
+	for _, want := range []string{defaultSearchToolName, "crm__delete_deal", "crm__delete_note"} {
 		if !slices.Contains(offered, want) {
 			t.Errorf("LLMTools() of the stored history = %v, missing %s", offered, want)
 		}
@@ -306,7 +306,7 @@ func TestToolSearchPauseResume(t *testing.T) {
 func TestToolSearchLLMToolsFor(t *testing.T) {
 	ts, search, _ := catalogSearch(t, Config{}, nil, "billing")
 	msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-		mcpadaptertest.Call("c1", DefaultSearchToolName, `{"query":"refund a payment"}`),
+		mcpadaptertest.ToolCall("c1", defaultSearchToolName, `{"query":"refund a payment"}`),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -316,8 +316,8 @@ func TestToolSearchLLMToolsFor(t *testing.T) {
 		if err != nil {
 			t.Fatalf("LLMToolsFor() = %v", err)
 		}
-		if len(tools) != 1+DefaultSearchResults || tools[0].Function.Name != DefaultSearchToolName {
-			t.Errorf("LLMToolsFor() = %v, want the search tool and %d found", toolNamesOf(tools), DefaultSearchResults)
+		if len(tools) != 1+defaultSearchResults || tools[0].Function.Name != defaultSearchToolName {
+			t.Errorf("LLMToolsFor() = %v, want the search tool and %d found", toolNamesOf(tools), defaultSearchResults)
 		}
 		want, _ := ts.Lookup(tools[1].Function.Name).LLMToolFor(pass)
 		if got := tools[1]; toolsBytes(t, []llms.Tool{got}) != toolsBytes(t, []llms.Tool{want}) || got.Function.Strict != want.Function.Strict {
@@ -337,7 +337,7 @@ func TestNewToolSearchName(t *testing.T) {
 	if !errors.Is(err, ErrDuplicateToolName) {
 		t.Errorf("NewToolSearch(a tool's name) = %v, want ErrDuplicateToolName", err)
 	}
-	if search.Name() != DefaultSearchToolName {
+	if search.Name() != defaultSearchToolName {
 		t.Errorf("Name() = %q, want the default", search.Name())
 	}
 	if desc := search.LLMTool().Function.Description; !strings.Contains(desc, "among 100 tools (servers: chat)") {
@@ -410,7 +410,7 @@ func TestToolSearchRealCatalogs(t *testing.T) {
 			checkGolden(t, "toolsearch/"+c.name+".json", append(b, '\n'))
 
 			msgs, err := search.HandleToolCalls(t.Context(), nil, &llms.ContentChoice{ToolCalls: []llms.ToolCall{
-				mcpadaptertest.Call("s1", DefaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
+				mcpadaptertest.ToolCall("s1", defaultSearchToolName, fmt.Sprintf(`{"query":%q}`, c.queries[0])),
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -445,10 +445,10 @@ func TestToolSearchFloorReal(t *testing.T) {
 		search  string        // the search's answer starts so
 		result  string        // the call's answer holds it
 	}{
-		{"add two numbers", mcpadaptertest.Call("c1", "everything__get-sum", `{"a":2,"b":3}`),
-			[]string{DefaultSearchToolName, "everything__get-sum"}, "1 tool found for \"add two numbers\"; you can call it now:\neverything__get-sum: ", "5"},
-		{"delete a file", mcpadaptertest.Call("c1", "fs__write_file", `{"path":"x","content":""}`),
-			[]string{DefaultSearchToolName}, `No tool matches "delete a file": search again with other words.`, "is not available yet"},
+		{"add two numbers", mcpadaptertest.ToolCall("c1", "everything__get-sum", `{"a":2,"b":3}`),
+			[]string{defaultSearchToolName, "everything__get-sum"}, "1 tool found for \"add two numbers\"; you can call it now:\neverything__get-sum: ", "5"},
+		{"delete a file", mcpadaptertest.ToolCall("c1", "fs__write_file", `{"path":"x","content":""}`),
+			[]string{defaultSearchToolName}, `No tool matches "delete a file": search again with other words.`, "is not available yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -460,10 +460,10 @@ func TestToolSearchFloorReal(t *testing.T) {
 			t.Logf("%q over %d tools (absolute floor's yardstick %.3f): %s", tt.query, len(ts), search.index.RareScore(), strings.Join(scores, ", "))
 
 			query, _ := json.Marshal(searchArgs{Query: tt.query})
-			model := mcpadaptertest.New(
-				mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", DefaultSearchToolName, string(query))),
+			model := mcpadaptertest.NewModel(
+				mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("s1", defaultSearchToolName, string(query))),
 				mcpadaptertest.ToolCalls(tt.call),
-				mcpadaptertest.Answer("Done."),
+				mcpadaptertest.FinalAnswer("Done."),
 			)
 			history := runSearchLoop(t, t.Context(), search, model, tt.query)
 			if got := toolNamesOf(model.Options()[1].Tools); !slices.Equal(got, tt.offered) {

@@ -17,7 +17,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/toolname"
 )
 
-// minStateKey is the shortest StateKey that RequireStateKey accepts.
+// minStateKey is the shortest State.Key that State.RequireKey accepts.
 const minStateKey = 32
 
 // checkConfig returns every problem of cfg at once, joined, or cfg's
@@ -35,14 +35,9 @@ func checkConfig(cfg Config) (map[string]Server, error) {
 		s.Args = slices.Clone(s.Args)
 		s.Env = maps.Clone(s.Env)
 		s.Headers = maps.Clone(s.Headers)
-		s.Filter = s.Filter.clone()
-		if s.Restart != nil {
-			p := *s.Restart
-			s.Restart = &p
-		}
-		if s.Reconnect != nil {
-			p := *s.Reconnect
-			s.Reconnect = &p
+		if s.Retry != nil {
+			p := *s.Retry
+			s.Retry = &p
 		}
 		servers[name] = s
 	}
@@ -69,27 +64,23 @@ func (cfg *Config) problems() []*ConfigError {
 	}
 	negative("DefaultToolTimeout", int64(cfg.DefaultToolTimeout))
 	negative("MaxMessageBytes", cfg.MaxMessageBytes)
-	negative("MaxCatalogBytes", cfg.MaxCatalogBytes)
 	negative("DialTimeout", int64(cfg.DialTimeout))
 	negative("CatalogTTL", int64(cfg.CatalogTTL))
-	negative("StateMaxAge", int64(cfg.StateMaxAge))
+	negative("State.MaxAge", int64(cfg.State.MaxAge))
 	negative("PrincipalIdleTimeout", int64(cfg.PrincipalIdleTimeout))
-	negative("KeptSessionMaxAge", int64(cfg.KeptSessionMaxAge))
+	negative("State.KeptSessionMaxAge", int64(cfg.State.KeptSessionMaxAge))
 	negative("MaxPrincipalConns", int64(cfg.MaxPrincipalConns))
-	if cfg.ToolName != nil && cfg.RawToolNames {
-		bad("ToolName", "RawToolNames is set too (ToolName decides every name)")
-	}
 	if err := cfg.Filter.validate(); err != nil {
 		bad("Filter", "%w", err)
 	}
-	if cfg.RequireStateKey && len(cfg.StateKey) < minStateKey {
-		bad("StateKey", "%d bytes; RequireStateKey wants at least %d (the same random key on every replica)", len(cfg.StateKey), minStateKey)
+	if cfg.State.RequireKey && len(cfg.State.Key) < minStateKey {
+		bad("State.Key", "%d bytes; State.RequireKey wants at least %d (the same random key on every replica)", len(cfg.State.Key), minStateKey)
 	}
-	if len(cfg.OldStateKeys) > 0 && len(cfg.StateKey) == 0 {
-		bad("OldStateKeys", "set without a StateKey (the current key seals; old keys only open)")
+	if len(cfg.State.OldKeys) > 0 && len(cfg.State.Key) == 0 {
+		bad("State.OldKeys", "set without a State.Key (the current key seals; old keys only open)")
 	}
-	if slices.ContainsFunc(cfg.OldStateKeys, func(k []byte) bool { return len(k) == 0 }) {
-		bad("OldStateKeys", "an empty key")
+	if slices.ContainsFunc(cfg.State.OldKeys, func(k []byte) bool { return len(k) == 0 }) {
+		bad("State.OldKeys", "an empty key")
 	}
 	return problems
 }
@@ -121,9 +112,6 @@ func (s *Server) problem(name string) *ConfigError {
 	case strings.Contains(name, "__"):
 		return bad("", `name must not contain "__" (the tool name separator)`)
 	}
-	if err := s.Filter.validate(); err != nil {
-		return bad("Filter", "%w", err)
-	}
 	targets := 0
 	for _, set := range []bool{s.URL != "", s.Command != "", s.Transport != nil} {
 		if set {
@@ -145,14 +133,8 @@ func (s *Server) problem(name string) *ConfigError {
 		return bad("DefaultToolTimeout", "negative")
 	}
 	switch {
-	case s.Restart != nil && s.Restart.Delay < 0:
-		return bad("Restart", "negative Delay")
-	case s.Reconnect != nil && s.Reconnect.Delay < 0:
-		return bad("Reconnect", "negative Delay")
-	case s.Restart != nil && s.URL != "":
-		return bad("Restart", "applies to stdio servers (Command) and custom transports; use Reconnect")
-	case s.Reconnect != nil && s.Command != "":
-		return bad("Reconnect", "applies to HTTP servers and custom transports; use Restart for Command")
+	case s.Retry != nil && s.Retry.Delay < 0:
+		return bad("Retry", "negative Delay")
 	}
 	if s.Command == "" {
 		if field := s.stdioOnly(); field != "" {
@@ -185,8 +167,6 @@ func (s *Server) stdioOnly() string {
 		return "Dir"
 	case len(s.Env) > 0:
 		return "Env"
-	case s.InheritEnv:
-		return "InheritEnv"
 	}
 	return ""
 }

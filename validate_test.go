@@ -9,7 +9,6 @@ import (
 
 func TestServerProblem(t *testing.T) {
 	negative := &RetryPolicy{Delay: -time.Second}
-	badFilter := Filter{Allow: []string{"["}}
 	tests := []struct {
 		name, server string
 		s            Server
@@ -20,11 +19,10 @@ func TestServerProblem(t *testing.T) {
 		{"empty name", " ", Server{}, "", "empty server name"},
 		{"name chars", "a.b", Server{Command: "x"}, "", "ASCII letters"},
 		{"separator", "a__b", Server{Command: "x"}, "", `"__"`},
-		{"filter first", "s", Server{Filter: badFilter}, "Filter", "["},
 		{"two targets", "s", Server{URL: "https://h", Command: "x"}, "", "(2 are)"},
 		{"mode", "s", Server{Command: "x", Mode: "new"}, "Mode", `unknown mode "new"`},
 		{"url", "s", Server{URL: "ftp://h"}, "URL", ""},
-		{"delay", "s", Server{Command: "x", Restart: negative}, "Restart", "negative Delay"},
+		{"delay", "s", Server{Command: "x", Retry: negative}, "Retry", "negative Delay"},
 		{"stdio field", "s", Server{URL: "https://h", Env: map[string]string{"A": "b"}, Args: []string{"a"}}, "Args", "stdio servers"},
 		{"http field", "s", Server{Command: "x", Headers: map[string]string{"A": "b"}}, "Headers", "HTTP servers"},
 		{"log level", "s", Server{Command: "x", LogLevel: "loud"}, "LogLevel", `unknown level "loud"`},
@@ -46,14 +44,14 @@ func TestServerProblem(t *testing.T) {
 }
 
 func TestProblemsSorted(t *testing.T) {
-	problems := (&Config{DialTimeout: -1, CatalogTTL: -1, MaxCatalogBytes: 0, OldStateKeys: [][]byte{nil}}).problems()
+	problems := (&Config{DialTimeout: -1, CatalogTTL: -1, MaxMessageBytes: 0, State: StateOptions{OldKeys: [][]byte{nil}}}).problems()
 	problems = append([]*ConfigError{{Server: "b", Err: errors.New("b")}, {Server: "a", Err: errors.New("a")}}, problems...)
 	sortProblems(problems)
 	var got []string
 	for _, p := range problems {
 		got = append(got, p.Server+"/"+p.Field)
 	}
-	want := "/CatalogTTL /DialTimeout /OldStateKeys /OldStateKeys a/ b/"
+	want := "/CatalogTTL /DialTimeout /State.OldKeys /State.OldKeys a/ b/"
 	if strings.Join(got, " ") != want {
 		t.Errorf("sortProblems(problems()) = %v, want %s", got, want)
 	}

@@ -42,7 +42,7 @@ import (
 // sees exactly what a native loop over [mcpadapter.Toolset.HandleToolCalls]
 // shows it: for each call, an AI message holding the call and its tool
 // message (isError results included), then the results' media as image
-// parts, under [mcpadapter.ResultBudget].
+// parts, under [mcpadapter.Config.ResultBudget].
 //
 // In this package's [Executor] the tool calls run through HandleToolCalls
 // and the model gets those messages as they are. In langchaingo's
@@ -118,7 +118,7 @@ func WithSystemPrompt(prompt string) Option {
 
 // WithPartOptions sets how results become messages, as
 // [mcpadapter.Toolset.HandleToolCalls] takes them: [mcpadapter.ImagesAsDataURL]
-// for OpenAI, [mcpadapter.ResultBudget] to override the adapter's budget.
+// for OpenAI, or [mcpadapter.TimeoutErrors].
 func WithPartOptions(opts ...mcpadapter.PartOption) Option {
 	return func(o *options) { o.parts = append(o.parts, opts...) }
 }

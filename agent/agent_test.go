@@ -27,13 +27,13 @@ func fullToolset(t *testing.T) (mcpadapter.Toolset, *testserver.Server) {
 // arguments that are not JSON.
 func parallelTurn(withImage bool) mcpadaptertest.Turn {
 	calls := []llms.ToolCall{
-		mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris","unit":null}`),
-		mcpadaptertest.Call("call_f", "s__fail", `{}`),
-		mcpadaptertest.Call("call_n", "s__nope", `{}`),
-		mcpadaptertest.Call("call_s", "s__structured_only", `{}`),
+		mcpadaptertest.ToolCall("call_w", "s__get_weather", `{"city":"Paris","unit":null}`),
+		mcpadaptertest.ToolCall("call_f", "s__fail", `{}`),
+		mcpadaptertest.ToolCall("call_n", "s__nope", `{}`),
+		mcpadaptertest.ToolCall("call_s", "s__structured_only", `{}`),
 	}
 	if withImage {
-		calls = append(calls, mcpadaptertest.Call("call_i", "s__image", `{}`))
+		calls = append(calls, mcpadaptertest.ToolCall("call_i", "s__image", `{}`))
 	}
 	return mcpadaptertest.ToolCalls(calls...)
 }
@@ -42,7 +42,7 @@ func parallelTurn(withImage bool) mcpadaptertest.Turn {
 // what the model was sent.
 func nativeLoop(t *testing.T, ts mcpadapter.Toolset, turns []mcpadaptertest.Turn, parts ...mcpadapter.PartOption) *mcpadaptertest.Model {
 	t.Helper()
-	model := mcpadaptertest.New(turns...)
+	model := mcpadaptertest.NewModel(turns...)
 	history := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "q")}
 	for {
 		resp, err := model.GenerateContent(t.Context(), history, llms.WithTools(ts.LLMTools()))
@@ -93,10 +93,10 @@ func sameView(t *testing.T, what string, got, want *mcpadaptertest.Model) {
 func TestAgentSeesWhatNativeLoopSees(t *testing.T) {
 	ts, _ := fullToolset(t)
 	for _, parts := range [][]mcpadapter.PartOption{nil, {mcpadapter.ImagesAsDataURL()}} {
-		turns := []mcpadaptertest.Turn{parallelTurn(true), mcpadaptertest.Answer("done")}
+		turns := []mcpadaptertest.Turn{parallelTurn(true), mcpadaptertest.FinalAnswer("done")}
 		want := nativeLoop(t, ts, turns, parts...)
 
-		model := mcpadaptertest.New(turns...)
+		model := mcpadaptertest.NewModel(turns...)
 		ag, err := New(model, ts, WithPartOptions(parts...))
 		if err != nil {
 			t.Fatal(err)
@@ -112,9 +112,9 @@ func TestAgentSeesWhatNativeLoopSees(t *testing.T) {
 		}
 	}
 
-	turns := []mcpadaptertest.Turn{parallelTurn(false), mcpadaptertest.Answer("done")}
+	turns := []mcpadaptertest.Turn{parallelTurn(false), mcpadaptertest.FinalAnswer("done")}
 	want := nativeLoop(t, ts, turns)
-	model := mcpadaptertest.New(turns...)
+	model := mcpadaptertest.NewModel(turns...)
 	ag, err := New(model, ts)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func isImage(p llms.ContentPart) bool {
 // tool and a strict-mode null are messages the model can act on.
 func TestAgentToolMessages(t *testing.T) {
 	ts, _ := fullToolset(t)
-	model := mcpadaptertest.New(parallelTurn(false), mcpadaptertest.Answer("done"))
+	model := mcpadaptertest.NewModel(parallelTurn(false), mcpadaptertest.FinalAnswer("done"))
 	ag, err := New(model, ts)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestAgentToolMessages(t *testing.T) {
 // the model; a pass that refuses a tool fails New.
 func TestAgentOptions(t *testing.T) {
 	ts, _ := fullToolset(t)
-	model := mcpadaptertest.New(mcpadaptertest.Answer("hi"))
+	model := mcpadaptertest.NewModel(mcpadaptertest.FinalAnswer("hi"))
 	ag, err := New(model, ts, WithSchemaPasses(mcpadapter.ForGemini()), WithSystemPrompt("be brief"), WithCallOptions(llms.WithTemperature(0.25)))
 	if err != nil {
 		t.Fatal(err)
@@ -209,8 +209,8 @@ func TestAgentOptions(t *testing.T) {
 func TestTurnOfMergesChoices(t *testing.T) {
 	resp := &llms.ContentResponse{Choices: []*llms.ContentChoice{
 		{Content: "Let me look."},
-		{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("a", "x", `{}`)}},
-		{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("b", "y", `{}`)}, StopReason: "tool_use"},
+		{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("a", "x", `{}`)}},
+		{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("b", "y", `{}`)}, StopReason: "tool_use"},
 	}}
 	turn, err := turnOf(resp)
 	if err != nil || turn.Content != "Let me look." || len(turn.ToolCalls) != 2 || turn.ToolCalls[1].ID != "b" {

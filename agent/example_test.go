@@ -46,9 +46,9 @@ func bookingServer() func(context.Context) (mcp.Transport, error) {
 func ExampleExecutor_Resume() {
 	ctx := context.Background()
 	cfg := mcpadapter.Config{Servers: map[string]mcpadapter.Server{"booking": {Transport: bookingServer()}}}
-	model := mcpadaptertest.New( // any llms.Model with tool calling
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "booking__book_table", `{"party":2}`)),
-		mcpadaptertest.Answer("Your table for 2 is booked for 1 October."),
+	model := mcpadaptertest.NewModel( // any llms.Model with tool calling
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "booking__book_table", `{"party":2}`)),
+		mcpadaptertest.FinalAnswer("Your table for 2 is booked for 1 October."),
 	)
 	a, err := mcpadapter.New(cfg)
 	if err != nil {

@@ -54,7 +54,7 @@ func checkStrictNulls(t *testing.T, ts mcpadapter.Toolset, calls []strictNullCal
 			t.Fatalf("%s: strict mode does not require every property: %v", c.tool, params)
 		}
 
-		msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.Call("c1", c.tool, c.args)}})
+		msgs, err := ts.HandleToolCalls(t.Context(), &llms.ContentChoice{ToolCalls: []llms.ToolCall{mcpadaptertest.ToolCall("c1", c.tool, c.args)}})
 		if err != nil {
 			t.Fatalf("HandleToolCalls(%s %s): %v", c.tool, c.args, err)
 		}
@@ -62,7 +62,7 @@ func checkStrictNulls(t *testing.T, ts mcpadapter.Toolset, calls []strictNullCal
 			t.Errorf("HandleToolCalls(%s %s) = %q, want %q…", c.tool, c.args, got, c.want)
 		}
 
-		model := finalModel{Model: mcpadaptertest.New(mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", c.tool, c.args)))}
+		model := finalModel{Model: mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", c.tool, c.args)))}
 		ag, err := New(model, mcpadapter.Toolset{tool}, WithSchemaPasses(mcpadapter.ForOpenAIStrict()))
 		if err != nil {
 			t.Fatal(err)

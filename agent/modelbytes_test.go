@@ -126,7 +126,7 @@ func TestModelBytes(t *testing.T) {
 				}
 				return ag
 			}, func(map[string]any) any {
-				return openAIReply("", [3]string{"call_s", mcpadapter.DefaultSearchToolName, string(query)})
+				return openAIReply("", [3]string{"call_s", "search_tools", string(query)})
 			}, answer)
 
 			functionsReqs := sentRequests(t, func(llm *openai.LLM) agents.Agent {

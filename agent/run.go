@@ -2,13 +2,13 @@ package agent
 
 // Resumable agent runs. langchaingo's agents.Executor starts every run with
 // no steps and drops them when a tool fails, so a run stopped by an
-// interrupt or an approval request cannot go on. Executor runs the agent
+// interrupt, an approval request or a pending task cannot go on. Executor runs the agent
 // the way agents.Executor v0.1.14 does (agents/executor.go: Plan, parse
 // errors through ErrorHandler, actions in order, unknown tools as
 // observations, MaxIterations, ReturnIntermediateSteps, the callbacks),
 // keeping the run's state, so that a pause is a PausedRun that can be
 // stored and resumed. A pause is the root package's PausedCalls (the
-// paused batch, sealed with Config.StateKey, bound to its principal) with
+// paused batch, sealed with Config.State.Key, bound to its principal) with
 // the run in its State: the root settles the call, this package goes on
 // with the run.
 
@@ -71,9 +71,10 @@ func NewExecutor(agent agents.Agent, opts ...agents.Option) *Executor {
 }
 
 // Call implements [chains.Chain]: it runs the agent as agents.Executor
-// does. A tool's interrupt or approval request stops the run with a
-// [*PausedRun] error; [errors.As] finds the interrupt or the approval
-// request through it. Call it through chains.Call or chains.Run.
+// does. A tool's interrupt, approval request or pending task stops the
+// run with a [*PausedRun] error; [errors.As] finds the
+// [*mcpadapter.Interrupt], [*mcpadapter.ApprovalRequired] or
+// [*mcpadapter.PendingTask] through it. Call it through chains.Call or chains.Run.
 func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options ...chains.ChainCallOption) (map[string]any, error) {
 	inputs := make(map[string]string, len(inputValues))
 	for key, value := range inputValues {
@@ -87,16 +88,17 @@ func (e *Executor) Call(ctx context.Context, inputValues map[string]any, options
 	return e.run(ctx, &PausedRun{Inputs: inputs, toolCalling: toolCalling}, options)
 }
 
-// Resume settles the paused call of a run with r
-// ([mcpadapter.Answered] for an interrupt, [mcpadapter.Approved] or
-// [mcpadapter.Rejected] for an approval request) and continues the same
-// run: the steps completed before the pause are not run again, the model
+// Resume settles the paused call of a run with r (the
+// [mcpadapter.Resolution] of what it waits for: [mcpadapter.Answered] for
+// an interrupt, [mcpadapter.Approved] or [mcpadapter.Rejected] for an
+// approval request, [mcpadapter.Collected] for a pending task; the table
+// of stored state is in Resolution's doc) and continues the same run: the steps completed before the pause are not run again, the model
 // sees the settled call's result, and the run goes on to its final answer,
 // or to the next pause (a new *PausedRun). It returns the run's outputs, as
 // chains.Call does (the memory, if any, is saved with the run's inputs).
 //
 // The paused call is settled by [mcpadapter.Toolset.ResumeToolCalls] over
-// the agent's tools, with its checks: with [mcpadapter.Config.StateKey] the
+// the agent's tools, with its checks: with [mcpadapter.StateOptions.Key] the
 // run's state must be sealed with the key, and a run resumes under the
 // principal of its paused call only. The run must have been made by an
 // agent of the same kind (a tool-calling [*Agent] or another one).
@@ -295,7 +297,7 @@ func toolsByName(ts []tools.Tool) map[string]tools.Tool {
 // [*mcpadapter.PendingTask] through it.
 //
 // It survives json.Marshal and Unmarshal, as an [mcpadapter.PausedCalls]
-// (sealed with [mcpadapter.Config.StateKey] when set) whose State holds the
+// (sealed with [mcpadapter.StateOptions.Key] when set) whose State holds the
 // run: the run's inputs, the completed steps with their observations, the
 // paused action and those planned after it, and, for a tool-calling
 // [*Agent], the conversation. Resume it with [Executor.Resume], under the
@@ -311,8 +313,8 @@ type PausedRun struct {
 	toolCalling bool                    // made by a tool-calling *Agent
 }
 
-// stop returns err, as a pause of p when err is the interrupt or approval
-// request of the call tc of another agent's action.
+// stop returns err, as a pause of p when err is the interrupt, approval
+// request or pending task of the call tc of another agent's action.
 func (p *PausedRun) stop(tc llms.ToolCall, err error) error {
 	calls, ok := mcpadapter.PausedCallOf(tc, err)
 	if !ok {
@@ -375,9 +377,10 @@ func (p *PausedRun) Error() string {
 	return p.calls.Error()
 }
 
-// ID returns the ID of the [*mcpadapter.Interrupt] or
-// [*mcpadapter.ApprovalRequired] the run waits for, which its resume claims
-// (see [mcpadapter.Config.StateClaims]).
+// ID returns the ID of the [*mcpadapter.Interrupt],
+// [*mcpadapter.ApprovalRequired] or [*mcpadapter.PendingTask] the run
+// waits for, which its resume claims
+// (see [mcpadapter.StateOptions.Claims]).
 func (p PausedRun) ID() string {
 	if p.calls == nil {
 		return ""
@@ -385,9 +388,10 @@ func (p PausedRun) ID() string {
 	return p.calls.ID()
 }
 
-// Issued returns when the [*mcpadapter.Interrupt] or
-// [*mcpadapter.ApprovalRequired] the run waits for was made
-// ([mcpadapter.Config.StateMaxAge] counts from it).
+// Issued returns when the [*mcpadapter.Interrupt],
+// [*mcpadapter.ApprovalRequired] or [*mcpadapter.PendingTask] the run
+// waits for was made
+// ([mcpadapter.StateOptions.MaxAge] counts from it).
 func (p PausedRun) Issued() time.Time {
 	if p.calls == nil {
 		return time.Time{}
@@ -462,7 +466,7 @@ func (p PausedRun) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements [json.Unmarshaler]. Malformed or oversized JSON,
 // and a paused batch that holds no run, are an error wrapping
 // [mcpadapter.ErrInvalidState], never a panic. A run decoded from sealed
-// JSON ([mcpadapter.Config.StateKey]) shows its ID and Issued only, until
+// JSON ([mcpadapter.StateOptions.Key]) shows its ID and Issued only, until
 // [Executor.Resume] opens it with the key of the agent's tools.
 func (p *PausedRun) UnmarshalJSON(b []byte) error {
 	calls := new(mcpadapter.PausedCalls)

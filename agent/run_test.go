@@ -60,16 +60,16 @@ func lastObservation(msgs []llms.MessageContent) string {
 // (tool name, JSON input) and then answers.
 var agentKinds = map[string]func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error){
 	"tool-calling": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return New(finalModel{Model: mcpadaptertest.New(callTurns(calls)...)}, ts)
+		return New(finalModel{Model: mcpadaptertest.NewModel(callTurns(calls)...)}, ts)
 	},
 	"openai-functions": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return agents.NewOpenAIFunctionsAgent(finalModel{Model: mcpadaptertest.New(callTurns(calls)...)}, ts.Tools()), nil
+		return agents.NewOpenAIFunctionsAgent(finalModel{Model: mcpadaptertest.NewModel(callTurns(calls)...)}, ts.Tools()), nil
 	},
 	"one-shot": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return agents.NewOneShotAgent(finalModel{Model: mcpadaptertest.New(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts.Tools()), nil
+		return agents.NewOneShotAgent(finalModel{Model: mcpadaptertest.NewModel(reactTurns(calls)...), finish: "Thought: done\nFinal Answer: "}, ts.Tools()), nil
 	},
 	"conversational": func(calls [][2]string, ts mcpadapter.Toolset) (agents.Agent, error) {
-		return agents.NewConversationalAgent(finalModel{Model: mcpadaptertest.New(reactTurns(calls)...), finish: "AI:"}, ts.Tools()), nil
+		return agents.NewConversationalAgent(finalModel{Model: mcpadaptertest.NewModel(reactTurns(calls)...), finish: "AI:"}, ts.Tools()), nil
 	},
 }
 
@@ -77,7 +77,7 @@ var agentKinds = map[string]func(calls [][2]string, ts mcpadapter.Toolset) (agen
 func callTurns(calls [][2]string) []mcpadaptertest.Turn {
 	var turns []mcpadaptertest.Turn
 	for i, c := range calls {
-		turns = append(turns, mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_"+string(rune('1'+i)), c[0], c[1])))
+		turns = append(turns, mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_"+string(rune('1'+i)), c[0], c[1])))
 	}
 	return turns
 }
@@ -86,7 +86,7 @@ func callTurns(calls [][2]string) []mcpadaptertest.Turn {
 func reactTurns(calls [][2]string) []mcpadaptertest.Turn {
 	var turns []mcpadaptertest.Turn
 	for _, c := range calls {
-		turns = append(turns, mcpadaptertest.Answer("Thought: I need "+c[0]+"\nAction: "+c[0]+"\nAction Input: "+c[1]))
+		turns = append(turns, mcpadaptertest.FinalAnswer("Thought: I need "+c[0]+"\nAction: "+c[0]+"\nAction Input: "+c[1]))
 	}
 	return turns
 }
@@ -214,7 +214,7 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 		},
 	}
 	run := func(newChain func(agents.Agent, ...agents.Option) chains.Chain, agent string, turns []mcpadaptertest.Turn, opts ...agents.Option) outcome {
-		out, err := chains.Call(t.Context(), newChain(newAgents[agent](mcpadaptertest.New(turns...)), opts...), map[string]any{"input": "q"})
+		out, err := chains.Call(t.Context(), newChain(newAgents[agent](mcpadaptertest.NewModel(turns...)), opts...), map[string]any{"input": "q"})
 		return outcome{out, err}
 	}
 	theirs := func(ag agents.Agent, opts ...agents.Option) chains.Chain { return agents.NewExecutor(ag, opts...) }
@@ -225,36 +225,36 @@ func TestExecutorLikeAgentsExecutor(t *testing.T) {
 		opts        []agents.Option
 	}{
 		{"functions: calls, unknown tool, answer", "openai-functions", []mcpadaptertest.Turn{
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`), mcpadaptertest.Call("c2", "nope", `{}`)),
-			mcpadaptertest.Answer("sunny"),
+			mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", "s__get_weather", `{"city":"Paris"}`), mcpadaptertest.ToolCall("c2", "nope", `{}`)),
+			mcpadaptertest.FinalAnswer("sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
 		{"tool-calling: parallel calls, unknown tool, answer", "tool-calling", []mcpadaptertest.Turn{
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`), mcpadaptertest.Call("c2", "nope", `{}`)),
-			mcpadaptertest.Answer("sunny"),
+			mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", "s__get_weather", `{"city":"Paris"}`), mcpadaptertest.ToolCall("c2", "nope", `{}`)),
+			mcpadaptertest.FinalAnswer("sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
 		{"tool-calling: not finished", "tool-calling", []mcpadaptertest.Turn{
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+			mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", "s__get_weather", `{"city":"Paris"}`)),
 		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
 		{"functions: not finished", "openai-functions", []mcpadaptertest.Turn{
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "s__get_weather", `{"city":"Paris"}`)),
+			mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", "s__get_weather", `{"city":"Paris"}`)),
 		}, []agents.Option{agents.WithMaxIterations(1), agents.WithReturnIntermediateSteps()}},
 		{"conversational: call, answer", "conversational", []mcpadaptertest.Turn{
-			mcpadaptertest.Answer("Thought: Do I need to use a tool? Yes\nAction: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
-			mcpadaptertest.Answer("AI: sunny"),
+			mcpadaptertest.FinalAnswer("Thought: Do I need to use a tool? Yes\nAction: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			mcpadaptertest.FinalAnswer("AI: sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
 		{"final answer", "one-shot", []mcpadaptertest.Turn{
-			mcpadaptertest.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
-			mcpadaptertest.Answer("Action: nope\nAction Input: x"),
-			mcpadaptertest.Answer("Final Answer: sunny"),
+			mcpadaptertest.FinalAnswer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			mcpadaptertest.FinalAnswer("Action: nope\nAction Input: x"),
+			mcpadaptertest.FinalAnswer("Final Answer: sunny"),
 		}, []agents.Option{agents.WithReturnIntermediateSteps()}},
 		{"parse error handled", "one-shot", []mcpadaptertest.Turn{
-			mcpadaptertest.Answer("gibberish"),
-			mcpadaptertest.Answer("Final Answer: ok"),
+			mcpadaptertest.FinalAnswer("gibberish"),
+			mcpadaptertest.FinalAnswer("Final Answer: ok"),
 		}, []agents.Option{agents.WithParserErrorHandler(agents.NewParserErrorHandler(nil)), agents.WithReturnIntermediateSteps()}},
-		{"parse error", "one-shot", []mcpadaptertest.Turn{mcpadaptertest.Answer("gibberish")}, nil},
+		{"parse error", "one-shot", []mcpadaptertest.Turn{mcpadaptertest.FinalAnswer("gibberish")}, nil},
 		{"not finished", "one-shot", []mcpadaptertest.Turn{
-			mcpadaptertest.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
-			mcpadaptertest.Answer("Action: s__get_weather\nAction Input: {\"city\":\"Oslo\"}"),
+			mcpadaptertest.FinalAnswer("Action: s__get_weather\nAction Input: {\"city\":\"Paris\"}"),
+			mcpadaptertest.FinalAnswer("Action: s__get_weather\nAction Input: {\"city\":\"Oslo\"}"),
 		}, []agents.Option{agents.WithMaxIterations(2), agents.WithReturnIntermediateSteps()}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,9 +279,9 @@ func TestExecutorParallelPauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "s__book_table", `{"party":2}`), mcpadaptertest.Call("call_2", "s__book_table", `{"party":4}`)),
-		mcpadaptertest.Answer("both booked"),
+	model := mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "s__book_table", `{"party":2}`), mcpadaptertest.ToolCall("call_2", "s__book_table", `{"party":4}`)),
+		mcpadaptertest.FinalAnswer("both booked"),
 	)
 	ex := NewExecutor(agents.NewOpenAIFunctionsAgent(model, ts.Tools()))
 	_, err = chains.Call(t.Context(), ex, map[string]any{"input": "two tables"})
@@ -328,7 +328,7 @@ func TestExecutorParallelPauses(t *testing.T) {
 func TestExecutorTaskPause(t *testing.T) {
 	for _, modern := range []bool{false, true} {
 		peer := &faultserver.TaskPeer{Modern: modern, Support: "required", Steps: 2}
-		cfg := mcpadapter.Config{StateKey: []byte(stateKey), Servers: map[string]mcpadapter.Server{"p": {Transport: peer.Transport()}}}
+		cfg := mcpadapter.Config{State: mcpadapter.StateOptions{Key: []byte(stateKey)}, Servers: map[string]mcpadapter.Server{"p": {Transport: peer.Transport()}}}
 		calls := [][2]string{{"p__job", `{"topic":"tides"}`}}
 		question := map[string]any{"input": "Research tides"}
 

@@ -81,22 +81,22 @@ func TestAgentSchemaCycle(t *testing.T) {
 	}
 	for name := range cycleTools {
 		tool := "g__" + name
-		_, err := run(mcpadaptertest.New(mcpadaptertest.ToolCalls(
-			mcpadaptertest.Call("c1", "g__plain", `{"a":1}`),
-			mcpadaptertest.Call("c2", tool, `{"a":1}`),
+		_, err := run(mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(
+			mcpadaptertest.ToolCall("c1", "g__plain", `{"a":1}`),
+			mcpadaptertest.ToolCall("c2", tool, `{"a":1}`),
 		)))
 		if !errors.Is(err, mcpadapter.ErrUnsafeSchema) || !strings.Contains(err.Error(), tool) {
 			t.Errorf("run calling %s: %v, want ErrUnsafeSchema naming the tool", tool, err)
 		}
-		_, err = run(mcpadaptertest.New(
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("s1", mcpadapter.DefaultSearchToolName, `{"query":"echo with a reference cycle `+name+`"}`)),
-			mcpadaptertest.ToolCalls(mcpadaptertest.Call("c2", tool, `{"a":1}`)),
+		_, err = run(mcpadaptertest.NewModel(
+			mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("s1", "search_tools", `{"query":"echo with a reference cycle `+name+`"}`)),
+			mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c2", tool, `{"a":1}`)),
 		), WithToolSearch(nil))
 		if !errors.Is(err, mcpadapter.ErrUnsafeSchema) || !strings.Contains(err.Error(), tool) {
 			t.Errorf("run with tool search calling %s: %v, want ErrUnsafeSchema naming the tool", tool, err)
 		}
 	}
-	out, err := run(mcpadaptertest.New(mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "g__plain", `{"a":1}`))))
+	out, err := run(mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", "g__plain", `{"a":1}`))))
 	if err != nil || !strings.Contains(out["output"].(string), `"tenant":"t1"`) {
 		t.Errorf("run calling g__plain: %v, %v; want its result with the tenant", out, err)
 	}

@@ -17,12 +17,12 @@ import (
 )
 
 // TestOldRunFormat: a run sealed in format 1 (signed, in clear) is
-// refused when decoded, with ErrOldStateFormat.
+// refused when decoded, with ErrInvalidState (format 1).
 func TestOldRunFormat(t *testing.T) {
 	old := `{"sealed":"{\"version\":1,\"calls\":[{\"id\":\"1\",\"function\":{\"name\":\"s__t\"}}],\"next\":0}","mac":"c2lnbmF0dXJl"}`
 	var p PausedRun
-	if err := json.Unmarshal([]byte(old), &p); !errors.Is(err, mcpadapter.ErrOldStateFormat) {
-		t.Errorf("Unmarshal of format 1 = %v, want ErrOldStateFormat", err)
+	if err := json.Unmarshal([]byte(old), &p); !errors.Is(err, mcpadapter.ErrInvalidState) || !strings.Contains(err.Error(), "format 1") {
+		t.Errorf("Unmarshal of format 1 = %v, want ErrInvalidState for format 1", err)
 	}
 }
 
@@ -63,7 +63,7 @@ var storedKinds = map[string]func(t *testing.T, model llms.Model, ts mcpadapter.
 }
 
 // TestStoredRun: a run paused at an interrupt in a batch of parallel calls
-// is sealed with Config.StateKey, its steps included; altered or unsealed,
+// is sealed with Config.State.Key, its steps included; altered or unsealed,
 // under another principal, or resumed by another kind of agent, it is
 // refused and nothing is sent; resumed under its principal, the same run
 // ends on the booking's real result, and the model saw both results.
@@ -77,9 +77,9 @@ func TestStoredRun(t *testing.T) {
 			pause := func(cfg mcpadapter.Config) (*Executor, finalModel, mcpadapter.Toolset, *PausedRun, *mcpadapter.Interrupt) {
 				cfg.Servers = map[string]mcpadapter.Server{"s": memServer(s)}
 				ts := listTools(t, newAdapter(t, cfg))
-				model := finalModel{Model: mcpadaptertest.New(mcpadaptertest.ToolCalls(
-					mcpadaptertest.Call("call_w", "s__get_weather", `{"city":"Paris"}`),
-					mcpadaptertest.Call("call_b", "s__book_table", `{"party":4}`),
+				model := finalModel{Model: mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(
+					mcpadaptertest.ToolCall("call_w", "s__get_weather", `{"city":"Paris"}`),
+					mcpadaptertest.ToolCall("call_b", "s__book_table", `{"party":4}`),
 				))}
 				ex := NewExecutor(newAgent(t, model, ts), agents.WithReturnIntermediateSteps())
 				_, err := chains.Call(alice, ex, map[string]any{"input": "q"})
@@ -95,7 +95,7 @@ func TestStoredRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex, model, ts, paused, intr := pause(mcpadapter.Config{StateKey: key})
+			ex, model, ts, paused, intr := pause(mcpadapter.Config{State: mcpadapter.StateOptions{Key: key}})
 			if len(paused.Steps) != 1 || len(paused.Actions) != 1 || paused.Actions[0].ToolID != "call_b" {
 				t.Fatalf("paused after steps %+v with actions %+v, want get_weather done and call_b paused", paused.Steps, paused.Actions)
 			}
@@ -211,7 +211,7 @@ func TestZeroRunIsNoError(t *testing.T) {
 		if msg := p.Error(); !strings.Contains(msg, "no paused run") {
 			t.Errorf("Error() = %q", msg)
 		}
-		if _, err := NewExecutor(agents.NewOneShotAgent(mcpadaptertest.New(), nil)).Resume(t.Context(), p, mcpadapter.Approved()); !errors.Is(err, mcpadapter.ErrInvalidState) {
+		if _, err := NewExecutor(agents.NewOneShotAgent(mcpadaptertest.NewModel(), nil)).Resume(t.Context(), p, mcpadapter.Approved()); !errors.Is(err, mcpadapter.ErrInvalidState) {
 			t.Errorf("Resume(zero run) error = %v, want ErrInvalidState", err)
 		}
 	}

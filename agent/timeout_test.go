@@ -71,7 +71,7 @@ func TestAgentToolTimeout(t *testing.T) {
 		})
 	}
 	t.Run("TimeoutErrors", func(t *testing.T) {
-		model := finalModel{Model: mcpadaptertest.New(callTurns(calls)...)}
+		model := finalModel{Model: mcpadaptertest.NewModel(callTurns(calls)...)}
 		ag, err := New(model, ts, WithPartOptions(mcpadapter.TimeoutErrors()))
 		if err != nil {
 			t.Fatal(err)

@@ -64,17 +64,17 @@ func toolNames(tools []llms.Tool) []string {
 func TestAgentToolSearch(t *testing.T) {
 	ts, servers := catalogToolset(t, true)
 	expense := "hr__" + testserver.CatalogToolName("hr", "create", "expense_report")
-	model := finalModel{Model: mcpadaptertest.New(
+	model := finalModel{Model: mcpadaptertest.NewModel(
 		mcpadaptertest.ToolCalls(
-			mcpadaptertest.Call("c1", expense, `{"employee_id":"emp_7"}`),
-			mcpadaptertest.Call("c2", mcpadapter.DefaultSearchToolName, `{"query":"claim back taxi receipts"}`),
+			mcpadaptertest.ToolCall("c1", expense, `{"employee_id":"emp_7"}`),
+			mcpadaptertest.ToolCall("c2", "search_tools", `{"query":"claim back taxi receipts"}`),
 		),
 		mcpadaptertest.ToolCalls(
-			mcpadaptertest.Call("c3", expense, `{"employee_id":"emp_7"}`),
-			mcpadaptertest.Call("c4", mcpadapter.DefaultSearchToolName, `{"query":"book a restaurant table"}`),
-			mcpadaptertest.Call("c5", "s__book_table", `{"party":4}`),
+			mcpadaptertest.ToolCall("c3", expense, `{"employee_id":"emp_7"}`),
+			mcpadaptertest.ToolCall("c4", "search_tools", `{"query":"book a restaurant table"}`),
+			mcpadaptertest.ToolCall("c5", "s__book_table", `{"party":4}`),
 		),
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c6", expense, `{"employee_id":"emp_8"}`)),
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c6", expense, `{"employee_id":"emp_8"}`)),
 	)}
 	newExecutor := func() *Executor {
 		ag, err := New(model, ts, WithToolSearch(nil))
@@ -109,14 +109,14 @@ func TestAgentToolSearch(t *testing.T) {
 	if len(opts) != 4 {
 		t.Fatalf("the model was asked %d times, want 4", len(opts))
 	}
-	if got := toolNames(opts[0].Tools); !slices.Equal(got, []string{mcpadapter.DefaultSearchToolName}) {
+	if got := toolNames(opts[0].Tools); !slices.Equal(got, []string{"search_tools"}) {
 		t.Errorf("first request offers %v, want the search tool alone", got)
 	}
 	if got := toolNames(opts[1].Tools); !slices.Contains(got, expense) || slices.Contains(got, "s__book_table") {
 		t.Errorf("after the first search the model is offered %v, want %s and not s__book_table", got, expense)
 	}
 	for _, i := range []int{2, 3} {
-		if got := toolNames(opts[i].Tools); !slices.Contains(got, expense) || !slices.Contains(got, "s__book_table") || got[0] != mcpadapter.DefaultSearchToolName {
+		if got := toolNames(opts[i].Tools); !slices.Contains(got, expense) || !slices.Contains(got, "s__book_table") || got[0] != "search_tools" {
 			t.Errorf("request %d (after the resume) offers %v, want the search tool, %s and s__book_table", i+1, got, expense)
 		}
 	}
@@ -143,9 +143,9 @@ func TestAgentToolSearch(t *testing.T) {
 func TestAgentToolSearchInAgentsExecutor(t *testing.T) {
 	ts, servers := catalogToolset(t, true)
 	refund := "billing__" + testserver.CatalogToolName("billing", "create", "refund")
-	model := finalModel{Model: mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c1", "find", `{"query":"refund a payment charged twice"}`)),
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("c2", refund, `{"payment_id":"pay_1"}`)),
+	model := finalModel{Model: mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c1", "find", `{"query":"refund a payment charged twice"}`)),
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("c2", refund, `{"payment_id":"pay_1"}`)),
 	)}
 	ag, err := New(model, ts, WithToolSearch(&mcpadapter.ToolSearchOptions{Name: "find"}))
 	if err != nil {
@@ -170,7 +170,7 @@ func TestAgentToolSearchInAgentsExecutor(t *testing.T) {
 // refused.
 func TestAgentToolSearchName(t *testing.T) {
 	ts, _ := fullToolset(t)
-	_, err := New(mcpadaptertest.New(), ts, WithToolSearch(&mcpadapter.ToolSearchOptions{Name: "s__get_weather"}))
+	_, err := New(mcpadaptertest.NewModel(), ts, WithToolSearch(&mcpadapter.ToolSearchOptions{Name: "s__get_weather"}))
 	if !errors.Is(err, mcpadapter.ErrDuplicateToolName) {
 		t.Errorf("New with a search tool named s__get_weather: %v, want ErrDuplicateToolName", err)
 	}

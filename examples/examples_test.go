@@ -74,7 +74,7 @@ func replicasOutput(dialect string) []string {
 	return []string{
 		"replica A: claims in " + dialect + ", table mcpadapter_claims",
 		`replica A: the run paused: restaurant__book_table asks "Which date should I book at Chez Nous for 2?"`,
-		"sealed with Config.StateKey",
+		"sealed with Config.State.Key",
 		"replica B (pid ",
 		"Booked a table for 2 at Chez Nous on 2026-09-19.",
 		"replica B: answer: Your table for 2 at Chez Nous is booked for 19 September.",

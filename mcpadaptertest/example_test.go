@@ -42,9 +42,9 @@ func Example() {
 	}
 
 	// The model's side of the run.
-	model := mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
-		mcpadaptertest.Answer("It is sunny in Paris."),
+	model := mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "weather__get_weather", `{"city":"Paris"}`)),
+		mcpadaptertest.FinalAnswer("It is sunny in Paris."),
 	)
 	ag, err := agent.New(model, ts)
 	if err != nil {

@@ -4,9 +4,9 @@
 // tool calls) and records every request it receives. For the servers, use
 // go-sdk servers in the test's process with [mcpadapter.InMemory].
 //
-//	model := mcpadaptertest.New(
-//		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "weather__get_weather", `{"city":"Paris"}`)),
-//		mcpadaptertest.Answer("It is sunny in Paris."),
+//	model := mcpadaptertest.NewModel(
+//		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "weather__get_weather", `{"city":"Paris"}`)),
+//		mcpadaptertest.FinalAnswer("It is sunny in Paris."),
 //	)
 //	a, err := mcpadapter.New(mcpadapter.Config{Servers: map[string]mcpadapter.Server{
 //		"weather": mcpadapter.InMemory(newWeatherServer()), // an *mcp.Server
@@ -37,7 +37,7 @@ import (
 // than its script holds.
 var ErrExhausted = errors.New("mcpadaptertest: script exhausted")
 
-// Turn is one scripted model response. Build it with [Answer], [ToolCalls] or
+// Turn is one scripted model response. Build it with [FinalAnswer], [ToolCalls] or
 // [Fail].
 type Turn struct {
 	text  string
@@ -45,9 +45,9 @@ type Turn struct {
 	err   error
 }
 
-// Answer returns a turn whose response is the text answer text, with no tool
+// FinalAnswer returns a turn whose response is the text answer text, with no tool
 // calls (an agent treats it as the final answer).
-func Answer(text string) Turn { return Turn{text: text} }
+func FinalAnswer(text string) Turn { return Turn{text: text} }
 
 // ToolCalls returns a turn whose response asks for calls. It panics if calls
 // is empty.
@@ -69,9 +69,9 @@ func (t Turn) WithText(text string) Turn {
 	return t
 }
 
-// Call returns a function tool call with the given id, function name and JSON
+// ToolCall returns a function tool call with the given id, function name and JSON
 // arguments.
-func Call(id, name, argsJSON string) llms.ToolCall {
+func ToolCall(id, name, argsJSON string) llms.ToolCall {
 	return llms.ToolCall{
 		ID:           id,
 		Type:         "function",
@@ -94,8 +94,8 @@ type Model struct {
 
 var _ llms.Model = (*Model)(nil)
 
-// New returns a model that plays turns in order.
-func New(turns ...Turn) *Model {
+// NewModel returns a model that plays turns in order.
+func NewModel(turns ...Turn) *Model {
 	return &Model{turns: slices.Clone(turns)}
 }
 
@@ -147,7 +147,7 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil
 }
 
-// Call implements [llms.Model]: it sends prompt as one human message and
+// ToolCall implements [llms.Model]: it sends prompt as one human message and
 // returns the content of the response.
 func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)

@@ -19,12 +19,12 @@ func human(text string) []llms.MessageContent {
 
 func TestScript(t *testing.T) {
 	ctx := context.Background()
-	m := mcpadaptertest.New(
+	m := mcpadaptertest.NewModel(
 		mcpadaptertest.ToolCalls(
-			mcpadaptertest.Call("call_1", "get_weather", `{"city":"Paris"}`),
-			mcpadaptertest.Call("call_2", "get_weather", `{"city":"Oslo"}`),
+			mcpadaptertest.ToolCall("call_1", "get_weather", `{"city":"Paris"}`),
+			mcpadaptertest.ToolCall("call_2", "get_weather", `{"city":"Oslo"}`),
 		),
-		mcpadaptertest.Answer("Sunny in both."),
+		mcpadaptertest.FinalAnswer("Sunny in both."),
 	)
 	tool := llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: "get_weather"}}
 
@@ -79,7 +79,7 @@ func TestScript(t *testing.T) {
 
 func TestFailAndWithText(t *testing.T) {
 	boom := errors.New("boom")
-	m := mcpadaptertest.New(mcpadaptertest.Fail(boom), mcpadaptertest.ToolCalls(mcpadaptertest.Call("1", "f", "{}")).WithText("thinking"))
+	m := mcpadaptertest.NewModel(mcpadaptertest.Fail(boom), mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("1", "f", "{}")).WithText("thinking"))
 	if _, err := m.GenerateContent(context.Background(), human("x")); err != boom {
 		t.Errorf("Fail turn: err = %v", err)
 	}
@@ -90,7 +90,7 @@ func TestFailAndWithText(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m = mcpadaptertest.New(mcpadaptertest.Answer("a"))
+	m = mcpadaptertest.NewModel(mcpadaptertest.FinalAnswer("a"))
 	if _, err := m.GenerateContent(ctx, human("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled ctx: err = %v", err)
 	}
@@ -100,7 +100,7 @@ func TestFailAndWithText(t *testing.T) {
 }
 
 func TestRecordIsACopy(t *testing.T) {
-	m := mcpadaptertest.New(mcpadaptertest.Answer("a"))
+	m := mcpadaptertest.NewModel(mcpadaptertest.FinalAnswer("a"))
 	msgs := human("x")
 	if _, err := m.GenerateContent(context.Background(), msgs); err != nil {
 		t.Fatal(err)
@@ -115,9 +115,9 @@ func TestConcurrent(t *testing.T) {
 	const n = 50
 	turns := make([]mcpadaptertest.Turn, n)
 	for i := range turns {
-		turns[i] = mcpadaptertest.Answer(fmt.Sprint(i))
+		turns[i] = mcpadaptertest.FinalAnswer(fmt.Sprint(i))
 	}
-	m := mcpadaptertest.New(turns...)
+	m := mcpadaptertest.NewModel(turns...)
 	var wg sync.WaitGroup
 	seen := make(chan string, n)
 	for range n {
@@ -141,9 +141,9 @@ func TestConcurrent(t *testing.T) {
 }
 
 func ExampleModel() {
-	m := mcpadaptertest.New(
-		mcpadaptertest.ToolCalls(mcpadaptertest.Call("call_1", "get_weather", `{"city":"Paris"}`)),
-		mcpadaptertest.Answer("It is sunny in Paris."),
+	m := mcpadaptertest.NewModel(
+		mcpadaptertest.ToolCalls(mcpadaptertest.ToolCall("call_1", "get_weather", `{"city":"Paris"}`)),
+		mcpadaptertest.FinalAnswer("It is sunny in Paris."),
 	)
 	resp, _ := m.GenerateContent(context.Background(), human("Weather in Paris?"))
 	call := resp.Choices[0].ToolCalls[0]

@@ -38,8 +38,10 @@ func Example() {
 		log.Fatal(err)
 	}
 	a, err := mcpadapter.New(mcpadapter.Service(mcpadapter.Config{
-		StateKey:    bytes.Repeat([]byte("k"), 32), // in production: 32 random bytes, the same on every replica
-		StateClaims: store,
+		State: mcpadapter.StateOptions{
+			Key:    bytes.Repeat([]byte("k"), 32), // in production: 32 random bytes, the same on every replica
+			Claims: store,
+		},
 	}))
 	if err != nil {
 		log.Fatal(err)

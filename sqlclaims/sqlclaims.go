@@ -2,7 +2,7 @@
 // PostgreSQL, MySQL (and MariaDB) and SQLite: the store that replicas of a
 // service share so that each stored state (an interrupt, an approval, a
 // paused run) is applied at most once across them
-// ([mcpadapter.Config.StateClaims]).
+// ([mcpadapter.StateOptions.Claims]).
 //
 // A claim is one row of a table keyed by the state's ID. Claiming inserts
 // the row, ignoring a duplicate key; a row that exists but has expired is

@@ -184,14 +184,14 @@ func toolTexts(msgs []llms.MessageContent) []string {
 // above. Swap in a real model (openai.New(), ...) and the loop works the
 // same.
 func newScriptedModel() *mcpadaptertest.Model {
-	call := mcpadaptertest.Call
-	return mcpadaptertest.New(
+	call := mcpadaptertest.ToolCall
+	return mcpadaptertest.NewModel(
 		mcpadaptertest.ToolCalls(call("call_1", "files__list_files", `{}`)),
 		mcpadaptertest.ToolCalls(
 			call("call_2", "files__delete_file", `{"path":"tmp/cache.db"}`),
 			call("call_3", "files__delete_file", `{"path":"reports/q3.pdf"}`),
 		),
 		mcpadaptertest.ToolCalls(call("call_4", "files__write_file", `{"path":"notes.txt","text":"cleanup done"}`)),
-		mcpadaptertest.Answer("I deleted tmp/cache.db and noted it in notes.txt. The reviewer kept reports/q3.pdf: it must be kept for the auditors."),
+		mcpadaptertest.FinalAnswer("I deleted tmp/cache.db and noted it in notes.txt. The reviewer kept reports/q3.pdf: it must be kept for the auditors."),
 	)
 }

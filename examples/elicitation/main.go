@@ -16,7 +16,7 @@
 //  1. It stores the paused run as JSON: the run's input, the steps the
 //     agent completed, the action that was interrupted and the interrupt
 //     (which carries the call's arguments and the server's opaque request
-//     state, but shows neither), sealed with Config.StateKey.
+//     state, but shows neither), sealed with Config.State.Key.
 //  2. It asks the user (here: scripted answers; the first one is invalid
 //     and refused before anything is sent) and resumes the same run with
 //     [agent.Executor.Resume] on a brand-new Adapter: the completed
@@ -92,7 +92,7 @@ func run(ctx context.Context, w io.Writer) error {
 func newAdapter(w io.Writer) (*mcpadapter.Adapter, error) {
 	return mcpadapter.New(mcpadapter.Config{
 		Servers:          map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(secret, false))},
-		StateKey:         stateKey,
+		State:            mcpadapter.StateOptions{Key: stateKey},
 		CallbacksHandler: printer{w: w}, // prints what each tool returns
 	})
 }
@@ -140,7 +140,7 @@ func firstRun(ctx context.Context, w io.Writer, llm llms.Model) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "\n2. Saved the paused run (%d bytes of JSON, sealed with Config.StateKey) and closed the adapter.\n", len(b))
+	fmt.Fprintf(w, "\n2. Saved the paused run (%d bytes of JSON, sealed with Config.State.Key) and closed the adapter.\n", len(b))
 	fmt.Fprintf(w, "   it holds the call's arguments and the server's request state; the error message shows neither:\n   %s\n", intr.Error())
 	return b, nil
 }
@@ -253,12 +253,12 @@ func (p printer) HandleToolEnd(_ context.Context, output string) {
 // agent runs. Swap in a real model (openai.New(), ...) and the program works
 // the same; the model then decides what to call.
 func newScriptedModel() *mcpadaptertest.Model {
-	call := mcpadaptertest.Call
-	return mcpadaptertest.New(
+	call := mcpadaptertest.ToolCall
+	return mcpadaptertest.NewModel(
 		mcpadaptertest.ToolCalls(call("call_1", "restaurant__check_availability", `{"restaurant":"Chez Nous","party":4}`)),
 		mcpadaptertest.ToolCalls(call("call_2", "restaurant__book_table", `{"restaurant":"Chez Nous","party":4}`)),
 		// The resumed run: the model sees both tool results and answers.
-		mcpadaptertest.Answer("Your table for 4 at Chez Nous is booked for 19 September 2026."),
+		mcpadaptertest.FinalAnswer("Your table for 4 at Chez Nous is booked for 19 September 2026."),
 	)
 }
 

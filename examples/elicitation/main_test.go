@@ -18,7 +18,7 @@ func TestRun(t *testing.T) {
 		"[date] Which date should I book at Chez Nous for 4? (form;",
 		"steps completed before the interrupt: 1 (restaurant__check_availability)",
 		"Saved the paused run (",
-		"sealed with Config.StateKey",
+		"sealed with Config.State.Key",
 		"refused, nothing sent:",
 		"the same run resumes",
 		"the model saw the tool result: Chez Nous has tables for 4 on 2026-09-18 and 2026-09-19.",

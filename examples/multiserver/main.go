@@ -12,7 +12,7 @@
 // to discovery. Without it, discovery fails and names the server; here it
 // prints the error and skips the server (mcpadapter.IgnoreConnectionErrors),
 // so the tools of the two healthy servers are still returned.
-// ListToolsets returns them per server; Servers(...) selects some of them.
+// ListToolsets returns them per server; FromServers(...) selects some of them.
 package main
 
 import (
@@ -111,7 +111,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	notes, err := a.ListTools(ctx, mcpadapter.Servers("notes"))
+	notes, err := a.ListTools(ctx, mcpadapter.FromServers("notes"))
 	if err != nil {
 		return err
 	}

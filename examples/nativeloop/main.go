@@ -177,8 +177,8 @@ func barChart(values []float64) ([]byte, error) {
 // (mcpadaptertest, the module's test kit): two parallel tool calls, a
 // mistaken call it then sees fail, and an answer.
 func newScriptedModel() *mcpadaptertest.Model {
-	call := mcpadaptertest.Call
-	return mcpadaptertest.New(
+	call := mcpadaptertest.ToolCall
+	return mcpadaptertest.NewModel(
 		mcpadaptertest.ToolCalls(
 			call("call_1", "math__add", `{"a":19.5,"b":22.5}`),
 			call("call_2", "math__bar_chart", `{"values":[19.5,22.5,42]}`),
@@ -187,6 +187,6 @@ func newScriptedModel() *mcpadaptertest.Model {
 			call("call_3", "math__bar_chart", `{"values":[]}`),
 			call("call_4", "math__plot", `{}`),
 		),
-		mcpadaptertest.Answer("19.5 + 22.5 = 42. The chart shows the two numbers and their sum."),
+		mcpadaptertest.FinalAnswer("19.5 + 22.5 = 42. The chart shows the two numbers and their sum."),
 	)
 }

@@ -182,7 +182,7 @@ func run(ctx context.Context, w io.Writer, llm llms.Model) error {
 
 	// A paused run is JSON: store it while the user thinks, and resume it
 	// later, in this process or another one (an Executor over the same
-	// servers' tools). Set Config.StateKey to seal it.
+	// servers' tools). Set Config.State.Key to seal it.
 	saved, err := json.Marshal(paused)
 	if err != nil {
 		return err
@@ -258,14 +258,14 @@ func (p printer) HandleToolEnd(_ context.Context, output string) {
 // runs above. It needs no key and no network; swap in a real model with
 // -base-url.
 func newScriptedModel() *mcpadaptertest.Model {
-	call := mcpadaptertest.Call
-	return mcpadaptertest.New(
+	call := mcpadaptertest.ToolCall
+	return mcpadaptertest.NewModel(
 		// Run 2: weather.
 		mcpadaptertest.ToolCalls(call("call_1", "weather__get_forecast", `{"city":"Paris"}`)),
-		mcpadaptertest.Answer("Tomorrow in Paris: sunny, 24°C, light wind."),
+		mcpadaptertest.FinalAnswer("Tomorrow in Paris: sunny, 24°C, light wind."),
 		// Run 3: booking; the run pauses at the interrupt.
 		mcpadaptertest.ToolCalls(call("call_2", "booking__book_table", `{"restaurant":"Chez Nous","party":2}`)),
 		// Run 3, resumed: the answer after the resumed call.
-		mcpadaptertest.Answer("Done: your table for 2 at Chez Nous is booked for 18 September 2026."),
+		mcpadaptertest.FinalAnswer("Done: your table for 2 at Chez Nous is booked for 18 September 2026."),
 	)
 }

@@ -7,11 +7,11 @@
 //
 // Replica A runs an agent whose booking tool needs the user's input: the
 // run pauses with an [*mcpadapter.Interrupt], and A stores it as JSON,
-// sealed with Config.StateKey (the same key on every replica). The user's
+// sealed with Config.State.Key (the same key on every replica). The user's
 // answer reaches replica B, a second process (this program, started again
 // with -resume): B resumes the run from the stored JSON, and its Adapter
 // claims the state's ID in the shared store ([sqlclaims.Store], as
-// Config.StateClaims) before it sends anything. When the same answer is
+// Config.State.Claims) before it sends anything. When the same answer is
 // sent again, to A this time (a retried request, a replay), A's claim
 // finds the ID claimed and the resume fails with
 // [mcpadapter.ErrClaimedState]: nothing is sent, no second table is booked.
@@ -98,8 +98,8 @@ func replicaA(ctx context.Context, w io.Writer, where store) error {
 	fmt.Fprintf(w, "replica A: claims in %s, table %s\n", claims.Dialect(), sqlclaims.DefaultTable)
 
 	// The model of replica A's run: it books a table.
-	llm := mcpadaptertest.New(mcpadaptertest.ToolCalls(
-		mcpadaptertest.Call("call_1", "restaurant__book_table", `{"restaurant":"Chez Nous","party":2}`)))
+	llm := mcpadaptertest.NewModel(mcpadaptertest.ToolCalls(
+		mcpadaptertest.ToolCall("call_1", "restaurant__book_table", `{"restaurant":"Chez Nous","party":2}`)))
 	executor, err := newExecutor(ctx, w, claims, llm)
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func replicaA(ctx context.Context, w io.Writer, where store) error {
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "replica A: stored the paused run (%d bytes of JSON, sealed with Config.StateKey)\n", len(b))
+	fmt.Fprintf(w, "replica A: stored the paused run (%d bytes of JSON, sealed with Config.State.Key)\n", len(b))
 
 	// The user's answer reaches replica B.
 	exe, err := os.Executable()
@@ -160,7 +160,7 @@ func replicaB(ctx context.Context, w io.Writer, where store, file string) error 
 		return err
 	}
 	// The model of the resumed run: it sees the booking and answers.
-	llm := mcpadaptertest.New(mcpadaptertest.Answer("Your table for 2 at Chez Nous is booked for 19 September."))
+	llm := mcpadaptertest.NewModel(mcpadaptertest.FinalAnswer("Your table for 2 at Chez Nous is booked for 19 September."))
 	executor, err := newExecutor(ctx, w, claims, llm)
 	if err != nil {
 		return err
@@ -198,9 +198,8 @@ func (where store) open(ctx context.Context) (*sqlclaims.Store, error) {
 // claimed in claims.
 func newExecutor(ctx context.Context, w io.Writer, claims *sqlclaims.Store, llm llms.Model) (*agent.Executor, error) {
 	a, err := mcpadapter.New(mcpadapter.Service(mcpadapter.Config{
-		Servers:     map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(w))},
-		StateKey:    stateKey,
-		StateClaims: claims,
+		Servers: map[string]mcpadapter.Server{"restaurant": mcpadapter.InMemory(newRestaurantServer(w))},
+		State:   mcpadapter.StateOptions{Key: stateKey, Claims: claims},
 	}))
 	if err != nil {
 		return nil, err

@@ -3,8 +3,8 @@
 // parts that fit the budget, and structured content as one compact JSON
 // line whose base64 payloads become placeholders; and what a provider is
 // sent of media (media.go): their type, and which links it loads itself.
-// It is pure and knows nothing of the adapter: the root package's Result,
-// ResultBudget and DefaultResultBudget decide what goes in and with which
+// It is pure and knows nothing of the adapter: the root package's Result
+// and Config.ResultBudget decide what goes in and with which
 // limit.
 package modeltext
 
@@ -19,7 +19,7 @@ import (
 )
 
 // MediaCost is what one media part counts against a budget, in characters
-// (the root package exports it as MediaBudgetCost).
+// (the root package counts it as mediaBudgetCost).
 const MediaCost = 4_000
 
 // fitMedia returns how many of n media parts fit in limit, and the limit

@@ -59,9 +59,9 @@ var (
 	ErrInvalid = errors.New("mcpadapter: invalid stored state")
 	// ErrClaimed is the root's ErrClaimedState: applied before.
 	ErrClaimed = errors.New("mcpadapter: stored state was already resumed or decided")
-	// ErrExpired is the root's ErrExpiredState: older than the maximum age, or without an issue time.
-	ErrExpired = errors.New("mcpadapter: stored state expired")
-	// ErrOldFormat is the root's ErrOldStateFormat: sealed in format 1.
+	// ErrExpired is an ErrInvalid: older than the maximum age, or without an issue time.
+	ErrExpired = fmt.Errorf("%w: expired", ErrInvalid)
+	// ErrOldFormat is the root's errOldStateFormat (an ErrInvalidState once wrapped): sealed in format 1.
 	ErrOldFormat = errors.New("mcpadapter: stored state sealed in format 1 (signed, not encrypted), which this version refuses: make it again")
 )
 

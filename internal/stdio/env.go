@@ -9,7 +9,7 @@ import (
 )
 
 // inheritedEnv lists the variables a stdio server gets from the adapter's
-// environment unless Options.InheritEnv is set: the list the official
+// environment: the list the official
 // TypeScript and Python MCP SDKs pass (getDefaultEnvironment,
 // get_default_environment), enough to find programs and a home directory,
 // and nothing that usually holds a secret.
@@ -21,20 +21,15 @@ var inheritedEnv = func() []string {
 	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
 }()
 
-// environ returns the environment of a stdio server: the adapter's whole
-// environment with inherit, else the variables of inheritedEnv that are
-// set (but none whose value starts with "()": a shell function, as the
+// environ returns the environment of a stdio server: the variables of
+// inheritedEnv that are set (but none whose value starts with "()": a shell function, as the
 // SDKs skip too), then vars, which override both. It is never nil: a nil
 // exec.Cmd.Env would inherit everything.
-func environ(vars map[string]string, inherit bool) []string {
+func environ(vars map[string]string) []string {
 	env := []string{}
-	if inherit {
-		env = os.Environ()
-	} else {
-		for _, k := range inheritedEnv {
-			if v, ok := os.LookupEnv(k); ok && !strings.HasPrefix(v, "()") {
-				env = append(env, k+"="+v)
-			}
+	for _, k := range inheritedEnv {
+		if v, ok := os.LookupEnv(k); ok && !strings.HasPrefix(v, "()") {
+			env = append(env, k+"="+v)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(vars)) {

@@ -31,10 +31,8 @@ type Options struct {
 	Args    []string
 	Dir     string
 	// Env is added to the server's environment, overriding what it
-	// inherits: the variables of an allowlist (PATH, HOME, ...), or with
-	// InheritEnv the adapter's whole environment.
-	Env        map[string]string
-	InheritEnv bool
+	// inherits: the variables of an allowlist (PATH, HOME, ...).
+	Env map[string]string
 	// Screen reads the server's stdout (internal/wire). It must not be nil.
 	Screen *wire.Screen
 	// Logger gets the server's stderr, one record per line, naming
@@ -68,7 +66,7 @@ type Options struct {
 func NewTransport(o Options) (mcp.Transport, func()) {
 	cmd := exec.Command(o.Command, o.Args...)
 	cmd.Dir = o.Dir
-	cmd.Env = environ(o.Env, o.InheritEnv)
+	cmd.Env = environ(o.Env)
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)

@@ -113,7 +113,7 @@ var (
 
 	// ErrBad is a server's breach of the tasks protocol: a task without an
 	// id, an unknown status, a task id other than the one asked for, an
-	// answer that cannot be decoded (the root's ErrBadTask).
+	// answer that cannot be decoded (the root's errBadTask).
 	ErrBad = errors.New("mcpadapter: invalid task answer from server")
 
 	// ErrPending is returned by [Call.Follow] when a deadline passed before
