@@ -224,7 +224,7 @@ type StateOptions struct {
 	// 32 random bytes. Without a key, stored state is not protected (see
 	// docs/reference.md, "StateOptions.Key"), and a task's session id is
 	// not stored: only the Adapter that made a task's state follows a task
-	// bound to its session ([ErrNeedsStateKey]).
+	// bound to its session (elsewhere [ErrInvalidState]).
 	Key []byte
 
 	// OldKeys are keys that Key replaced: state sealed with one

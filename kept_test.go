@@ -188,7 +188,7 @@ func TestKeptSessionsEnd(t *testing.T) {
 // TestTaskSessionNotStored (issue 34, A1): without a StateKey, the JSON
 // of a pending task and of a task's interrupt holds no session, only that
 // the task lives on one; the Adapter that made them collects and resumes
-// them from that JSON, another one refuses them with ErrNeedsStateKey
+// them from that JSON, another one refuses them with errNeedsStateKey
 // before any request of the task.
 func TestTaskSessionNotStored(t *testing.T) {
 	ctx := faultCtx(t)
@@ -234,14 +234,14 @@ func TestTaskSessionNotStored(t *testing.T) {
 	}
 	before := taskRequests()
 	p, in := decode()
-	if _, err := b.Resume(ctx, p, Collected()); !errors.Is(err, ErrNeedsStateKey) {
-		t.Errorf("CollectTask on another Adapter = %v, want ErrNeedsStateKey", err)
+	if _, err := b.Resume(ctx, p, Collected()); !errors.Is(err, errNeedsStateKey) {
+		t.Errorf("CollectTask on another Adapter = %v, want errNeedsStateKey", err)
 	}
-	if err := b.CancelTask(ctx, p); !errors.Is(err, ErrNeedsStateKey) {
-		t.Errorf("CancelTask on another Adapter = %v, want ErrNeedsStateKey", err)
+	if err := b.CancelTask(ctx, p); !errors.Is(err, errNeedsStateKey) {
+		t.Errorf("CancelTask on another Adapter = %v, want errNeedsStateKey", err)
 	}
-	if _, err := b.Resume(ctx, in, answer(in)); !errors.Is(err, ErrNeedsStateKey) {
-		t.Errorf("Resume on another Adapter = %v, want ErrNeedsStateKey", err)
+	if _, err := b.Resume(ctx, in, answer(in)); !errors.Is(err, errNeedsStateKey) {
+		t.Errorf("Resume on another Adapter = %v, want errNeedsStateKey", err)
 	}
 	if after := taskRequests(); after != before {
 		t.Errorf("%d requests for tasks another Adapter cannot follow, want none", after-before)

@@ -4,7 +4,6 @@ package mcpadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mcpadapter/mcpadapter/internal/stored"
@@ -28,7 +27,7 @@ import (
 // name listing the tool, and only under the principal the call acted for
 // ([WithPrincipal]). A legacy server may bind a task to the session that
 // made it: the session's id is stored only sealed, and without a key only
-// the Adapter that returned the task follows it ([ErrNeedsStateKey]
+// the Adapter that returned the task follows it ([ErrInvalidState]
 // elsewhere). More in docs/reference.md, "PendingTask".
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
@@ -58,7 +57,7 @@ func (p *PendingTask) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s: collect it later", p.Server, p.Tool, p.TaskID, p.Status)
 }
 
-// ErrNeedsStateKey is returned, wrapped in a [*ServerError], when a
+// errNeedsStateKey is returned, wrapped in a [*ServerError], when a
 // [*PendingTask] or a task's [*Interrupt] stored without [StateOptions.Key]
 // is collected, cancelled or resumed on another Adapter than the one that
 // made it (or on that one after its Close), and its task lives on its
@@ -66,14 +65,14 @@ func (p *PendingTask) Error() string {
 // session that made it, and a session's id, which lets whoever holds it
 // act on the session, is stored only sealed. Without a key the Adapter
 // that made the state keeps the id in memory, and follows the task
-// there. To follow such tasks from any Adapter, give every one the same
-// State.Key. Nothing is sent.
-var ErrNeedsStateKey = errors.New("mcpadapter: the task's session was not stored (no Config.State.Key): only the Adapter that made the state can follow the task")
+// there. It is an [ErrInvalidState]: the state does not match this
+// Adapter. Nothing is sent.
+var errNeedsStateKey = fmt.Errorf("%w: the task's session was not stored (no Config.State.Key): only the Adapter that made the state can follow the task", ErrInvalidState)
 
 // sessionOf returns the session p's task lives on, for a follow by t of
 // the state of id state: p's own, or, for state stored without it, the one
 // t's Adapter recorded when it handed that state out (keptSessions), else
-// [ErrNeedsStateKey].
+// [errNeedsStateKey].
 func (p *PendingTask) sessionOf(t *Tool, state string) (string, error) {
 	if p.session != "" || !p.unstored {
 		return p.session, nil
@@ -81,7 +80,7 @@ func (p *PendingTask) sessionOf(t *Tool, state string) (string, error) {
 	if s := t.conn.gen.kept.Session(state, p.Server, p.TaskID); s != "" {
 		return s, nil
 	}
-	return "", serverError(t.server, callToolOp(t.desc.Name), ErrNeedsStateKey)
+	return "", serverError(t.server, callToolOp(t.desc.Name), errNeedsStateKey)
 }
 
 // rebind returns a copy of p, the task of the state of id state, for a
