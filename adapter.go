@@ -87,17 +87,10 @@ func New(cfg Config) (*Adapter, error) {
 // is logged, not reported. Tools, sessions and interrupts obtained before
 // fail with [ErrClosed]; the next discovery dials fresh connections.
 //
-// Close keeps one kind of session open: a legacy Streamable HTTP session
-// on which tasks were handed out (a [*PendingTask], a task's
-// [*Interrupt]) that are not seen to end, for such a server binds a task
-// to the session that made it and another Adapter may still collect,
-// resume or cancel them from their stored state (with [Config.StateKey]).
-// Close does not send their DELETE and forgets them: the server's session
-// expiry ends them, if it has one (go-sdk's and server-everything's have
-// none by default). Collect or cancel such tasks before Close where the
-// session should end; while the Adapter is open, a kept session ends once
-// its tasks settled, or past [StateOptions.KeptSessionMaxAge]
-// ([ServerStatus.KeptSessions] counts them).
+// Close keeps open, and forgets, the legacy Streamable HTTP sessions that
+// hold tasks it handed out and has not seen end, so that another Adapter
+// can still follow them from their stored state; the server's session
+// expiry ends them (docs/reference.md, "Long-running tools").
 func (a *Adapter) Close() error {
 	a.pool.close()
 	return nil

@@ -221,10 +221,8 @@ type StateOptions struct {
 	// the state's ID and issue time. Every Adapter with the key refuses
 	// decoded state not sealed with it, or altered ([ErrTamperedState]),
 	// before anything is sent. Give every replica the same key, of at least
-	// 32 random bytes. Without a key, stored state is not protected (see
-	// docs/reference.md, "StateOptions.Key"), and a task's session id is
-	// not stored: only the Adapter that made a task's state follows a task
-	// bound to its session (elsewhere [ErrInvalidState]).
+	// 32 random bytes. Without a key, stored state is not protected: see
+	// docs/reference.md, "StateOptions.Key".
 	Key []byte
 
 	// OldKeys are keys that Key replaced: state sealed with one
@@ -257,17 +255,9 @@ type StateOptions struct {
 	RequireKey bool
 
 	// KeptSessionMaxAge bounds how long the Adapter keeps a legacy
-	// Streamable HTTP session open after its connection closed (evicted,
-	// idle, replaced) for tasks handed out on it, a [*PendingTask] or a
-	// task's [*Interrupt] not yet collected, resumed or cancelled: past
-	// it, the session is ended (a DELETE) and the server may drop its
-	// tasks. 0 means 4 hours. A kept session
-	// is ended sooner once every task handed out on it settled through
-	// any connection of the Adapter, and the oldest when the Adapter
-	// keeps more than 1,024. go-sdk's StreamableHTTPHandler never expires
-	// idle sessions by default (SessionTimeout 0), nor does
-	// server-everything: this age is what ends a session whose tasks
-	// were never collected.
+	// Streamable HTTP session open for tasks it handed out and has not
+	// seen end, after the session's connection closed; 0 means 4 hours.
+	// See docs/reference.md, "Long-running tools".
 	KeptSessionMaxAge time.Duration
 }
 
@@ -379,12 +369,8 @@ type Server struct {
 	// answers 404 for the session (it restarted) gets a new session at
 	// once, policy or not; the request it refused is sent again on it, and
 	// tools handed out before go on there. A call that may have run (its
-	// answer was lost) is never sent again. A 404 for the session is
-	// taken, as the spec defines it, to mean the server did not execute
-	// the request: a server, or a proxy failing a POST over to a replica
-	// that does not know the session, that ran the call and then answered
-	// 404 gets it a second time. Such a server should answer 404 only for
-	// a session it never ran a request of, or make its tools idempotent.
+	// answer was lost) is never sent again. A 404 is taken, as the spec
+	// says, to mean the request was not executed (docs/reference.md).
 	Retry *RetryPolicy `json:"-"`
 
 	// LogLevel, when set, is sent with every request to a modern-era server

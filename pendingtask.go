@@ -21,14 +21,8 @@ import (
 //		res, err = a.Resume(ctx, decoded, mcpadapter.Collected())
 //	}
 //
-// A PendingTask is durable like an [Interrupt]: its JSON, sealed with
-// [StateOptions.Key] when set, is all [Adapter.Resume] (with [Collected])
-// and [Adapter.CancelTask] need, on any Adapter with a server of the same
-// name listing the tool, and only under the principal the call acted for
-// ([WithPrincipal]). A legacy server may bind a task to the session that
-// made it: the session's id is stored only sealed, and without a key only
-// the Adapter that returned the task follows it ([ErrInvalidState]
-// elsewhere). More in docs/reference.md, "PendingTask".
+// It is durable like an [Interrupt]; more in docs/reference.md,
+// "PendingTask".
 type PendingTask struct {
 	Server  string // the server's name in [Config.Servers]
 	Tool    string // the adapter's tool name ([Tool.Name])

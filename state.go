@@ -313,12 +313,9 @@ func (cs *catalogs) storedTool(ctx context.Context, server, tool, mcpName string
 // a decoded sealed value shows only its ID and Issued: its JSON holds
 // nothing else in clear. Unseal checks the seal only: a key of this
 // Adapter ([StateOptions.Key], [StateOptions.OldKeys]) must have sealed it,
-// else [ErrTamperedState]. [Adapter.Resume] and [Toolset.ResumeToolCalls] open what they are
-// given themselves, with all their checks; a value that this Adapter
-// opened goes on as it is now (edits included), one given to another
-// Adapter is opened again from its seal. State that is not sealed is left
-// as it is. v is an *Interrupt, an *ApprovalRequired, a *PendingTask or a
-// *PausedCalls.
+// else [ErrTamperedState]. The entry points that settle state open it
+// themselves (docs/reference.md, "Pausing and resuming"). v is an
+// *Interrupt, an *ApprovalRequired, a *PendingTask or a *PausedCalls.
 func (a *Adapter) Unseal(v any) error {
 	var err error
 	switch v := v.(type) {

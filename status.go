@@ -53,12 +53,8 @@ type ServerStatus struct {
 	// TasksInFlight counts the tasks (long-running tool calls, [Server.Tasks])
 	// a call of this Adapter is waiting for on the server.
 	TasksInFlight int
-	// KeptSessions counts the server's Streamable HTTP sessions that the
-	// Adapter kept open after their connection closed (evicted, idle,
-	// replaced), for the tasks handed out on them (a [*PendingTask] or a
-	// task's [*Interrupt]) that are not seen to end: each is ended once
-	// they settle, past [StateOptions.KeptSessionMaxAge], or when the Adapter
-	// keeps more than 1,024 (the oldest first).
+	// KeptSessions counts the server's sessions the Adapter keeps open for
+	// tasks it handed out ([StateOptions.KeptSessionMaxAge]).
 	KeptSessions int
 	// Principals counts the live connections of a per-principal server
 	// ([Server.HeadersFor], [Server.OAuthFor]), one per principal; the
