@@ -354,7 +354,7 @@ func validateAnswers(reqs []ElicitationRequest, answers map[string]Answer) (mcp.
 	for i, r := range reqs {
 		keys[i] = r.Key
 	}
-	if err := elicit.CheckKeys(keys, answers); err != nil {
+	if err := elicit.CheckKeys(keys, slices.Collect(maps.Keys(answers))); err != nil {
 		return nil, err
 	}
 	responses := make(mcp.InputResponseMap, len(reqs))

@@ -163,10 +163,17 @@ func (x *ToolSearch) LLMToolsFor(history []llms.MessageContent, passes ...Schema
 // the names of the catalog's tools they list. Names of tools the set no
 // longer holds are skipped.
 func (x *ToolSearch) Found(history []llms.MessageContent) Toolset {
-	var f toolsearch.Set[*Tool]
-	f.Read(x.name, history, x.model.Lookup)
-	return f.Items()
+	var f toolsearch.Set
+	f.Read(x.name, history, x.known)
+	found := make(Toolset, 0, len(f.Names()))
+	for _, name := range f.Names() {
+		found = append(found, x.model.Lookup(name))
+	}
+	return found
 }
+
+// known reports whether the catalog holds a tool named name.
+func (x *ToolSearch) known(name string) bool { return x.model.Lookup(name) != nil }
 
 // HandleToolCalls is [Toolset.HandleToolCalls] for a model offered
 // [ToolSearch.LLMTools] of history, the conversation before choice. Calls
@@ -205,9 +212,9 @@ func (x *ToolSearch) ResumeToolCalls(ctx context.Context, history []llms.Message
 // runner returns the callRunner of a batch that follows msgs: it answers
 // search calls, refuses tools not found yet and runs the others.
 func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
-	var f toolsearch.Set[*Tool]
+	var f toolsearch.Set
 	for _, m := range msgs {
-		f.Read(x.name, m, x.model.Lookup)
+		f.Read(x.name, m, x.known)
 	}
 	return func(ctx context.Context, tc llms.ToolCall) (*Result, error) {
 		if tc.FunctionCall == nil {
@@ -216,10 +223,12 @@ func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
 		name := tc.FunctionCall.Name
 		if strings.EqualFold(name, x.name) {
 			res, found := x.answer(tc.FunctionCall.Arguments)
-			f.Add(found...)
+			for _, t := range found {
+				f.Add(t.name)
+			}
 			return res, nil
 		}
-		if t := x.model.Lookup(name); t == nil || !f.Has(t) {
+		if t := x.model.Lookup(name); t == nil || !f.Has(t.name) {
 			return errorResult(toolsearch.NotFound(name, x.name)), nil
 		}
 		return x.tools.runToolCall(ctx, tc)

@@ -88,15 +88,16 @@ func depth(v any, limit int) int {
 }
 
 // CheckKeys reports the requests without an answer and the answers
-// without a request, by key, in one error; nil when they match.
-func CheckKeys[A any](requested []string, answers map[string]A) error {
+// without a request, by key, in one error; nil when they match. answered
+// are the keys of the answers, in any order.
+func CheckKeys(requested, answered []string) error {
 	var missing, extra []string
 	for _, key := range requested {
-		if _, ok := answers[key]; !ok {
+		if !slices.Contains(answered, key) {
 			missing = append(missing, fmt.Sprintf("%q", key))
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(answers)) {
+	for _, key := range slices.Sorted(slices.Values(answered)) {
 		if !slices.Contains(requested, key) {
 			extra = append(extra, fmt.Sprintf("%q", key))
 		}

@@ -3,6 +3,8 @@ package elicit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +23,7 @@ func TestCheckKeys(t *testing.T) {
 		{[]string{"a"}, map[string]bool{"b": true}, `no answer for request "a"|answer "b" matches no request`},
 	}
 	for _, tt := range tests {
-		err := CheckKeys(tt.requested, tt.answered)
+		err := CheckKeys(tt.requested, slices.Collect(maps.Keys(tt.answered)))
 		if tt.want == "" {
 			if err != nil {
 				t.Errorf("CheckKeys(%v, %v) = %v, want nil", tt.requested, tt.answered, err)

@@ -45,7 +45,8 @@ func (d nullDropper) object(s, args map[string]any, depth int) (map[string]any, 
 	if props == nil || depth > maxNullDepth {
 		return args, false
 	}
-	required := d.required(args, depth, s, shape)
+	var required []any // asked for at the first null: most arguments have none
+	asked := false
 	var out map[string]any
 	for k, v := range args {
 		ps, declared := props[k]
@@ -56,6 +57,9 @@ func (d nullDropper) object(s, args map[string]any, depth int) (map[string]any, 
 		changed := false
 		switch {
 		case v == nil:
+			if !asked {
+				required, asked = d.required(args, depth, s, shape), true
+			}
 			if slices.Contains(required, any(k)) || d.acceptsNull(ps, depth) {
 				continue
 			}

@@ -26,41 +26,40 @@ func Query(argsJSON string) (string, bool) {
 	return args.Query, true
 }
 
-// A Set is the tools found so far in a conversation, in the order they
-// were found, each once. The zero Set is empty.
-type Set[T comparable] struct {
-	items []T
-	seen  map[T]bool
+// A Set is the names of the tools found so far in a conversation, in the
+// order they were found, each once. The zero Set is empty.
+type Set struct {
+	names []string
+	seen  map[string]bool
 }
 
 // Read adds the tools found by the search results in msgs, the tool
 // messages of the search tool named search: those of the names they list
-// ([Found]) that lookup knows (it returns the zero T for the others).
-func (s *Set[T]) Read(search string, msgs []llms.MessageContent, lookup func(name string) T) {
-	var zero T
+// ([Found]) that known reports.
+func (s *Set) Read(search string, msgs []llms.MessageContent, known func(name string) bool) {
 	for name := range Found(search, msgs) {
-		if t := lookup(name); t != zero {
-			s.Add(t)
+		if known(name) {
+			s.Add(name)
 		}
 	}
 }
 
-// Add adds items, each once.
-func (s *Set[T]) Add(items ...T) {
-	for _, t := range items {
-		if s.Has(t) {
+// Add adds names, each once.
+func (s *Set) Add(names ...string) {
+	for _, name := range names {
+		if s.Has(name) {
 			continue
 		}
 		if s.seen == nil {
-			s.seen = make(map[T]bool)
+			s.seen = make(map[string]bool)
 		}
-		s.seen[t] = true
-		s.items = append(s.items, t)
+		s.seen[name] = true
+		s.names = append(s.names, name)
 	}
 }
 
-// Has reports whether t was found.
-func (s *Set[T]) Has(t T) bool { return s.seen[t] }
+// Has reports whether the tool name was found.
+func (s *Set) Has(name string) bool { return s.seen[name] }
 
-// Items returns the tools found, in the order they were found.
-func (s *Set[T]) Items() []T { return s.items }
+// Names returns the names found, in the order they were found.
+func (s *Set) Names() []string { return s.names }
