@@ -20,6 +20,9 @@ import (
 // restart on the new tools succeed; nothing deadlocks; Close leaves no
 // goroutine and no process behind.
 func TestLoadWithServerRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a load test (1,000 goroutines); go test without -short runs it")
+	}
 	const (
 		workers  = 1000
 		maxCalls = 50 // calls per worker at most: a bound, not a target

@@ -40,6 +40,9 @@ func heapGrowth(warm, work func()) uint64 {
 // one's connection is closed past the cap, and nothing of it stays
 // reachable from the Adapter.
 func TestClosedPrincipalConnsFreed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a load test (1,500 principals); go test without -short runs it")
+	}
 	for _, tc := range []struct {
 		name      string
 		stateless bool
@@ -104,6 +107,9 @@ func TestClosedPrincipalConnsFreed(t *testing.T) {
 // a new session and goes on there (the spec's 404 rule, without a retry
 // policy): no dead connection stays reachable.
 func TestClosedReconnectsFreed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a load test (500 reconnects); go test without -short runs it")
+	}
 	s := testserver.New(testserver.Options{}).AddWeather()
 	srv := s.StreamableHTTP(t, false)
 	a := newAdapter(t, Config{Servers: map[string]Server{"shared": {URL: srv.URL, Mode: ModeLegacy}}})
