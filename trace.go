@@ -16,12 +16,6 @@ import (
 // instrumentationName names the adapter's tracer and meter.
 const instrumentationName = observe.Scope
 
-// watch returns the observer of a call of t under ctx, or nil when there is
-// neither a tracer, nor metrics, nor a debug log to tell.
-func (t *Tool) watch(ctx context.Context) *observe.Call {
-	return observe.Watch(ctx, t.a.tracer, t.a.metrics, t.a.logger, t.server, t.name)
-}
-
 // peer describes c for the spans of its requests.
 func (c *conn) peer() observe.Peer {
 	p := peerOf(c.server, c.cfg)

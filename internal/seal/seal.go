@@ -68,8 +68,8 @@ var (
 // MaxBytes bounds the JSON of one stored value.
 const MaxBytes = 32 << 20
 
-// format is the version of the envelope that Seal writes.
-const format = 2
+// format is the version of the envelope that Seal writes, as its JSON.
+const format = "2"
 
 // A Claimer records the IDs of the state applied, so that each is applied
 // once across the replicas sharing it: Claim returns nil for an id not
@@ -208,7 +208,7 @@ func (r *Ring) Seal(kind, id string, issued time.Time, payload []byte) ([]byte, 
 
 // Marshal returns the envelope s was decoded from.
 func (s *Sealed) Marshal() ([]byte, error) {
-	return json.Marshal(envelope{Sealed: json.RawMessage("2"), Key: s.key, ID: s.id, Issued: s.issued, Box: s.box})
+	return json.Marshal(envelope{Sealed: json.RawMessage(format), Key: s.key, ID: s.id, Issued: s.issued, Box: s.box})
 }
 
 // Unseal decodes stored state b: when it is sealed, its envelope (the
@@ -232,7 +232,7 @@ func Unseal(b []byte) ([]byte, *Sealed, error) {
 		return b, nil, nil
 	case len(t) > 0 && t[0] == '"' || env.MAC != nil:
 		return nil, nil, ErrOldFormat
-	case string(t) != "2":
+	case string(t) != format:
 		return nil, nil, fmt.Errorf("sealed in format %.20s, which this version does not know", t)
 	case len(env.Key) == 0 || len(env.Box) == 0:
 		return nil, nil, errors.New("sealed state without its key id or its box")
