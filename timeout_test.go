@@ -36,6 +36,7 @@ func TestTimeoutNamesItsSetting(t *testing.T) {
 	for _, m := range modes {
 		for _, tt := range tests {
 			t.Run(m.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
 				cfg := tt.cfg
 				srv := sdkServer(blockingServer(), m.mode)
 				srv.DefaultToolTimeout = tt.server
