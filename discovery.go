@@ -30,7 +30,7 @@ func FromServers(names ...string) ListOption {
 // ListTools discovers the tools of the selected servers (every server by
 // default), dialing them in parallel as needed, and returns them sorted by
 // server name, in each server's order, without the tools that
-// [Config.Filter] and [Server.Filter] drop for the caller of ctx. Tools for
+// [Config.Filter] drops for the caller of ctx. Tools for
 // an MCP Apps view alone are left out unless [IncludeAppOnly] is given (see
 // [Tool.AppOnly]), and so are tools that require task-based execution. It
 // fails with [ErrDuplicateToolName] when two returned tools share a name

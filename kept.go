@@ -77,12 +77,12 @@ func (k *keptSessions) Keep(session string) bool {
 
 // handOut records the state of id handed out for task, which lives on
 // c's own session, for the Adapter to end the session once the task
-// settled. Without a StateKey the Logger is told once that such state can
+// settled. Without a State.Key the Logger is told once that such state can
 // be followed only here.
 func (k *keptSessions) handOut(c *conn, task, id string) {
 	k.HandOut(c.session.ID(), c.server, task, id, c.sessionEnd())
 	if !c.a.states.ring.Sealing() && k.noted.CompareAndSwap(false, true) {
-		k.logger.Info("mcpadapter: a task handed out lives on its server's session, whose id is stored only sealed: without Config.StateKey only this Adapter can follow it, until it is closed", "server", c.server)
+		k.logger.Info("mcpadapter: a task handed out lives on its server's session, whose id is stored only sealed: without Config.State.Key only this Adapter can follow it, until it is closed", "server", c.server)
 	}
 }
 

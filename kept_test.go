@@ -291,3 +291,41 @@ func handOutTasks(t *testing.T, ctx context.Context, job *Tool) (*PendingTask, *
 	}
 	return pt, intr
 }
+
+// TestTaskSessionNotStoredFollowedAgain: without a key, a pending task
+// whose connection was evicted is followed on a task line to its kept
+// session; when it is pending again, the new state joins that session in
+// the record, so that the same Adapter collects it again (before, it said
+// the session was not stored).
+func TestTaskSessionNotStoredFollowedAgain(t *testing.T) {
+	ctx := faultCtx(t)
+	peer := &faultserver.TaskPeer{Support: "required", Steps: 1000}
+	hs := httptest.NewServer(peer.HTTP())
+	defer hs.Close()
+	a := newAdapter(t, Config{MaxPrincipalConns: 1, TaskWait: 50 * time.Millisecond,
+		Servers: map[string]Server{"p": {URL: hs.URL, HeadersFor: func(_ context.Context, principal string) (map[string]string, error) {
+			return map[string]string{"X-User": principal}, nil
+		}}}})
+	first := pendingFor(t, ctx, a, "u0")
+	pendingFor(t, ctx, a, "u1") // evicts u0's connection, which keeps its session
+	u0 := WithPrincipal(ctx, "u0")
+	roundTrip := func(p *PendingTask) *PendingTask {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back PendingTask
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		return &back
+	}
+	p := roundTrip(first)
+	for i := range 2 {
+		var again *PendingTask
+		if _, err := a.Resume(u0, p, Collected()); !errors.As(err, &again) {
+			t.Fatalf("collect %d on the same Adapter = %v, want the task pending again", i+1, err)
+		}
+		p = roundTrip(again)
+	}
+}

@@ -180,7 +180,7 @@ func (p PendingTask) encode() ([]byte, error) {
 
 // storedSession returns what the state of p's task, made by a (nil for
 // decoded state), stores of its session: the id when a seals it (with
-// [Config.StateKey]); else none, and whether the task lives on one. A
+// [StateOptions.Key]); else none, and whether the task lives on one. A
 // session id lets whoever holds it act on the session: it is never
 // stored in clear.
 func (p *PendingTask) storedSession(a *Adapter) (session string, notStored bool) {

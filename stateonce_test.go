@@ -140,8 +140,8 @@ func TestStateClaimStoreDown(t *testing.T) {
 	claims.err = down
 	runs := s.Runs("book_table")
 	ans := Answered(answer("date", Accept, date("2026-09-18")))
-	if _, err := a.Resume(t.Context(), intr, ans); !errors.Is(err, down) || !strings.Contains(err.Error(), "StateClaims") {
-		t.Errorf("Resume() with the store down: error = %v, want the store's error naming StateClaims", err)
+	if _, err := a.Resume(t.Context(), intr, ans); !errors.Is(err, down) || !strings.Contains(err.Error(), "Config.State.Claims") {
+		t.Errorf("Resume() with the store down: error = %v, want the store's error naming Config.State.Claims", err)
 	}
 	if s.Runs("book_table") != runs {
 		t.Fatalf("book_table ran with the claim store down")

@@ -380,12 +380,19 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 }
 
 // handOut returns err, the call's pending task or interrupt, of stamp
-// st, once it is recorded handed out when the task lives on the
-// connection's own session (keptSessions.handOut): the connection then
-// keeps its session when it closes, until the task settles.
+// st, once it is recorded handed out: when the task lives on the
+// connection's own session (keptSessions.handOut), the connection then
+// keeps its session when it closes, until the task settles; when it was
+// followed on a task line to a session the record keeps, the new state
+// joins that session's, so that this Adapter finds it again without a
+// key.
 func (tc *taskCall) handOut(st stamp, err error) error {
-	if c := tc.t.conn; tc.route.OnOwn() {
+	c := tc.t.conn
+	switch session := tc.route.LineSession(); {
+	case tc.route.OnOwn():
 		c.gen.kept.handOut(c, tc.p.TaskID, st.id)
+	case session != "":
+		c.gen.kept.Also(session, tc.p.TaskID, st.id)
 	}
 	return err
 }

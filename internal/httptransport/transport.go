@@ -285,7 +285,7 @@ func (t *Transport) cancelNotice(req *http.Request) bool {
 // may be sent again on a new session. The 404 is trusted as the spec
 // defines it (the session is unknown, so nothing ran): a server or
 // failover proxy that ran the request and then answered 404 gets it
-// twice (the root's Server.Reconnect says what such a server can do).
+// twice (the root's Server.Retry says what such a server can do).
 // The methods of a nil record do nothing.
 type SendRecord struct {
 	posts, refusals atomic.Int32

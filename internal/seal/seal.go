@@ -26,7 +26,7 @@
 // a task lives on, the questions and their JSON-RPC ids, the arguments) is
 // inside the box. Nonces that are pseudo-random bound a key to 2^32 seals
 // of distinct payloads, as random ones do (NIST SP 800-38D); stored state
-// is made at human pace, far below, and rotating the key (OldStateKeys)
+// is made at human pace, far below, and rotating the key (StateOptions.OldKeys)
 // starts a new count.
 //
 // Format 1, {"sealed":"<the JSON in clear>","mac":"<HMAC-SHA256>"}, was
@@ -54,7 +54,7 @@ import (
 // names, whose comments document them.
 var (
 	// ErrTampered is the root's ErrTamperedState: not sealed with a key of the ring, or altered.
-	ErrTampered = errors.New("mcpadapter: stored state is not sealed with Config.StateKey or was altered")
+	ErrTampered = errors.New("mcpadapter: stored state is not sealed with Config.State.Key or was altered")
 	// ErrInvalid is the root's ErrInvalidState: malformed, oversized, or naming what cannot be resumed.
 	ErrInvalid = errors.New("mcpadapter: invalid stored state")
 	// ErrClaimed is the root's ErrClaimedState: applied before.
@@ -253,7 +253,7 @@ func Unseal(b []byte) ([]byte, *Sealed, error) {
 // that sealed it is in r and nothing was altered; else [ErrTampered].
 func (r *Ring) Open(kind string, s *Sealed) ([]byte, error) {
 	if len(r.keys) == 0 {
-		return nil, fmt.Errorf("%w: it is sealed, and there is no Config.StateKey to open it", ErrTampered)
+		return nil, fmt.Errorf("%w: it is sealed, and there is no Config.State.Key to open it", ErrTampered)
 	}
 	for _, k := range r.keys {
 		if !bytes.Equal(k.id, s.key) {
@@ -311,7 +311,7 @@ func (r *Ring) Check(id string, issued time.Time) error {
 	case r.maxAge > 0 && issued.IsZero():
 		return fmt.Errorf("%w: no issue time (stored by an earlier version)", ErrExpired)
 	case r.maxAge > 0 && time.Since(issued) > r.maxAge:
-		return fmt.Errorf("%w: issued %s ago, StateMaxAge is %s", ErrExpired, time.Since(issued).Round(time.Second), r.maxAge)
+		return fmt.Errorf("%w: issued %s ago, Config.State.MaxAge is %s", ErrExpired, time.Since(issued).Round(time.Second), r.maxAge)
 	}
 	return nil
 }
@@ -341,6 +341,6 @@ func (r *Ring) Claim(ctx context.Context, id string, used *atomic.Bool) error {
 		return ErrClaimed
 	default:
 		used.Store(false)
-		return fmt.Errorf("StateClaims: %w", err)
+		return fmt.Errorf("Config.State.Claims: %w", err)
 	}
 }

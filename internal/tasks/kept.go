@@ -55,7 +55,7 @@ type stateRef struct{ session, server, task string }
 const (
 	WhySettled = "its tasks settled"
 	WhyBound   = "over the bound of kept sessions"
-	WhyAged    = "kept past Config.KeptSessionMaxAge"
+	WhyAged    = "kept past Config.State.KeptSessionMaxAge"
 )
 
 // An Ending is a session the record dropped, for its caller to end.
@@ -79,13 +79,33 @@ func (k *Kept) HandOut(session, server, task, state string, end func(context.Con
 		s = &keptSession{server: server, end: end, tasks: map[string][]string{}}
 		k.sessions[session] = s
 	}
+	k.addLocked(s, session, task, state)
+}
+
+// Also records that state of task was handed out on session, which the
+// record keeps already (a task followed on a task line, pending again or
+// asking again), and reports whether it knew the session.
+func (k *Kept) Also(session, task, state string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	s := k.sessions[session]
+	if s == nil {
+		return false
+	}
+	k.addLocked(s, session, task, state)
+	return true
+}
+
+// addLocked adds state of task to s, the entry of session, within its
+// bound. k.mu is held.
+func (k *Kept) addLocked(s *keptSession, session, task, state string) {
 	if s.n >= maxHanded {
 		s.over = true
 		return
 	}
 	s.tasks[task] = append(s.tasks[task], state)
 	s.n++
-	k.states[state] = stateRef{session: session, server: server, task: task}
+	k.states[state] = stateRef{session: session, server: s.server, task: task}
 }
 
 // Session returns the session that state, of task of server, was handed

@@ -90,3 +90,18 @@ func TestKept(t *testing.T) {
 		t.Errorf("Expired = %+v, want big and c", ended)
 	}
 }
+
+// TestKeptAlso: a state handed out again on a session the record keeps
+// joins it (found by Session, settled with it); a session it does not
+// keep is not made.
+func TestKeptAlso(t *testing.T) {
+	end := func(context.Context) error { return nil }
+	k := &Kept{Max: 2, MaxAge: time.Hour}
+	k.HandOut("s1", "srv", "t1", "st1", end)
+	if k.Also("nope", "t1", "st9") || k.Session("st9", "srv", "t1") != "" {
+		t.Fatal("Also made a session the record did not keep")
+	}
+	if !k.Also("s1", "t1", "st2") || k.Session("st2", "srv", "t1") != "s1" {
+		t.Fatal("Also did not add the state to its session")
+	}
+}
