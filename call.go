@@ -1,8 +1,8 @@
 package mcpadapter
 
 // One call, top-down: Tool.Call, Tool.InvokeJSON and Tool.Invoke → the
-// callbacks (observe) → run: the principal check, the call prepared once
-// (newCall), Middleware (hooks.go) → the approval gate (send) → a task
+// callbacks (observe) → run: the principal check, the target (follow.go),
+// the call prepared once (newCall), Middleware (hooks.go) → the approval gate (send) → a task
 // (tasks.go) or the input rounds (callRounds) → one exchange per round on
 // the connection (exchange.go) → a Result (result.go) or an *Interrupt
 // (elicitation.go).
@@ -79,7 +79,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 		}
 		res, err := t.run(ctx, args, "", false)
 		if err != nil {
-			return t.answered(res, err) // what the model can act on stays a result
+			return t.answered(ctx, res, err) // what the model can act on stays a result
 		}
 		return res, nil
 	})
@@ -150,8 +150,9 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 }
 
 // run is where a fresh call and an approved one join, without callbacks:
-// the call's one principal check, before any I/O, the call prepared
-// (newCall), the nulls that mean absent dropped (see
+// the call's one principal check, before any I/O, its target resolved
+// once (target: t, or the same tool on its server's current connection),
+// the call prepared (newCall), the nulls that mean absent dropped (see
 // schemapass.DropAbsentNulls), then [Config.Middleware] (hooks.go) and
 // the approval gate (send), with the call watched by a tracer and the debug
 // log when any of them is there. approved says that a human approved args
@@ -159,6 +160,10 @@ func (t *Tool) invoke(ctx context.Context, args map[string]any) (*Result, error)
 func (t *Tool) run(ctx context.Context, args map[string]any, id string, approved bool) (*Result, error) {
 	if err := t.conn.checkPrincipal(ctx, t.desc.Name); err != nil {
 		return nil, err // before a reviewer is asked
+	}
+	t, err := t.target(ctx) // the tool on its server's current connection (follow.go)
+	if err != nil {
+		return nil, err
 	}
 	info := t.newCall(ctx)
 	if info.tasks == tasks.Required && !t.conn.tasksOn() {

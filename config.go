@@ -196,6 +196,20 @@ type Config struct {
 	// before [Adapter.Close] returns.
 	DialTimeout time.Duration
 
+	// ToolsFollowServer makes every [Tool] (and what holds one: a
+	// [Toolset], a [ToolSearch], an agent) call its server's current
+	// connection. By default a tool keeps the connection it was listed
+	// on: once that connection ended (a stdio server that exited or was
+	// killed, an HTTP session that ended) its calls fail, and a new
+	// [Adapter.ListTools] returns tools on a new one. With this option,
+	// a call of a tool whose connection ended dials the server again
+	// under its [Server.Retry] policy, as a discovery would (for the
+	// principal the tool was listed for), and calls the tool of the same
+	// MCP name there; a call fails, saying so, when the server no longer
+	// lists the tool. After [Adapter.Close] calls fail with [ErrClosed]
+	// either way. See [Service].
+	ToolsFollowServer bool
+
 	// PrincipalIdleTimeout closes a per-principal connection (see
 	// [Server.HeadersFor]) that no request has used for this long; the
 	// principal's next use dials again. 0 means 10 minutes. A connection with
@@ -279,6 +293,7 @@ func Service(cfg Config) Config {
 		cfg.CatalogTTL = time.Minute
 	}
 	cfg.DialSelectedOnly = true
+	cfg.ToolsFollowServer = true
 	return cfg
 }
 

@@ -102,10 +102,12 @@ func (t *Tool) timedOut(ctx context.Context, err error, opts []PartOption) *Resu
 }
 
 // answered applies the rule above to the outcome of a model-facing call
-// of t.
-func (t *Tool) answered(res *Result, err error) (*Result, error) {
-	if r := t.conn.asResult(err, true); r != nil {
-		return r, nil
+// of t under ctx, judging the connection the call went to (servedBy).
+func (t *Tool) answered(ctx context.Context, res *Result, err error) (*Result, error) {
+	if c := t.servedBy(ctx); c != nil {
+		if r := c.asResult(err, true); r != nil {
+			return r, nil
+		}
 	}
 	return res, err
 }

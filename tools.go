@@ -271,7 +271,10 @@ func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, er
 		return errorResult(s.unknownTool(tc.FunctionCall.Name)), nil
 	}
 	args := tc.FunctionCall.Arguments
-	return t.observe(ctx, textInput(args), func() (*Result, error) { return t.answered(t.invokeJSON(ctx, args, tc.ID)) })
+	return t.observe(ctx, textInput(args), func() (*Result, error) {
+		res, err := t.invokeJSON(ctx, args, tc.ID)
+		return t.answered(ctx, res, err)
+	})
 }
 
 // errorResult is an isError result holding one text block: what the model
