@@ -31,8 +31,8 @@ func (t *Tool) target(ctx context.Context) (*Tool, error) {
 		return t, nil
 	case t.a.cfg.ToolsFollowServer:
 		return t.a.catalogs.follow(ctx, t)
-	case c.alive():
-		return t, nil
+	case c.closing.Load():
+		return t, nil // evicted: the call fails with errEvicted
 	}
 	return nil, serverError(t.server, callToolOp(t.desc.Name), c.heldLost())
 }
