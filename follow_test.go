@@ -114,7 +114,6 @@ func TestHeldToolFollowsStdioRestart(t *testing.T) {
 	}
 }
 
-
 // TestHeldToolFollowsHTTPReconnect: a tool held across the end of its
 // Streamable HTTP session (the standalone stream lost for good: no 404,
 // so no session recovery) fails by default, saying what to do, and with
