@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmc/langchaingo/llms"
 )
 
 // followModes are the ways a held tool is set to follow its server, or
@@ -145,6 +146,16 @@ func TestHeldToolFollowsHTTPReconnect(t *testing.T) {
 			}
 			if c := liveConn(t, a, "h"); c == held.conn || !c.alive() {
 				t.Error("the follow did not dial a new session")
+			}
+			// The set listed before, in a model's native loop, follows too.
+			msgs, err := ts.HandleToolCalls(faultCtx(t), &llms.ContentChoice{ToolCalls: []llms.ToolCall{
+				{ID: "1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "h__echo", Arguments: `{"text":"native"}`}},
+			}})
+			if err != nil || len(msgs) != 2 {
+				t.Fatalf("HandleToolCalls with the held set = %v, %v", msgs, err)
+			}
+			if resp, _ := msgs[1].Parts[0].(llms.ToolCallResponse); resp.Content != "native" {
+				t.Errorf("HandleToolCalls with the held set answered %+v, want the tool's answer", msgs[1].Parts[0])
 			}
 		})
 	}
