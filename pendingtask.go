@@ -42,13 +42,18 @@ type PendingTask struct {
 	tool      *Tool       // the tool that made it; nil after JSON decoding
 	principal string      // whom the call acted for
 	session   string      // the legacy Streamable HTTP session the task lives on, or ""
+	waited    string      // the deadline that ended the call's wait ("": WithPendingTask, or decoded)
 	unstored  bool        // decoded state: it lives on a session whose id was not stored
 	seal      stateSeal
 }
 
 // Error implements error.
 func (p *PendingTask) Error() string {
-	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s: collect it later", p.Server, p.Tool, p.TaskID, p.Status)
+	why := ""
+	if p.waited != "" {
+		why = " (" + p.waited + ")"
+	}
+	return fmt.Sprintf("mcpadapter: server %q: tool %q: task %s still %s%s: collect it later", p.Server, p.Tool, p.TaskID, p.Status, why)
 }
 
 // errNeedsStateKey is returned, wrapped in a [*ServerError], when a

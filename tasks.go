@@ -226,6 +226,10 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	err = tc.callErr(err)
 	switch {
 	case err == tasks.ErrPending:
+		tc.p.waited = fmt.Sprintf("Config.TaskWait of %v passed", orDefault(c.a.cfg.TaskWait, tasks.DefaultWait))
+		if ctx.Err() != nil {
+			tc.p.waited = "the caller's context deadline passed"
+		}
 		return nil, tc.handOut(tc.p.stamp, tc.p)
 	case errors.Is(err, tasks.ErrFailed):
 		tc.settled()
@@ -269,6 +273,9 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 	ctx, done := c.callContext(ctx)
 	defer done()
 	res, err := tc.send(ctx, method, params, ask)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, tc.timedOut(ctx)
+	}
 	if err != nil && tc.route.FallBack() {
 		again, err2 := tc.send(ctx, method, params, ask)
 		if err2 != nil {
@@ -278,6 +285,18 @@ func (tc *taskCall) Request(ctx context.Context, method string, params json.RawM
 		return again, nil
 	}
 	return res, err
+}
+
+// timedOut is the error of a request of tc whose ctx ran past its
+// deadline: the tool timeout, which bounds each request of a task
+// (tasks.ErrRequestTimeout), or the caller's. (A follow whose own wait,
+// Config.TaskWait, ends leaves the task pending instead.)
+func (tc *taskCall) timedOut(ctx context.Context) error {
+	te := &timeoutError{setting: "the caller's context deadline"}
+	if context.Cause(ctx) == tasks.ErrRequestTimeout {
+		te = &timeoutError{d: tc.t.timeout(), setting: tc.t.timeoutSetting()}
+	}
+	return serverError(tc.t.server, tc.op, te)
 }
 
 // send sends a request of the adapter's own (Request) on the call's

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 )
 
 // TestTimeoutNamesItsSetting: a call that runs past a bound fails with an
@@ -59,6 +61,75 @@ func TestTimeoutNamesItsSetting(t *testing.T) {
 				var se *ServerError
 				if !errors.As(err, &se) {
 					t.Errorf("Invoke() error = %T, want a *ServerError", err)
+				}
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Invoke() error = %q, want it to say %q", err, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestTaskTimeoutsNameTheirSetting: the bounds of a call that runs as a
+// task name their setting too. The tool timeout bounds each request of
+// the task: a tasks/get the server never answers fails with an error
+// that names it and is a context.DeadlineExceeded. A call whose wait
+// ends before the task does returns a *PendingTask (a pause, not a
+// failure: it is no context.DeadlineExceeded, so that native loops and
+// agents pause on it instead of telling the model the tool timed out)
+// that names the deadline: Config.TaskWait or the caller's own; one
+// asked for at once (WithPendingTask) names none. Both eras.
+func TestTaskTimeoutsNameTheirSetting(t *testing.T) {
+	const bound = 200 * time.Millisecond
+	tests := []struct {
+		name     string
+		cfg      Config
+		server   time.Duration // Server.DefaultToolTimeout
+		deadline time.Duration // the caller's ctx deadline; 0: none
+		mode     string        // the job's
+		pending  bool          // asked with WithPendingTask
+		want     string
+		timeout  bool // a timeout error, not a *PendingTask
+	}{
+		{name: "request/adapter", cfg: Config{DefaultToolTimeout: bound}, mode: "hang", timeout: true,
+			want: "the tool did not answer within 200ms (Config.DefaultToolTimeout)"},
+		{name: "request/server", server: bound, mode: "hang", timeout: true,
+			want: `the tool did not answer within 200ms (Server.DefaultToolTimeout of "p")`},
+		{name: "wait", cfg: Config{TaskWait: bound}, mode: "never",
+			want: "still working (Config.TaskWait of 200ms passed): collect it later"},
+		{name: "caller", deadline: bound, mode: "never",
+			want: "still working (the caller's context deadline passed): collect it later"},
+		{name: "asked", cfg: Config{TaskWait: bound}, mode: "never", pending: true,
+			want: "still working: collect it later"},
+	}
+	for _, era := range taskEras {
+		for _, tt := range tests {
+			t.Run(era.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required"}
+				a := taskAdapter(t, peer, func(cfg *Config, srv *Server) {
+					*cfg = tt.cfg
+					srv.DefaultToolTimeout = tt.server
+				})
+				ctx := faultCtx(t)
+				if tt.deadline > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+					defer cancel()
+				}
+				if tt.pending {
+					ctx = WithPendingTask(ctx)
+				}
+				_, err := lookup(t, taskTools(t, a), "p__job").Invoke(ctx, map[string]any{"mode": tt.mode})
+				var pt *PendingTask
+				if got := errors.As(err, &pt); got == tt.timeout {
+					t.Fatalf("Invoke() error = %v; want a *PendingTask: %v", err, !tt.timeout)
+				}
+				if got := errors.Is(err, context.DeadlineExceeded); got != tt.timeout {
+					t.Errorf("errors.Is(%v, context.DeadlineExceeded) = %v, want %v", err, got, tt.timeout)
+				}
+				if tt.timeout {
+					checkServerErr(t, err, "p")
 				}
 				if !strings.Contains(err.Error(), tt.want) {
 					t.Errorf("Invoke() error = %q, want it to say %q", err, tt.want)

@@ -176,7 +176,7 @@ func (c *Call) sendAsking(ctx context.Context, method string, params map[string]
 	}
 	if c.timeout > 0 && method != MethodResult {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, ErrRequestTimeout)
 		defer cancel()
 	}
 	return c.h.Request(ctx, method, p, ask)
@@ -219,7 +219,7 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 	if !c.modern {
 		if c.timeout > 0 {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, c.timeout)
+			ctx, cancel = context.WithTimeoutCause(ctx, c.timeout, ErrRequestTimeout)
 			defer cancel()
 		}
 		for key, r := range responses {
@@ -256,7 +256,7 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 // ctx cancels the task.
 func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolResult, error) {
 	if wait <= 0 {
-		wait = defaultWait
+		wait = DefaultWait
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

@@ -97,10 +97,13 @@ const MethodResult = "tasks/result"
 const (
 	// MinPollInterval is the shortest wait between two polls, whatever a
 	// server asks.
-	MinPollInterval     = 100 * time.Millisecond
+	MinPollInterval = 100 * time.Millisecond
+	// DefaultWait is the wait of [Call.Follow] given none (the root's
+	// Config.TaskWait of 0).
+	DefaultWait = 10 * time.Minute
+
 	maxPollInterval     = 30 * time.Second
 	defaultPollInterval = time.Second
-	defaultWait         = 10 * time.Minute
 	taskTTL             = time.Hour // asked of legacy servers
 	maxStatusMessage    = 1 << 10
 	cancelTimeout       = 5 * time.Second
@@ -115,6 +118,12 @@ var (
 	// id, an unknown status, a task id other than the one asked for, an
 	// answer that cannot be decoded (the root's errBadTask).
 	ErrBad = errors.New("mcpadapter: invalid task answer from server")
+
+	// ErrRequestTimeout is the cause ([context.Cause]) of the context of
+	// a request that ran past its own bound ([Session].Timeout), as the
+	// host sees it in [Host].Request: the host can tell that bound from
+	// the caller's deadline, and name it.
+	ErrRequestTimeout = errors.New("mcpadapter: task request timed out")
 
 	// ErrPending is returned by [Call.Follow] when a deadline passed before
 	// the task ended: the caller's, or the follow's wait. The task goes on.

@@ -79,6 +79,10 @@ func (p *TaskPeer) HTTP() http.Handler {
 			return
 		}
 		res, code, msg := p.answer(&req)
+		if code == unanswered {
+			<-r.Context().Done()
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, envelope(req.ID, res, code, msg))
 	})

@@ -32,6 +32,7 @@ import (
 //	"fail"    failed with a JSON-RPC error
 //	"flood"   a new status message at every poll, with pollInterval 0
 //	"break"   (legacy, HTTP) tasks/result's stream ends unanswered (taskhttp.go)
+//	"hang"    working, and tasks/get is never answered
 //
 // A legacy "ask" job served over HTTP (taskhttp.go) asks its question on
 // the stream of tasks/result.
@@ -135,6 +136,9 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 			continue
 		}
 		res, code, msg := p.answer(&req)
+		if code == unanswered {
+			continue
+		}
 		if _, err := io.WriteString(w, envelope(req.ID, res, code, msg)+"\n"); err != nil {
 			return
 		}
@@ -195,10 +199,16 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 		if t == nil || t.session != req.session && !p.Unbound {
 			return "", -32602, "Failed to retrieve task: Task not found"
 		}
+		if t.mode == "hang" && req.Method == "tasks/get" {
+			return "", unanswered, ""
+		}
 		return p.taskMethod(req, t)
 	}
 	return "", -32601, "Method not found"
 }
+
+// unanswered is the code answer gives a request that gets no answer.
+const unanswered = -1
 
 // taskAsked reports whether a tools/call asks for a task.
 func (p *TaskPeer) taskAsked(req *taskRequest) bool {
