@@ -4,9 +4,11 @@ package mcpadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mcpadapter/mcpadapter/internal/stored"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A PendingTask is returned (as an error) by a tool call that runs as a
@@ -106,6 +108,7 @@ func (a *Adapter) collectTask(ctx context.Context, p *PendingTask) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	started := p
 	p, err = p.rebind(t, principalFrom(ctx), p.id)
 	if err != nil {
 		return nil, err
@@ -113,7 +116,8 @@ func (a *Adapter) collectTask(ctx context.Context, p *PendingTask) (*Result, err
 	info := t.newCall(ctx)
 	tc, forget := t.newTaskCall(ctx, &info, p)
 	defer forget()
-	return tc.follow(ctx)
+	res, err := tc.follow(ctx)
+	return res, started.elsewhere(t, err)
 }
 
 // CancelTask asks the server to cancel the task of p (tasks/cancel), after
@@ -124,13 +128,14 @@ func (a *Adapter) CancelTask(ctx context.Context, p *PendingTask) error {
 	if err != nil {
 		return err
 	}
+	started := p
 	if p, err = p.rebind(t, principalFrom(ctx), p.id); err != nil {
 		return err
 	}
 	tc := t.newTask(p)
 	defer tc.route.Close()
 	if err := tc.f.Cancel(ctx); err != nil {
-		return tc.callErr(err)
+		return started.elsewhere(t, tc.callErr(err))
 	}
 	tc.settled()
 	return nil
@@ -168,6 +173,25 @@ func (a *Adapter) openTask(ctx context.Context, p *PendingTask, op string) (*Too
 		return nil, nil, serverError(t.server, callToolOp(t.desc.Name), ErrTaskRequired)
 	}
 	return t, p, nil
+}
+
+// elsewhere adds to err, the failure of a request about p's task sent by
+// t on its current connection, why the server may not know the task,
+// when its server runs on stdio, answered with an error of its own and
+// is not the process the task was started on: a stdio server's tasks end
+// with its process, which the Adapter that started the task runs (the
+// seeds' rule: a task lives as long as the server's process or
+// connection does). Tasks of servers with a durable store are collected
+// anywhere: nothing is refused before the server answers.
+func (p *PendingTask) elsewhere(t *Tool, err error) error {
+	var we *jsonrpc.Error
+	var se *ServerError
+	if t.conn.cfg.Command == "" || !errors.As(err, &we) || !serverSent(we) || !errors.As(err, &se) ||
+		p.tool != nil && p.tool.a == t.a && p.tool.conn.current() == t.conn {
+		return err
+	}
+	return &ServerError{Server: se.Server, Op: se.Op, Err: fmt.Errorf("%w (a stdio server's tasks end with its process, which the Adapter that started the task runs: "+
+		"collect or cancel the task on that Adapter, before it closes or the server restarts)", se.Err)}
 }
 
 // MarshalJSON implements [json.Marshaler] (see [Resolution]).

@@ -54,6 +54,10 @@ const (
 	// KindSleep is a process that does nothing until it is killed: the
 	// grandchild the "grandchild" tool starts.
 	KindSleep = "sleep"
+	// KindTask is a [TaskPeer] of the legacy era whose "job" requires a
+	// task, serving stdio: its tasks live as long as its process;
+	// "task:modern" speaks the modern era.
+	KindTask = "task"
 )
 
 // Main is for TestMain. When [EnvKind] is set, the process is a fault
@@ -91,13 +95,16 @@ func runProcess(kind string) int {
 		return 0
 	case KindSleep:
 		select {} // until killed
+	case KindTask:
+		(&TaskPeer{Modern: rest == "modern", Support: "required"}).serve(os.Stdin, os.Stdout)
+		return 0
 	}
 	fmt.Fprintf(os.Stderr, "faultserver: unknown kind %q\n", kind)
 	return 2
 }
 
 // Command returns how to start the current test binary as a fault server
-// process of kind (see [KindSDK], [KindRaw], [KindSleep]): the executable,
+// process of kind (see [KindSDK], [KindRaw], [KindSleep], [KindTask]): the executable,
 // arguments that run no test, and the environment the process needs
 // (Server.Env: [EnvKind] and [testserver.ProcessEnv]). The test binary's
 // TestMain must call [Main].
@@ -106,6 +113,10 @@ func Command(t testing.TB, kind string) (command string, args []string, env map[
 	name, rest, _ := strings.Cut(kind, ":")
 	switch name {
 	case KindSDK, KindSleep:
+	case KindTask:
+		if rest != "" && rest != "modern" {
+			t.Fatalf("faultserver.Command: unknown kind %q", kind)
+		}
 	case KindRaw:
 		if _, err := parsePeerOptions(rest); err != nil {
 			t.Fatalf("faultserver.Command: %v", err)
