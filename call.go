@@ -272,10 +272,11 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 		case err != nil:
 			var unsent *unexecuted
 			if !renewed && errors.As(err, &unsent) {
-				// The server forgot the session without executing the
-				// request: send it again, once, on a new session.
+				// The server forgot the session, or the session ended,
+				// before the request was executed: send it again, once,
+				// on a new session (follow.go).
 				renewed = true
-				if c, err = a.pool.renew(caller, c); err != nil {
+				if c, err = t.resend(caller, c, info); err != nil {
 					return nil, err
 				}
 				done()

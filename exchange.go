@@ -112,9 +112,9 @@ func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
 
 // An unexecuted error is the failure of a request that the server never
 // executed: it answered 404 for the request's session, or nothing was sent
-// because the session was known to be missing (see httptransport.SendRecord). Such a
-// request may be sent again, once, on a new session (Tool.callRounds). It
-// reads as the error it wraps.
+// because the session was known to be missing (see httptransport.SendRecord)
+// or had ended. Such a request may be sent again, once, on a new session
+// (Tool.callRounds, Tool.resend). It reads as the error it wraps.
 type unexecuted struct{ error }
 
 // Unwrap returns the failure.
@@ -248,7 +248,7 @@ func (info *callInfo) request(ctx context.Context, c *conn) (context.Context, mc
 func (c *conn) callTool(ctx context.Context, tool, mcpName string, args map[string]any, responses mcp.InputResponseMap, state string, meta mcp.Meta) (*mcp.CallToolResult, *Result, error) {
 	if c.closing.Load() || c.life.Err() != nil || !c.alive() { // checked first: usable builds the error's Op
 		if err := c.usable(callToolOp(mcpName)); err != nil {
-			if c.sessionMissing() && !c.closing.Load() {
+			if (c.sessionMissing() || !c.alive()) && !c.closing.Load() {
 				err = &unexecuted{err} // nothing was sent
 			}
 			return nil, nil, err
@@ -269,7 +269,8 @@ func (c *conn) callTool(ctx context.Context, tool, mcpName string, args map[stri
 	switch {
 	case err == nil:
 		return res, nil, nil
-	case sent.Unexecuted() && c.sessionMissing():
+	case sent.Unexecuted() && c.sessionMissing(),
+		errors.Is(err, mcp.ErrConnectionClosed): // the SDK found the connection closing: nothing was sent
 		return nil, nil, &unexecuted{c.callError(callToolOp(mcpName), err)}
 	case refused != "":
 		// A legacy server asked for sampling or roots while serving the call.

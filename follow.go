@@ -117,3 +117,26 @@ func (t *Tool) servedBy(ctx context.Context) *conn {
 	}
 	return t.a.pool.live(ctx, t.server, s)
 }
+
+// resend returns the connection on which a round of the call info
+// describes, which c did not send (unexecuted), is sent again, once,
+// under ctx, the caller's: the new session of a server that forgot c's
+// (the spec's, whatever the option); for a session that ended before the
+// request left (the server died before the adapter saw it: target found
+// c alive), under [Config.ToolsFollowServer] the server's current
+// connection, the call's target resolved again (info.t becomes it), and
+// by default the error that says what to do.
+func (t *Tool) resend(ctx context.Context, c *conn, info *callInfo) (*conn, error) {
+	switch {
+	case c.sessionMissing():
+		return t.a.pool.renew(ctx, c)
+	case !t.a.cfg.ToolsFollowServer || !c.replaced():
+		return nil, serverError(c.server, callToolOp(t.desc.Name), c.heldLost())
+	}
+	nt, err := t.target(ctx)
+	if err != nil {
+		return nil, err
+	}
+	info.t = nt
+	return nt.conn.current(), nil
+}

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -248,5 +251,68 @@ func TestHeldToolFollowsPrincipal(t *testing.T) {
 	}
 	if len(seen) != 1 || seen[0] != "alice" {
 		t.Errorf("the middleware saw calls for %v, want one for alice", seen)
+	}
+}
+
+// A refusingConn is a connection whose writes fail without sending
+// anything once refuse is set, as a stdio connection does after a write
+// tore (internal/stdio): its session ends at a call, before the adapter
+// saw it end.
+type refusingConn struct {
+	mcp.Connection
+	refuse *atomic.Bool
+}
+
+func (c refusingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if c.refuse.Load() {
+		return fmt.Errorf("%w: refused", mcp.ErrConnectionClosed)
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// TestHeldToolSessionEndedUnseen: a call of a held tool whose session
+// ended before its request left, unseen until then (the session refuses
+// to send), fails by default saying to list again or to set
+// Config.ToolsFollowServer; with the option it is sent, once, to the
+// same tool on a new connection. Both eras, in memory.
+func TestHeldToolSessionEndedUnseen(t *testing.T) {
+	for _, era := range cacheEras {
+		for _, follow := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/follow=%v", era.name, follow), func(t *testing.T) {
+				s := testserver.New(testserver.Options{Legacy: era.legacy})
+				s.AddTool("extra")
+				first := new(atomic.Bool)
+				var dials atomic.Int64
+				srv := Server{Retry: &RetryPolicy{MaxAttempts: 2}, Transport: func(ctx context.Context) (mcp.Transport, error) {
+					base, err := s.Transport()(ctx)
+					refuse := new(atomic.Bool)
+					if dials.Add(1) == 1 {
+						refuse = first
+					}
+					return wrapTransport(base, func(c mcp.Connection) mcp.Connection { return refusingConn{c, refuse} }), err
+				}}
+				a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}, ToolsFollowServer: follow})
+				ts, err := a.ListTools(faultCtx(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				held := lookup(t, ts, "m__extra")
+				first.Store(true)
+				res, err := held.Invoke(faultCtx(t), nil)
+				if !follow {
+					checkHeldLost(t, err, "m")
+					return
+				}
+				if err != nil || res.Text() != "extra ok" {
+					t.Fatalf("held tool whose session ended unseen = %v, %v; want a call on a new connection", res, err)
+				}
+				if n := s.Count("tools/call"); n != 1 {
+					t.Errorf("%d tools/call, want 1", n)
+				}
+				if n := dials.Load(); n != 2 {
+					t.Errorf("%d dials, want 2", n)
+				}
+			})
+		}
 	}
 }
