@@ -20,7 +20,10 @@ package mcpadapter
 //   - CacheRefresh and CacheBypass fetch for their caller alone, under its
 //     ctx: joining a fetch that began earlier could miss a change.
 //   - A catalog belongs to one conn. A new connection starts a new catalog,
-//     with new tools; tools handed out keep their own conn and catalog.
+//     with new tools; tools handed out keep their own conn and catalog
+//     (under Config.ToolsFollowServer their calls, once their conn ended,
+//     go to the tool of the same name in the last list of the server's
+//     current conn: follow.go).
 //   - Concurrent dials of one server share one too (pool.go), with another
 //     rule: a dial runs on when its callers leave, since the connection
 //     serves whoever comes next, while a fetch that nobody waits for any

@@ -23,7 +23,8 @@ import (
 
 // A conn is one live session with a server. Tools are bound to the conn they
 // were discovered on, and move to another one only when the server forgot
-// its session (next).
+// its session (next), or, under Config.ToolsFollowServer, once it ended
+// (follow.go).
 type conn struct {
 	server string
 	key    connKey // server and principal (principal.go)

@@ -31,10 +31,12 @@ var errNoAdapter = errors.New("mcpadapter: tool was not returned by an Adapter")
 // [Tool.LLMTool] and [Toolset.HandleToolCalls] serve native tool
 // calling. A Tool is immutable and safe for concurrent use. After
 // [Adapter.Close] its calls fail with [ErrClosed]; after its connection
-// died, with a [*ServerError]. A Streamable HTTP session that the server
-// forgot (HTTP 404: it restarted) is not a dead connection: the adapter
-// starts a new session, and the tool's calls go on there (see
-// [Server.Retry]). Tools are only made by an [Adapter]: the methods of a
+// died, with a [*ServerError] that says to list the tools again, unless
+// [Config.ToolsFollowServer] has the tool call its server's current
+// connection (dialing it again if needed). A Streamable HTTP session that
+// the server forgot (HTTP 404: it restarted) is not a dead connection:
+// the adapter starts a new session, and the tool's calls go on there
+// (see [Server.Retry]). Tools are only made by an [Adapter]: the methods of a
 // zero Tool return zero values and its calls fail. More in
 // docs/reference.md, "Tool".
 type Tool struct {
