@@ -82,14 +82,13 @@ func TestTimeoutNamesItsSetting(t *testing.T) {
 func TestTaskTimeoutsNameTheirSetting(t *testing.T) {
 	const bound = 200 * time.Millisecond
 	tests := []struct {
-		name     string
-		cfg      Config
-		server   time.Duration // Server.DefaultToolTimeout
-		deadline time.Duration // the caller's ctx deadline; 0: none
-		mode     string        // the job's
-		pending  bool          // asked with WithPendingTask
-		want     string
-		timeout  bool // a timeout error, not a *PendingTask
+		name, mode string // the case's, the job's
+		timeout    bool   // a timeout error, not a *PendingTask
+		pending    bool   // asked with WithPendingTask
+		cfg        Config
+		server     time.Duration // Server.DefaultToolTimeout
+		deadline   time.Duration // the caller's ctx deadline; 0: none
+		want       string
 	}{
 		{name: "request/adapter", cfg: Config{DefaultToolTimeout: bound}, mode: "hang", timeout: true,
 			want: "the tool did not answer within 200ms (Config.DefaultToolTimeout)"},
