@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
@@ -315,4 +316,29 @@ func TestHeldToolSessionEndedUnseen(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestHeldToolFollowsEviction: with Config.ToolsFollowServer, a tool held
+// on a per-principal connection closed for idleness calls its
+// principal's new connection (by default it fails with ErrClosed:
+// TestPrincipalIdleEviction).
+func TestHeldToolFollowsEviction(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := newTokenServers()
+		a := newAdapter(t, Config{Servers: map[string]Server{"users": inProcessServer(ts)}, PrincipalIdleTimeout: time.Minute, ToolsFollowServer: true})
+		alice := WithPrincipal(t.Context(), "alice")
+		held, err := a.ListTools(alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := held.Lookup("users__whoami").conn
+		time.Sleep(61 * time.Second)
+		synctest.Wait()
+		if !old.use.wasEvicted() {
+			t.Fatal("alice's connection was not evicted: the test proves nothing")
+		}
+		if got, err := whoami(alice, t, held); err != nil || !strings.Contains(got, "alice") {
+			t.Errorf("alice's held tool after eviction = %q, %v; want a call on her new connection", got, err)
+		}
+	})
 }
