@@ -59,7 +59,7 @@ func TestHeldToolFollowsStdioRestart(t *testing.T) {
 		for _, m := range followModes {
 			t.Run(kind+"/"+m.name, func(t *testing.T) {
 				srv := stdioServer(t, kind)
-				srv.Retry = &RetryPolicy{MaxAttempts: 3, Delay: time.Second}
+				srv.Retry = &RetryPolicy{MaxAttempts: 3, Delay: 5 * time.Second} // far more than a start takes: the call must not wait for it
 				a := newAdapter(t, m.config(Config{Servers: map[string]Server{"p": srv}}))
 				ts, err := a.ListTools(faultCtx(t))
 				if err != nil {
