@@ -2,10 +2,10 @@ package mcpadapter
 
 // One call, top-down: Tool.Call, Tool.InvokeJSON and Tool.Invoke → the
 // callbacks (observe) → run: the principal check, the target (follow.go),
-// the call prepared once (newCall), Middleware (hooks.go) → the approval gate (send) → a task
-// (tasks.go) or the input rounds (callRounds) → one exchange per round on
-// the connection (exchange.go) → a Result (result.go) or an *Interrupt
-// (elicitation.go).
+// the call prepared once (newCall), Middleware (hooks.go) → the approval
+// gate (send) → a task (tasks.go) or the input rounds (callRounds) → one
+// exchange per round on the connection (exchange.go) → a Result
+// (result.go) or an *Interrupt (elicitation.go).
 
 import (
 	"bytes"
@@ -276,7 +276,7 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 				// before the request was executed: send it again, once,
 				// on a new session (follow.go).
 				renewed = true
-				if c, err = t.resend(caller, c, info); err != nil {
+				if c, err = t.resend(caller, c, info, err); err != nil {
 					return nil, err
 				}
 				done()

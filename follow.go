@@ -119,18 +119,22 @@ func (t *Tool) servedBy(ctx context.Context) *conn {
 }
 
 // resend returns the connection on which a round of the call info
-// describes, which c did not send (unexecuted), is sent again, once,
+// describes, which c did not send (unexecuted: err), is sent again, once,
 // under ctx, the caller's: the new session of a server that forgot c's
 // (the spec's, whatever the option); for a session that ended before the
 // request left (the server died before the adapter saw it: target found
 // c alive), under [Config.ToolsFollowServer] the server's current
 // connection, the call's target resolved again (info.t becomes it), and
-// by default the error that says what to do.
-func (t *Tool) resend(ctx context.Context, c *conn, info *callInfo) (*conn, error) {
+// by default the error that says what to do. A connection that Close
+// ended, or one evicted by default, fails with err, which says so.
+func (t *Tool) resend(ctx context.Context, c *conn, info *callInfo, err error) (*conn, error) {
+	follow := t.a.cfg.ToolsFollowServer
 	switch {
 	case c.sessionMissing():
 		return t.a.pool.renew(ctx, c)
-	case !t.a.cfg.ToolsFollowServer || !c.replaced():
+	case !c.replaced(), c.closing.Load() && !follow:
+		return nil, err
+	case !follow:
 		return nil, serverError(c.server, callToolOp(t.desc.Name), c.heldLost())
 	}
 	nt, err := t.target(ctx)
