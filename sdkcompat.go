@@ -17,8 +17,10 @@ package mcpadapter
 //     writes broke are cancelled with ErrServerClosing (codeServerClosing,
 //     -32004). The SDK makes them itself; a call sees them behind
 //     mcp.ErrConnectionClosed, anything else as a *jsonrpc.Error. Used by
-//     serverSent (modelerror.go): these are never a server's answer.
-//     Pinned by TestSDKCompatClosingCodes.
+//     serverSent (modelerror.go): these are never a server's answer; and
+//     by callTool (exchange.go): a call that fails so was never sent
+//     (jsonrpc2 refuses it before writing), and may go on a new
+//     connection (Tool.resend). Pinned by TestSDKCompatClosingCodes.
 //
 //  2. The code of jsonrpc2.ErrRejected (codeRejected, -32005), which the
 //     Streamable HTTP transport wraps around the failure of one request
