@@ -3,6 +3,7 @@ package deliver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -72,6 +73,38 @@ func TestQueuesApart(t *testing.T) {
 			t.Errorf("idle queues hold %d items, %d bytes, %d keys", qs.waiting, qs.bytes, len(qs.queues))
 		}
 	})
+}
+
+// TestQueuesDrop: Drop takes the waiting items of one owner out of its
+// key's queue, the others served in order, and frees their room.
+func TestQueuesDrop(t *testing.T) {
+	var qs Queues[string]
+	b := Bounds{Size: 3, Bytes: 1 << 10, Queues: 1}
+	var got []string
+	mine, other := new(int), new(int)
+	for i, owner := range []*int{mine, other, mine} {
+		name := fmt.Sprint(i)
+		qs.Push("a", Item{Run: func() { got = append(got, name) }, Size: 10, Owner: owner, Key: name}, b)
+	}
+	if _, dropped := qs.Push("a", Item{Run: func() {}}, b); !dropped {
+		t.Fatal("a Push past the bound was taken")
+	}
+	if n := qs.Drop("a", mine); n != 2 {
+		t.Errorf("Drop = %d, want 2", n)
+	}
+	if n := qs.Drop("b", mine); n != 0 {
+		t.Errorf("Drop of a key without a queue = %d, want 0", n)
+	}
+	if qs.waiting != 1 || qs.bytes != 10 {
+		t.Errorf("%d items of %d bytes wait, want 1 of 10", qs.waiting, qs.bytes)
+	}
+	if _, dropped := qs.Push("a", Item{Run: func() { got = append(got, "3") }, Key: "0"}, b); dropped {
+		t.Error("a Push after Drop freed room was dropped")
+	}
+	qs.Serve("a", func() bool { return false }, func() {})
+	if want := []string{"1", "3"}; !slices.Equal(got, want) {
+		t.Errorf("served %q, want %q", got, want)
+	}
 }
 
 // TestQueuesBounds: past a key's bound of items or bytes, or the bound of

@@ -26,7 +26,7 @@ type screenedConn struct {
 // Read implements [mcp.Connection].
 func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && req != nil && !req.IsCall() && req.Method == methodProgress && c.s.opts.Progress != nil {
+	if req, ok := msg.(*jsonrpc.Request); ok && req != nil && !req.IsCall() && req.Method == methodProgress && len(req.Params) > 0 && c.s.opts.Progress != nil {
 		c.s.opts.Progress(req.Params)
 	}
 	resp, ok := msg.(*jsonrpc.Response)
