@@ -317,3 +317,26 @@ func TestProgressCallbackPastDeadline(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkInvokeProgress is BenchmarkInvoke in memory with a listener
+// (WithProgress) on a call that reports progress twice: the cost of a
+// token, two notifications handed to the callback and the wait for them.
+func BenchmarkInvokeProgress(b *testing.B) {
+	for _, era := range pipelineEras {
+		b.Run("transport=memory/era="+era.name, func(b *testing.B) {
+			a := newAdapter(b, Config{Servers: map[string]Server{"s": memServer(testserver.Full(testserver.Options{}), era.mode)}})
+			tool := lookupTool(b, a, "s__progress")
+			var seen, calls atomic.Int64
+			ctx := WithProgress(b.Context(), func(Progress) { seen.Add(1) })
+			benchLoop(b, func() {
+				calls.Add(1)
+				if res, err := tool.Invoke(ctx, nil); err != nil || res.Text() != "done" {
+					b.Fatalf("Invoke = %v, %v", res, err)
+				}
+			})
+			if seen.Load() != 2*calls.Load() {
+				b.Fatalf("%d progress callbacks for %d calls, want 2 each", seen.Load(), calls.Load())
+			}
+		})
+	}
+}
