@@ -375,11 +375,16 @@ func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
 // raw params, as c's screen reads it: in the order of c's messages,
 // before those after it are passed on (notifier).
 func (n *notifier) progressed(c *conn, params []byte) {
-	var p mcp.ProgressNotificationParams
+	var p struct { // mcp.ProgressNotificationParams's, without the _meta it decodes
+		Token    any     `json:"progressToken"`
+		Progress float64 `json:"progress"`
+		Total    float64 `json:"total"`
+		Message  string  `json:"message"`
+	}
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	if token, ok := p.ProgressToken.(string); ok {
+	if token, ok := p.Token.(string); ok {
 		n.progress(c, token, p.Progress, p.Total, p.Message)
 	}
 }
