@@ -142,9 +142,11 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || req.ID == nil {
 			continue
 		}
-		notes := p.notes(&req)
+		if _, err := io.WriteString(w, p.notes(&req)); err != nil {
+			return
+		}
 		res, code, msg := p.answer(&req)
-		if _, err := io.WriteString(w, notes+envelope(req.ID, res, code, msg)+"\n"); err != nil {
+		if _, err := io.WriteString(w, envelope(req.ID, res, code, msg)+"\n"); err != nil {
 			return
 		}
 	}
