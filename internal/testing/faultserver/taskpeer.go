@@ -142,8 +142,10 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || req.ID == nil {
 			continue
 		}
-		if _, err := io.WriteString(w, p.notes(&req)); err != nil {
-			return
+		if notes := p.notes(&req); notes != "" {
+			if _, err := io.WriteString(w, notes); err != nil {
+				return
+			}
 		}
 		res, code, msg := p.answer(&req)
 		if _, err := io.WriteString(w, envelope(req.ID, res, code, msg)+"\n"); err != nil {
