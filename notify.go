@@ -272,10 +272,11 @@ type progressKey struct{}
 // called on a goroutine of the adapter's, in the order the server sent
 // them, and every notification that came before the call's answer reaches
 // f before the call returns (Invoke, Call, HandleToolCalls, a task
-// followed or collected), none after: the call waits for f, up to its
-// deadline (the tool timeout, or ctx's), and once that passes, or the
-// Adapter closes, the notifications still waiting are dropped. So f must
-// not wait for the call, nor for another call of the same principal that
+// followed or collected), none after: the call waits for f while f keeps
+// up (returns within a second of the last), up to its deadline (the tool
+// timeout, or ctx's); past that the notifications still waiting are
+// dropped and counted, as Close drops them. So f must not
+// wait for the call, nor for another call of the same principal that
 // reports progress. While f blocks, up to 256 notifications of the server
 // for the principal of ctx wait, and later ones are dropped (counted in
 // [ServerStatus.Deliveries], and logged); other principals' notifications
