@@ -7,6 +7,7 @@ package mcpadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -175,8 +176,9 @@ func TestProgressBeforeReturnEveryAPI(t *testing.T) {
 
 // TestTaskProgressBeforeReturn: a task's progress, the server's
 // notifications before each answer to tasks/get and the task's status,
-// reaches WithProgress before Invoke returns, in order, none after. Both
-// eras of tasks.
+// reaches WithProgress before Invoke returns, in order, none after; the
+// status of a pending task collected (Resume with Collected) reaches it
+// before Resume returns. Both eras of tasks.
 func TestTaskProgressBeforeReturn(t *testing.T) {
 	const notes, steps = 3, 2
 	for _, era := range taskEras {
@@ -184,7 +186,7 @@ func TestTaskProgressBeforeReturn(t *testing.T) {
 			peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required", Steps: steps, Progress: notes}
 			a := taskAdapter(t, peer, nil)
 			tool := lookupTool(t, a, "p__job")
-			for run := range 20 {
+			for run := range 10 {
 				var p progressProbe
 				res, err := tool.Invoke(p.ctx(t.Context()), map[string]any{"topic": "tides"})
 				p.returned.Store(true)
@@ -208,6 +210,28 @@ func TestTaskProgressBeforeReturn(t *testing.T) {
 				}
 				if n := p.late.Load(); n > 0 {
 					t.Fatalf("run %d: %d progress notifications after Invoke returned", run, n)
+				}
+			}
+			for run := range 10 {
+				_, err := tool.Invoke(WithPendingTask(t.Context()), map[string]any{"topic": "tides"})
+				var pt *PendingTask
+				if !errors.As(err, &pt) {
+					t.Fatalf("run %d: Invoke(WithPendingTask) = %v, want a *PendingTask", run, err)
+				}
+				var p progressProbe
+				res, err := a.Resume(p.ctx(t.Context()), pt, Collected())
+				p.returned.Store(true)
+				if err != nil || res.Text() != "done: tides" {
+					t.Fatalf("run %d: collect = %v, %v", run, res, err)
+				}
+				p.mu.Lock()
+				got := slices.Clone(p.messages)
+				p.mu.Unlock()
+				if want := fmt.Sprintf("step %d", steps); len(got) == 0 || got[len(got)-1] != want {
+					t.Fatalf("run %d: progress before the collect returned %q, want it to end with %q", run, got, want)
+				}
+				if n := p.late.Load(); n > 0 {
+					t.Fatalf("run %d: %d progress notifications after the collect returned", run, n)
 				}
 			}
 		})
