@@ -498,7 +498,7 @@ func BenchmarkOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			if adapterTransport {
-				t = screenTransport(a.pool.dialer.newScreen("s", nil, nil), t)
+				t = screenTransport(a.pool.dialer.newScreen("s", nil, nil, nil), t)
 			}
 			cs, err := client.Connect(b.Context(), t, nil)
 			if err != nil {

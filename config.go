@@ -114,7 +114,9 @@ type Config struct {
 	// over subscriptions/listen), with the principal of the connection
 	// it came on. The adapter has dropped that connection's cached list
 	// first, so a callback that lists again (under that principal) gets
-	// the new one. More in docs/reference.md, "Config.OnListChanged".
+	// the new one. The calls for one (server, principal) come one at a
+	// time, in order; those of different pairs may run at the same time.
+	// More in docs/reference.md, "Config.OnListChanged".
 	OnListChanged func(ListChange)
 
 	// OnResourceUpdated, when set, is called after a server announced that

@@ -56,6 +56,10 @@ type conn struct {
 	open   map[*openCall]struct{} // guarded by openMu
 	asking int                    // live elicitations being answered; guarded by openMu
 
+	// progress holds the progress sinks of the requests in flight, which
+	// the progress notifications the screen reads reach (notify.go).
+	progress progressTable
+
 	// wire is the transport connection of the session, for every transport
 	// but Streamable HTTP: close ends the requests in flight by closing it
 	// (the SDK's ClientSession.Close waits for them), and it tells when the

@@ -124,7 +124,8 @@ func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
 // handling off (the adapter drives input rounds itself), elicitation
 // advertised (form and URL), list_changed wired to the catalog cache and,
 // with resources/updated and log messages, to the notifier (notify.go),
-// for the connection of key.
+// for the connection of key. Progress reaches the notifier from the
+// connection's screen (newScreen), in order with the answers.
 func (d *dialer) newClient(g *generation, key connKey) *mcp.Client {
 	name := key.server
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, &mcp.ClientOptions{
@@ -150,9 +151,6 @@ func (d *dialer) newClient(g *generation, key connKey) *mcp.Client {
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 			d.a.notify.serverLog(g, key, req.Params) // bounded (notify.go)
-		},
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.a.notify.progressed(g, name, req.Session, req.Params)
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
@@ -202,7 +200,7 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server, c.tasks.calls.Claim, c.tasks.declared.Saw)
+	sc := d.newScreen(c.server, c.tasks.calls.Claim, c.tasks.declared.Saw, func(params []byte) { d.a.notify.progressed(c, params) })
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -425,8 +423,10 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // newScreen returns the screen of one connection to the named server;
 // claim (when not nil) takes the answers to the adapter's own requests
 // (tasks.Calls, internal/tasks), handshake (when not nil) the results
-// that pass until it finds the handshake's (wire.Options.Handshake).
-func (d *dialer) newScreen(server string, claim func([]byte), handshake func([]byte) bool) *wire.Screen {
+// that pass until it finds the handshake's (wire.Options.Handshake),
+// progress (when not nil) the params of each progress notification, in
+// order with the answers (wire.Options.Progress).
+func (d *dialer) newScreen(server string, claim func([]byte), handshake func([]byte) bool, progress func([]byte)) *wire.Screen {
 	return wire.New(wire.Options{
 		MaxMessageBytes: d.maxMessageBytes(),
 		Logger:          d.a.logger.With("server", server),
@@ -435,6 +435,7 @@ func (d *dialer) newScreen(server string, claim func([]byte), handshake func([]b
 		Claim:           claim,
 		ClaimPrefix:     tasks.IDPrefix,
 		Handshake:       handshake,
+		Progress:        progress,
 	})
 }
 

@@ -6,19 +6,28 @@ package mcpadapter
 // registry of the calls in flight keyed by the connection each went out on,
 // and, for resource updates, the principals subscribed on each connection.
 //
-// go-sdk calls a client's notification handlers (newClient, dial.go) on
-// the connection's reader, in order, and queues the notifications behind a handler without bound. So
-// the handlers do at once only what cannot wait (drop a stale cached list,
-// reset a call's idle timeout) and queue the rest, the call of the Logger,
-// WithProgress, OnListChanged or OnResourceUpdated, as a delivery.
+// go-sdk calls a client's notification handlers (newClient, dial.go) one
+// at a time, in order, on a goroutine apart from the connection's reader,
+// which hands on the answers to requests meanwhile, and queues the
+// notifications behind a handler without bound. So the handlers do at
+// once only what cannot wait (drop a stale cached list) and queue the
+// rest, the call of the Logger, OnListChanged or OnResourceUpdated, as a
+// delivery. Progress comes a shorter way, in the order the connection
+// reads it: the connection's screen (internal/wire) hands each progress
+// notification to progressed before the messages after it, the request's
+// answer among them, are passed on. progressed resets the request's idle
+// timeout and queues the call of WithProgress, and the request, once
+// answered, waits for what it queued (progressSink.end): a call's
+// progress reaches WithProgress before the call returns, none after.
 //
 // Every delivery is made for one (server, principal): a log or list change
 // for the principal of the connection it came on ("" for a shared server),
 // a progress notification for the principal of its call, a resource update
 // for each principal subscribed to its URI. Each such key has a queue of
 // its own (internal/deliver), of at most notifyQueueSize deliveries and
-// notifyQueueBytes of their payload, served in turn by one goroutine of
-// the generation while any waits; past its bound a delivery is dropped,
+// notifyQueueBytes of their payload, served by a goroutine of the
+// generation of its own while any waits, so that a slow callback holds up
+// its own key alone; past its bound a delivery is dropped,
 // counted and logged (the 1st, 2nd, 4th... drop of a key and kind, so a
 // flood makes a few lines). All the queues together hold at most
 // notifyQueues times one queue's bound. Close drops what waits and waits
@@ -27,11 +36,13 @@ package mcpadapter
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"log/slog"
 	"math/bits"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/deliver"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
@@ -47,11 +58,9 @@ type notifier struct {
 	metrics *observe.Metrics // the Adapter's; nil: none
 	counts  *deliveryCounts  // status.go
 
-	// conns holds, from a connection's attach to its release, the
-	// progress sinks of its requests by token and its subscriptions
-	// (connRegistry): a progress notification reaches only a call
-	// made on the connection it came on, not another principal's, nor
-	// another server's. (Lock order: pool.go.)
+	// conns holds, from a connection's attach to its release, its
+	// subscriptions (connRegistry). The progress sinks of its requests
+	// are the conn's own (conn.progress). (Lock order: pool.go.)
 	conns connRegistry
 }
 
@@ -154,30 +163,32 @@ func (k connKey) attrs() []any {
 	return []any{"server", k.server, "principal", k.principal}
 }
 
-// deliver queues it, a delivery of kind, for key in g, starting g's
-// delivering goroutine if none runs. It never blocks on user code. An it
-// made redundant by a waiting one is not queued; an it past the bounds is
-// dropped and counted; an it of a closed g is dropped uncounted, as Close
-// drops what waits.
-func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it deliver.Item) {
-	qs := &g.deliveries
-	start, dropped := qs.Push(deliver.Key{Server: key.server, Principal: key.principal}, it, notifyBounds)
+// deliver queues it, a delivery of kind, for key in g, starting the
+// delivering goroutine of key if none runs. It never blocks on user code.
+// An it made redundant by a waiting one is not queued; an it past the
+// bounds is dropped and counted; an it of a closed g is dropped uncounted,
+// as Close drops what waits. It reports whether it dropped it.
+func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it deliver.Item) (dropped bool) {
+	qs, dk := &g.deliveries, deliver.Key{Server: key.server, Principal: key.principal}
+	start, dropped := qs.Push(dk, it, notifyBounds)
 	if dropped {
 		n.dropped(key, kind)
+		return true
 	}
 	if !start {
-		return
+		return false
 	}
 	if !g.enter() {
-		qs.Stop() // closed: drops it, and the others
-		return
+		qs.Stop(dk) // closed: drops it, and the others of key
+		return true
 	}
 	go func() {
 		defer g.wg.Done()
-		qs.Serve(func() bool { return g.ctx.Err() != nil }, func(key deliver.Key) {
-			n.counts.add(connKey{key.Server, key.Principal}, func(c *Deliveries) *int64 { return &c.Delivered })
+		qs.Serve(dk, func() bool { return g.ctx.Err() != nil }, func() {
+			n.counts.add(key, func(c *Deliveries) *int64 { return &c.Delivered })
 		})
 	}()
+	return false
 }
 
 // A deliveryKind is what a delivery hands to user code, for its counts.
@@ -259,12 +270,19 @@ type progressKey struct{}
 // WithProgress returns a copy of ctx whose tool calls report each progress
 // notification to f (a progress token is then sent with each call). f is
 // called on a goroutine of the adapter's, in the order the server sent
-// them; while it blocks, up to 256 notifications of the server for
-// the principal of ctx wait, and later ones are dropped (counted in
-// [ServerStatus.Deliveries], and logged). Under a context that has one
-// already, both are called, the outer first: to hear the progress of
-// every call, add a [Middleware] that returns
-// next(WithProgress(ctx, f), req).
+// them, and every notification that came before the call's answer reaches
+// f before the call returns (Invoke, Call, HandleToolCalls, a task
+// followed or collected), none after: the call waits for f while f keeps
+// up (returns within a second of the last), up to its deadline (the tool
+// timeout, or ctx's); past that the notifications still waiting are
+// dropped and counted, as Close drops them. So f must not
+// wait for the call, nor for another call of the same principal that
+// reports progress. While f blocks, up to 256 notifications of the server
+// for the principal of ctx wait, and later ones are dropped (counted in
+// [ServerStatus.Deliveries], and logged); other principals' notifications
+// do not wait for it. Under a context that has one already, both are
+// called, the outer first: to hear the progress of every call, add a
+// [Middleware] that returns next(WithProgress(ctx, f), req).
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	if prev, _ := ctx.Value(progressKey{}).(func(Progress)); prev != nil && f != nil {
 		inner := f
@@ -273,16 +291,28 @@ func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
 }
 
-// A progressSink receives the progress notifications of one request.
+// A progressSink receives the progress notifications of one request, from
+// its registration on its connection (notifier.register) to its end.
 type progressSink struct {
-	ctx   context.Context // the caller's: its principal
+	ctx   context.Context // the request's: its principal, and the deadline that bounds its end
 	p     Progress        // server, tool and call id
 	f     func(Progress)  // WithProgress's, or nil
 	touch func()          // resets the idle timeout, or nil
+
+	mu     sync.Mutex    // guards the fields below
+	queued int           // calls of f queued, neither run nor dropped
+	wake   chan struct{} // told when one ends, while end waits; nil before
+	ended  bool          // the request ended: the calls still queued do not run
 }
 
-// attach starts the progress registry of c's requests, and restores, in
-// the background, the subscriptions the connection of c's key that ended
+// progressStall bounds the wait of a request's end for the calls of
+// WithProgress it queued: the request waits while they keep up, each
+// ending within progressStall of the last (or of the answer), so that a
+// callback that blocks holds the call for that long at most.
+const progressStall = time.Second
+
+// attach starts the registry of c's subscriptions, and restores, in the
+// background, the subscriptions the connection of c's key that ended
 // before it held. It runs under pool.mu (conn.attach), so it calls no user
 // code: it reports whether it dropped those subscriptions, since c's
 // session does not support them, for subsDropped to log.
@@ -314,8 +344,7 @@ func (n *notifier) subsDropped(c *conn) {
 	n.logger.Warn("mcpadapter: resource subscriptions dropped: the new session does not support them", "server", c.server)
 }
 
-// release drops the progress registry of c's requests, late ones
-// included, and c's subscriptions, which the next connection of its key
+// release drops c's subscriptions, which the next connection of its key
 // restores unless the adapter closed c (Close, eviction).
 func (n *notifier) release(c *conn) {
 	if subs := n.conns.subscriptions(c.session, false); subs != nil && !c.closing.Load() {
@@ -324,34 +353,171 @@ func (n *notifier) release(c *conn) {
 	n.conns.release(c.session)
 }
 
-// register registers s, a sink of a request on c, under a new token and
-// returns the token and the func that marks the request finished. When c
-// is not attached, or released, no notification can reach s: it is not
-// kept.
+// register registers s, the sink of a request on c, under a new token and
+// returns the token and the func that ends the request, once it has its
+// answer or failed: it waits for the calls of s.f queued (progressSink.end)
+// and drops, counted, those it did not wait for. No notification reaches
+// s.f after.
 func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
-	return n.conns.register(c.session, s, s.touch)
+	token := rand.Text()
+	c.progress.add(token, s)
+	return token, func() {
+		c.progress.remove(token)
+		if s.end(c.life) && c.life.Err() == nil { // Close drops what waits, uncounted
+			key := s.key(c)
+			for range c.gen.deliveries.Drop(deliver.Key{Server: key.server, Principal: key.principal}, s) {
+				n.dropped(key, progressDelivery)
+			}
+		}
+	}
 }
 
-// progressed delivers a progress notification that came from server on
-// session in g: it resets the request's idle timeout at once, and queues
-// the callbacks, which may be slow, for the principal of the call.
-func (n *notifier) progressed(g *generation, server string, session *mcp.ClientSession, p *mcp.ProgressNotificationParams) {
-	if p == nil {
+// progressed handles a progress notification that came on c, params its
+// raw params, as c's screen reads it: in the order of c's messages,
+// before those after it are passed on (notifier).
+func (n *notifier) progressed(c *conn, params []byte) {
+	var p struct { // mcp.ProgressNotificationParams's, without the _meta it decodes
+		Token    any     `json:"progressToken"`
+		Progress float64 `json:"progress"`
+		Total    float64 `json:"total"`
+		Message  string  `json:"message"`
+	}
+	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	s, touch, ok := n.conns.lookup(session, p.ProgressToken)
-	if !ok {
-		return
+	if token, ok := p.Token.(string); ok {
+		n.progress(c, token, p.Progress, p.Total, p.Message)
 	}
-	if touch != nil {
-		touch()
+}
+
+// progress reports the progress of the request of token on c, which a
+// notification, or the status of the task the request made, tells: it
+// resets the request's idle timeout at once, and queues the call of its
+// WithProgress, which may be slow, for the principal of the request.
+func (n *notifier) progress(c *conn, token string, progress, total float64, message string) {
+	s := c.progress.lookup(token)
+	if s == nil || s.f == nil || !s.queue() {
+		return
 	}
 	ev := s.p
-	ev.Progress, ev.Total, ev.Message = p.Progress, p.Total, p.Message
-	if s.f == nil {
-		return
+	ev.Progress, ev.Total, ev.Message = progress, total, message
+	if n.deliver(c.gen, s.key(c), progressDelivery, deliver.Item{Size: len(message), Run: func() { s.run(ev) }, Owner: s}) {
+		s.done()
 	}
-	n.deliver(g, connKey{server: server, principal: principalFrom(s.ctx)}, progressDelivery, deliver.Item{Size: len(ev.Message), Run: func() { s.f(ev) }})
+}
+
+// key is the key of the deliveries to s, of a request on c: for the
+// request's principal.
+func (s *progressSink) key(c *conn) connKey {
+	return connKey{server: c.server, principal: principalFrom(s.ctx)}
+}
+
+// queue counts a call of f queued; it reports false once the request
+// ended.
+func (s *progressSink) queue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return false
+	}
+	s.queued++
+	return true
+}
+
+// run is a queued call of f with ev, unless the request ended meanwhile.
+func (s *progressSink) run(ev Progress) {
+	s.mu.Lock()
+	ended := s.ended
+	s.mu.Unlock()
+	if !ended {
+		s.f(ev)
+	}
+	s.done()
+}
+
+// done counts a queued call of f run or dropped.
+func (s *progressSink) done() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queued--
+	if s.wake != nil {
+		select {
+		case s.wake <- struct{}{}:
+		default: // end has yet to look
+		}
+	}
+}
+
+// end ends the request of s, which its connection no longer reaches: it
+// waits for the calls of f queued to run while they keep up (progressStall),
+// until s.ctx ends or life (the connection's) does. It reports whether
+// calls are still queued then: they will not be made.
+func (s *progressSink) end(life context.Context) (behind bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queued > 0 {
+		s.wake = make(chan struct{}, 1)
+		stall := time.NewTimer(progressStall)
+		defer stall.Stop()
+		for s.queued > 0 {
+			s.mu.Unlock()
+			keptUp := false
+			select {
+			case <-s.wake:
+				keptUp = true
+				stall.Reset(progressStall)
+			case <-s.ctx.Done():
+			case <-life.Done():
+			case <-stall.C:
+			}
+			s.mu.Lock()
+			if !keptUp {
+				break
+			}
+		}
+	}
+	s.ended = true
+	return s.queued > 0
+}
+
+// A progressTable holds the progress sinks of the requests in flight on
+// one connection, by token: a notification reaches only a request made on
+// the connection it came on (its screen hands it to notifier.progressed),
+// not another principal's, nor another server's, with a token it learnt.
+// Tokens are random, 128 bits: they cannot be guessed either. The zero
+// progressTable is empty.
+type progressTable struct {
+	mu    sync.Mutex // guards sinks, and calls of their touch
+	sinks map[string]*progressSink
+}
+
+// add registers s under token.
+func (t *progressTable) add(token string, s *progressSink) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sinks == nil {
+		t.sinks = make(map[string]*progressSink)
+	}
+	t.sinks[token] = s
+}
+
+// remove forgets the sink of token.
+func (t *progressTable) remove(token string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.sinks, token)
+}
+
+// lookup returns the sink of token, its request's idle timeout reset, or
+// nil.
+func (t *progressTable) lookup(token string) *progressSink {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sinks[token]
+	if s != nil && s.touch != nil {
+		s.touch() // under mu: never once the request ended (remove)
+	}
+	return s
 }
 
 // perServer returns a new T for each server name: a counter, a queue.
@@ -363,53 +529,13 @@ func perServer[T any](servers map[string]Server) map[string]*T {
 	return m
 }
 
-// A connRegistry holds what the requests and principals of each live
-// connection (its go-sdk session) registered: the progress sinks of the
-// requests in flight on it, by progress token, and its resource subscriptions. A
-// notification counts only when it comes on the connection its request
-// went out on: a server cannot reach the requests made on another
-// connection with a token it learnt. Tokens are random, 128 bits: they
-// cannot be guessed either.
-//
-// A connection's entry lives from attach to release: a released
-// connection is unreachable from the registry, whatever requests on it
-// were still finishing.
-//
-// A connection may hand notifications to their handler apart from
-// responses (go-sdk does), so that the progress a server sent just before
-// its answer is handled just after the request returned. The registry
-// therefore keeps the sinks of the last lateSinks finished requests too:
-// memory stays bounded by the requests in flight plus that many.
-//
-// The zero connRegistry is empty.
+// A connRegistry holds what the principals of each live connection (its
+// go-sdk session) registered: their resource subscriptions. An entry lives
+// from attach to release: a released connection is unreachable from the
+// registry. The zero connRegistry is empty.
 type connRegistry struct {
-	mu    sync.Mutex                        // guards the fields below, and the tokens of every entry
-	conns map[*mcp.ClientSession]*connEntry // of the attached connections
-	late  [lateSinks]lateSink               // the sinks of finished requests, oldest at lateN
-	lateN int
-}
-
-// lateSinks is how many finished requests still get their late progress.
-const lateSinks = 64
-
-// A connEntry is the registry of one connection.
-type connEntry struct {
-	byToken map[string]*registered
-	subs    *connSubscriptions // nil until a principal subscribes
-}
-
-// A registered request: its sink, and the func that resets its idle
-// timeout (nil once it finished).
-type registered struct {
-	s     *progressSink
-	touch func()
-}
-
-// A lateSink is a finished request: its token in the entry of its
-// connection.
-type lateSink struct {
-	e     *connEntry
-	token string
+	mu    sync.Mutex                                // guards conns
+	conns map[*mcp.ClientSession]*connSubscriptions // of the attached connections; nil until a principal subscribes
 }
 
 // attach starts the registry of c.
@@ -417,74 +543,16 @@ func (r *connRegistry) attach(c *mcp.ClientSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.conns == nil {
-		r.conns = make(map[*mcp.ClientSession]*connEntry)
+		r.conns = make(map[*mcp.ClientSession]*connSubscriptions)
 	}
-	r.conns[c] = &connEntry{byToken: make(map[string]*registered)}
+	r.conns[c] = nil
 }
 
-// release drops the registry of c: its sinks, late ones included, and its
-// subscriptions.
+// release drops the registry of c: its subscriptions.
 func (r *connRegistry) release(c *mcp.ClientSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := r.conns[c]
 	delete(r.conns, c)
-	for i, l := range r.late {
-		if l.e == e {
-			r.late[i] = lateSink{}
-		}
-	}
-}
-
-// register registers s, the sink of a request on c whose idle timeout
-// touch resets (nil: none), under a new token, and returns the token and
-// the func that marks the request finished. When c is not attached, or
-// released, no notification can reach s: it is not kept.
-func (r *connRegistry) register(c *mcp.ClientSession, s *progressSink, touch func()) (string, func()) {
-	token := rand.Text()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := r.conns[c]
-	if e == nil {
-		return token, func() {}
-	}
-	k := &registered{s: s, touch: touch}
-	e.byToken[token] = k
-	return token, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		k.touch = nil // the request's timer is gone
-		if r.conns[c] != e {
-			return // released: nothing can reach s any more
-		}
-		i := r.lateN % lateSinks
-		if old := r.late[i]; old.e != nil {
-			delete(old.e.byToken, old.token)
-		}
-		r.late[i] = lateSink{e: e, token: token}
-		r.lateN++
-	}
-}
-
-// lookup returns the sink of token for a notification that came on c, and
-// the func that resets its request's idle timeout while it runs (nil:
-// none); ok is false when there is no such sink.
-func (r *connRegistry) lookup(c *mcp.ClientSession, token any) (s *progressSink, touch func(), ok bool) {
-	t, isString := token.(string)
-	if !isString {
-		return s, nil, false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := r.conns[c]
-	if e == nil {
-		return s, nil, false
-	}
-	k := e.byToken[t]
-	if k == nil {
-		return s, nil, false
-	}
-	return k.s, k.touch, true
 }
 
 // subscriptions returns the subscriptions of c, made if create is set, or
@@ -492,14 +560,12 @@ func (r *connRegistry) lookup(c *mcp.ClientSession, token any) (s *progressSink,
 func (r *connRegistry) subscriptions(c *mcp.ClientSession, create bool) *connSubscriptions {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := r.conns[c]
-	if e == nil {
-		return nil
+	subs, attached := r.conns[c]
+	if attached && subs == nil && create {
+		subs = &connSubscriptions{turn: make(chan struct{}, 1), byURI: map[string][]string{}}
+		r.conns[c] = subs
 	}
-	if e.subs == nil && create {
-		e.subs = &connSubscriptions{turn: make(chan struct{}, 1), byURI: map[string][]string{}}
-	}
-	return e.subs
+	return subs
 }
 
 // subscribers returns the principals subscribed to uri on c.

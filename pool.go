@@ -29,8 +29,10 @@ package mcpadapter
 //   - catalogs.mu (catalog.go) is never held with pool.mu, either way
 //     round. Under it only generation.life is taken (startFetch).
 //   - generation.life last: nothing is taken under it.
-//   - conn.openMu, preparedMu (dial.go), the notifier's queues and counts
-//     (internal/deliver) and the record of kept sessions and its timer
+//   - conn.openMu, conn.progress and the progress sinks in it (notify.go:
+//     a sink's lock is not held with the table's), preparedMu (dial.go),
+//     the notifier's queues and counts (internal/deliver) and the record
+//     of kept sessions and its timer
 //     (kept.go, internal/tasks) are taken alone. A package of internal/ documents
 //     its own locks; none takes a lock of the root's.
 //   - No lock is held across I/O, nor while user code runs: the Logger,

@@ -15,52 +15,45 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestConnRegistry: a sink is reached on its connection alone, while its
-// request is in flight and for lateSinks finished requests after; release
-// drops everything of a connection.
+// TestConnRegistry: subscriptions are made for an attached connection
+// alone, and release drops them.
 func TestConnRegistry(t *testing.T) {
 	var r connRegistry
 	c1, c2 := new(mcp.ClientSession), new(mcp.ClientSession)
-	unattached, first, later, second := &progressSink{}, &progressSink{}, &progressSink{}, &progressSink{}
-	if tok, done := r.register(c1, unattached, nil); tok == "" {
-		t.Error("no token for a connection not attached")
-	} else if done(); len(r.conns) != 0 {
-		t.Error("a sink of a connection not attached was kept")
+	if r.subscriptions(c1, true) != nil {
+		t.Error("subscriptions made for a connection not attached")
 	}
 	r.attach(c1)
 	r.attach(c2)
-	touched := 0
-	tok, done := r.register(c1, first, func() { touched++ })
-	if s, touch, ok := r.lookup(c1, tok); !ok || s != first || touch == nil {
-		t.Fatalf("lookup on its connection = %p, %v; want the sink and its touch", s, ok)
-	}
-	if _, _, ok := r.lookup(c2, tok); ok {
-		t.Error("a token reached a sink of another connection")
-	}
-	if _, _, ok := r.lookup(c1, 7); ok {
-		t.Error("a token that is not a string reached a sink")
-	}
-	done()
-	if s, touch, ok := r.lookup(c1, tok); !ok || s != first || touch != nil {
-		t.Errorf("lookup of a finished request = %p, %v, touch %v; want the sink without a touch", s, ok, touch != nil)
-	}
-	for range lateSinks {
-		_, done := r.register(c1, later, nil)
-		done()
-	}
-	if _, _, ok := r.lookup(c1, tok); ok {
-		t.Errorf("a request finished %d requests ago still reached", lateSinks)
-	}
-	tok, _ = r.register(c2, second, nil)
 	if r.subscriptions(c2, true) == nil {
 		t.Fatal("no subscriptions made for an attached connection")
 	}
-	r.release(c2)
-	if _, _, ok := r.lookup(c2, tok); ok {
-		t.Error("a sink of a released connection reached")
+	if r.subscriptions(c1, false) != nil {
+		t.Error("subscriptions of another connection found")
 	}
+	r.release(c2)
 	if r.subscriptions(c2, true) != nil {
 		t.Error("subscriptions made for a released connection")
+	}
+}
+
+// TestProgressTable: a sink is reached by its token on its connection's
+// table alone, while its request is in flight; a lookup resets its idle
+// timeout, never once the request ended.
+func TestProgressTable(t *testing.T) {
+	var t1, t2 progressTable
+	touched := 0
+	s := &progressSink{touch: func() { touched++ }}
+	t1.add("tok", s)
+	if got := t1.lookup("tok"); got != s || touched != 1 {
+		t.Fatalf("lookup on its connection = %p, touched %d; want the sink, touched once", got, touched)
+	}
+	if got := t2.lookup("tok"); got != nil {
+		t.Error("a token reached a sink of another connection")
+	}
+	t1.remove("tok")
+	if got := t1.lookup("tok"); got != nil || touched != 1 {
+		t.Errorf("lookup of an ended request = %p, touched %d; want none", got, touched)
 	}
 }
 

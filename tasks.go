@@ -164,7 +164,7 @@ func (t *Tool) newTaskCall(ctx context.Context, info *callInfo, p *PendingTask) 
 func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func() bool, error) {
 	var line *tasks.Line
 	d := &c.a.pool.dialer
-	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil), c.tasks.streamable.Endpoint, nil)
+	opts := c.httpOptions(d.newScreen(c.server, func(msg []byte) { line.Claim(msg) }, nil, func(params []byte) { c.a.notify.progressed(c, params) }), c.tasks.streamable.Endpoint, nil)
 	opts.Ended, opts.Failed = func() {}, func() {}
 	opts.Tasks = tasks.Joined{Session: session, Version: c.info.ProtocolVersion}
 	rt := httptransport.New(opts)
@@ -175,9 +175,7 @@ func (c *conn) taskLine(ctx context.Context, session string) (*tasks.Line, func(
 	if err != nil {
 		return nil, nil, err
 	}
-	line = tasks.NewLine(conn, func(p *mcp.ProgressNotificationParams) {
-		c.a.notify.progressed(c.gen, c.server, c.session, p)
-	})
+	line = tasks.NewLine(conn)
 	gone := func() bool {
 		code := rt.Failure()
 		return rt.Missing() || code == http.StatusBadRequest || code == http.StatusNotFound
@@ -375,7 +373,7 @@ func (tc *taskCall) Changed(n int, status, message string) {
 		return
 	}
 	c := tc.t.conn
-	c.a.notify.progressed(c.gen, c.server, c.session, &mcp.ProgressNotificationParams{ProgressToken: tc.token, Progress: float64(n), Message: cmp.Or(message, status)})
+	c.a.notify.progress(c, tc.token, float64(n), 0, cmp.Or(message, status))
 }
 
 // Ask takes a task's questions (a modern task's input requests, a legacy

@@ -3,42 +3,107 @@ package deliver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 )
 
-// TestQueuesFair: the queues are served in turn, each key's items in the
-// order they came, and an item waiting with an equal Key makes a new one
-// redundant.
-func TestQueuesFair(t *testing.T) {
+// TestQueuesApart: each key's items are served in the order they came, by
+// a goroutine of the key's own: an item that blocks holds up its own key
+// alone; an item waiting with an equal Key makes a new one redundant.
+func TestQueuesApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var qs Queues[string]
+		got := map[string][]string{}
+		var mu sync.Mutex
+		release := make(chan struct{})
+		b := Bounds{Size: 10, Bytes: 1 << 10, Queues: 4}
+		served := map[string]int{}
+		push := func(key, name string, k any) (bool, bool) {
+			start, dropped := qs.Push(key, Item{Run: func() {
+				if name == "a1" {
+					<-release
+				}
+				mu.Lock()
+				got[key] = append(got[key], name)
+				mu.Unlock()
+			}, Key: k}, b)
+			if start {
+				go qs.Serve(key, func() bool { return false }, func() {
+					mu.Lock()
+					served[key]++
+					mu.Unlock()
+				})
+			}
+			return start, dropped
+		}
+		if start, dropped := push("a", "a1", nil); !start || dropped {
+			t.Fatalf("first Push: start %v, dropped %v; want a start", start, dropped)
+		}
+		synctest.Wait() // a1 blocks
+		push("a", "a2", nil)
+		push("a", "a3", "same")
+		if start, dropped := push("a", "a4", "same"); start || dropped {
+			t.Errorf("redundant Push: start %v, dropped %v; want neither", start, dropped)
+		}
+		if start, _ := push("b", "b1", nil); !start {
+			t.Error("first Push of another key: no start asked for")
+		}
+		push("b", "b2", nil)
+		synctest.Wait()
+		if want := []string{"b1", "b2"}; !slices.Equal(got["b"], want) || len(got["a"]) != 0 {
+			t.Errorf("while a1 blocks, served %q, want b's %q alone", got, want)
+		}
+		close(release)
+		synctest.Wait()
+		if want := []string{"a1", "a2", "a3"}; !slices.Equal(got["a"], want) {
+			t.Errorf("served %q of a, want %q", got["a"], want)
+		}
+		if served["a"] != 3 || served["b"] != 2 {
+			t.Errorf("served counted %v, want a:3 b:2", served)
+		}
+		if start, _ := push("a", "a5", "same"); !start {
+			t.Error("Push after Serve returned: no start asked for")
+		}
+		synctest.Wait()
+		if qs.waiting != 0 || qs.bytes != 0 || len(qs.queues) != 0 {
+			t.Errorf("idle queues hold %d items, %d bytes, %d keys", qs.waiting, qs.bytes, len(qs.queues))
+		}
+	})
+}
+
+// TestQueuesDrop: Drop takes the waiting items of one owner out of its
+// key's queue, the others served in order, and frees their room.
+func TestQueuesDrop(t *testing.T) {
 	var qs Queues[string]
+	b := Bounds{Size: 3, Bytes: 1 << 10, Queues: 1}
 	var got []string
-	b := Bounds{Size: 10, Bytes: 1 << 10, Queues: 4}
-	push := func(key, name string, k any) (bool, bool) {
-		return qs.Push(key, Item{Run: func() { got = append(got, name) }, Key: k}, b)
+	mine, other := new(int), new(int)
+	for i, owner := range []*int{mine, other, mine} {
+		name := fmt.Sprint(i)
+		qs.Push("a", Item{Run: func() { got = append(got, name) }, Size: 10, Owner: owner, Key: name}, b)
 	}
-	if start, dropped := push("a", "a1", nil); !start || dropped {
-		t.Fatalf("first Push: start %v, dropped %v; want a start", start, dropped)
+	if _, dropped := qs.Push("a", Item{Run: func() {}}, b); !dropped {
+		t.Fatal("a Push past the bound was taken")
 	}
-	push("a", "a2", nil)
-	push("a", "a3", "same")
-	if start, dropped := push("a", "a4", "same"); start || dropped {
-		t.Errorf("redundant Push: start %v, dropped %v; want neither", start, dropped)
+	if n := qs.Drop("a", mine); n != 2 {
+		t.Errorf("Drop = %d, want 2", n)
 	}
-	push("b", "b1", nil)
-	push("b", "b2", nil)
-	var served []string
-	qs.Serve(func() bool { return false }, func(k string) { served = append(served, k) })
-	if want := []string{"a1", "b1", "a2", "b2", "a3"}; !slices.Equal(got, want) {
+	if n := qs.Drop("b", mine); n != 0 {
+		t.Errorf("Drop of a key without a queue = %d, want 0", n)
+	}
+	if qs.waiting != 1 || qs.bytes != 10 {
+		t.Errorf("%d items of %d bytes wait, want 1 of 10", qs.waiting, qs.bytes)
+	}
+	if _, dropped := qs.Push("a", Item{Run: func() { got = append(got, "3") }, Key: "0"}, b); dropped {
+		t.Error("a Push after Drop freed room was dropped")
+	}
+	qs.Serve("a", func() bool { return false }, func() {})
+	if want := []string{"1", "3"}; !slices.Equal(got, want) {
 		t.Errorf("served %q, want %q", got, want)
-	}
-	if want := []string{"a", "b", "a", "b", "a"}; !slices.Equal(served, want) {
-		t.Errorf("keys %q, want %q", served, want)
-	}
-	if start, _ := push("a", "a5", "same"); !start {
-		t.Error("Push after Serve returned: no start asked for")
 	}
 }
 
@@ -58,25 +123,36 @@ func TestQueuesBounds(t *testing.T) {
 		{3, 10, false},
 		{3, 10, true}, // all queues hold Queues*Size items
 	})
-	qs.Stop()
+	stopAll(&qs, 1, 2, 3)
 	pushAll(t, &qs, b, []pushCase{
 		{1, 150, false},
 		{2, 40, false},
 		{2, 20, true}, // all queues would hold more than Queues*Bytes bytes
 	})
-	qs.Stop()
+	stopAll(&qs, 1, 2)
 	ran := false
-	qs.Serve(func() bool { return false }, func(int) { ran = true })
+	qs.Serve(1, func() bool { return false }, func() { ran = true })
 	if ran {
 		t.Error("an item ran after Stop")
 	}
 	if start, dropped := qs.Push(1, Item{Run: run, Size: 1}, b); !start || dropped {
 		t.Errorf("Push after Stop: start %v, dropped %v; want a start", start, dropped)
 	}
+	qs.Push(1, Item{Run: run, Size: 1}, b)
 	n := 0
-	qs.Serve(func() bool { return n > 0 }, func(int) { n++ })
+	qs.Serve(1, func() bool { return n > 0 }, func() { n++ })
 	if n != 1 {
 		t.Errorf("%d items served, want 1", n)
+	}
+	if qs.waiting != 0 || qs.bytes != 0 {
+		t.Errorf("after a stopped Serve, %d items of %d bytes counted, want none", qs.waiting, qs.bytes)
+	}
+}
+
+// stopAll stops keys of qs.
+func stopAll(qs *Queues[int], keys ...int) {
+	for _, k := range keys {
+		qs.Stop(k)
 	}
 }
 
@@ -92,13 +168,13 @@ func TestQueuesBoundFirstItems(t *testing.T) {
 		{1, 250, false}, // every queue empty: taken whatever its size
 		{2, 10, true},   // all queues would hold more than Queues*Bytes bytes
 	})
-	qs.Stop()
+	stopAll(&qs, 1)
 	cases := []pushCase{{1, 100, false}, {2, 100, false}} // bytes
 	for key := 3; key < 8; key++ {
 		cases = append(cases, pushCase{key, 1, true})
 	}
 	pushAll(t, &qs, b, cases)
-	qs.Stop()
+	stopAll(&qs, 1, 2)
 	cases = nil // items
 	for key := range 100 {
 		cases = append(cases, pushCase{key, 1, key >= b.Queues*b.Size})

@@ -5,18 +5,16 @@
 // values.
 //
 // The queues: each key has a queue of its own, bounded in items and in
-// the bytes of their payload, and one goroutine, running while a queue is
-// not empty (idle queues keep none), serves the items one at a time,
-// taking the non-empty queues in turn. A key's items are served in the
-// order they came, and a flood of one key fills its own queue only: past
-// its bound an item is dropped, and the caller counts it, while a quiet
-// key's next item waits behind one of the flood's at most. All the queues
-// together hold at most Bounds.Queues times one queue's bound, every
-// waiting item counted, a key's first among them (an item finding its
-// queue empty is taken past the key's bound, and an item finding every
-// queue empty is always taken), so slow user code cannot grow memory
-// whatever the servers send, however many keys they use. Stopping drops
-// what waits.
+// the bytes of their payload, and, while its queue is not empty, a
+// goroutine of its own (idle keys keep none), which runs the key's items
+// one at a time, in the order they came. A slow item holds up its own key
+// alone, and a flood of one key fills its own queue only: past its bound
+// an item is dropped, and the caller counts it. All the queues together
+// hold at most Bounds.Queues times one queue's bound, every waiting item
+// counted, a key's first among them (an item finding its queue empty is
+// taken past the key's bound, and an item finding every queue empty is
+// always taken), so slow user code cannot grow memory whatever the
+// servers send, however many keys they use. Stopping drops what waits.
 package deliver
 
 import "sync"
@@ -38,9 +36,13 @@ type Item struct {
 	Run  func()
 	Size int // bytes of payload it holds
 	Key  any // when not nil, a waiting item with an equal Key makes this one redundant
+	// Owner, when not nil, is whom the item is for, which Drop names: a
+	// comparable value, a pointer say.
+	Owner any
 }
 
-// A queue holds the items of one key not yet served, in order.
+// A queue holds the items of one key not yet served, in order, while a
+// goroutine serves the key.
 type queue struct {
 	waiting []Item
 	keys    map[any]bool // of the waiting items that have one
@@ -50,19 +52,17 @@ type queue struct {
 // Queues are items not yet served, by the key they are for (the
 // notifier's: a [Key]). The zero value is empty and idle.
 type Queues[K comparable] struct {
-	mu      sync.Mutex // guards the fields below
-	queues  map[K]*queue
-	turns   []K  // the keys of the queues, each once, the next to serve first
-	waiting int  // items in every queue
-	bytes   int  // of their payload
-	running bool // a goroutine serves
+	mu      sync.Mutex   // guards the fields below
+	queues  map[K]*queue // of the keys a goroutine serves
+	waiting int          // items in every queue
+	bytes   int          // of their payload
 }
 
 // Push queues it for key within b. It never blocks on user code. It
 // reports dropped when it is past the bounds, and start when no goroutine
-// serves the queues: the caller then starts one, which calls Serve, or,
-// when it cannot, calls Stop. An item made redundant by a waiting one is
-// neither queued nor dropped.
+// serves key: the caller then starts one, which calls Serve with key, or,
+// when it cannot, calls Stop with key. An item made redundant by a
+// waiting one is neither queued nor dropped.
 func (qs *Queues[K]) Push(key K, it Item, b Bounds) (start, dropped bool) {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
@@ -70,7 +70,7 @@ func (qs *Queues[K]) Push(key K, it Item, b Bounds) (start, dropped bool) {
 	if q != nil && it.Key != nil && q.keys[it.Key] {
 		return false, false
 	}
-	if q != nil && (len(q.waiting) >= b.Size || q.bytes+it.Size > b.Bytes) ||
+	if q != nil && len(q.waiting) > 0 && (len(q.waiting) >= b.Size || q.bytes+it.Size > b.Bytes) ||
 		qs.waiting > 0 && (qs.waiting >= b.Queues*b.Size || qs.bytes+it.Size > b.Queues*b.Bytes) {
 		return false, true
 	}
@@ -80,7 +80,7 @@ func (qs *Queues[K]) Push(key K, it Item, b Bounds) (start, dropped bool) {
 		}
 		q = &queue{}
 		qs.queues[key] = q
-		qs.turns = append(qs.turns, key)
+		start = true
 	}
 	q.waiting = append(q.waiting, it)
 	q.bytes += it.Size
@@ -92,43 +92,70 @@ func (qs *Queues[K]) Push(key K, it Item, b Bounds) (start, dropped bool) {
 		}
 		q.keys[it.Key] = true
 	}
-	start = !qs.running
-	qs.running = true
 	return start, false
 }
 
-// Serve runs the waiting items, one at a time, the queues in turn, until
-// none waits or stop reports true; served is called with each item's key
-// before it runs. qs is then empty and idle.
-func (qs *Queues[K]) Serve(stop func() bool, served func(K)) {
+// Serve runs the waiting items of key, one at a time, in order, until none
+// waits or stop reports true; served is called before each runs. key is
+// then idle, and what waited for it dropped.
+func (qs *Queues[K]) Serve(key K, stop func() bool, served func()) {
 	for {
-		key, it, ok := qs.next(stop())
+		it, ok := qs.next(key, stop())
 		if !ok {
 			return
 		}
-		served(key)
+		served()
 		it.Run()
 	}
 }
 
-// Stop drops what waits, for a goroutine that Push asked for and that
-// could not start: qs is then empty and idle.
-func (qs *Queues[K]) Stop() { qs.next(true) }
-
-// next takes the first waiting item of the queue whose turn it is, and
-// passes the turn on. When there is none, or on stop, it reports false,
-// and qs is left empty and idle.
-func (qs *Queues[K]) next(stop bool) (K, Item, bool) {
+// Drop drops the items waiting for key whose Owner is owner, and returns
+// how many it dropped.
+func (qs *Queues[K]) Drop(key K, owner any) int {
 	qs.mu.Lock()
 	defer qs.mu.Unlock()
-	if stop || len(qs.turns) == 0 {
-		qs.queues, qs.turns, qs.waiting, qs.bytes, qs.running = nil, nil, 0, 0, false
-		var zero K
-		return zero, Item{}, false
-	}
-	key := qs.turns[0]
-	qs.turns = qs.turns[1:]
 	q := qs.queues[key]
+	if q == nil {
+		return 0
+	}
+	kept := q.waiting[:0]
+	for _, it := range q.waiting {
+		if it.Owner == nil || it.Owner != owner {
+			kept = append(kept, it)
+			continue
+		}
+		q.bytes -= it.Size
+		qs.waiting--
+		qs.bytes -= it.Size
+		if it.Key != nil {
+			delete(q.keys, it.Key)
+		}
+	}
+	n := len(q.waiting) - len(kept)
+	clear(q.waiting[len(kept):])
+	q.waiting = kept
+	return n
+}
+
+// Stop drops what waits for key, for a goroutine that Push asked for and
+// that could not start: key is then idle.
+func (qs *Queues[K]) Stop(key K) { qs.next(key, true) }
+
+// next takes the first waiting item of key. When there is none, or on
+// stop, it reports false, and key is left idle, its items dropped.
+func (qs *Queues[K]) next(key K, stop bool) (Item, bool) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	q := qs.queues[key]
+	if q == nil {
+		return Item{}, false
+	}
+	if stop || len(q.waiting) == 0 {
+		qs.waiting -= len(q.waiting)
+		qs.bytes -= q.bytes
+		delete(qs.queues, key)
+		return Item{}, false
+	}
 	it := q.waiting[0]
 	q.waiting[0] = Item{}
 	q.waiting = q.waiting[1:]
@@ -138,12 +165,7 @@ func (qs *Queues[K]) next(stop bool) (K, Item, bool) {
 	if it.Key != nil {
 		delete(q.keys, it.Key)
 	}
-	if len(q.waiting) == 0 {
-		delete(qs.queues, key)
-	} else {
-		qs.turns = append(qs.turns, key)
-	}
-	return key, it, true
+	return it, true
 }
 
 // Size estimates the bytes a decoded JSON value holds, as the payload of

@@ -16,7 +16,6 @@ package tasks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 
@@ -46,26 +45,25 @@ const MethodElicit = "elicitation/create"
 // connection that nothing else reads. Its answers are claimed by the
 // screen of the connection's transport (Calls.Claim); the server's
 // questions wait for the call that takes them ([Calls.CallAsking]); a ping
-// is answered, any other request refused; progress goes to the line's
-// progress, other notifications nowhere.
+// is answered, any other request refused; notifications go nowhere (the
+// progress the server reports reaches the screen's user from the screen,
+// in order with the answers).
 type Line struct {
 	Calls
 
-	progress func(*mcp.ProgressNotificationParams)
-	asked    chan *jsonrpc.Request
-	ctx      context.Context // ended by Close: bounds the line's own answers
-	stop     context.CancelFunc
-	lost     chan struct{} // closed when the connection's reads end
-	err      error         // why; written before lost is closed
-	wg       sync.WaitGroup
+	asked chan *jsonrpc.Request
+	ctx   context.Context // ended by Close: bounds the line's own answers
+	stop  context.CancelFunc
+	lost  chan struct{} // closed when the connection's reads end
+	err   error         // why; written before lost is closed
+	wg    sync.WaitGroup
 }
 
 // NewLine returns the line over conn, an unwrapped connection whose
 // transport screens its answers and hands them to the line's Claim, and
-// starts reading it. progress, when not nil, is handed the progress the
-// server reports on the line; other notifications are dropped.
-func NewLine(conn mcp.Connection, progress func(*mcp.ProgressNotificationParams)) *Line {
-	l := &Line{progress: progress, asked: make(chan *jsonrpc.Request, maxAsked), lost: make(chan struct{})}
+// starts reading it.
+func NewLine(conn mcp.Connection) *Line {
+	l := &Line{asked: make(chan *jsonrpc.Request, maxAsked), lost: make(chan struct{})}
 	l.ctx, l.stop = context.WithCancel(context.Background())
 	l.Calls.asked = l.asked
 	l.Record(conn)
@@ -101,11 +99,7 @@ func (l *Line) read() {
 		req, ok := msg.(*jsonrpc.Request)
 		switch {
 		case !ok: // an answer, claimed as it was screened
-		case !req.IsCall():
-			var p mcp.ProgressNotificationParams
-			if l.progress != nil && req.Method == "notifications/progress" && json.Unmarshal(req.Params, &p) == nil {
-				l.progress(&p)
-			}
+		case !req.IsCall(): // a notification: progress was taken as it was screened
 		case req.Method == "ping":
 			l.answer(req.ID, []byte(`{}`), nil)
 		case req.Method == MethodElicit && l.take(req):

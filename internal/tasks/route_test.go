@@ -23,7 +23,7 @@ func TestRoute(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return NewLine(conn, nil), func() bool { return gone }, nil
+		return NewLine(conn), func() bool { return gone }, nil
 	}}
 	if l, err := r.Line(ctx, "tools/call"); l != nil || err != nil {
 		t.Errorf("tools/call on a line: %v, %v", l, err)

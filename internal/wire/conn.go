@@ -13,7 +13,8 @@ import (
 // Conn screens the responses read from c after the SDK decoded their
 // envelope, for transports whose bytes the screen cannot reach (in-memory
 // and custom ones): the transport's own caps apply first, then
-// [Screen.Result] checks each result. Write, Close and SessionID are c's.
+// [Screen.Result] checks each result. Progress notifications go to
+// Options.Progress as they are read. Write, Close and SessionID are c's.
 func (s *Screen) Conn(c mcp.Connection) mcp.Connection { return &screenedConn{Connection: c, s: s} }
 
 // A screenedConn is the Connection of [Screen.Conn].
@@ -25,6 +26,9 @@ type screenedConn struct {
 // Read implements [mcp.Connection].
 func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req != nil && !req.IsCall() && req.Method == methodProgress && len(req.Params) > 0 && c.s.opts.Progress != nil {
+		c.s.opts.Progress(req.Params)
+	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || resp == nil {
 		return msg, err

@@ -3,8 +3,8 @@ package wire
 import "encoding/json"
 
 // What the scanner records of one message: the envelope (id, version,
-// method, result, error) and, in a result, the parts the screen checks.
-// Where a member appears twice, the last one counts, as for the SDK's
+// method, params, result, error) and, in a result, the parts the screen
+// checks. Where a member appears twice, the last one counts, as for the SDK's
 // decoder: a new occurrence resets what the previous one recorded.
 
 // A span is one value of the message: its kind (its first byte, '0' for a
@@ -50,6 +50,7 @@ const (
 	pID
 	pVersion
 	pMethod
+	pParams
 	pResult
 	pError
 	pErrorCode
@@ -79,6 +80,7 @@ const (
 	nID
 	nJSONRPC
 	nMethod
+	nParams
 	nResult
 	nError
 	nCode
@@ -101,6 +103,8 @@ func nameOf(k []byte) name {
 		return nJSONRPC
 	case "method":
 		return nMethod
+	case "params":
+		return nParams
 	case "result":
 		return nResult
 	case "error":
@@ -162,6 +166,7 @@ type record struct {
 	idKind  byte
 	version []byte // the raw jsonrpc member
 	method  member
+	params  member
 	result  member
 	error   member
 	code    member // error.code
@@ -228,6 +233,8 @@ func (r *record) child(s *scanner, d int) place {
 			return pVersion
 		case nMethod:
 			return pMethod
+		case nParams:
+			return pParams
 		case nResult:
 			return pResult
 		case nError:
@@ -336,6 +343,8 @@ func (r *record) memberAt(p place) *member {
 	switch p {
 	case pMethod:
 		return &r.method
+	case pParams:
+		return &r.params
 	case pResult:
 		return &r.result
 	case pError:

@@ -72,7 +72,17 @@ type Options struct {
 	// handshake's answer was found) or EndHandshake is called: what go-sdk
 	// does not keep of that answer.
 	Handshake func(result []byte) bool
+	// Progress, when set, is handed the params of every progress
+	// notification passed on (its raw JSON, valid during the call only),
+	// in the order the connection reads its messages, before the
+	// notification is passed on: the progress a server sent before an
+	// answer reaches Progress before the answer reaches anyone, whatever
+	// order the SDK hands them on in later.
+	Progress func(params []byte)
 }
+
+// methodProgress is the method of a progress notification.
+const methodProgress = "notifications/progress"
 
 // maxHandshake bounds a result handed to Options.Handshake.
 const maxHandshake = 1 << 20
@@ -244,6 +254,8 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 			s.handshake(rec.result.raw(msg))
 		}
 		s.claim(rec.usableID(), out)
+	} else if s.opts.Progress != nil && rec.idKind == 0 && rec.params.ok && stringIs(rec.method.raw(msg), methodProgress) {
+		s.opts.Progress(rec.params.raw(msg))
 	}
 	return out, changed, nil
 }

@@ -56,6 +56,11 @@ type TaskPeer struct {
 	// MissingStatus is the HTTP status of a request naming an unknown
 	// session (taskhttp.go); 0 means 404 (server-everything answers 400).
 	MissingStatus int
+	// Progress is how many progress notifications the peer sends, in
+	// memory (Transport), before each answer to tasks/get of a task whose
+	// tools/call carried a progress token: "note 1", "note 2", ... across
+	// the task's polls, numbered from 1.
+	Progress int
 
 	wg sync.WaitGroup
 	mu sync.Mutex
@@ -73,7 +78,9 @@ type peerTask struct {
 	polls       int
 	status      string
 	answered    bool
-	session     string // over HTTP, the session that made it
+	session     string          // over HTTP, the session that made it
+	token       json.RawMessage // the progress token of its tools/call, or nil
+	notes       int             // the progress notifications sent (Progress)
 }
 
 // Methods reports how many requests of method the peer received;
@@ -116,8 +123,9 @@ type taskRequest struct {
 		TaskID         string          `json:"taskId"`
 		InputResponses json.RawMessage `json:"inputResponses"`
 		Meta           struct {
-			Tag  string `json:"x-test/tag"`
-			Caps struct {
+			Token json.RawMessage `json:"progressToken"`
+			Tag   string          `json:"x-test/tag"`
+			Caps  struct {
 				Extensions map[string]any `json:"extensions"`
 			} `json:"io.modelcontextprotocol/clientCapabilities"`
 		} `json:"_meta"`
@@ -135,6 +143,11 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || req.ID == nil {
 			continue
 		}
+		if notes := p.notes(&req); notes != "" {
+			if _, err := io.WriteString(w, notes); err != nil {
+				return
+			}
+		}
 		res, code, msg := p.answer(&req)
 		if code == unanswered {
 			continue
@@ -143,6 +156,23 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 			return
 		}
 	}
+}
+
+// notes returns the progress notifications to send before the answer to
+// req, a line each (Progress).
+func (p *TaskPeer) notes(req *taskRequest) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := p.tasks[req.Params.TaskID]
+	if p.Progress == 0 || req.Method != "tasks/get" || t == nil || t.token == nil {
+		return ""
+	}
+	var b strings.Builder
+	for range p.Progress {
+		t.notes++
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"message":"note %d"}}`+"\n", t.token, t.notes, t.notes)
+	}
+	return b.String()
 }
 
 // answer returns the result of req, or its error code and message.
@@ -188,7 +218,7 @@ func (p *TaskPeer) answer(req *taskRequest) (string, int, string) {
 		}
 		p.seq++
 		id := "task-" + strconv.Itoa(p.seq)
-		t := &peerTask{mode: req.Params.Arguments.Mode, topic: req.Params.Arguments.Topic, status: "working", session: req.session}
+		t := &peerTask{mode: req.Params.Arguments.Mode, topic: req.Params.Arguments.Topic, status: "working", session: req.session, token: req.Params.Meta.Token}
 		p.tasks[id] = t
 		if p.Modern {
 			return `{"resultType":"task",` + p.taskFields(id, t)[1:], 0, ""

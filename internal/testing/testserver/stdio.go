@@ -101,6 +101,7 @@ func ProcessEnv() map[string]string {
 //	noresources          Options.NoResources
 //	lean                 Options.Lean (the bare echo server of [Lean])
 //	runs                 Options.Runs (the "runs" tool)
+//	progress=<n>         Options.ProgressSteps
 //
 // Values cannot contain commas. Examples: "modern", "legacy",
 // "modern:ttl=60000,pagesize=2", "legacy:nodiscover", "modern:key=k1".
@@ -155,6 +156,8 @@ func ParseKind(kind string) (Options, error) {
 			flag(&o.Lean)
 		case "runs":
 			flag(&o.Runs)
+		case "progress":
+			o.ProgressSteps, err = strconv.Atoi(val)
 		default:
 			return o, fmt.Errorf("kind %q: unknown option %q", kind, key)
 		}

@@ -99,6 +99,9 @@ type Options struct {
 	// Runs adds the tool "runs": the run counts of every tool ([Server.Runs])
 	// as a JSON object, so that a test can count runs in a stdio server.
 	Runs bool
+	// ProgressSteps is how many progress notifications the "progress" tool
+	// sends before it answers; 0 means 2.
+	ProgressSteps int
 }
 
 // withDefaults resolves the zero-value defaults of o.

@@ -1,6 +1,7 @@
 package testserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -150,7 +151,8 @@ func (s *Server) AddWeather() *Server {
 //   - "slow": signals [Server.SlowStarted], then blocks until its context is
 //     done (and signals [Server.Cancelled]) or [Server.Release] is called.
 //   - "progress": sends two progress notifications (1/2 and 2/2, message
-//     "working") when the request has a progress token, then returns "done".
+//     "working"; Options.ProgressSteps of them when set) when the request
+//     has a progress token, then returns "done" at once.
 //   - "log" {message string, level string}: sends a log message (logger
 //     "testserver", data message, level default "info") and returns "logged".
 //     The SDK drops it unless the client asked for that level: with
@@ -274,9 +276,10 @@ func (s *Server) AddFeatures() *Server {
 	s.addTool(&mcp.Tool{Name: "progress", Description: "Reports progress twice.", InputSchema: emptyObject()},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, error) {
 			if token := req.Params.GetProgressToken(); token != nil {
-				for i := 1; i <= 2; i++ {
+				n := cmp.Or(s.opts.ProgressSteps, 2)
+				for i := 1; i <= n; i++ {
 					err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-						ProgressToken: token, Progress: float64(i), Total: 2, Message: "working",
+						ProgressToken: token, Progress: float64(i), Total: float64(n), Message: "working",
 					})
 					if err != nil {
 						return nil, err
