@@ -209,6 +209,23 @@ type Config struct {
 	// the bound is passed, and restored when a connection is next opened
 	// or closed for idleness.
 	MaxPrincipalConns int
+
+	// ShareStatelessSessions makes the principals of a stateless
+	// per-principal server share one session: a URL server in the modern
+	// era ([ModeModern], or [ModeAuto] once a dial found it modern), over
+	// Streamable HTTP, which keeps no session. Each request carries its
+	// principal's headers ([Server.HeadersFor]) or OAuth token
+	// ([Server.OAuthFor]); each principal keeps its own catalog. A new
+	// principal's first use dials nothing. Stateful and legacy servers,
+	// SSE and servers with a prebuilt [Server.Client] keep a session per
+	// principal. PrincipalIdleTimeout and MaxPrincipalConns bound the
+	// principals of a shared session as they bound sessions. The shared
+	// session opens no subscriptions/listen stream (it would carry no
+	// principal's credentials): its catalogs follow their ttlMs and
+	// [Config.CatalogTTL], without list_changed, and resource
+	// subscriptions are refused there ([ErrNotSupported]). [Service] sets
+	// it. More in docs/reference.md, "Server.HeadersFor".
+	ShareStatelessSessions bool
 }
 
 // StateOptions protect stored state: the JSON of an [*Interrupt],
@@ -279,6 +296,7 @@ func Service(cfg Config) Config {
 		cfg.CatalogTTL = time.Minute
 	}
 	cfg.DialSelectedOnly = true
+	cfg.ShareStatelessSessions = true
 	return cfg
 }
 

@@ -40,6 +40,10 @@ type Options struct {
 	// token and runs its Authorize flow on a 401 or 403 (go-sdk does this
 	// itself for Streamable HTTP, not for SSE).
 	OAuth auth.OAuthHandler
+	// OAuthOf, when set, returns the OAuth handler of a request (that of
+	// the principal it acts for, on a session principals share), used as
+	// OAuth is; nil for none. It replaces OAuth.
+	OAuthOf func(ctx context.Context) auth.OAuthHandler
 	// Screen reads every answer body; nil for none.
 	Screen *wire.Screen
 	// Ended is told, once or more, that the session ended or may have: the
@@ -146,7 +150,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.send(req)
-	if err == nil && sameOrigin && t.opts.OAuth != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+	if err == nil && sameOrigin && t.oauth(req.Context()) != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		req, resp, err = t.reauthorize(orig, req, resp)
 	}
 	if err != nil {
@@ -167,6 +171,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, ended: t.opts.Ended}
 	return resp, nil
+}
+
+// oauth returns the OAuth handler of a request made under ctx, or nil.
+func (t *Transport) oauth(ctx context.Context) auth.OAuthHandler {
+	if t.opts.OAuthOf != nil {
+		return t.opts.OAuthOf(ctx)
+	}
+	return t.opts.OAuth
 }
 
 // kept returns the answer to req, a DELETE of a session the connection
