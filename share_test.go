@@ -1,14 +1,20 @@
 package mcpadapter
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // sharedTokenServer serves ts statelessly (the modern era) and records
@@ -95,5 +101,247 @@ func TestSharedSessionTokens(t *testing.T) {
 				t.Errorf("Status = %+v, want 1 dial, shared, %d principals, connected, modern", st, len(users))
 			}
 		})
+	}
+}
+
+// TestSharedSessionIsolation: two principals call at once on one shared
+// session (both calls in flight together): each server handler sees its
+// own principal's credentials, and each principal gets its own progress,
+// never the other's.
+func TestSharedSessionIsolation(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "work", Version: "1"}, nil)
+	entered, release := make(chan string, 2), make(chan struct{})
+	s.AddTool(&mcp.Tool{Name: "work", InputSchema: &jsonschema.Schema{Type: "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		user := userOf(req.Extra.Header)
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Message: "for " + user}); err != nil {
+			return nil, err
+		}
+		entered <- user
+		<-release
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: user}}}, nil
+	})
+	srv := testserver.Serve(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	a, err := New(Config{Servers: map[string]Server{"w": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := []string{"alice", "bob"}
+	var mu sync.Mutex
+	progress := map[string][]string{}
+	got := map[string]chan struct{}{"alice": make(chan struct{}, 1), "bob": make(chan struct{}, 1)}
+	results := make(chan error, len(users))
+	for _, user := range users {
+		ctx := WithProgress(WithPrincipal(t.Context(), user), func(p Progress) {
+			mu.Lock()
+			progress[user] = append(progress[user], p.Message)
+			mu.Unlock()
+			got[user] <- struct{}{}
+		})
+		tools, err := a.ListTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			res, err := tools.Lookup("w__work").Invoke(ctx, nil)
+			if err == nil && res.Text() != user {
+				err = fmt.Errorf("%s: the server saw %q", user, res.Text())
+			}
+			results <- err
+		}()
+	}
+	seen := []string{<-entered, <-entered} // both calls are in flight
+	slices.Sort(seen)
+	if !slices.Equal(seen, users) {
+		t.Errorf("the handlers saw %v, want %v", seen, users)
+	}
+	close(release)
+	for range users {
+		if err := <-results; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, user := range users {
+		<-got[user]
+	}
+	if st := a.Status().Servers["w"]; st.DialAttempts != 1 || !st.Shared {
+		t.Errorf("Status = %+v, want one shared session", st)
+	}
+	a.Close() // every delivery is done
+	for _, user := range users {
+		if want := []string{"for " + user}; !slices.Equal(progress[user], want) {
+			t.Errorf("%s's progress: %q, want %q", user, progress[user], want)
+		}
+	}
+}
+
+// TestSharedSessionStateful: ShareStatelessSessions shares only stateless
+// sessions. A stateful server (the legacy era over Streamable HTTP, in
+// ModeAuto) and a server in ModeLegacy still get a session per principal;
+// a ModeAuto server that the first principal's dial finds stateless is
+// shared from the next principal on, dialed once for all of them.
+func TestSharedSessionStateful(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		transport string
+		mode      Mode
+		dials     int64
+		shared    bool
+	}{
+		{"stateful auto", "legacy", ModeAuto, 3, false},
+		{"stateless legacy", "modern", ModeLegacy, 3, false},
+		{"stateless auto", "modern", ModeAuto, 2, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTokenServers()
+			srv := testserver.Serve(t, ts.handler(tt.transport))
+			a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: srv.URL, Mode: tt.mode, HeadersFor: bearer}}, ShareStatelessSessions: true})
+			users := []string{"alice", "bob", "carol"}
+			for _, user := range users {
+				ctx := WithPrincipal(t.Context(), user)
+				tools, err := a.ListTools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := whoami(ctx, t, tools); err != nil || got != "Bearer tok-"+user {
+					t.Errorf("%s: the server saw %q, %v", user, got, err)
+				}
+			}
+			st := a.Status().Servers["users"]
+			if st.DialAttempts != tt.dials || st.Shared != tt.shared || st.Principals != len(users) {
+				t.Errorf("Status = %+v, want %d dials, shared %v, %d principals", st, tt.dials, tt.shared, len(users))
+			}
+		})
+	}
+}
+
+// TestSharedSessionBounds: MaxPrincipalConns and PrincipalIdleTimeout
+// bound the principals of a shared session as they bound sessions: the
+// least recently used idle principal is evicted past the cap (its tools
+// fail with ErrClosed) and an idle one after the timeout; an evicted
+// principal's next discovery joins the shared session again, without a
+// dial, and the session stays until Close.
+func TestSharedSessionBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := newTokenServers()
+		a, err := New(Config{Servers: map[string]Server{"users": inProcessServer(ts)}, ShareStatelessSessions: true,
+			MaxPrincipalConns: 2, PrincipalIdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		tools := map[string]Toolset{}
+		list := func(user string) {
+			t.Helper()
+			ts, err := a.ListTools(WithPrincipal(t.Context(), user))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools[user] = ts
+			time.Sleep(time.Second) // the next use is later
+		}
+		call := func(user string) error {
+			got, err := whoami(WithPrincipal(t.Context(), user), t, tools[user])
+			if err == nil && got != "Bearer tok-"+user {
+				err = fmt.Errorf("%s: the server saw %q", user, got)
+			}
+			time.Sleep(time.Second)
+			return err
+		}
+		status := func() ServerStatus { return a.Status().Servers["users"] }
+		list("alice")
+		list("bob")
+		list("carol")
+		if st := status(); st.Principals != 2 || st.DialAttempts != 1 || !st.Shared {
+			t.Fatalf("Status = %+v, want 2 principals on one shared session", st)
+		}
+		if err := call("alice"); !errors.Is(err, ErrClosed) {
+			t.Errorf("alice, least recently used: %v, want ErrClosed", err)
+		}
+		for _, user := range []string{"bob", "carol"} {
+			if err := call(user); err != nil {
+				t.Error(err)
+			}
+		}
+		list("alice") // joins again, evicting bob
+		if err := call("alice"); err != nil {
+			t.Error(err)
+		}
+		if err := call("bob"); !errors.Is(err, ErrClosed) {
+			t.Errorf("bob: %v, want ErrClosed", err)
+		}
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if st := status(); st.Principals != 0 || st.DialAttempts != 1 || !st.Shared {
+			t.Errorf("Status after the idle timeout = %+v, want no principal, one dial, the session kept", st)
+		}
+		list("bob")
+		if err := call("bob"); err != nil {
+			t.Error(err)
+		}
+		if st := status(); st.Principals != 1 || st.DialAttempts != 1 {
+			t.Errorf("Status = %+v, want 1 principal and still one dial", st)
+		}
+		a.Close()
+		synctest.Wait() // every goroutine of the adapter has ended
+	})
+}
+
+// TestSharedSessionMix: 200 goroutines of 50 principals list and call on
+// one shared session while the cap evicts principals and the Adapter is
+// closed once midway (run it with -race). A call fails only with ErrClosed
+// (evicted, or closed), and the goroutine then discovers again.
+func TestSharedSessionMix(t *testing.T) {
+	srv := testserver.Lean(testserver.Options{}).StreamableHTTP(t, true)
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {URL: srv.URL, Mode: ModeModern, HeadersFor: principalHeaders}},
+		ShareStatelessSessions: true, MaxPrincipalConns: 20})
+	const goroutines, principals, rounds = 200, 50, 5
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	halfway := make(chan struct{}, goroutines)
+	wg.Go(func() {
+		for range goroutines / 2 {
+			<-halfway
+		}
+		a.Close()
+	})
+	for i := range goroutines {
+		wg.Go(func() {
+			ctx := WithPrincipal(t.Context(), fmt.Sprintf("p%d", i%principals))
+			for r := range rounds {
+				if r == rounds/2 {
+					halfway <- struct{}{}
+				}
+				tools, err := a.ListTools(ctx)
+				if errors.Is(err, ErrClosed) {
+					continue
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				res, err := tools.Lookup("s__echo").Invoke(ctx, echoArgs)
+				switch {
+				case errors.Is(err, ErrClosed):
+				case err != nil:
+					errs <- err
+					return
+				case res.Text() != echoText:
+					errs <- fmt.Errorf("echo = %q", res.Text())
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Busy principals pass the cap; the next admission restores it.
+	if _, err := a.ListTools(WithPrincipal(t.Context(), "late")); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Status().Servers["s"]; st.Principals > 20 || !st.Shared {
+		t.Errorf("Status = %+v, want at most 20 principals (the cap), shared", st)
 	}
 }
