@@ -94,3 +94,40 @@ func TestSharedSessionScale(t *testing.T) {
 		t.Errorf("10,000 principals: %.1f MB of live heap, want at most 80 MB", total/1e6)
 	}
 }
+
+// BenchmarkPrincipalFirstCall measures what a new principal's first call
+// costs on a stateless server (ModeModern) whose principals have other
+// principals before them: its discovery (ListTools) and one Invoke of the
+// echo tool, with a session of its own (share=false: a dial, the
+// handshake and subscriptions/listen first) and on the shared session
+// (share=true: no dial, no handshake). Each op is a new principal; it
+// reports the dials per op too.
+func BenchmarkPrincipalFirstCall(b *testing.B) {
+	for _, share := range []bool{false, true} {
+		b.Run(fmt.Sprintf("share=%v", share), func(b *testing.B) {
+			url := testserver.Lean(testserver.Options{}).StreamableHTTP(b, true).URL
+			a, err := New(Config{Servers: map[string]Server{"s": {URL: url, Mode: ModeModern, HeadersFor: principalHeaders}},
+				ShareStatelessSessions: share, MaxPrincipalConns: 1 << 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer a.Close()
+			if _, err := a.ListTools(WithPrincipal(b.Context(), "first")); err != nil {
+				b.Fatal(err)
+			}
+			dials := a.Status().Servers["s"].DialAttempts
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx := WithPrincipal(b.Context(), fmt.Sprintf("p%d", i))
+				i++
+				ts, err := a.ListTools(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				invokeEcho(b, ctx, ts.Lookup("s__echo"))
+			}
+			b.ReportMetric(float64(a.Status().Servers["s"].DialAttempts-dials)/float64(i), "dials/op")
+		})
+	}
+}
