@@ -109,6 +109,8 @@ type link struct {
 	slots [3]sdkcache.Slots // pages of the SDK's list caches (sdkcache.go)
 
 	tasks taskConn // what the session keeps for tasks (tasks.go)
+
+	descs descIntern // the tool descriptors of a shared session's principals (share.go)
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy

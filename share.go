@@ -35,8 +35,10 @@ package mcpadapter
 // without a dial.
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -159,4 +161,43 @@ func dropListen(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// maxInterned bounds the descriptors a shared session's intern table
+// holds: past it the table starts again.
+const maxInterned = 4096
+
+// A descIntern holds the tool descriptors listed by the principals of a
+// shared session, by content: a principal's listing that holds a
+// descriptor another principal listed before (the same JSON, as sent)
+// gets that one's decoded descriptor, its JSON and its key, so that
+// identical catalogs keep their descriptors once, and each principal only
+// the small wrappers bound to its conn. Its lock is taken alone. The zero
+// value is ready.
+type descIntern struct {
+	mu sync.Mutex
+	m  map[string]internedDesc // by wrapperKey
+}
+
+// An internedDesc is a descriptor as a principal first listed it: its
+// wrapperKey, the decoded descriptor and its JSON as the server sent it.
+type internedDesc struct {
+	key string
+	d   *mcp.Tool
+	raw []byte
+}
+
+// intern returns the descriptor stored for key when it was sent as raw,
+// or stores d (raw, key) and returns it. Descriptors are never mutated.
+func (in *descIntern) intern(key string, d *mcp.Tool, raw []byte) (string, *mcp.Tool, []byte) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if e, ok := in.m[key]; ok && bytes.Equal(e.raw, raw) {
+		return e.key, e.d, e.raw
+	}
+	if in.m == nil || len(in.m) >= maxInterned {
+		in.m = make(map[string]internedDesc)
+	}
+	in.m[key] = internedDesc{key: key, d: d, raw: raw}
+	return key, d, raw
 }

@@ -345,3 +345,39 @@ func TestSharedSessionMix(t *testing.T) {
 		t.Errorf("Status = %+v, want at most 20 principals (the cap), shared", st)
 	}
 }
+
+// TestSharedSessionDescriptors: the principals of a shared session whose
+// catalogs hold the same tool keep its descriptor once (the same decoded
+// schema), each with a wrapper of its own bound to its own conn; a tool
+// listed for one principal alone stays that principal's.
+func TestSharedSessionDescriptors(t *testing.T) {
+	ts := newTokenServers()
+	url, _ := sharedTokenServer(t, ts)
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: url, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	lookup := func(user, name string) *Tool {
+		t.Helper()
+		tools, err := a.ListTools(WithPrincipal(t.Context(), user))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tool := tools.Lookup(name)
+		if tool == nil {
+			t.Fatalf("%s: no %s in %v", user, name, toolNames(tools))
+		}
+		return tool
+	}
+	alice, bob := lookup("alice", "users__whoami"), lookup("bob", "users__whoami")
+	if alice == bob || alice.conn == bob.conn {
+		t.Fatal("alice and bob share a wrapper or a conn")
+	}
+	same := func(x, y map[string]any) bool { return fmt.Sprintf("%p", x) == fmt.Sprintf("%p", y) }
+	if !same(alice.Descriptor().InputSchema, bob.Descriptor().InputSchema) {
+		t.Error("the same descriptor listed for alice and bob is held twice")
+	}
+	if got, err := whoami(WithPrincipal(t.Context(), "bob"), t, Toolset{bob}); err != nil || got != "Bearer tok-bob" {
+		t.Errorf("bob's call: %q, %v", got, err)
+	}
+	if own := lookup("bob", "users__only_bob"); own.conn != bob.conn {
+		t.Error("bob's own tool is not on bob's conn")
+	}
+}
