@@ -311,8 +311,10 @@ const cancelNoticeTimeout = 2 * time.Second
 // callError classifies the failure of a request on c and wraps it.
 func (c *conn) callError(op string, err error) error {
 	if c.closing.Load() || c.life.Err() != nil {
-		if c.http != nil && errors.Is(err, context.Canceled) {
-			c.notices.Add(1) // the SDK tells the server (see close)
+		// The SDK tells the server (see close); a principal's conn on a
+		// shared session closes alone, not the session, but with Close.
+		if c.http != nil && errors.Is(err, context.Canceled) && (c.carrier == nil || c.life.Err() != nil) {
+			c.notices.Add(1)
 		}
 		return serverError(c.server, op, c.closedErr())
 	}
