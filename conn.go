@@ -260,7 +260,9 @@ func (c *conn) beginClose() {
 }
 
 // close ends the session (and a stdio server process). Errors of a server
-// that exits on request are not failures of Close: they are logged.
+// that exits on request are not failures of Close: they are logged. A
+// principal's conn on a shared session only leaves it: its carrier ends
+// the session.
 func (c *conn) close() {
 	c.closing.Store(true)
 	if c.carrier != nil { // the session is the carrier's, which closes it

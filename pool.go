@@ -1,7 +1,8 @@
 package mcpadapter
 
 // The connection pool: one connection per server (per server and
-// principal, principal.go), dialed on first use by one shared dial, kept
+// principal, principal.go; the principals of a stateless server share the
+// session of one, share.go), dialed on first use by one shared dial, kept
 // until it dies, is evicted or the Adapter is closed; the skip and retry
 // policy of servers that failed; the failures Status reports.
 //
@@ -29,7 +30,8 @@ package mcpadapter
 //   - catalogs.mu (catalog.go) is never held with pool.mu, either way
 //     round. Under it only generation.life is taken (startFetch).
 //   - generation.life last: nothing is taken under it.
-//   - conn.openMu, preparedMu (dial.go), the notifier's queues and counts
+//   - conn.openMu, preparedMu (dial.go), a shared session's descriptors
+//     (descIntern, share.go), the notifier's queues and counts
 //     (internal/deliver) and the record of kept sessions and its timer
 //     (kept.go, internal/tasks) are taken alone. A package of internal/ documents
 //     its own locks; none takes a lock of the root's.

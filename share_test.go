@@ -38,6 +38,40 @@ func sharedTokenServer(t *testing.T, ts *tokenServers) (url string, anonymous fu
 	}
 }
 
+// ownCatalogAndToken lists the tools of a tokenServers server "users"
+// for user under ctx, and calls whoami: the catalog must be user's own,
+// and the server must see user's token.
+func ownCatalogAndToken(ctx context.Context, a *Adapter, user string) error {
+	tools, err := a.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	if got, want := toolNames(tools), []string{"users__only_" + user, "users__whoami"}; !slices.Equal(got, want) {
+		return fmt.Errorf("%s: tools %v, want %v", user, got, want)
+	}
+	tool := tools.Lookup("users__whoami")
+	res, err := tool.Invoke(ctx, nil)
+	if err == nil && res.Text() != "Bearer tok-"+user {
+		err = fmt.Errorf("%s: the server saw %q", user, res.Text())
+	}
+	return err
+}
+
+// principalTool discovers the tools of user on a and returns the one named
+// name.
+func principalTool(t *testing.T, a *Adapter, user, name string) *Tool {
+	t.Helper()
+	tools, err := a.ListTools(WithPrincipal(t.Context(), user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := tools.Lookup(name)
+	if tool == nil {
+		t.Fatalf("%s: no %s in %v", user, name, toolNames(tools))
+	}
+	return tool
+}
+
 // TestSharedSessionTokens: with ShareStatelessSessions, the principals of
 // a stateless server share one session, dialed once: every request
 // carries its principal's token (HeadersFor or OAuthFor), each principal
@@ -58,36 +92,17 @@ func TestSharedSessionTokens(t *testing.T) {
 			users := []string{"alice", "bob", "carol"}
 			const rounds = 3
 			var wg sync.WaitGroup
-			errs := make(chan error, len(users)*rounds)
 			for _, user := range users {
 				wg.Go(func() {
-					ctx := WithPrincipal(t.Context(), user)
 					for range rounds {
-						tools, err := a.ListTools(ctx)
-						if err != nil {
-							errs <- err
+						if err := ownCatalogAndToken(WithPrincipal(t.Context(), user), a, user); err != nil {
+							t.Error(err)
 							return
-						}
-						if got, want := toolNames(tools), []string{"users__only_" + user, "users__whoami"}; !slices.Equal(got, want) {
-							errs <- fmt.Errorf("%s: tools %v, want %v", user, got, want)
-							return
-						}
-						got, err := whoami(ctx, t, tools)
-						if err != nil {
-							errs <- err
-							return
-						}
-						if got != "Bearer tok-"+user {
-							errs <- fmt.Errorf("%s: the server saw %q", user, got)
 						}
 					}
 				})
 			}
 			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
 			for _, user := range users {
 				if n := ts.listsOf(user); n != 1 {
 					t.Errorf("%s: %d tools/list, want 1 (the rest from the cache)", user, n)
@@ -229,20 +244,15 @@ func TestSharedSessionBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer a.Close()
-		tools := map[string]Toolset{}
+		held := map[string]*Tool{} // each user's whoami, of their last discovery
 		list := func(user string) {
-			t.Helper()
-			ts, err := a.ListTools(WithPrincipal(t.Context(), user))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tools[user] = ts
+			held[user] = principalTool(t, a, user, "users__whoami")
 			time.Sleep(time.Second) // the next use is later
 		}
 		call := func(user string) error {
-			got, err := whoami(WithPrincipal(t.Context(), user), t, tools[user])
-			if err == nil && got != "Bearer tok-"+user {
-				err = fmt.Errorf("%s: the server saw %q", user, got)
+			res, err := held[user].Invoke(WithPrincipal(t.Context(), user), nil)
+			if err == nil && res.Text() != "Bearer tok-"+user {
+				err = fmt.Errorf("%s: the server saw %q", user, res.Text())
 			}
 			time.Sleep(time.Second)
 			return err
@@ -354,19 +364,7 @@ func TestSharedSessionDescriptors(t *testing.T) {
 	ts := newTokenServers()
 	url, _ := sharedTokenServer(t, ts)
 	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: url, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
-	lookup := func(user, name string) *Tool {
-		t.Helper()
-		tools, err := a.ListTools(WithPrincipal(t.Context(), user))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tool := tools.Lookup(name)
-		if tool == nil {
-			t.Fatalf("%s: no %s in %v", user, name, toolNames(tools))
-		}
-		return tool
-	}
-	alice, bob := lookup("alice", "users__whoami"), lookup("bob", "users__whoami")
+	alice, bob := principalTool(t, a, "alice", "users__whoami"), principalTool(t, a, "bob", "users__whoami")
 	if alice == bob || alice.conn == bob.conn {
 		t.Fatal("alice and bob share a wrapper or a conn")
 	}
@@ -377,7 +375,7 @@ func TestSharedSessionDescriptors(t *testing.T) {
 	if got, err := whoami(WithPrincipal(t.Context(), "bob"), t, Toolset{bob}); err != nil || got != "Bearer tok-bob" {
 		t.Errorf("bob's call: %q, %v", got, err)
 	}
-	if own := lookup("bob", "users__only_bob"); own.conn != bob.conn {
+	if own := principalTool(t, a, "bob", "users__only_bob"); own.conn != bob.conn {
 		t.Error("bob's own tool is not on bob's conn")
 	}
 }

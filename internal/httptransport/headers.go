@@ -20,8 +20,9 @@ func (t *Transport) join() (session, version string) {
 }
 
 // withHeaders returns req as it is sent: to the server's origin
-// (sameOrigin), with an OAuth token (SSE: go-sdk authorizes Streamable HTTP
-// itself), the server's headers, those of More and the call's, each
+// (sameOrigin), with an OAuth token (SSE, or a handler per request:
+// go-sdk authorizes Streamable HTTP itself otherwise), the server's
+// headers, those of More and the call's, each
 // overriding the ones before; elsewhere, without Authorization. req itself
 // is not changed.
 func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Request, error) {

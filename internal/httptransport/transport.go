@@ -1,7 +1,8 @@
 // Package httptransport is the HTTP side of one connection attempt to a
 // Streamable HTTP or SSE server: an http.RoundTripper that adds the
 // server's headers and keeps its credentials on its origin, authorizes
-// SSE requests with an OAuth handler, records failing statuses, counts the
+// SSE requests with an OAuth handler (and each request with its own, where
+// the handler depends on the request: Options.OAuthOf), records failing statuses, counts the
 // cancellation notices sent, screens every answer body (internal/wire),
 // sends again a request the server closed its pooled connection under
 // before reading it (probe.go), keeps each POST's stream alive
