@@ -379,3 +379,19 @@ func TestSharedSessionDescriptors(t *testing.T) {
 		t.Error("bob's own tool is not on bob's conn")
 	}
 }
+
+// TestSharedSessionNotHandedOut: Adapter.Session refuses the shared
+// session of a principal (its requests would carry no credentials), and
+// ServerInfo still answers.
+func TestSharedSessionNotHandedOut(t *testing.T) {
+	ts := newTokenServers()
+	url, _ := sharedTokenServer(t, ts)
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: url, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	ctx := WithPrincipal(t.Context(), "alice")
+	if _, err := a.Session(ctx, "users"); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("Session of a shared session: %v, want ErrNotSupported", err)
+	}
+	if info, err := a.ServerInfo(ctx, "users"); err != nil || info.Era != EraModern {
+		t.Errorf("ServerInfo = %+v, %v", info, err)
+	}
+}
