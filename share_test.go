@@ -395,3 +395,23 @@ func TestSharedSessionNotHandedOut(t *testing.T) {
 		t.Errorf("ServerInfo = %+v, %v", info, err)
 	}
 }
+
+// TestSharedSessionSubscribe: a resource subscription, whose stream would
+// carry no principal's credentials, is refused on a shared session;
+// reading a resource goes on with the principal's.
+func TestSharedSessionSubscribe(t *testing.T) {
+	s := testserver.New(testserver.Options{}).AddResources()
+	url := s.StreamableHTTP(t, true).URL
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {URL: url, Mode: ModeModern, HeadersFor: principalHeaders}}, ShareStatelessSessions: true})
+	ctx := WithPrincipal(t.Context(), "alice")
+	uri := testserver.ResourceURIs()[0]
+	if err := a.SubscribeResource(ctx, "s", uri); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("SubscribeResource on a shared session: %v, want ErrNotSupported", err)
+	}
+	if n := s.Count(testserver.ResourceListen); n != 0 {
+		t.Errorf("the server got %d resource subscriptions", n)
+	}
+	if _, err := a.ReadResource(ctx, "s", uri); err != nil {
+		t.Errorf("ReadResource: %v", err)
+	}
+}
