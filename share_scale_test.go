@@ -131,3 +131,87 @@ func BenchmarkPrincipalFirstCall(b *testing.B) {
 		})
 	}
 }
+
+// holdServer serves statelessly a "hold" tool whose calls signal entered,
+// then wait until release (or their end).
+func holdServer(tb testing.TB) (url string, entered <-chan struct{}, release func()) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hold", Version: "1"}, nil)
+	in, gate := make(chan struct{}, 1<<16), make(chan struct{})
+	s.AddTool(&mcp.Tool{Name: "hold", InputSchema: &jsonschema.Schema{Type: "object"}}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in <- struct{}{}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{}, nil
+	})
+	srv := testserver.Serve(tb, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	return srv.URL, in, func() { close(gate) }
+}
+
+// BenchmarkPrincipalsInFlight measures n principals of one stateless
+// server (ModeModern), each having listed the tools, idle ("idle-"
+// metrics: per principal, from before New) and then with one call each in
+// flight at once ("inflight-": per principal, from idle), with a session
+// per principal (share=false) and sharing one (share=true). The server is
+// in process: its share counts too. Each op measures afresh.
+func BenchmarkPrincipalsInFlight(b *testing.B) {
+	for _, n := range []int{1000} {
+		for _, share := range []bool{false, true} {
+			b.Run(fmt.Sprintf("n=%d/share=%v", n, share), func(b *testing.B) {
+				var idle, busy idleCost
+				for b.Loop() {
+					idle, busy = principalsInFlight(b, n, share)
+				}
+				b.ReportMetric(idle.heap, "idle-heap-B/principal")
+				b.ReportMetric(idle.goroutines, "idle-goroutines/principal")
+				b.ReportMetric(busy.heap, "inflight-heap-B/principal")
+				b.ReportMetric(busy.goroutines, "inflight-goroutines/principal")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// principalsInFlight is one measurement of BenchmarkPrincipalsInFlight.
+func principalsInFlight(b *testing.B, n int, share bool) (idle, busy idleCost) {
+	url, entered, release := holdServer(b)
+	heap0, g0 := heapInUse(), runtime.NumGoroutine()
+	a, err := New(Config{Servers: map[string]Server{"s": {URL: url, Mode: ModeModern, HeadersFor: principalHeaders}},
+		ShareStatelessSessions: share, MaxPrincipalConns: 2 * n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	ctxs, tools := make([]context.Context, n), make([]*Tool, n)
+	for i := range n {
+		ctxs[i] = WithPrincipal(b.Context(), fmt.Sprintf("p%d", i))
+		ts, err := a.ListTools(ctxs[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools[i] = ts.Lookup("s__hold")
+	}
+	heap1, g1 := heapInUse(), runtime.NumGoroutine()
+	done := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := tools[i].Invoke(ctxs[i], nil)
+			done <- err
+		}()
+	}
+	for range n {
+		<-entered
+	}
+	heap2, g2 := heapInUse(), runtime.NumGoroutine()
+	release()
+	for range n {
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := func(d float64) float64 { return d / float64(n) }
+	idle = idleCost{heap: per(float64(heap1) - float64(heap0)), goroutines: per(float64(g1 - g0))}
+	busy = idleCost{heap: per(float64(heap2) - float64(heap1)), goroutines: per(float64(g2 - g1))}
+	return idle, busy
+}
