@@ -199,12 +199,15 @@ type Config struct {
 	// PrincipalIdleTimeout closes a per-principal connection (see
 	// [Server.HeadersFor]) that no request has used for this long; the
 	// principal's next use dials again. 0 means 10 minutes. A connection with
-	// requests in flight is never closed for idleness.
+	// requests in flight is never closed for idleness. A principal of a
+	// shared session (ShareStatelessSessions) is forgotten instead, the
+	// session kept: its next use joins again without a dial.
 	PrincipalIdleTimeout time.Duration
 
 	// MaxPrincipalConns bounds the per-principal connections open at once,
-	// over every server: past it the least recently used idle one is
-	// closed. 0 means 1000. Connections with
+	// over every server, the principals of shared sessions included (each
+	// counts as one): past it the least recently used idle one is
+	// closed (forgotten, on a shared session). 0 means 1000. Connections with
 	// requests in flight are never closed for it: when every one is busy,
 	// the bound is passed, and restored when a connection is next opened
 	// or closed for idleness.
