@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // sharedTokenServer serves ts statelessly (the modern era) and records
@@ -413,5 +415,39 @@ func TestSharedSessionSubscribe(t *testing.T) {
 	}
 	if _, err := a.ReadResource(ctx, "s", uri); err != nil {
 		t.Errorf("ReadResource: %v", err)
+	}
+}
+
+// TestSharedSessionMetrics: the meter counts the principals of a shared
+// session as principals and the session as one connection, dialed once;
+// Close uncounts them all.
+func TestSharedSessionMetrics(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	ts := newTokenServers()
+	url, _ := sharedTokenServer(t, ts)
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: url, Mode: ModeModern, HeadersFor: bearer}},
+		ShareStatelessSessions: true, MeterProvider: mp})
+	for _, user := range []string{"alice", "bob", "carol"} {
+		if err := ownCatalogAndToken(WithPrincipal(t.Context(), user), a, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]float64{
+		"mcpadapter.tool.call.duration{gen_ai.tool.name=users__whoami,mcpadapter.server=users}": 3,
+		"mcpadapter.dials{mcpadapter.server=users}":                                             1,
+		"mcpadapter.connections{mcpadapter.server=users}":                                       1,
+		"mcpadapter.principal.connections{mcpadapter.server=users}":                             3,
+	}
+	if got := collect(t, reader); !maps.Equal(got, want) {
+		t.Errorf("metrics:\n%s\nwant:\n%s", show(got), show(want))
+	}
+	a.Close()
+	got := collect(t, reader)
+	for _, k := range []string{"mcpadapter.connections{mcpadapter.server=users}", "mcpadapter.principal.connections{mcpadapter.server=users}"} {
+		if got[k] != 0 {
+			t.Errorf("after Close %s = %v, want 0", k, got[k])
+		}
 	}
 }
