@@ -250,7 +250,10 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 	}
 	// The first caller's span is the parent of the dial's; a shared
 	// session's handshake carries the first caller's credentials.
-	dialFor, _ := ctx.Value(requesterKey{}).(*conn)
+	var dialFor *conn
+	if key.principal == "" && s.perPrincipal() {
+		dialFor, _ = ctx.Value(requesterKey{}).(*conn)
+	}
 	ch := g.dials.DoChan(key.flight(), func() (any, error) {
 		return p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts, dialFor)
 	})
