@@ -304,7 +304,7 @@ func TestSharedSessionBounds(t *testing.T) {
 // (evicted, or closed), and the goroutine then discovers again.
 func TestSharedSessionMix(t *testing.T) {
 	srv := testserver.Lean(testserver.Options{}).StreamableHTTP(t, true)
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": {URL: srv.URL, Mode: ModeModern, HeadersFor: principalHeaders}},
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}},
 		ShareStatelessSessions: true, MaxPrincipalConns: 20})
 	const goroutines, principals, rounds = 200, 50, 5
 	var wg sync.WaitGroup
@@ -404,7 +404,7 @@ func TestSharedSessionNotHandedOut(t *testing.T) {
 func TestSharedSessionSubscribe(t *testing.T) {
 	s := testserver.New(testserver.Options{}).AddResources()
 	url := s.StreamableHTTP(t, true).URL
-	a := newAdapter(t, Config{Servers: map[string]Server{"s": {URL: url, Mode: ModeModern, HeadersFor: principalHeaders}}, ShareStatelessSessions: true})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": {URL: url, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
 	ctx := WithPrincipal(t.Context(), "alice")
 	uri := testserver.ResourceURIs()[0]
 	if err := a.SubscribeResource(ctx, "s", uri); !errors.Is(err, ErrNotSupported) {
