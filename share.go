@@ -16,8 +16,9 @@ package mcpadapter
 // What the SDK keeps per session, shared then by the principals:
 //   - the list cache: the adapter's lookups never hit it (sdkcache.go),
 //     so that no principal is answered with another's list; what the SDK
-//     stores there is the last listing's pages, whose tool definitions a
-//     call takes its Mcp-Param headers from (sdkcompat.go, entry 4);
+//     stores there is the last listing's pages, of whichever principal,
+//     whose tool definitions a call takes its Mcp-Param headers from
+//     (sdkcompat.go, entries 4 and 9);
 //   - the progress registry: progress tokens are random and routed to the
 //     request's own sink (notify.go), whoever shares the session;
 //   - subscriptions/listen: the SDK opens one with every modern session
@@ -25,7 +26,9 @@ package mcpadapter
 //     with no principal's credentials; a carrier's is answered by the
 //     adapter and never sent (dropListen). Catalogs on a shared session
 //     follow their ttlMs and Config.CatalogTTL; resource subscriptions
-//     are refused there (ErrNotSupported).
+//     and Adapter.Session are refused there (ErrNotSupported);
+//   - server log messages, which the SDK hands over with no request: the
+//     carrier's, with no principal (its key's).
 //
 // Stateful servers, legacy ones, SSE and servers with a prebuilt
 // Server.Client keep a session per principal, with its bounds
@@ -48,7 +51,7 @@ import (
 // goes out on a shared session.
 type requesterKey struct{}
 
-// shares reports whether the principals of server s share one session in
+// sharesLocked reports whether the principals of server s share one session in
 // g: the Adapter shares stateless sessions, s is a URL server, with no
 // prebuilt client, and stateless: ModeModern (the modern era over
 // Streamable HTTP is stateless) unless a dial of g found it keeping
