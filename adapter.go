@@ -110,11 +110,17 @@ func (a *Adapter) listChanged(g *generation, key connKey, kind ListKind, session
 
 // Session returns the live go-sdk session of the named server (of ctx's
 // principal for a per-principal server), dialing it if needed. The Adapter owns the session: do not close it. A reconnect or
-// [Adapter.Close] may replace it.
+// [Adapter.Close] may replace it. The session that the principals of a
+// stateless server share ([Config.ShareStatelessSessions]) is not handed
+// out ([ErrNotSupported]): its requests would carry no principal's
+// credentials.
 func (a *Adapter) Session(ctx context.Context, server string) (*mcp.ClientSession, error) {
 	c, err := a.connect(ctx, server)
 	if err != nil {
 		return nil, err
+	}
+	if c.carrier != nil {
+		return nil, serverError(server, "session", errorf("%w: the principals of the server share its session (Config.ShareStatelessSessions)", ErrNotSupported))
 	}
 	return c.session, nil
 }

@@ -530,11 +530,14 @@ func principalHeaders(_ context.Context, principal string) (map[string]string, e
 // openPrincipals returns an opener of one Adapter of one Streamable HTTP
 // server (a new one per open, stateless or not) with a HeadersFor, and of
 // n connections to it, one per principal p0, p1, ..., each dialled by
-// ListTools under its principal's context.
-func openPrincipals(stateless bool) func(tb testing.TB, n int) (func(int), func()) {
+// ListTools under its principal's context; with share, the Adapter shares
+// stateless sessions (Config.ShareStatelessSessions: the principals then
+// join one session, the first principal's own dial aside).
+func openPrincipals(stateless, share bool) func(tb testing.TB, n int) (func(int), func()) {
 	return func(tb testing.TB, n int) (func(int), func()) {
 		url := testserver.Lean(testserver.Options{}).StreamableHTTP(tb, stateless).URL
-		a, err := New(Config{Servers: map[string]Server{"s": {URL: url, HeadersFor: principalHeaders}}})
+		a, err := New(Config{Servers: map[string]Server{"s": {URL: url, HeadersFor: principalHeaders}},
+			ShareStatelessSessions: share, MaxPrincipalConns: max(n, defaultMaxPrincipalConns)})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -681,14 +684,21 @@ func idleTransports(tb testing.TB) []struct {
 // counts too, the same on both sides), over stdio (the server is a child
 // process), and over Streamable HTTP (the httptest server is in the
 // process: its share counts too), stateless and stateful, with a server
-// each or with 1,000 per-principal connections to one server; then the
+// each or with 1,000 per-principal connections to one server (and, in the
+// rows "-shared", 1,000 principals of an Adapter that shares stateless
+// sessions: on a stateless server they share one, measured per principal;
+// the raw side is the rows' without it); then the
 // growth of live heap and goroutines over 10,000 calls ("growth-B",
 // "growth-goroutines") and over 20,000 ("growth20k-..."). Each op
 // measures afresh; the figures are the last op's.
 func BenchmarkIdleConnection(b *testing.B) {
 	type opener = func(tb testing.TB, n int) (func(int), func())
 	rows := func(name string, n int, adapter opener, raw func(tb testing.TB, i int) mcp.Transport) {
-		for _, impl := range []string{"raw", "raw+listchanged", "adapter"} {
+		impls := []string{"raw", "raw+listchanged", "adapter"}
+		if raw == nil {
+			impls = impls[2:]
+		}
+		for _, impl := range impls {
 			b.Run("transport="+name+"/impl="+impl, func(b *testing.B) {
 				open := openRaw(raw)
 				switch impl {
@@ -725,7 +735,8 @@ func BenchmarkIdleConnection(b *testing.B) {
 		if stateless {
 			name = "http-stateless-principals"
 		}
-		rows(name, 1000, openPrincipals(stateless), rawPrincipals(stateless))
+		rows(name, 1000, openPrincipals(stateless, false), rawPrincipals(stateless))
+		rows(name+"-shared", 1000, openPrincipals(stateless, true), nil)
 	}
 }
 

@@ -359,8 +359,12 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	cs.mu.Unlock()
 	tools := make(Toolset, len(descs))
 	for i, d := range descs {
+		raw := raws[i]
+		if c.carrier != nil { // identical descriptors of a shared session's principals are stored once (share.go)
+			keys[i], d, raw = c.descs.intern(keys[i], d, raw)
+		}
 		if tools[i] = known[keys[i]]; tools[i] == nil {
-			tools[i] = newTool(c, a.policy.name(c.server, d.Name), d, raws[i])
+			tools[i] = newTool(c, a.policy.name(c.server, d.Name), d, raw)
 		}
 	}
 

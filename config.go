@@ -215,16 +215,36 @@ type Config struct {
 	// PrincipalIdleTimeout closes a per-principal connection (see
 	// [Server.HeadersFor]) that no request has used for this long; the
 	// principal's next use dials again. 0 means 10 minutes. A connection with
-	// requests in flight is never closed for idleness.
+	// requests in flight is never closed for idleness. A principal of a
+	// shared session (ShareStatelessSessions) is forgotten instead, the
+	// session kept: its next use joins again without a dial.
 	PrincipalIdleTimeout time.Duration
 
 	// MaxPrincipalConns bounds the per-principal connections open at once,
-	// over every server: past it the least recently used idle one is
-	// closed. 0 means 1000. Connections with
+	// over every server, the principals of shared sessions included (each
+	// counts as one): past it the least recently used idle one is
+	// closed (forgotten, on a shared session). 0 means 1000. Connections with
 	// requests in flight are never closed for it: when every one is busy,
 	// the bound is passed, and restored when a connection is next opened
 	// or closed for idleness.
 	MaxPrincipalConns int
+
+	// ShareStatelessSessions makes the principals of a stateless
+	// per-principal server share one session: a URL server in the modern
+	// era ([ModeModern], or [ModeAuto] once a dial found it modern), over
+	// Streamable HTTP, which keeps no session. Each request carries its
+	// principal's headers ([Server.HeadersFor]) or OAuth token
+	// ([Server.OAuthFor]); each principal keeps its own catalog. A new
+	// principal's first use dials nothing. Stateful and legacy servers,
+	// SSE and servers with a prebuilt [Server.Client] keep a session per
+	// principal. PrincipalIdleTimeout and MaxPrincipalConns bound the
+	// principals of a shared session as they bound sessions. The shared
+	// session opens no subscriptions/listen stream (it would carry no
+	// principal's credentials): its catalogs follow their ttlMs and
+	// [Config.CatalogTTL], without list_changed, and resource
+	// subscriptions are refused there ([ErrNotSupported]). [Service] sets
+	// it. More in docs/reference.md, "Server.HeadersFor".
+	ShareStatelessSessions bool
 }
 
 // StateOptions protect stored state: the JSON of an [*Interrupt],
@@ -296,6 +316,7 @@ func Service(cfg Config) Config {
 	}
 	cfg.DialSelectedOnly = true
 	cfg.ToolsFollowServer = true
+	cfg.ShareStatelessSessions = true
 	return cfg
 }
 

@@ -21,29 +21,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A conn is one live session with a server. Tools are bound to the conn they
-// were discovered on, and move to another one only when the server forgot
-// its session (next), or, under Config.ToolsFollowServer, once it ended
-// (follow.go).
+// A conn is a server's connection as one principal (or everyone, for a
+// shared server) uses it: its tools are bound to it, its catalog and its
+// use are its own. Its session (link) is its own too, but for the
+// principals of a stateless server, whose conns share one (join, share.go).
+// Tools move to another conn only when the server forgot its session
+// (next), or, under Config.ToolsFollowServer, once it ended (follow.go).
 type conn struct {
+	*link // the session: shared with the other principals of a stateless server
+
 	server string
 	key    connKey // server and principal (principal.go)
 	cfg    *Server
 	a      *Adapter
 	gen    *generation
 	life   context.Context // the generation's context: Close cancels it
+	info   ServerInfo
 
-	session *mcp.ClientSession
-	info    ServerInfo
-	stop    func()       // ends what the transport started and waits for it (a stdio server)
-	screen  *wire.Screen // screens what the session reads
-
-	since   time.Time     // when the conn became its server's current one
-	done    chan struct{} // closed (by markDead) when the session has ended
-	err     error         // why it ended; written before done is closed
-	diedAt  time.Time     // when it ended; written before done is closed
-	dead    sync.Once     // guards err and the closing of done
-	closing atomic.Bool   // set when the adapter closes the conn
+	since   time.Time   // when the conn became its key's current one
+	closing atomic.Bool // set when the adapter closes the conn
 
 	// next is the conn that replaced c after its server forgot c's session
 	// (sessionMissing): the spec's new session, on which the calls of c's
@@ -56,8 +52,37 @@ type conn struct {
 	open   map[*openCall]struct{} // guarded by openMu
 	asking int                    // live elicitations being answered; guarded by openMu
 
-	// progress holds the progress sinks of the requests in flight, which
-	// the progress notifications the screen reads reach (notify.go).
+	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
+	// OAuthFor's for c's principal), called once per dial; on a shared
+	// session, the principal's, which its requests carry (share.go).
+	oauth auth.OAuthHandler
+
+	// carrier is the conn that owns the shared session of a principal's
+	// conn (share.go); nil when c owns its session.
+	carrier *conn
+	left    atomic.Bool // a conn on a carrier has been uncounted (leave)
+
+	cat *catalog // the cached lists of the conn, guarded by catalogs.mu (catalog.go)
+
+	use usage // requests in flight and last use, of a per-principal conn
+}
+
+// A link is one live session with a server: its end, its transport and
+// what the session keeps. Each conn owns one, but the conns of the
+// principals of a stateless server, which share their carrier's.
+type link struct {
+	session *mcp.ClientSession
+	stop    func()       // ends what the transport started and waits for it (a stdio server)
+	screen  *wire.Screen // screens what the session reads
+
+	done   chan struct{} // closed (by markDead) when the session has ended
+	err    error         // why it ended; written before done is closed
+	diedAt time.Time     // when it ended; written before done is closed
+	dead   sync.Once     // guards err and the closing of done
+
+	// progress holds the progress sinks of the requests in flight on the
+	// session, which the progress notifications its screen reads reach
+	// (notify.go); on a shared session, every principal's, by random token.
 	progress progressTable
 
 	// wire is the transport connection of the session, for every transport
@@ -81,10 +106,6 @@ type conn struct {
 	http    *httpConn
 	notices atomic.Int64
 
-	// oauth is the OAuth handler of a URL server's dial (Server.OAuth, or
-	// OAuthFor's for c's principal), called once per dial.
-	oauth auth.OAuthHandler
-
 	// overHTTP is set when the session's requests go through the
 	// adapter's HTTP transport (Streamable HTTP or SSE): CallRequest.Headers reach
 	// them.
@@ -94,9 +115,7 @@ type conn struct {
 
 	tasks taskConn // what the session keeps for tasks (tasks.go)
 
-	cat *catalog // the cached lists of the session, guarded by catalogs.mu (catalog.go)
-
-	use usage // requests in flight and last use, of a per-principal conn
+	descs descIntern // the tool descriptors of a shared session's principals (share.go)
 }
 
 // refuseInputRequests is a receiving middleware that refuses a legacy
@@ -240,15 +259,21 @@ func (c *conn) release() {
 // notices that follow (see close).
 func (c *conn) beginClose() {
 	c.closing.Store(true)
-	if c.http != nil {
+	if c.http != nil && c.carrier == nil {
 		c.http.WatchCancels()
 	}
 }
 
 // close ends the session (and a stdio server process). Errors of a server
-// that exits on request are not failures of Close: they are logged.
+// that exits on request are not failures of Close: they are logged. A
+// principal's conn on a shared session only leaves it: its carrier ends
+// the session.
 func (c *conn) close() {
 	c.closing.Store(true)
+	if c.carrier != nil { // the session is the carrier's, which closes it
+		c.leave()
+		return
+	}
 	if c.http != nil {
 		// Cancel the requests in flight and wait until they returned and
 		// the SDK told the server of each one cut short: it does so in the
@@ -293,8 +318,10 @@ const cancelNoticeTimeout = 2 * time.Second
 // callError classifies the failure of a request on c and wraps it.
 func (c *conn) callError(op string, err error) error {
 	if c.closing.Load() || c.life.Err() != nil {
-		if c.http != nil && errors.Is(err, context.Canceled) {
-			c.notices.Add(1) // the SDK tells the server (see close)
+		// The SDK tells the server (see close); a principal's conn on a
+		// shared session closes alone, not the session, but with Close.
+		if c.http != nil && errors.Is(err, context.Canceled) && (c.carrier == nil || c.life.Err() != nil) {
+			c.notices.Add(1)
 		}
 		return serverError(c.server, op, c.closedErr())
 	}

@@ -57,20 +57,28 @@ type dialer struct {
 
 // dial opens a new session with the named server under the generation's
 // context (not a caller's: the SSE transport ties its stream to the context
-// of Connect, and the dial is shared by every waiting caller).
-func (d *dialer) dial(g *generation, key connKey, s *Server) (*conn, error) {
+// of Connect, and the dial is shared by every waiting caller). The
+// handshake of a shared session (share.go) carries the credentials of
+// dialFor, the principal's conn that dials it.
+func (d *dialer) dial(g *generation, key connKey, s *Server, dialFor *conn) (*conn, error) {
 	name := key.server
-	c := &conn{server: name, key: key, cfg: s, a: d.a, gen: g, life: g.ctx, done: make(chan struct{})}
+	c := &conn{link: &link{done: make(chan struct{})}, server: name, key: key, cfg: s, a: d.a, gen: g, life: g.ctx}
 	client := s.Client
 	if client == nil {
 		client = d.newClient(g, key)
 		client.AddReceivingMiddleware(c.refuseInputRequests)
+		if c.carries() {
+			client.AddSendingMiddleware(dropListen)
+		}
 	} else {
 		prepare(client)
 	}
 	// The session keeps the dial's context (SSE ties its stream to it), so
 	// the dial timeout cancels it only while the handshake runs.
 	ctx, cancel := context.WithCancel(g.ctx)
+	if dialFor != nil {
+		ctx = context.WithValue(ctx, requesterKey{}, dialFor)
+	}
 	limit := d.dialTimeout()
 	timer := time.AfterFunc(limit, cancel)
 	cs, err := d.connectEra(ctx, c, client)
@@ -296,7 +304,7 @@ func (t *wrappedTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 func (d *dialer) connectHTTP(ctx context.Context, client *mcp.Client, c *conn, sc *wire.Screen, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
 	c.oauth = s.OAuth
-	if s.OAuthFor != nil {
+	if s.OAuthFor != nil && !c.carries() { // a shared session's requests carry their principal's (share.go)
 		c.oauth = s.OAuthFor(c.key.principal)
 	}
 	st := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.HTTPClient, OAuthHandler: c.oauth}
@@ -469,12 +477,12 @@ func classifyFault(err error) error {
 // tracedDial is [dialer.dial] in a client span ("initialize", or
 // "server/discover" when the modern era was negotiated), a child of the
 // span of the caller whose discovery started the dial.
-func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server) (*conn, error) {
+func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server, dialFor *conn) (*conn, error) {
 	if d.a.tracer == nil {
-		return d.dial(g, key, s)
+		return d.dial(g, key, s, dialFor)
 	}
 	span := d.a.tracer.StartDial(parent, peerOf(key.server, s))
-	c, err := d.dial(g, key, s)
+	c, err := d.dial(g, key, s, dialFor)
 	var modern bool
 	var done observe.Peer
 	if err == nil {

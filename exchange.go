@@ -72,7 +72,8 @@ func (c *conn) usable(op string) error {
 }
 
 // callContext derives the context of the requests of one operation on c:
-// carrying the server's log level on modern sessions, and, on Streamable
+// carrying the server's log level on modern sessions, c itself on a
+// shared session (its principal's credentials, share.go), and, on Streamable
 // HTTP sessions, cancelled by Adapter.Close. The returned func releases it.
 //
 // Close ends the requests of the other sessions by closing their
@@ -89,6 +90,9 @@ func (c *conn) callContext(ctx context.Context) (context.Context, func()) {
 			return ctx, cancel
 		}
 		release = c.use.release
+	}
+	if c.carrier != nil {
+		ctx = context.WithValue(ctx, requesterKey{}, c) // the principal's credentials (share.go)
 	}
 	if c.cfg.LogLevel != "" && c.modern() {
 		ctx = context.WithValue(ctx, logLevelKey{}, c.cfg.LogLevel)

@@ -48,17 +48,40 @@ func (c *conn) httpOptions(screen *wire.Screen, endpoint string, oauth auth.OAut
 		OAuth:    oauth,
 		Screen:   screen,
 	}
+	if c.carries() {
+		// A shared session (share.go): each request carries the
+		// credentials of the principal it acts for, none without one.
+		opts.Call = func(ctx context.Context) map[string]string { return callHeadersOf(ctx, c.requesterOf(ctx)) }
+		opts.OAuthOf = func(ctx context.Context) auth.OAuthHandler {
+			if v := c.requesterOf(ctx); v != nil {
+				return v.oauth
+			}
+			return nil
+		}
+		if s.HeadersFor != nil {
+			opts.More = func(ctx context.Context) (map[string]string, error) {
+				if v := c.requesterOf(ctx); v != nil {
+					return headersFor(ctx, s, v.key.principal)
+				}
+				return nil, nil
+			}
+		}
+		return opts
+	}
 	if s.HeadersFor != nil {
 		principal := c.key.principal
-		opts.More = func(ctx context.Context) (map[string]string, error) {
-			h, err := s.HeadersFor(ctx, principal)
-			if err != nil {
-				return nil, errorf("mcpadapter: Server.HeadersFor: %w", err)
-			}
-			return h, nil
-		}
+		opts.More = func(ctx context.Context) (map[string]string, error) { return headersFor(ctx, s, principal) }
 	}
 	return opts
+}
+
+// headersFor returns the headers of principal for server s (HeadersFor).
+func headersFor(ctx context.Context, s *Server, principal string) (map[string]string, error) {
+	h, err := s.HeadersFor(ctx, principal)
+	if err != nil {
+		return nil, errorf("mcpadapter: Server.HeadersFor: %w", err)
+	}
+	return h, nil
 }
 
 // statusOf returns err, the failure of a connection attempt over h, as an
@@ -103,7 +126,7 @@ func withCallHeaders(ctx context.Context, c *conn, h map[string]string) context.
 // headers of one server's call never go to another's.
 func callHeadersOf(ctx context.Context, c *conn) map[string]string {
 	ch, _ := ctx.Value(callHeadersKey{}).(*callHeaders)
-	if ch == nil || ch.a != c.a || ch.key != c.key {
+	if ch == nil || c == nil || ch.a != c.a || ch.key != c.key {
 		return nil
 	}
 	return ch.h

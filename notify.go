@@ -60,7 +60,7 @@ type notifier struct {
 
 	// conns holds, from a connection's attach to its release, its
 	// subscriptions (connRegistry). The progress sinks of its requests
-	// are the conn's own (conn.progress). (Lock order: pool.go.)
+	// are its session's (link.progress). (Lock order: pool.go.)
 	conns connRegistry
 }
 
@@ -481,10 +481,11 @@ func (s *progressSink) end(life context.Context) (behind bool) {
 }
 
 // A progressTable holds the progress sinks of the requests in flight on
-// one connection, by token: a notification reaches only a request made on
-// the connection it came on (its screen hands it to notifier.progressed),
-// not another principal's, nor another server's, with a token it learnt.
-// Tokens are random, 128 bits: they cannot be guessed either. The zero
+// one session, by token: a notification reaches only a request made on
+// the session it came on (its screen hands it to notifier.progressed),
+// not another server's, nor (but on a session the principals of a
+// stateless server share, share.go) another principal's, with a token it
+// learnt. Tokens are random, 128 bits: they cannot be guessed either. The zero
 // progressTable is empty.
 type progressTable struct {
 	mu    sync.Mutex // guards sinks, and calls of their touch

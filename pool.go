@@ -1,7 +1,8 @@
 package mcpadapter
 
 // The connection pool: one connection per server (per server and
-// principal, principal.go), dialed on first use by one shared dial, kept
+// principal, principal.go; the principals of a stateless server share the
+// session of one, share.go), dialed on first use by one shared dial, kept
 // until it dies, is evicted or the Adapter is closed; the skip and retry
 // policy of servers that failed; the failures Status reports.
 //
@@ -29,9 +30,10 @@ package mcpadapter
 //   - catalogs.mu (catalog.go) is never held with pool.mu, either way
 //     round. Under it only generation.life is taken (startFetch).
 //   - generation.life last: nothing is taken under it.
-//   - conn.openMu, conn.progress and the progress sinks in it (notify.go:
+//   - conn.openMu, link.progress and the progress sinks in it (notify.go:
 //     a sink's lock is not held with the table's), preparedMu (dial.go),
-//     the notifier's queues and counts (internal/deliver) and the record
+//     a shared session's descriptors (descIntern, share.go), the
+//     notifier's queues and counts (internal/deliver) and the record
 //     of kept sessions and its timer
 //     (kept.go, internal/tasks) are taken alone. A package of internal/ documents
 //     its own locks; none takes a lock of the root's.
@@ -92,8 +94,9 @@ type generation struct {
 	skipped    map[string]error
 	failures   map[string]failure // last failed dial per server, for Status
 	retries    map[string]*skipRetry
-	principals int  // per-principal conns in conns (principal.go)
-	reaping    bool // the reaper of idle per-principal conns runs
+	principals int             // per-principal conns in conns (principal.go)
+	reaping    bool            // the reaper of idle per-principal conns runs
+	stateless  map[string]bool // per-principal servers a dial found stateless, or not (share.go)
 
 	// The deliveries of the notifier (notify.go), and the subscriptions
 	// of ended connections it keeps for the next of their key, each
@@ -150,6 +153,8 @@ func (p *pool) generation() *generation {
 			skipped:  map[string]error{},
 			failures: map[string]failure{},
 			retries:  map[string]*skipRetry{},
+
+			stateless: map[string]bool{},
 		}
 		p.gen.kept.init(p.gen, p.cfg, p.logger)
 	}
@@ -222,7 +227,11 @@ func (p *pool) renew(ctx context.Context, c *conn) (*conn, error) {
 func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Server) (*conn, error) {
 	p.mu.Lock()
 	cur := g.conns[key]
+	shared := key.principal != "" && p.sharesLocked(g, key.server, s)
 	p.mu.Unlock()
+	if shared {
+		return p.joinShared(ctx, g, key, s)
+	}
 	attempts, renewal := 1, false
 	if cur != nil {
 		if cur.alive() {
@@ -241,9 +250,14 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 			return nil, serverError(key.server, "connect", fmt.Errorf("connection lost: %w", cur.staysDown(cur.cause())))
 		}
 	}
-	// The first caller's span is the parent of the dial's.
+	// The first caller's span is the parent of the dial's; a shared
+	// session's handshake carries the first caller's credentials.
+	var dialFor *conn
+	if key.principal == "" && s.perPrincipal() {
+		dialFor, _ = ctx.Value(requesterKey{}).(*conn)
+	}
 	ch := g.dials.DoChan(key.flight(), func() (any, error) {
-		return p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts)
+		return p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts, dialFor)
 	})
 	select {
 	case r := <-ch:
@@ -269,9 +283,12 @@ func skipped(s *Server, err error) error {
 }
 
 // open is the shared dial of the connection key of g: up to attempts
-// dials, apart by the retry policy's Delay. It records the new connection
-// as key's (and admits it, for a principal), or the failure for Status.
-func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Server, attempts int) (*conn, error) {
+// dials, apart by the retry policy's Delay; dialFor is the principal's
+// conn whose credentials the handshake of a shared session carries (nil
+// for others). It records the new connection as key's (and admits it, for
+// a principal, noting a stateless server for the next principals), or the
+// failure for Status.
+func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Server, attempts int, dialFor *conn) (*conn, error) {
 	// The generation owns the dial: Close cancels it and waits.
 	if !g.enter() {
 		return nil, serverError(key.server, "dial", ErrClosed)
@@ -292,7 +309,7 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 			}
 		}
 		p.dials[key.server].Add(1)
-		c, err = p.dialer.tracedDial(parent, g, key, s)
+		c, err = p.dialer.tracedDial(parent, g, key, s, dialFor)
 		p.metrics.Dialed(key.server, err)
 		if err == nil {
 			break
@@ -301,6 +318,14 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 	if err != nil {
 		p.recordFailure(g, key.server, err)
 		return nil, err
+	}
+	if c.carries() && !c.stateless() {
+		// The server keeps sessions after all: its principals get their own.
+		c.close()
+		p.mu.Lock()
+		g.stateless[key.server] = false
+		p.mu.Unlock()
+		return nil, errStateful
 	}
 	p.mu.Lock()
 	if g.ended() {
@@ -318,6 +343,9 @@ func (p *pool) open(parent trace.SpanContext, g *generation, key connKey, s *Ser
 	if key.principal != "" {
 		c.use.touch()
 		p.admitLocked(g, c, replaced, &n)
+		if _, known := g.stateless[key.server]; !known && c.stateless() {
+			g.stateless[key.server] = true
+		}
 	}
 	p.mu.Unlock()
 	p.tell(&n)

@@ -2,7 +2,8 @@ package mcpadapter
 
 // Per-principal connections: servers whose credentials depend on the user a
 // call acts for get one connection per (server, principal), bounded in
-// number and closed when idle.
+// number and closed when idle; on a stateless server the principals'
+// connections may share one session (share.go).
 
 import (
 	"context"
@@ -49,8 +50,10 @@ type principalKey struct{}
 // tenant or any string naming whose credentials a call carries. Discovery,
 // calls and every other operation under the returned context use the
 // principal's own connection to each per-principal server
-// ([Server.HeadersFor], [Server.OAuthFor]); other servers are shared by
-// all principals. An empty principal means none.
+// ([Server.HeadersFor], [Server.OAuthFor]), or its place on the session
+// the principals of a stateless server share, with its own credentials
+// on each request ([Config.ShareStatelessSessions]); other servers are
+// shared by all principals. An empty principal means none.
 func WithPrincipal(ctx context.Context, principal string) context.Context {
 	return context.WithValue(ctx, principalKey{}, principal)
 }

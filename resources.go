@@ -65,6 +65,9 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	if caps := c.info.Capabilities; caps == nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		return serverError(server, op, ErrNotSupported)
 	}
+	if c.carrier != nil {
+		return serverError(server, op, fmt.Errorf("%w on a session principals share (Config.ShareStatelessSessions)", ErrNotSupported))
+	}
 	subs := a.notify.subscriptions(c, true)
 	if subs == nil { // released
 		if err := c.usable(op); err != nil {

@@ -113,6 +113,28 @@ package mcpadapter
 //     transport one option (Options.Tasks), so that the lines cost the rest
 //     of the adapter nothing.
 //
+//  9. Requests carry their context to the wire: over Streamable HTTP the
+//     context of a request is the one its http.Request is made with
+//     (go-sdk internal/jsonrpc2 conn.go:763 hands Connection.Write the
+//     caller's ctx; streamable.go:2293 NewRequestWithContext(ctx, ...)),
+//     and the notifications/cancelled of a cancelled call is sent under
+//     context.WithoutCancel of the call's (transport.go:316), values
+//     kept. A shared session (share.go) relies on it: each request takes
+//     its principal's credentials from its context in the RoundTripper
+//     (httpOptions), and a request the SDK makes with no principal's
+//     context carries none. The one such request of a modern session,
+//     the subscriptions/listen that Connect opens when the server
+//     announces list changes (client.go:352, under context.Background),
+//     passes the sending middleware, which answers it unsent on a
+//     carrier (dropListen). What else the SDK keeps per session is
+//     shared by the principals on it: the list cache, which the
+//     adapter's lookups never hit (entry 4), so that no principal is
+//     answered with another's list, though CallTool takes a tool's
+//     x-mcp-header bindings from the last listing of any principal
+//     (lookupTool, client.go:599); and the progress handler, whose
+//     tokens the adapter routes to their own request (notify.go).
+//     Pinned by TestSDKCompatRequestContext.
+//
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
 // non-nil ClientOptions.Capabilities drops the default roots capability;

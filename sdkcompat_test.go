@@ -687,3 +687,91 @@ func TestSDKCompatTaskLine(t *testing.T) {
 		t.Errorf("a modern session's task line session = %q, want none", s)
 	}
 }
+
+// A ctxProbe is the RoundTripper of TestSDKCompatRequestContext: it
+// reports, for each POST, its JSON-RPC method and the probeKey value of
+// its request's context.
+type ctxProbe struct {
+	base http.RoundTripper
+	seen chan [2]string
+}
+
+// probeKey is the context key of ctxProbe.
+type probeKey struct{}
+
+// RoundTrip implements [http.RoundTripper].
+func (p ctxProbe) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && req.GetBody != nil {
+		body, _ := req.GetBody()
+		var msg struct{ Method string }
+		json.NewDecoder(body).Decode(&msg)
+		v, _ := req.Context().Value(probeKey{}).(string)
+		p.seen <- [2]string{msg.Method, v}
+	}
+	return p.base.RoundTrip(req)
+}
+
+// TestSDKCompatRequestContext pins entry 9: over Streamable HTTP the
+// context of a request reaches the http.Request the transport sends it
+// with, and so does the context of the notifications/cancelled the SDK
+// sends for a cancelled call, with the values of the call's; the
+// subscriptions/listen that Connect opens on a modern session has none of
+// Connect's and passes the sending middleware, which may answer it: it is
+// then never sent.
+func TestSDKCompatRequestContext(t *testing.T) {
+	s := testserver.New(testserver.Options{}).AddFeatures()
+	url := s.StreamableHTTP(t, true).URL
+	probe := ctxProbe{base: http.DefaultTransport, seen: make(chan [2]string, 64)}
+	var listen atomic.Value // the probeKey value of the listen's context, "none" for none
+	answered := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "subscriptions/listen" {
+				v, ok := ctx.Value(probeKey{}).(string)
+				if !ok {
+					v = "none"
+				}
+				listen.Store(v)
+				return &mcp.SubscriptionsListenResult{}, nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+	client := sdkClient(&mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}}, answered)
+	ctx := context.WithValue(t.Context(), probeKey{}, "connect")
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: probe}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := <-probe.seen; got != [2]string{"server/discover", "connect"} {
+		t.Errorf("the handshake's POST: %v, want server/discover with the context of Connect", got)
+	}
+	if v := listen.Load(); v != "none" {
+		t.Errorf("subscriptions/listen: context value %v, want the middleware to see it with none of Connect's", v)
+	}
+	if n := s.Count("subscriptions/listen"); n != 0 {
+		t.Errorf("the server got %d subscriptions/listen, want none: the middleware answered it", n)
+	}
+
+	if _, err := cs.ListTools(context.WithValue(t.Context(), probeKey{}, "list"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-probe.seen; got != [2]string{"tools/list", "list"} {
+		t.Errorf("the listing's POST: %v, want tools/list with the listing's context", got)
+	}
+
+	callCtx, cancel := context.WithCancel(context.WithValue(t.Context(), probeKey{}, "call"))
+	go func() {
+		<-s.SlowStarted()
+		cancel()
+	}()
+	if _, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	want := [][2]string{{"tools/call", "call"}, {"notifications/cancelled", "call"}}
+	for _, w := range want {
+		if got := <-probe.seen; got != w {
+			t.Errorf("POST %v, want %v", got, w)
+		}
+	}
+}

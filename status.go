@@ -59,8 +59,13 @@ type ServerStatus struct {
 	// Principals counts the live connections of a per-principal server
 	// ([Server.HeadersFor], [Server.OAuthFor]), one per principal; the
 	// server is ServerConnected while one is live, and its Era and Since are
-	// those of the most recent one. Always 0 for a shared server.
+	// those of the most recent one. Always 0 for a shared server. The
+	// principals of a shared session (Shared) are counted alike.
 	Principals int
+	// Shared is set when the principals of the per-principal server share
+	// one live session ([Config.ShareStatelessSessions]): a stateless
+	// server, dialed once for all of them. Principals counts them.
+	Shared bool
 	// DialAttempts counts the dials of the server since [New], successful
 	// or not, across [Adapter.Close].
 	DialAttempts int64
@@ -130,10 +135,15 @@ func (a *Adapter) Status() Status {
 			c.openMu.Lock()
 			s.CallsInFlight += len(c.open)
 			c.openMu.Unlock()
-			s.TasksInFlight += int(c.tasks.running.Load())
 			live := c.alive()
+			if c.carrier == nil { // a shared session's is its carrier's
+				s.TasksInFlight += int(c.tasks.running.Load())
+			}
 			if live && c.key.principal != "" {
 				s.Principals++
+			}
+			if live && c.carries() {
+				s.Shared = true
 			}
 			switch {
 			case latest == nil:

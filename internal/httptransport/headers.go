@@ -20,8 +20,9 @@ func (t *Transport) join() (session, version string) {
 }
 
 // withHeaders returns req as it is sent: to the server's origin
-// (sameOrigin), with an OAuth token (SSE: go-sdk authorizes Streamable HTTP
-// itself), the server's headers, those of More and the call's, each
+// (sameOrigin), with an OAuth token (SSE, or a handler per request:
+// go-sdk authorizes Streamable HTTP itself otherwise), the server's
+// headers, those of More and the call's, each
 // overriding the ones before; elsewhere, without Authorization. req itself
 // is not changed.
 func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Request, error) {
@@ -46,7 +47,7 @@ func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Reque
 			req = req.Clone(req.Context())
 			req.Header.Del("Authorization")
 		}
-	case t.opts.OAuth != nil || len(t.opts.Headers) > 0 || t.opts.More != nil || call != nil:
+	case t.opts.OAuth != nil || t.opts.OAuthOf != nil || len(t.opts.Headers) > 0 || t.opts.More != nil || call != nil:
 		req = req.Clone(req.Context())
 		if err := t.setToken(req); err != nil {
 			return nil, err
@@ -76,10 +77,11 @@ func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Reque
 // leaves it unset, for the server's 401 to start the handler's Authorize
 // flow (reauthorize).
 func (t *Transport) setToken(req *http.Request) error {
-	if t.opts.OAuth == nil {
+	oauth := t.oauth(req.Context())
+	if oauth == nil {
 		return nil
 	}
-	ts, err := t.opts.OAuth.TokenSource(req.Context())
+	ts, err := oauth.TokenSource(req.Context())
 	if err != nil || ts == nil {
 		return oauthError(err)
 	}
@@ -112,7 +114,7 @@ func (t *Transport) reauthorize(orig, sent *http.Request, resp *http.Response) (
 	if orig.Body != nil && orig.Body != http.NoBody && orig.GetBody == nil {
 		return sent, resp, nil
 	}
-	if err := t.opts.OAuth.Authorize(sent.Context(), sent, resp); err != nil {
+	if err := t.oauth(sent.Context()).Authorize(sent.Context(), sent, resp); err != nil {
 		return nil, nil, oauthError(err)
 	}
 	again := orig.Clone(sent.Context())

@@ -1,7 +1,8 @@
 // Package httptransport is the HTTP side of one connection attempt to a
 // Streamable HTTP or SSE server: an http.RoundTripper that adds the
 // server's headers and keeps its credentials on its origin, authorizes
-// SSE requests with an OAuth handler, records failing statuses, counts the
+// SSE requests with an OAuth handler (and each request with its own, where
+// the handler depends on the request: Options.OAuthOf), records failing statuses, counts the
 // cancellation notices sent, screens every answer body (internal/wire),
 // sends again a request the server closed its pooled connection under
 // before reading it (probe.go), keeps each POST's stream alive
@@ -40,6 +41,10 @@ type Options struct {
 	// token and runs its Authorize flow on a 401 or 403 (go-sdk does this
 	// itself for Streamable HTTP, not for SSE).
 	OAuth auth.OAuthHandler
+	// OAuthOf, when set, returns the OAuth handler of a request (that of
+	// the principal it acts for, on a session principals share), used as
+	// OAuth is; nil for none. It replaces OAuth.
+	OAuthOf func(ctx context.Context) auth.OAuthHandler
 	// Screen reads every answer body; nil for none.
 	Screen *wire.Screen
 	// Ended is told, once or more, that the session ended or may have: the
@@ -146,7 +151,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.send(req)
-	if err == nil && sameOrigin && t.opts.OAuth != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+	if err == nil && sameOrigin && t.oauth(req.Context()) != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 		req, resp, err = t.reauthorize(orig, req, resp)
 	}
 	if err != nil {
@@ -167,6 +172,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &answerBody{ReadCloser: resp.Body, life: life, ended: t.opts.Ended}
 	return resp, nil
+}
+
+// oauth returns the OAuth handler of a request made under ctx, or nil.
+func (t *Transport) oauth(ctx context.Context) auth.OAuthHandler {
+	if t.opts.OAuthOf != nil {
+		return t.opts.OAuthOf(ctx)
+	}
+	return t.opts.OAuth
 }
 
 // kept returns the answer to req, a DELETE of a session the connection

@@ -15,8 +15,10 @@ package observe
 //	                                  [mcpadapter.server, error.type on failure]
 //	mcpadapter.connections            up-down counter: open connections
 //	                                  [mcpadapter.server]
-//	mcpadapter.principal.connections  up-down counter: open per-principal connections,
-//	                                  one per principal and server [mcpadapter.server]
+//	mcpadapter.principal.connections  up-down counter: live principals of per-principal
+//	                                  servers, one per principal and server, each on a
+//	                                  connection of its own or sharing a stateless
+//	                                  server's [mcpadapter.server]
 //	mcpadapter.deliveries.dropped     counter: notifications dropped before
 //	                                  reaching user code [mcpadapter.server]
 
@@ -74,7 +76,7 @@ func NewMetrics(mp metric.MeterProvider, logger *slog.Logger, classify func(erro
 	m.conns, errs[2] = meter.Int64UpDownCounter(metricConnections, metric.WithUnit("{connection}"),
 		metric.WithDescription("Open server connections."))
 	m.principals, errs[3] = meter.Int64UpDownCounter(metricPrincipalConnections, metric.WithUnit("{connection}"),
-		metric.WithDescription("Open per-principal server connections, one per principal and server."))
+		metric.WithDescription("Live principals of per-principal servers, one per principal and server, on a session of their own or sharing a stateless server's."))
 	m.dropped, errs[4] = meter.Int64Counter(metricDropped, metric.WithUnit("{delivery}"),
 		metric.WithDescription("Server notifications dropped before reaching user code (a slow callback or Logger)."))
 	if err := errors.Join(errs[:]...); err != nil {
@@ -120,6 +122,15 @@ func (m *Metrics) Connection(server string, perPrincipal bool, delta int64) {
 	if perPrincipal {
 		m.principals.Add(context.Background(), delta, opt)
 	}
+}
+
+// Principal records that a principal joined (delta 1) or left (-1) the
+// shared session of server: counted as a principal, not as a connection.
+func (m *Metrics) Principal(server string, delta int64) {
+	if m == nil {
+		return
+	}
+	m.principals.Add(context.Background(), delta, metric.WithAttributeSet(attribute.NewSet(attrServer.String(server))))
 }
 
 // Dropped records a notification of server dropped before it reached user
