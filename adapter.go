@@ -47,8 +47,9 @@ type Adapter struct {
 	pool     pool
 	catalogs catalogs
 	notify   notifier
-	states   states   // stored state: sealing, and the checks before a resume or decision
-	elicit   elicitor // answers elicitation requests during calls
+	states   states         // stored state: sealing, and the checks before a resume or decision
+	elicit   elicitor       // answers elicitation requests during calls
+	live     liveInterrupts // the live interrupts held for their resume (live.go)
 }
 
 // New validates cfg and returns an Adapter. It opens no connection and starts
@@ -85,7 +86,9 @@ func New(cfg Config) (*Adapter, error) {
 // stdio server processes) and clears the caches. It is idempotent and safe
 // for concurrent use, and returns nil: a server that fails to end cleanly
 // is logged, not reported. Tools, sessions and interrupts obtained before
-// fail with [ErrClosed]; the next discovery dials fresh connections.
+// fail with [ErrClosed]; the next discovery dials fresh connections. The
+// calls of live interrupts ([Interrupt.Live]) end: their servers' questions
+// are answered cancel, if the connection still takes the answer.
 //
 // Close keeps open, and forgets, the legacy Streamable HTTP sessions that
 // hold tasks it handed out and has not seen end, so that another Adapter

@@ -204,6 +204,7 @@ type callInfo struct {
 	onProgress func(Progress) // WithProgress's, or nil
 	watch      *observe.Call  // nil: no span, no debug record (set by run)
 
+	resumed  *liveExchange  // a resumed live interrupt's request, which the next round waits for (live.go)
 	id       string         // the call's id; "" when nothing listens (run)
 	meta     map[string]any // the _meta that middleware asked for
 	requests int            // the tools/call requests sent
@@ -282,6 +283,12 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 				done()
 				ctx, done = c.callContext(caller)
 				continue
+			}
+			if q, ok := err.(*liveAsked); ok { // a legacy server's live question (live.go)
+				if err := t.liveInterrupt(ctx, c, info, args, q, round); err != nil {
+					return nil, err
+				}
+				continue // declined: the call goes on
 			}
 			if asked = urlElicitations(err); asked == nil {
 				return nil, err

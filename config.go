@@ -78,7 +78,10 @@ type Config struct {
 	// ElicitationHandler, when set, answers servers' requests for user
 	// input synchronously: legacy servers' live elicitation/create
 	// requests, and modern input-required rounds (instead of returning
-	// an [*Interrupt]). Without it a legacy live request is declined.
+	// an [*Interrupt]). Without it a legacy server's live request during a
+	// call makes the call return a live *Interrupt ([Interrupt.Live]),
+	// which only this Adapter can resume, within [StateOptions.LiveMaxAge]
+	// (a negative LiveMaxAge declines such requests instead).
 	// More in docs/reference.md, "Config.ElicitationHandler".
 	ElicitationHandler func(ctx context.Context, req ElicitationRequest) (Answer, error)
 
@@ -295,6 +298,23 @@ type StateOptions struct {
 	// seen end, after the session's connection closed; 0 means 4 hours.
 	// See docs/reference.md, "Long-running tools".
 	KeptSessionMaxAge time.Duration
+
+	// LiveMaxAge bounds how long a live [*Interrupt] ([Interrupt.Live])
+	// waits for its resume: a legacy server's question asked on its open
+	// connection during a call (elicitation/create), with no
+	// [Config.ElicitationHandler] to answer it. When it passes, the
+	// server's question is answered with action cancel (the user dismissed
+	// it without choosing, which is what happened; a decline would say
+	// they refused), the call is given 10 s to end on its own and then
+	// cancelled, and a resume fails with [ErrInvalidState], saying so. 0
+	// means 10 minutes. A server may stop waiting sooner: a TypeScript
+	// server's request times out after 60 s unless its tool asks for
+	// longer (server-everything's trigger-elicitation-request waits 10
+	// minutes), a go-sdk server's when its context ends; the interrupt then
+	// ends, and its resume says that the server withdrew the question.
+	// A negative value turns live interrupts off: such questions are
+	// declined, as in version 0.3.
+	LiveMaxAge time.Duration
 }
 
 // Service returns cfg set up for a long-lived service: what a service

@@ -22,8 +22,10 @@ package mcpadapter
 //     the failed request; nothing can be sent for a decline, so a declined
 //     or cancelled resume is answered locally.
 //   - Legacy servers ask with live elicitation/create requests while the
-//     call is open; those cannot outlive the call and are answered by
-//     Config.ElicitationHandler, or declined (elicitor.live).
+//     call is open; those are answered by Config.ElicitationHandler
+//     (elicitor.live), or, without one, become live interrupts that wait on
+//     the open connection for a resume on the same Adapter (live.go), or
+//     are declined (a negative StateOptions.LiveMaxAge).
 
 import (
 	"context"
@@ -87,6 +89,10 @@ type Interrupt struct {
 	// answers them through tasks/update.
 	task *PendingTask
 
+	// live marks a legacy server's question held on its open connection
+	// (live.go): a resume answers it there.
+	live bool
+
 	approved  bool      // the call was approved: the Approval gate passes it
 	principal string    // whom the call acted for ([WithPrincipal]); stored
 	tool      *Tool     // the tool that made it; nil after JSON decoding
@@ -108,8 +114,9 @@ type ElicitationRequest struct {
 	// its calls are open, and MCP does not say for which.
 	Server, Tool string
 	// Key is the server's key for this request: answer it under the same
-	// key. It is empty for a legacy server's live request, which
-	// [Config.ElicitationHandler] answers directly.
+	// key. A legacy server's live request has none: it is empty in the
+	// requests [Config.ElicitationHandler] answers, and "elicitation" in a
+	// live [Interrupt].
 	Key             string
 	Mode            string // "form" or "url"
 	Message         string
@@ -137,6 +144,20 @@ type Answer struct {
 	Content map[string]any
 }
 
+// Live reports whether the interrupt is live: a legacy server's question
+// asked on its open connection during the call (an elicitation/create
+// request), with no [Config.ElicitationHandler] to answer it. The request
+// and the call wait there for the answer, so that only the Adapter that
+// made the interrupt can resume it, in this process (a copy through JSON,
+// which records that it is live, too), within [StateOptions.LiveMaxAge],
+// and before its Close; a resume elsewhere or later fails at once, saying
+// why, and sends nothing. Its one request has the key "elicitation". An
+// interrupt that is not live (a modern server's input-required result, a
+// URL elicitation required error) resumes on any Adapter that has the
+// server, in any process. A sealed interrupt decoded from JSON says
+// whether it is live once opened ([Adapter.Unseal]).
+func (i *Interrupt) Live() bool { return i != nil && i.live }
+
 // Error implements error. It names the server and the tool and lists the
 // requests' keys and messages; it never shows the arguments or the request
 // state.
@@ -160,14 +181,17 @@ func (i *Interrupt) Error() string {
 // Resume settles paused, an [*Interrupt], [*ApprovalRequired] or
 // [*PendingTask] (or an error wrapping one, as a call returned it), with r
 // (see [Resolution]). [Answered] calls the interrupted tool again, from the
-// beginning, with the user's answers and the server's request state.
+// beginning, with the user's answers and the server's request state; for
+// a live interrupt ([Interrupt.Live]) it answers the server's open request
+// instead, and waits for the call's result (or next question), bounded by
+// the tool timeout again.
 // [Approved] runs the held call with its Call.Args; [Rejected] runs nothing
 // and returns an error result for the model, with the reason. [Collected]
 // waits for the task again, within ctx and [Config.TaskWait]; cancelling
 // ctx cancels the task. A [*PausedCalls] is refused: resume it with the
 // Toolset that ran it. paused may come from this Adapter, another one, or
-// another process through JSON; one this Adapter made fails with
-// [ErrClosed] after [Adapter.Close].
+// another process through JSON (a live interrupt from this Adapter only);
+// one this Adapter made fails with [ErrClosed] after [Adapter.Close].
 //
 // Answers are validated before anything is sent: every request answered
 // and no other key, a known action, form content that matches the
@@ -235,6 +259,9 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	}
 	if err := a.states.open(ctx, stateInterrupt, in.seal, in.stamp, in.Server, in.principal); err != nil {
 		return nil, fail(err)
+	}
+	if in.live {
+		return a.resumeLive(ctx, in, r)
 	}
 	// Validate against the server's requests, not the exported copy.
 	reqs, err := elicitationRequests(in.requests)
@@ -450,10 +477,9 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 
 // live answers a legacy server's live elicitation/create request with the
 // handler, for the call that waits for it (the request has no key), or
-// declines it when there is none. Live requests cannot become interrupts:
-// they live only as long as the call that is waiting for them.
-// conn.liveElicitation screened the request and gave ctx the call it
-// serves.
+// declines it when there is none: the call took it as a live interrupt
+// otherwise (live.go). conn.liveElicitation screened the request and gave
+// ctx the call it serves.
 //
 // Its errors go on the wire, as the JSON-RPC error answering the server's
 // request: standard codes, and messages without the adapter's prefixes.

@@ -168,7 +168,7 @@ func TestBooking(t *testing.T) {
 			want    string
 			isError bool
 		}{
-			{"no handler: declined", nil, "booking declined by user", true},
+			{"no handler, decline setting: declined", nil, "booking declined by user", true},
 			{"handler accepts", func(_ context.Context, req ElicitationRequest) (Answer, error) {
 				return Answer{Action: Accept, Content: date("2026-09-18")}, nil
 			}, "Booked a table for 4 on 2026-09-18", false},
@@ -190,6 +190,7 @@ func TestBooking(t *testing.T) {
 				a := newAdapter(t, Config{
 					Servers:            map[string]Server{"booking": memServer(s, ModeAuto)},
 					ElicitationHandler: handler,
+					State:              StateOptions{LiveMaxAge: -1}, // no live interrupt: TestLiveInterrupt
 				})
 				tool := lookupTool(t, a, "booking__book_table")
 				res := must(t).result(tool.Invoke(t.Context(), map[string]any{"party": 4}))
@@ -737,7 +738,7 @@ func TestLiveElicitation(t *testing.T) {
 		want    string
 		isError bool
 	}{
-		{"legacy without handler", true, nil, "live elicitation decline", false},
+		{"legacy without handler, decline setting", true, nil, "live elicitation decline", false},
 		{"legacy with handler", true, func(_ context.Context, r ElicitationRequest) (Answer, error) {
 			if r.Key != "" || r.Message != "Which date?" {
 				return Answer{}, fmt.Errorf("unexpected request %+v", r)
@@ -757,6 +758,7 @@ func TestLiveElicitation(t *testing.T) {
 			a := newAdapter(t, Config{
 				Servers:            map[string]Server{"b": memServer(bookingServer(tt.legacy), ModeAuto)},
 				ElicitationHandler: tt.handler,
+				State:              StateOptions{LiveMaxAge: -1}, // no live interrupt: TestLiveInterrupt
 			})
 			res := must(t).result(lookupTool(t, a, "b__ask_live").Invoke(t.Context(), nil))
 			if !strings.Contains(res.Text(), tt.want) || res.IsError != tt.isError {

@@ -129,13 +129,18 @@ type openCall struct {
 	ctx  context.Context // the round's context: the caller's values, its deadline
 	tool string          // the adapter's tool name
 
-	refused string // method of a request refused during the call; guarded by conn.openMu
+	live    *liveExchange // the call takes its server's live questions itself (live.go), or nil
+	refused string        // method of a request refused during the call; guarded by conn.openMu
 }
 
 // openCall registers a tools/call of tool about to be sent under ctx.
 // closeCall forgets it.
 func (c *conn) openCall(ctx context.Context, tool string) *openCall {
-	oc := &openCall{ctx: ctx, tool: tool}
+	return c.register(&openCall{ctx: ctx, tool: tool})
+}
+
+// register registers oc, a call about to be sent, and returns it.
+func (c *conn) register(oc *openCall) *openCall {
 	c.openMu.Lock()
 	if c.open == nil {
 		c.open = make(map[*openCall]struct{})
@@ -174,6 +179,11 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 		}
 		defer release()
 	}
+	if x := info.resumed; x != nil { // a live interrupt answered: its request goes on (live.go)
+		info.resumed = nil
+		raw, res, err := x.next(ctx)
+		return raw, res, c.timedOut(caller, ctx, info, err)
+	}
 	ctx, meta, traced := info.request(ctx, c)
 	if info.progress && c.cfg.Client == nil { // a prebuilt client has no handler of ours
 		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress, touch: touch}
@@ -185,13 +195,20 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 		meta["progressToken"] = token
 	}
 	raw, res, err := c.callTool(ctx, t.name, t.desc.Name, args, responses, state, meta)
-	if err != nil && ctx.Err() != nil {
-		if te := roundTimeout(caller, ctx, info, &a.cfg); te != nil {
-			err = serverError(c.server, callToolOp(t.desc.Name), te)
-		}
-	}
+	err = c.timedOut(caller, ctx, info, err)
 	traced(res != nil && res.IsError || res == nil && raw != nil && raw.IsError, err)
 	return raw, res, err
+}
+
+// timedOut returns err, the failure of a round of the call info describes
+// under ctx, derived from caller's, as the timeout it is, if it is one.
+func (c *conn) timedOut(caller, ctx context.Context, info *callInfo, err error) error {
+	if err != nil && ctx.Err() != nil {
+		if te := roundTimeout(caller, ctx, info, &c.a.cfg); te != nil {
+			return serverError(c.server, callToolOp(info.t.desc.Name), te)
+		}
+	}
+	return err
 }
 
 // A timeoutError is a round that ran past a bound: the error names the
@@ -267,9 +284,19 @@ func (c *conn) callTool(ctx context.Context, tool, mcpName string, args map[stri
 		sent = new(httptransport.SendRecord)
 		ctx = httptransport.WithSendRecord(ctx, sent)
 	}
+	params := &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state}
+	if c.asksLive() {
+		return c.callLive(ctx, tool, params, sent) // live.go
+	}
 	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: mcpName, Arguments: args, InputResponses: responses, RequestState: state})
-	refused := c.closeCall(oc)
+	res, err := c.session.CallTool(ctx, params)
+	return c.answered(mcpName, sent, res, err, c.closeCall(oc))
+}
+
+// answered returns the answer to a tools/call of the tool mcpName on c
+// (callTool), from what the session returned and the method of a server
+// request refused on its behalf ("": none).
+func (c *conn) answered(mcpName string, sent *httptransport.SendRecord, res *mcp.CallToolResult, err error, refused string) (*mcp.CallToolResult, *Result, error) {
 	switch {
 	case err == nil:
 		return res, nil, nil

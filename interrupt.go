@@ -18,8 +18,11 @@ func (i Interrupt) encode() ([]byte, error) {
 		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
 		ID: i.id, Issued: i.issued, RequestState: i.state,
 	}
-	if i.retry {
+	switch {
+	case i.retry:
 		w.Kind = stored.KindURLRequired
+	case i.live:
+		w.Kind = stored.KindLive
 	}
 	if i.task != nil {
 		w.TaskID = i.task.TaskID
@@ -74,7 +77,7 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
-		retry: w.Kind == stored.KindURLRequired, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
+		retry: w.Kind == stored.KindURLRequired, live: w.Kind == stored.KindLive, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	if w.TaskID != "" {
 		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal,

@@ -33,10 +33,11 @@ package mcpadapter
 //   - conn.openMu, link.progress and the progress sinks in it (notify.go:
 //     a sink's lock is not held with the table's), preparedMu (dial.go),
 //     a shared session's descriptors (descIntern, share.go), the
-//     notifier's queues and counts (internal/deliver) and the record
-//     of kept sessions and its timer
-//     (kept.go, internal/tasks) are taken alone. A package of internal/ documents
-//     its own locks; none takes a lock of the root's.
+//     notifier's queues and counts (internal/deliver), the record
+//     of kept sessions and its timer (kept.go, internal/tasks) and the
+//     registry of live interrupts (live.go) are taken alone. A package
+//     of internal/ documents its own locks; none takes a lock of the
+//     root's.
 //   - No lock is held across I/O, nor while user code runs: the Logger,
 //     the meter, callbacks, hooks, middleware. What a holder of pool.mu has
 //     to tell user code (news) is told once the lock is released, as

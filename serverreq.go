@@ -22,9 +22,14 @@ package mcpadapter
 //     several it gets a context carrying none of theirs and no tool, since
 //     answering one caller's question with another caller's identity
 //     would be worse than not knowing.
+//   - Without a handler, the one open call takes the request itself, as a
+//     live interrupt (live.go). With several open it cannot be told which
+//     call asks, and the request is declined, as it is under the decline
+//     setting (a negative StateOptions.LiveMaxAge).
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -87,6 +92,12 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 	case c.asking >= min(n, maxLiveElicitations):
 		c.openMu.Unlock()
 		return decline("too many live elicitations at once")
+	case c.asksLive() && (oc == nil || oc.live == nil):
+		c.openMu.Unlock()
+		if oc == nil {
+			return decline(fmt.Sprintf("no ElicitationHandler, and %d calls are open: MCP does not say which one asks, so none can take it as a live interrupt", n))
+		}
+		return decline("no ElicitationHandler, and the open call (a task's) cannot take it as a live interrupt")
 	}
 	c.asking++
 	c.openMu.Unlock()
@@ -95,6 +106,9 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		c.asking--
 		c.openMu.Unlock()
 	}()
+	if oc != nil && oc.live != nil {
+		return oc.live.ask(ctx, req) // the call returns it as a live interrupt (live.go)
+	}
 	live := liveCall{server: c.server}
 	if oc != nil {
 		// The caller's context, ended also when the server gives up.

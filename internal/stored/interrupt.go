@@ -16,7 +16,7 @@ import (
 // Interrupt is the wire form of the root package's Interrupt.
 type Interrupt struct {
 	Version int    `json:"version"` // interruptVersion
-	Kind    string `json:"kind"`    // KindInputRequired or KindURLRequired
+	Kind    string `json:"kind"`    // KindInputRequired, KindURLRequired or KindLive
 	Server  string `json:"server"`
 	Tool    string `json:"tool"`
 	MCPName string `json:"mcpName"`
@@ -56,6 +56,7 @@ const interruptVersion = 1
 const (
 	KindInputRequired = "inputRequired"          // an input_required result (SEP-2322)
 	KindURLRequired   = "urlElicitationRequired" // a -32042 error
+	KindLive          = "liveElicitation"        // a legacy server's elicitation/create request during the call
 )
 
 // Encode returns the JSON of w, of the current version, with the server's
@@ -84,7 +85,7 @@ func DecodeInterrupt(payload []byte, maxRounds int) (Interrupt, mcp.InputRequest
 	if w.Version != interruptVersion {
 		return w, nil, fmt.Errorf("unsupported version %d", w.Version)
 	}
-	if w.Kind != KindInputRequired && w.Kind != KindURLRequired {
+	if w.Kind != KindInputRequired && w.Kind != KindURLRequired && w.Kind != KindLive {
 		return w, nil, fmt.Errorf("unknown kind %q", w.Kind)
 	}
 	if len(w.InputResponses) > 0 && string(w.InputResponses) != "null" {
