@@ -540,11 +540,25 @@ func goEverythingLegacyElicitation(t *testing.T, ctx context.Context, srv mcpada
 		t.Errorf("multi_round on the legacy era = %q", res.Text())
 	}
 
-	// Without a handler, live requests are declined.
+	// Without a handler, a live request is a live interrupt, resumed on
+	// the same Adapter (over Streamable HTTP: the server's request came on
+	// the call's stream, the answer goes in a POST of its own).
 	bare := integAdapter(t, srv, nil)
-	res = integInvoke(t, ctx, integTool(t, integTools(t, ctx, bare), "everything__test_elicitation"), map[string]any{"message": "Pick a username"})
+	_, err := integTool(t, integTools(t, ctx, bare), "everything__test_elicitation").Invoke(ctx, map[string]any{"message": "Pick a username"})
+	var intr *mcpadapter.Interrupt
+	if !errors.As(err, &intr) || !intr.Live() || len(intr.Requests) != 1 || intr.Requests[0].Message != "Pick a username" {
+		t.Fatalf("test_elicitation without a handler = %v, want a live interrupt", err)
+	}
+	res, err = bare.Resume(ctx, intr, mcpadapter.Answered(map[string]mcpadapter.Answer{intr.Requests[0].Key: {Action: mcpadapter.Accept, Content: map[string]any{"username": "grace"}}}))
+	if err != nil || res.Text() != "Elicitation result: action=accept, content=map[username:grace]" {
+		t.Errorf("resumed test_elicitation = %v, %v", res, err)
+	}
+
+	// With the decline setting, live requests are declined.
+	declining := integAdapter(t, srv, func(cfg *mcpadapter.Config) { cfg.State.LiveMaxAge = -1 })
+	res = integInvoke(t, ctx, integTool(t, integTools(t, ctx, declining), "everything__test_elicitation"), map[string]any{"message": "Pick a username"})
 	if res.Text() != "Elicitation result: action=decline, content=map[]" {
-		t.Errorf("test_elicitation without a handler = %q, want a decline", res.Text())
+		t.Errorf("test_elicitation with the decline setting = %q, want a decline", res.Text())
 	}
 }
 

@@ -319,7 +319,7 @@ func (l *liveInterrupts) hold(in *Interrupt, t *Tool, x *liveExchange, q *questi
 	l.held[in.id] = h
 	x.held = h
 	h.timer = time.AfterFunc(bound, func() { l.end(h, errLiveExpired(bound), liveGrace) })
-	h.stopGone = context.AfterFunc(q.ctx, func() { l.end(h, errLiveWithdrawn, 0) })
+	h.stopGone = context.AfterFunc(q.ctx, func() { l.end(h, x.why(errLiveWithdrawn), 0) })
 	return nil
 }
 
@@ -346,11 +346,19 @@ func (l *liveInterrupts) callEnded(x *liveExchange) {
 	if h == nil {
 		return
 	}
-	why := errLiveCallEnded
-	if c := x.c; c.closing.Load() || c.life.Err() != nil {
-		why = errLiveClosed
+	l.end(h, x.why(errLiveCallEnded), 0)
+}
+
+// why returns why a question of x ends: that the adapter closed, or the
+// connection was lost, when it did, or else err.
+func (x *liveExchange) why(err error) error {
+	switch c := x.c; {
+	case c.closing.Load() || c.life.Err() != nil:
+		return errLiveClosed
+	case !c.alive():
+		return errLiveCallEnded
 	}
-	l.end(h, why, 0)
+	return err
 }
 
 // find returns the held interrupt that in, being resumed on a, is a copy

@@ -1,10 +1,13 @@
 package mcpadapter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -118,5 +121,229 @@ func TestLiveInterruptTwice(t *testing.T) {
 	_, err := a.Resume(t.Context(), roundTrip(t, first), liveAnswer(Accept, date("2026-09-19")))
 	if !errors.Is(err, ErrClaimedState) || !strings.Contains(err.Error(), "resumed already") {
 		t.Errorf("second resume = %v, want ErrClaimedState", err)
+	}
+}
+
+// onceServer is a legacy server whose tool "once" elicits live once and
+// records the answer (or failure) on the returned channel.
+func onceServer() (*testserver.Server, chan string) {
+	s := testserver.New(testserver.Options{Legacy: true})
+	answers := make(chan string, 2)
+	asker(s, "once", 1, answers)
+	return s, answers
+}
+
+// nothingReached fails t when the server recorded an answer.
+func nothingReached(t *testing.T, answers chan string) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case a := <-answers:
+		t.Errorf("the server got %q, want nothing", a)
+	default:
+	}
+}
+
+// TestLiveInterruptElsewhere: a live interrupt resumes on the Adapter that
+// made it only. On another one (the interrupt itself, or a copy through
+// JSON) the resume fails at once with ErrInvalidState, saying so, and
+// sends nothing: the interrupt stays held, and its Adapter resumes it.
+func TestLiveInterruptElsewhere(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, answers := onceServer()
+		cfg := Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}}
+		a1, a2 := newAdapter(t, cfg), newAdapter(t, cfg)
+		lookupTool(t, a2, "b__once")
+		intr := must(t).interrupt(lookupTool(t, a1, "b__once").Invoke(t.Context(), nil))
+		for _, tt := range []struct {
+			in   *Interrupt
+			want string
+		}{
+			{intr, "made by another Adapter"},
+			{roundTrip(t, intr), "holds no live interrupt of this ID"},
+		} {
+			_, err := a2.Resume(t.Context(), tt.in, liveAnswer(Accept, date("2026-09-18")))
+			if !errors.Is(err, ErrInvalidState) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was sent") {
+				t.Errorf("Resume on another Adapter = %v, want ErrInvalidState saying %q", err, tt.want)
+			}
+		}
+		nothingReached(t, answers)
+		res := must(t).result(a1.Resume(t.Context(), intr, liveAnswer(Accept, date("2026-09-18"))))
+		if res.Text() != "accept 2026-09-18" {
+			t.Errorf("Resume on its Adapter = %s", resultText(res))
+		}
+	})
+}
+
+// TestLiveInterruptBound: a live interrupt waits StateOptions.LiveMaxAge;
+// when it passes, the server's question is answered cancel, and a resume
+// fails at once with ErrInvalidState saying so, sending nothing. The
+// caller's context ended meanwhile: the call's request does not depend on
+// it once the interrupt is returned.
+func TestLiveInterruptBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, answers := onceServer()
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}, State: StateOptions{LiveMaxAge: time.Minute}})
+		tool := lookupTool(t, a, "b__once")
+		ctx, cancel := context.WithCancel(t.Context())
+		intr := must(t).interrupt(tool.Invoke(ctx, nil))
+		cancel()
+		time.Sleep(59 * time.Second)
+		nothingReached(t, answers)
+		time.Sleep(2 * time.Second)
+		if got := <-answers; got != "cancel" {
+			t.Errorf("the server got %q when the bound passed, want cancel", got)
+		}
+		for _, in := range []*Interrupt{intr, roundTrip(t, intr)} {
+			_, err := a.Resume(t.Context(), in, liveAnswer(Accept, date("2026-09-18")))
+			if !errors.Is(err, ErrInvalidState) || !strings.Contains(err.Error(), "StateOptions.LiveMaxAge, 1m0s") {
+				t.Errorf("Resume after the bound = %v, want ErrInvalidState naming StateOptions.LiveMaxAge", err)
+			}
+		}
+		nothingReached(t, answers)
+	})
+}
+
+// TestLiveInterruptClose: Close ends a held live interrupt (and the call's
+// request: nothing outlives it, or synctest would fail); a resume then fails
+// with ErrClosed and sends nothing.
+func TestLiveInterruptClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, answers := onceServer()
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}})
+		intr := must(t).interrupt(lookupTool(t, a, "b__once").Invoke(t.Context(), nil))
+		stored := roundTrip(t, intr)
+		a.Close()
+		if got := <-answers; strings.HasPrefix(got, "accept") {
+			t.Errorf("the server got %q at Close", got)
+		}
+		for _, in := range []*Interrupt{intr, stored} {
+			_, err := a.Resume(t.Context(), in, liveAnswer(Accept, date("2026-09-18")))
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("Resume after Close = %v, want ErrClosed", err)
+			}
+		}
+		nothingReached(t, answers)
+	})
+}
+
+// TestLiveInterruptDeadline: the tool timeout bounds the call's time with
+// the server, not the time its question waits for the user: a server that
+// never answers after the elicitation fails the resumed call when the
+// timeout passes again from the resume (the error names the setting), or
+// at the resume's own deadline, and its handler sees the call cancelled.
+func TestLiveInterruptDeadline(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		deadline time.Duration // of the resume's context; 0: none
+		want     string
+	}{
+		{"tool timeout", 0, "within 10s (Config.DefaultToolTimeout)"},
+		{"caller deadline", 3 * time.Second, "the caller's context deadline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := testserver.New(testserver.Options{Legacy: true})
+				ended := make(chan error, 1)
+				addRawTool(s, "hang", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					if _, err := req.Session.Elicit(ctx, testserver.DateRequest()); err != nil {
+						return nil, err
+					}
+					<-ctx.Done() // never answers
+					ended <- ctx.Err()
+					return nil, ctx.Err()
+				})
+				a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}, DefaultToolTimeout: 10 * time.Second})
+				intr := must(t).interrupt(lookupTool(t, a, "b__hang").Invoke(t.Context(), nil))
+				time.Sleep(time.Minute) // the user takes longer than the tool timeout
+				ctx := t.Context()
+				if tt.deadline > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+					defer cancel()
+				}
+				start := time.Now()
+				_, err := a.Resume(ctx, intr, liveAnswer(Accept, date("2026-09-18")))
+				if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Resume() = %v, want a timeout naming %q", err, tt.want)
+				}
+				if d, want := time.Since(start), min(10*time.Second, cmp.Or(tt.deadline, time.Hour)); d != want {
+					t.Errorf("Resume() returned after %v, want %v", d, want)
+				}
+				if err := <-ended; !errors.Is(err, context.Canceled) {
+					t.Errorf("the server's handler ended with %v, want its call cancelled", err)
+				}
+			})
+		})
+	}
+}
+
+// TestLiveInterruptWithdrawn: a server that stops waiting for its answer
+// (its request cancelled) ends the live interrupt and the call; a resume
+// says so and sends nothing.
+func TestLiveInterruptWithdrawn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := testserver.New(testserver.Options{Legacy: true})
+		ended := make(chan error, 1)
+		addRawTool(s, "impatient", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			_, err := req.Session.Elicit(ectx, testserver.DateRequest())
+			<-ctx.Done()
+			ended <- err
+			return nil, ctx.Err()
+		})
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}})
+		intr := must(t).interrupt(lookupTool(t, a, "b__impatient").Invoke(t.Context(), nil))
+		time.Sleep(31 * time.Second)
+		if err := <-ended; !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the server's Elicit = %v, want its own timeout", err)
+		}
+		_, err := a.Resume(t.Context(), intr, liveAnswer(Accept, date("2026-09-18")))
+		if !errors.Is(err, ErrInvalidState) || !strings.Contains(err.Error(), "the server withdrew its question") {
+			t.Errorf("Resume() = %v, want ErrInvalidState saying the server withdrew", err)
+		}
+	})
+}
+
+// TestLiveInterruptUnattributed: with another call open on the connection,
+// MCP does not say which call asks: the question is declined (and logged),
+// as under the decline setting.
+func TestLiveInterruptUnattributed(t *testing.T) {
+	s, _ := onceServer()
+	started, release := make(chan struct{}), make(chan struct{})
+	addRawTool(s, "hold", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		<-release
+		return textResult1("held"), nil
+	})
+	var logs syncBuffer
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}, Logger: logsTo(&logs)})
+	held := asyncInvoke(t.Context(), lookupTool(t, a, "b__hold"), nil)
+	receive(t, started, "the held call to start")
+	res := must(t).result(lookupTool(t, a, "b__once").Invoke(t.Context(), nil))
+	if res.Text() != "decline" {
+		t.Errorf("Invoke() with another call open = %s, want the server's decline", resultText(res))
+	}
+	if !strings.Contains(logs.String(), "2 calls are open: MCP does not say which one asks") {
+		t.Errorf("logs = %s, want the decline explained", logs.String())
+	}
+	close(release)
+	must(t).result(receive(t, held, "the held call to end").unpack())
+}
+
+// TestLiveInterruptModernUnaffected: a modern server asks through
+// input-required results: its interrupt is not live, and resumes on
+// another Adapter.
+func TestLiveInterruptModernUnaffected(t *testing.T) {
+	s := bookingServer(false)
+	cfg := Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}}
+	intr := must(t).interrupt(lookupTool(t, newAdapter(t, cfg), "b__book_table").Invoke(t.Context(), map[string]any{"party": 2}))
+	if intr.Live() || intr.Requests[0].Key != "date" {
+		t.Fatalf("modern interrupt: live %t, requests %+v; want a durable one keyed date", intr.Live(), intr.Requests)
+	}
+	res := must(t).result(newAdapter(t, cfg).Resume(t.Context(), roundTrip(t, intr), Answered(answer("date", Accept, date("2026-09-18")))))
+	if res.Text() != "Booked a table for 2 on 2026-09-18" {
+		t.Errorf("Resume on another Adapter = %s", resultText(res))
 	}
 }
