@@ -3,7 +3,9 @@
 // [Executor] whose runs pause at a tool that needs the user (an
 // [*mcpadapter.Interrupt] or an [*mcpadapter.ApprovalRequired]) or that
 // runs on as a task on the server (an [*mcpadapter.PendingTask]) and resume
-// as the same run, in this process or in another one. It is the only
+// as the same run, in this process or in another one (a run paused on a
+// live interrupt, a legacy server's question waiting on its connection, in
+// this process only: see [Executor]). It is the only
 // package of the module that imports langchaingo's agents and chains, so
 // that programs using the root package alone (native tool-calling loops)
 // do not link them.

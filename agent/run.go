@@ -36,7 +36,14 @@ import (
 // [*mcpadapter.ApprovalRequired] or an [*mcpadapter.PendingTask]. The run then stops with a [*PausedRun]
 // error holding the run's state, which [Executor.Resume] continues, in this
 // process or, through JSON, in another one with an Executor over an agent
-// with the same tools.
+// with the same tools. A run paused on a live interrupt
+// ([mcpadapter.Interrupt.Live]: a legacy server's question, waiting on its
+// open connection) is the exception: it resumes only in this process, over
+// tools of the Adapter that made the interrupt, within
+// [mcpadapter.StateOptions.LiveMaxAge]. A service with several replicas
+// routes such a resume to the replica that paused the run (sticky routing,
+// as for legacy servers' sessions); elsewhere the resume fails with
+// [mcpadapter.ErrInvalidState], saying why, and sends nothing.
 //
 // With a tool-calling [*Agent], each turn's tool calls run as one batch
 // through [mcpadapter.Toolset.HandleToolCalls] (with [WithToolSearch],
