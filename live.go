@@ -330,6 +330,7 @@ func (l *liveInterrupts) end(h *heldLive, why error, grace time.Duration) {
 	if !l.drop(h, why) {
 		return
 	}
+	h.tool.a.logger.Info("mcpadapter: live interrupt ended unresumed", "server", h.in.Server, "tool", h.in.Tool, "id", h.in.id, "reason", why.Error())
 	h.q.reply(&mcp.ElicitResult{Action: string(Cancel)})
 	if grace == 0 {
 		h.x.stop()
