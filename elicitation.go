@@ -197,7 +197,8 @@ func (i *Interrupt) Error() string {
 // and no other key, a known action, form content that matches the
 // requested schema (its defaults applied), no content for URL requests or
 // with Decline and Cancel. [Config.Approval] is consulted again for a
-// resumed interrupt: when it asks for approval, the resume goes ahead only
+// resumed interrupt that calls the tool again (not for a live one, whose
+// call runs on): when it asks for approval, the resume goes ahead only
 // if the call was approved and the interrupt can be believed (made in this
 // process, or sealed and claimed through [StateOptions.Claims]); otherwise
 // the error is an [*ApprovalRequired] holding the answers, to settle in

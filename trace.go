@@ -35,11 +35,12 @@ func peerOf(name string, s *Server) observe.Peer {
 // (observe.Outcome).
 func errorType(err error) string {
 	var intr *Interrupt
+	var live *liveAsked // a round that ended at a live question (live.go)
 	var ask *ApprovalRequired
 	var oe *net.OpError
 	var de *net.DNSError
 	switch {
-	case errors.As(err, &intr):
+	case errors.As(err, &intr), errors.As(err, &live):
 		return "input_required"
 	case errors.As(err, &ask):
 		return "approval_required"
