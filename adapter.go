@@ -86,15 +86,16 @@ func New(cfg Config) (*Adapter, error) {
 // stdio server processes) and clears the caches. It is idempotent and safe
 // for concurrent use, and returns nil: a server that fails to end cleanly
 // is logged, not reported. Tools, sessions and interrupts obtained before
-// fail with [ErrClosed]; the next discovery dials fresh connections. The
-// calls of live interrupts ([Interrupt.Live]) end: their servers' questions
-// are answered cancel, if the connection still takes the answer.
+// fail with [ErrClosed]; the next discovery dials fresh connections. Live
+// interrupts ([Interrupt.Live]) end first: their servers' questions are
+// answered cancel, and Close waits up to 2 s for those calls to end.
 //
 // Close keeps open, and forgets, the legacy Streamable HTTP sessions that
 // hold tasks it handed out and has not seen end, so that another Adapter
 // can still follow them from their stored state; the server's session
 // expiry ends them (docs/reference.md, "Long-running tools").
 func (a *Adapter) Close() error {
+	a.live.close()
 	a.pool.close()
 	return nil
 }

@@ -31,6 +31,20 @@ func (h endedLog) Handle(_ context.Context, r slog.Record) error {
 func (h endedLog) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h endedLog) WithGroup(string) slog.Handler      { return h }
 
+// throughJSON returns a copy of v through JSON, as a store keeps it.
+func throughJSON[T any](t *testing.T, v *T) *T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // liveInterrupt calls the tool named tool of a and returns the live
 // interrupt it returns.
 func liveInterrupt(t *testing.T, ctx context.Context, a *mcpadapter.Adapter, tool string) *mcpadapter.Interrupt {
@@ -65,19 +79,12 @@ func TestIntegrationLiveInterruptNPM(t *testing.T) {
 				t.Errorf("request %+v, want the server's form", r)
 			}
 			answer := mcpadapter.Answered(map[string]mcpadapter.Answer{intr.Requests[0].Key: {Action: mcpadapter.Accept, Content: map[string]any{"name": "Ada Lovelace", "check": true}}})
-			b, err := json.Marshal(intr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stored mcpadapter.Interrupt
-			if err := json.Unmarshal(b, &stored); err != nil {
-				t.Fatal(err)
-			}
+			stored := throughJSON(t, intr)
 			other := integAdapter(t, srv, nil)
-			if _, err := other.Resume(ctx, &stored, answer); !errors.Is(err, mcpadapter.ErrInvalidState) || !strings.Contains(err.Error(), "nothing was sent") {
+			if _, err := other.Resume(ctx, stored, answer); !errors.Is(err, mcpadapter.ErrInvalidState) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Errorf("Resume on another Adapter = %v, want ErrInvalidState", err)
 			}
-			res, err := a.Resume(ctx, &stored, answer)
+			res, err := a.Resume(ctx, stored, answer)
 			if err != nil {
 				t.Fatalf("Resume: %v", err)
 			}

@@ -27,7 +27,8 @@ package mcpadapter
 //     server is answered cancel, and the call gets liveGrace to end on its
 //     own before it is cancelled), when the server withdraws its question
 //     (notifications/cancelled: the call is cancelled), when the call ends
-//     otherwise, and at Close. A resume after that fails at once, saying
+//     otherwise, and at Close (the server is answered cancel, and Close
+//     waits a little for the call to end). A resume after that fails at once, saying
 //     which (the registry keeps the reasons of the last ones that ended),
 //     and sends nothing.
 //
@@ -37,6 +38,8 @@ package mcpadapter
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -337,6 +340,33 @@ func (l *liveInterrupts) end(h *heldLive, why error, grace time.Duration) {
 		return
 	}
 	h.x.grace.Store(time.AfterFunc(grace, h.x.stop))
+}
+
+// close ends every interrupt l holds, at Close, before the connections
+// close: their questions are answered cancel, and close waits, up to
+// cancelNoticeTimeout in all, for their calls to end on their own, so that
+// no server is left waiting for an answer that cannot come any more (a
+// go-sdk SSE server waits so even for a client that went away). Close
+// cancels the calls still open.
+func (l *liveInterrupts) close() {
+	l.mu.Lock()
+	held := slices.Collect(maps.Values(l.held))
+	l.mu.Unlock()
+	if len(held) == 0 {
+		return
+	}
+	for _, h := range held {
+		l.end(h, errLiveClosed, cancelNoticeTimeout)
+	}
+	timer := time.NewTimer(cancelNoticeTimeout)
+	defer timer.Stop()
+	for _, h := range held {
+		select {
+		case <-h.x.quit:
+		case <-timer.C:
+			return
+		}
+	}
 }
 
 // callEnded ends the interrupt held for a question of x, whose call ended.

@@ -204,9 +204,10 @@ func TestLiveInterruptBound(t *testing.T) {
 	})
 }
 
-// TestLiveInterruptClose: Close ends a held live interrupt (and the call's
-// request: nothing outlives it, or synctest would fail); a resume then fails
-// with ErrClosed and sends nothing.
+// TestLiveInterruptClose: Close ends a held live interrupt, answering the
+// server's question cancel, and the call's request (nothing outlives it, or
+// synctest would fail); a resume then fails with ErrClosed and sends
+// nothing.
 func TestLiveInterruptClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, answers := onceServer()
@@ -214,8 +215,8 @@ func TestLiveInterruptClose(t *testing.T) {
 		intr := must(t).interrupt(lookupTool(t, a, "b__once").Invoke(t.Context(), nil))
 		stored := roundTrip(t, intr)
 		a.Close()
-		if got := <-answers; strings.HasPrefix(got, "accept") {
-			t.Errorf("the server got %q at Close", got)
+		if got := <-answers; got != "cancel" {
+			t.Errorf("the server got %q at Close, want cancel", got)
 		}
 		for _, in := range []*Interrupt{intr, stored} {
 			_, err := a.Resume(t.Context(), in, liveAnswer(Accept, date("2026-09-18")))
@@ -345,5 +346,30 @@ func TestLiveInterruptModernUnaffected(t *testing.T) {
 	res := must(t).result(newAdapter(t, cfg).Resume(t.Context(), roundTrip(t, intr), Answered(answer("date", Accept, date("2026-09-18")))))
 	if res.Text() != "Booked a table for 2 on 2026-09-18" {
 		t.Errorf("Resume on another Adapter = %s", resultText(res))
+	}
+}
+
+// TestLiveInterruptCloseTransports: Close ends a held live interrupt over
+// stdio, where it ends the server's process, and over Streamable HTTP and
+// SSE, where it cancels the call's request: the resume fails with ErrClosed.
+func TestLiveInterruptCloseTransports(t *testing.T) {
+	servers := map[string]func(t *testing.T) Server{
+		"stdio":          func(t *testing.T) Server { return stdioServer(t, "legacy") },
+		"streamableHTTP": func(t *testing.T) Server { return Server{URL: bookingServer(true).StreamableHTTP(t, false).URL} },
+		"sse":            func(t *testing.T) Server { return Server{URL: bookingServer(true).SSE(t).URL, Mode: ModeLegacy} },
+	}
+	for name, server := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := newAdapter(t, Config{Servers: map[string]Server{"b": server(t)}})
+			intr := must(t).interrupt(lookupTool(t, a, "b__ask_live").Invoke(t.Context(), nil))
+			stored := roundTrip(t, intr)
+			a.Close()
+			for _, in := range []*Interrupt{intr, stored} {
+				if _, err := a.Resume(t.Context(), in, liveAnswer(Accept, date("2026-09-18"))); !errors.Is(err, ErrClosed) {
+					t.Errorf("Resume after Close = %v, want ErrClosed", err)
+				}
+			}
+		})
 	}
 }
