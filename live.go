@@ -28,9 +28,9 @@ package mcpadapter
 //     own before it is cancelled), when the server withdraws its question
 //     (notifications/cancelled: the call is cancelled), when the call ends
 //     otherwise, and at Close (the server is answered cancel, and Close
-//     waits a little for the call to end). A resume after that fails at once, saying
-//     which (the registry keeps the reasons of the last ones that ended),
-//     and sends nothing.
+//     waits a little for the call to end). A resume after that fails at
+//     once, saying which (the registry keeps the reasons of the last ones
+//     that ended), and sends nothing.
 //
 // The registry's lock (liveInterrupts.mu) is taken alone; what it guards
 // is changed under it only, and no user code runs under it.
