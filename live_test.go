@@ -373,3 +373,39 @@ func TestLiveInterruptCloseTransports(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveInterruptsBounded: an Adapter holds at most maxLiveHeld live
+// interrupts (a question past that is declined: liveInterrupt), and keeps
+// the reasons of at most as many that ended.
+func TestLiveInterruptsBounded(t *testing.T) {
+	var l liveInterrupts
+	hold := func() (*heldLive, error) {
+		in := &Interrupt{stamp: newStamp()}
+		err := l.hold(in, nil, &liveExchange{}, &question{ctx: context.Background()}, nil, time.Hour)
+		return l.held[in.id], err
+	}
+	var held []*heldLive
+	for range maxLiveHeld {
+		h, err := hold()
+		if err != nil {
+			t.Fatalf("hold #%d: %v", len(held)+1, err)
+		}
+		held = append(held, h)
+	}
+	if _, err := hold(); !errors.Is(err, errLiveFull) {
+		t.Fatalf("hold past the bound = %v, want errLiveFull", err)
+	}
+	for _, h := range held {
+		l.drop(h, errLiveCallEnded)
+	}
+	for range 10 {
+		h, err := hold()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.drop(h, errLiveCallEnded)
+	}
+	if len(l.held) != 0 || len(l.ended) != maxLiveHeld || len(l.order) != maxLiveHeld || l.ended[held[0].in.id] != nil {
+		t.Errorf("held %d, reasons %d (order %d); want 0 and the last %d", len(l.held), len(l.ended), len(l.order), maxLiveHeld)
+	}
+}
