@@ -233,7 +233,7 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, info *callInfo, args 
 	if err == nil {
 		in := newInterrupt(ctx, a, c, t.name, t.desc.Name, args, requests, reqs, round, "", false, nil)
 		in.live = true
-		if err = a.live.hold(in, t, x, q, reqs, a.liveMaxAge()); err == nil {
+		if err = a.live.hold(in, t, x, q, a.liveMaxAge()); err == nil {
 			return in
 		}
 	}
@@ -251,25 +251,30 @@ func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (
 		return errorf("mcpadapter: server %q: tool %q: resume live interrupt: %w", in.Server, in.Tool, err)
 	}
 	h, err := a.live.find(a, in, a.liveMaxAge())
-	if err == nil {
-		var responses mcp.InputResponseMap
-		if responses, err = validateAnswers(h.reqs, r.answers); err != nil {
-			return nil, fail(err)
-		}
-		if err := a.states.claim(ctx, in.stamp); err != nil {
-			return nil, fail(err)
-		}
-		if err = a.live.take(h); err == nil {
-			h.q.reply(responses[liveKey].(*mcp.ElicitResult))
-			t := h.tool
-			info := t.newCall(ctx)
-			info.resumed = h.x
-			res, err := t.callRounds(ctx, &info, h.in.args, nil, "", h.in.round)
-			res, err = t.checkOutput(ctx, res, err)
-			return res, t.interrupted(err, h.in.approved)
-		}
+	if err != nil {
+		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
 	}
-	return nil, fail(fmt.Errorf("%w; nothing was sent", err))
+	reqs, err := elicitationRequests(h.in.requests) // the server's request, as it was held
+	if err != nil {
+		return nil, fail(err)
+	}
+	responses, err := validateAnswers(reqs, r.answers)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if err := a.states.claim(ctx, in.stamp); err != nil {
+		return nil, fail(err)
+	}
+	if err := a.live.take(h); err != nil {
+		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
+	}
+	h.q.reply(responses[liveKey].(*mcp.ElicitResult))
+	t := h.tool
+	info := t.newCall(ctx)
+	info.resumed = h.x
+	res, err := t.callRounds(ctx, &info, h.in.args, nil, "", h.in.round)
+	res, err = t.checkOutput(ctx, res, err)
+	return res, t.interrupted(err, in.approved && a.states.trusted(in.seal))
 }
 
 // liveInterrupts are the live interrupts an Adapter holds, by ID, and why
@@ -283,11 +288,10 @@ type liveInterrupts struct {
 
 // A heldLive is a live interrupt held for its resume.
 type heldLive struct {
-	in       *Interrupt // as it was made
+	in       Interrupt // a copy, as it was made: what its resumes must match
 	tool     *Tool
 	x        *liveExchange
 	q        *question
-	reqs     []ElicitationRequest
 	timer    *time.Timer // its bound
 	stopGone func() bool // of the watch on the server's withdrawal
 }
@@ -309,8 +313,8 @@ func errLiveExpired(bound time.Duration) error {
 
 // hold holds in, the live interrupt of the question q of x, asked during a
 // call of t, for bound: unless l holds too many already.
-func (l *liveInterrupts) hold(in *Interrupt, t *Tool, x *liveExchange, q *question, reqs []ElicitationRequest, bound time.Duration) error {
-	h := &heldLive{in: in, tool: t, x: x, q: q, reqs: reqs}
+func (l *liveInterrupts) hold(in *Interrupt, t *Tool, x *liveExchange, q *question, bound time.Duration) error {
+	h := &heldLive{in: *in, tool: t, x: x, q: q}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.held) >= maxLiveHeld {
@@ -398,7 +402,7 @@ func (l *liveInterrupts) find(a *Adapter, in *Interrupt, bound time.Duration) (*
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if h := l.held[in.id]; h != nil {
-		if o := h.in; o.Server != in.Server || o.Tool != in.Tool || o.MCPName != in.MCPName || o.round != in.round || o.principal != in.principal {
+		if o := &h.in; o.Server != in.Server || o.Tool != in.Tool || o.MCPName != in.MCPName || o.round != in.round || o.principal != in.principal {
 			return nil, fmt.Errorf("%w: it does not match the live interrupt of its ID", ErrInvalidState)
 		}
 		return h, nil

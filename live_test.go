@@ -147,7 +147,8 @@ func nothingReached(t *testing.T, answers chan string) {
 // TestLiveInterruptElsewhere: a live interrupt resumes on the Adapter that
 // made it only. On another one (the interrupt itself, or a copy through
 // JSON) the resume fails at once with ErrInvalidState, saying so, and
-// sends nothing: the interrupt stays held, and its Adapter resumes it.
+// sends nothing: the interrupt stays held, and its Adapter resumes it
+// (after refusing answers that do not fit the server's request).
 func TestLiveInterruptElsewhere(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, answers := onceServer()
@@ -165,6 +166,14 @@ func TestLiveInterruptElsewhere(t *testing.T) {
 			_, err := a2.Resume(t.Context(), tt.in, liveAnswer(Accept, date("2026-09-18")))
 			if !errors.Is(err, ErrInvalidState) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Errorf("Resume on another Adapter = %v, want ErrInvalidState saying %q", err, tt.want)
+			}
+		}
+		nothingReached(t, answers)
+		// Answers are checked, against the server's request, before
+		// anything is sent; a refused resume can be made again.
+		for _, bad := range []Resolution{liveAnswer(Accept, nil), Answered(answer("date", Accept, date("2026-09-18")))} {
+			if _, err := a1.Resume(t.Context(), intr, bad); err == nil || errors.Is(err, ErrInvalidState) {
+				t.Errorf("Resume with a bad answer = %v, want the answer refused", err)
 			}
 		}
 		nothingReached(t, answers)
@@ -381,7 +390,7 @@ func TestLiveInterruptsBounded(t *testing.T) {
 	var l liveInterrupts
 	hold := func() (*heldLive, error) {
 		in := &Interrupt{stamp: newStamp()}
-		err := l.hold(in, nil, &liveExchange{}, &question{ctx: context.Background()}, nil, time.Hour)
+		err := l.hold(in, nil, &liveExchange{}, &question{ctx: context.Background()}, time.Hour)
 		return l.held[in.id], err
 	}
 	var held []*heldLive
