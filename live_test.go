@@ -358,10 +358,11 @@ func TestLiveInterruptModernUnaffected(t *testing.T) {
 	}
 }
 
-// TestLiveInterruptCloseTransports: Close ends a held live interrupt over
-// stdio, where it ends the server's process, and over Streamable HTTP and
-// SSE, where it cancels the call's request: the resume fails with ErrClosed.
-func TestLiveInterruptCloseTransports(t *testing.T) {
+// TestLiveInterruptTransports: over stdio, Streamable HTTP and SSE, a live
+// interrupt resumes with the answer; and Close ends a held one (the server
+// process ends, or the call's request is cancelled): its resume fails with
+// ErrClosed.
+func TestLiveInterruptTransports(t *testing.T) {
 	servers := map[string]func(t *testing.T) Server{
 		"stdio":          func(t *testing.T) Server { return stdioServer(t, "legacy") },
 		"streamableHTTP": func(t *testing.T) Server { return Server{URL: bookingServer(true).StreamableHTTP(t, false).URL} },
@@ -371,7 +372,13 @@ func TestLiveInterruptCloseTransports(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			a := newAdapter(t, Config{Servers: map[string]Server{"b": server(t)}})
-			intr := must(t).interrupt(lookupTool(t, a, "b__ask_live").Invoke(t.Context(), nil))
+			tool := lookupTool(t, a, "b__ask_live")
+			intr := must(t).interrupt(tool.Invoke(t.Context(), nil))
+			res := must(t).result(a.Resume(t.Context(), intr, liveAnswer(Accept, date("2026-09-18"))))
+			if res.Text() != "live elicitation accepted: 2026-09-18" {
+				t.Errorf("Resume() = %s, want the accepted date", resultText(res))
+			}
+			intr = must(t).interrupt(tool.Invoke(t.Context(), nil))
 			stored := roundTrip(t, intr)
 			a.Close()
 			for _, in := range []*Interrupt{intr, stored} {
