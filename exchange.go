@@ -181,13 +181,16 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 	}
 	if x := info.resumed; x != nil { // a live interrupt answered: its request goes on (live.go)
 		info.resumed = nil
+		if info.progress && x.token != "" { // its progress, from now on, is the resume's
+			_, forget := a.notify.registerAs(x.c, x.token, info.sink(ctx, x.c, touch))
+			defer forget()
+		}
 		raw, res, err := x.next(ctx)
 		return raw, res, c.timedOut(caller, ctx, info, err)
 	}
 	ctx, meta, traced := info.request(ctx, c)
 	if info.progress && c.cfg.Client == nil { // a prebuilt client has no handler of ours
-		sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress, touch: touch}
-		token, forget := a.notify.register(c, sink)
+		token, forget := a.notify.register(c, info.sink(ctx, c, touch))
 		defer forget()
 		if meta == nil {
 			meta = mcp.Meta{}
@@ -209,6 +212,13 @@ func (c *conn) timedOut(caller, ctx context.Context, info *callInfo, err error) 
 		}
 	}
 	return err
+}
+
+// sink returns the progress sink of a request under ctx on c of the call
+// info describes; touch resets its idle timeout (nil: none).
+func (info *callInfo) sink(ctx context.Context, c *conn, touch func()) *progressSink {
+	t := info.t
+	return &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress, touch: touch}
 }
 
 // A timeoutError is a round that ran past a bound: the error names the

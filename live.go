@@ -86,6 +86,7 @@ func (a *Adapter) liveMaxAge() time.Duration {
 type liveExchange struct {
 	c       *conn
 	mcpName string
+	token   string                    // the request's progress token, or ""
 	sent    *httptransport.SendRecord // nil but on Streamable HTTP
 	oc      *openCall
 
@@ -142,6 +143,7 @@ func (c *conn) callLive(ctx context.Context, tool string, params *mcp.CallToolPa
 		return nil, nil, serverError(c.server, callToolOp(params.Name), c.closedErr())
 	}
 	x := &liveExchange{c: c, mcpName: params.Name, sent: sent, asks: make(chan *question), done: make(chan liveOutcome, 1), quit: make(chan struct{})}
+	x.token, _ = params.Meta["progressToken"].(string)
 	x.ctx, x.release = c.callContext(context.WithoutCancel(ctx))
 	x.ctx, x.stop = context.WithCancel(x.ctx)
 	x.oc = c.register(&openCall{ctx: ctx, tool: tool, live: x}) // the server's questions meanwhile come to x

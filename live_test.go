@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -423,5 +424,40 @@ func TestLiveInterruptsBounded(t *testing.T) {
 	}
 	if len(l.held) != 0 || len(l.ended) != maxLiveHeld || len(l.order) != maxLiveHeld || l.ended[held[0].in.id] != nil {
 		t.Errorf("held %d, reasons %d (order %d); want 0 and the last %d", len(l.held), len(l.ended), len(l.order), maxLiveHeld)
+	}
+}
+
+// TestLiveInterruptProgress: the progress a server reports after its live
+// question was answered reaches the resume's WithProgress, before Resume
+// returns; the interrupted call's listener hears nothing after the call
+// returned.
+func TestLiveInterruptProgress(t *testing.T) {
+	s := testserver.New(testserver.Options{Legacy: true})
+	addRawTool(s, "ask_then_work", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if _, err := req.Session.Elicit(ctx, testserver.DateRequest()); err != nil {
+			return nil, err
+		}
+		for i := range 2 {
+			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1), Total: 2}); err != nil {
+				return nil, err
+			}
+		}
+		return textResult1("worked"), nil
+	})
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}})
+	var before, after atomic.Int32
+	var returned atomic.Bool
+	ctx := WithProgress(t.Context(), func(Progress) { before.Add(1) })
+	intr := must(t).interrupt(lookupTool(t, a, "b__ask_then_work").Invoke(ctx, nil))
+	ctx = WithProgress(t.Context(), func(p Progress) {
+		if returned.Load() {
+			t.Errorf("progress %v after Resume returned", p.Progress)
+		}
+		after.Add(1)
+	})
+	res := must(t).result(a.Resume(ctx, intr, liveAnswer(Accept, date("2026-09-18"))))
+	returned.Store(true)
+	if res.Text() != "worked" || after.Load() != 2 || before.Load() != 0 {
+		t.Errorf("Resume() = %s with %d progress notifications heard by the resume, %d by the call; want worked, 2 and 0", resultText(res), after.Load(), before.Load())
 	}
 }

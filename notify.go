@@ -359,7 +359,12 @@ func (n *notifier) release(c *conn) {
 // and drops, counted, those it did not wait for. No notification reaches
 // s.f after.
 func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
-	token := rand.Text()
+	return n.registerAs(c, rand.Text(), s)
+}
+
+// registerAs is register under token: a live interrupt's resume (live.go)
+// listens again to the token its request was sent with.
+func (n *notifier) registerAs(c *conn, token string, s *progressSink) (string, func()) {
 	c.progress.add(token, s)
 	return token, func() {
 		c.progress.remove(token)

@@ -146,8 +146,7 @@ func (t *Tool) newTaskCall(ctx context.Context, info *callInfo, p *PendingTask) 
 	if !info.progress {
 		return tc, tc.route.Close
 	}
-	sink := &progressSink{ctx: ctx, p: Progress{Server: c.server, Tool: t.name, MCPName: t.desc.Name, CallID: info.id}, f: info.onProgress}
-	token, forget := c.a.notify.register(c, sink)
+	token, forget := c.a.notify.register(c, info.sink(ctx, c, nil))
 	tc.token = token
 	return tc, func() {
 		forget()
