@@ -825,3 +825,23 @@ func npmEverythingAgent(t *testing.T, ctx context.Context, ts mcpadapter.Toolset
 		t.Errorf("the model never saw the tool's answer: %+v", last)
 	}
 }
+
+// TestIntegrationTimeoutNamesSettingNPM: a DefaultToolTimeout of 500 ms on
+// server-everything's trigger-long-running-operation (10 s) fails the call
+// with an error that names Config.DefaultToolTimeout and is still a
+// context.DeadlineExceeded (issue 33).
+func TestIntegrationTimeoutNamesSettingNPM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), integrationTimeout)
+	defer cancel()
+	a := integAdapter(t, npmEverything(t, "stdio"), func(cfg *mcpadapter.Config) {
+		cfg.DefaultToolTimeout = 500 * time.Millisecond
+	})
+	tool := integTool(t, integTools(t, ctx, a), "everything__trigger-long-running-operation")
+	_, err := tool.Invoke(ctx, map[string]any{"duration": 10, "steps": 5})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Invoke() error = %v, want a context.DeadlineExceeded", err)
+	}
+	if want := "did not answer within 500ms (Config.DefaultToolTimeout)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Invoke() error = %q, want it to say %q", err, want)
+	}
+}
