@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
@@ -106,5 +107,36 @@ func TestTaskLiveInterruptClose(t *testing.T) {
 	}
 	if _, err := a.Resume(ctx, intr, liveAnswer(Accept, map[string]any{"pick": "b"})); !errors.Is(err, ErrClosed) {
 		t.Errorf("Resume after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestTaskLiveInterruptProgress: the progress a legacy task reports after
+// its live question was answered (here, before its result) reaches the
+// resume's WithProgress before Resume returns, and none of it the
+// interrupted call's.
+func TestTaskLiveInterruptProgress(t *testing.T) {
+	peer := &faultserver.TaskPeer{Support: "required", Progress: 2}
+	a := taskAdapter(t, peer, nil)
+	var call, resumed atomic.Int32
+	var returned atomic.Bool
+	ctx := WithProgress(faultCtx(t), func(p Progress) {
+		if strings.HasPrefix(p.Message, "note") {
+			call.Add(1)
+		}
+	})
+	intr := must(t).interrupt(lookup(t, taskTools(t, a), "p__job").Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"}))
+	before := call.Load()
+	ctx = WithProgress(faultCtx(t), func(p Progress) {
+		if returned.Load() {
+			t.Errorf("progress %q after Resume returned", p.Message)
+		}
+		if strings.HasPrefix(p.Message, "note") {
+			resumed.Add(1)
+		}
+	})
+	res := must(t).result(a.Resume(ctx, intr, liveAnswer(Accept, map[string]any{"pick": "b"})))
+	returned.Store(true)
+	if res.Text() != "done: tides (accept: b)" || resumed.Load() != 2 || call.Load() != before {
+		t.Errorf("Resume() = %s with %d notes heard by the resume, %d more by the call; want the result, 2 and 0", resultText(res), resumed.Load(), call.Load()-before)
 	}
 }

@@ -61,8 +61,9 @@ type TaskPeer struct {
 	MissingStatus int
 	// Progress is how many progress notifications the peer sends, in
 	// memory (Transport), before each answer to tasks/get of a task whose
-	// tools/call carried a progress token: "note 1", "note 2", ... across
-	// the task's polls, numbered from 1.
+	// tools/call carried a progress token, and before a legacy "ask"
+	// task's result: "note 1", "note 2", ... across the task's polls,
+	// numbered from 1.
 	Progress int
 
 	wg sync.WaitGroup
@@ -173,7 +174,8 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 
 // piped returns what a legacy "ask" task writes over a pipe for req, line:
 // for its tasks/result, its question (answered later); for the client's
-// answer to it, the result of the tasks/result; "" for other messages.
+// answer to it, the result of the tasks/result, after the task's progress
+// notifications (Progress); "" for other messages.
 func (p *TaskPeer) piped(req *taskRequest, line []byte) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -198,7 +200,7 @@ func (p *TaskPeer) piped(req *taskRequest, line []byte) string {
 			t.reply += ": " + resp.Result.Content.Pick
 		}
 		p.answers = append(p.answers, string(line))
-		return envelope(q.request, p.result(t), 0, "")
+		return p.notesOf(t) + envelope(q.request, p.result(t), 0, "")
 	}
 	t := p.tasks[req.Params.TaskID]
 	if p.Modern || req.Method != "tasks/result" || t == nil || t.mode != "ask" || t.answered {
@@ -219,8 +221,16 @@ func (p *TaskPeer) piped(req *taskRequest, line []byte) string {
 func (p *TaskPeer) notes(req *taskRequest) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := p.tasks[req.Params.TaskID]
-	if p.Progress == 0 || req.Method != "tasks/get" || t == nil || t.token == nil {
+	if req.Method != "tasks/get" {
+		return ""
+	}
+	return p.notesOf(p.tasks[req.Params.TaskID])
+}
+
+// notesOf returns the progress notifications of t to send now (Progress),
+// a line each. p.mu must be held.
+func (p *TaskPeer) notesOf(t *peerTask) string {
+	if p.Progress == 0 || t == nil || t.token == nil {
 		return ""
 	}
 	var b strings.Builder
