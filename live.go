@@ -84,8 +84,9 @@ func (a *Adapter) liveMaxAge() time.Duration {
 	return defaultLiveMaxAge
 }
 
-// A liveExchange is a tools/call whose server may ask live questions that
-// the call takes itself (see the file comment). Its request runs on a
+// A liveExchange is a tools/call, or a legacy task's tasks/result, whose
+// server may ask live questions that the call takes itself (see the file
+// comment). Its request runs on a
 // goroutine of the generation (run); its caller waits for the next event
 // (next): the answer, or a question.
 type liveExchange struct {
@@ -132,8 +133,9 @@ func (q *question) reply(r *mcp.ElicitResult) {
 }
 
 // A liveAsked is a question of the server of a live exchange, as the error
-// that ends its caller's wait; callRounds makes it a live interrupt
-// (Tool.liveInterrupt). It never leaves the package.
+// that ends its caller's wait; callRounds, or a task's wait
+// (taskCall.wait), makes it a live interrupt (Tool.liveInterrupt). It never
+// leaves the package.
 type liveAsked struct {
 	x *liveExchange
 	q *question
