@@ -292,12 +292,13 @@ func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (
 	if err := a.live.take(h); err != nil {
 		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
 	}
-	h.q.reply(responses[liveKey].(*mcp.ElicitResult))
+	answer := responses[liveKey].(*mcp.ElicitResult)
 	t := h.tool
 	var res *Result
 	if tc := h.x.task; tc != nil {
-		res, err = tc.resumeLive(ctx, h.x, h.in.round) // tasks.go
+		res, err = tc.resumeLive(ctx, h, answer) // tasks.go
 	} else {
+		h.q.reply(answer)
 		info := t.newCall(ctx)
 		info.resumed = h.x
 		res, err = t.callRounds(ctx, &info, h.in.args, nil, "", h.in.round)

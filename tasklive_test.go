@@ -140,3 +140,26 @@ func TestTaskLiveInterruptProgress(t *testing.T) {
 		t.Errorf("Resume() = %s with %d notes heard by the resume, %d more by the call; want the result, 2 and 0", resultText(res), resumed.Load(), call.Load()-before)
 	}
 }
+
+// TestTaskLiveInterruptUnattributed: a task's question while another call
+// is open on the connection (here, a task whose live interrupt is held) is
+// declined, with a Warn saying why, and that task goes on to its result;
+// the held one then resumes.
+func TestTaskLiveInterruptUnattributed(t *testing.T) {
+	var logs syncBuffer
+	a := taskAdapter(t, &faultserver.TaskPeer{Support: "required"}, func(cfg *Config, _ *Server) { cfg.Logger = logsTo(&logs) })
+	job := lookup(t, taskTools(t, a), "p__job")
+	ctx := faultCtx(t)
+	intr := must(t).interrupt(job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"}))
+	res := must(t).result(job.Invoke(ctx, map[string]any{"mode": "ask", "topic": "isles"}))
+	if res.Text() != "done: isles (decline)" {
+		t.Errorf("Invoke() with another task's question held = %s, want the task's result with the decline", resultText(res))
+	}
+	if !strings.Contains(logs.String(), "2 calls are open: MCP does not say which one asks") {
+		t.Errorf("logs = %s, want the decline explained", logs.String())
+	}
+	res = must(t).result(a.Resume(ctx, intr, liveAnswer(Accept, map[string]any{"pick": "b"})))
+	if res.Text() != "done: tides (accept: b)" {
+		t.Errorf("Resume(accept) = %s, want the held task's result with the answer", resultText(res))
+	}
+}

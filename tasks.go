@@ -295,18 +295,19 @@ func (tc *taskCall) abandon(asked *liveAsked) {
 	}
 }
 
-// resumeLive waits, within ctx, for the task whose question, the live
-// interrupt of round round, was answered on x, its tasks/result: the
-// task's result, its next question, or a *PendingTask when a deadline
-// passed first. The progress the server reports under the call's token
-// reaches the resume's listeners.
-func (tc *taskCall) resumeLive(ctx context.Context, x *liveExchange, round int) (*Result, error) {
+// resumeLive answers h, a live interrupt of the task's, with answer, and
+// waits within ctx for the task on its tasks/result: its result, its next
+// question, or a *PendingTask when a deadline passed first. The progress
+// the server reports under the call's token from the answer on reaches
+// the resume's listeners.
+func (tc *taskCall) resumeLive(ctx context.Context, h *heldLive, answer *mcp.ElicitResult) (*Result, error) {
 	t := tc.t
 	if info := t.newCall(ctx); info.progress && tc.token != "" {
 		_, forget := t.a.notify.registerAs(t.conn, tc.token, info.sink(ctx, t.conn, nil))
 		defer forget()
 	}
-	tc.resumed, tc.round = x, round
+	h.q.reply(answer) // once the resume listens
+	tc.resumed, tc.round = h.x, h.in.round
 	return tc.follow(ctx)
 }
 
