@@ -285,10 +285,11 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 				continue
 			}
 			if q, ok := err.(*liveAsked); ok { // a legacy server's live question (live.go)
-				if err := t.liveInterrupt(ctx, c, info, args, q, round); err != nil {
+				if err := t.liveInterrupt(ctx, c, args, q, round); err != nil {
 					return nil, err
 				}
-				continue // declined: the call goes on
+				info.resumed = q.x // declined: the call goes on
+				continue
 			}
 			if asked = urlElicitations(err); asked == nil {
 				return nil, err

@@ -185,8 +185,8 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 			_, forget := a.notify.registerAs(x.c, x.token, info.sink(ctx, x.c, touch))
 			defer forget()
 		}
-		raw, res, err := x.next(ctx)
-		return raw, res, c.timedOut(caller, ctx, info, err)
+		o := x.next(ctx)
+		return o.raw, o.res, c.timedOut(caller, ctx, info, o.err)
 	}
 	ctx, meta, traced := info.request(ctx, c)
 	if info.progress && c.cfg.Client == nil { // a prebuilt client has no handler of ours

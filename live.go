@@ -17,6 +17,10 @@ package mcpadapter
 //     goes on. Close ends it as any request: over Streamable HTTP through
 //     its context (callContext), over the other transports by closing the
 //     connection.
+//   - A legacy task's tasks/result sent on the connection is such an
+//     exchange too (taskCall.resultLive, tasks.go): the call that waits for
+//     the task takes its server's questions, and a resume waits for the
+//     same tasks/result again (taskCall.resumeLive).
 //   - A question reaches the call only when it can be attributed to it:
 //     the call is the only one open on the connection (serverreq.go).
 //     Otherwise it is declined, as before live interrupts.
@@ -37,6 +41,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -79,16 +84,16 @@ func (a *Adapter) liveMaxAge() time.Duration {
 	return defaultLiveMaxAge
 }
 
-// A liveExchange is a tools/call whose server may ask live questions that
-// the call takes itself (see the file comment). Its request runs on a
+// A liveExchange is a tools/call, or a legacy task's tasks/result, whose
+// server may ask live questions that the call takes itself (see the file
+// comment). Its request runs on a
 // goroutine of the generation (run); its caller waits for the next event
 // (next): the answer, or a question.
 type liveExchange struct {
-	c       *conn
-	mcpName string
-	token   string                    // the request's progress token, or ""
-	sent    *httptransport.SendRecord // nil but on Streamable HTTP
-	oc      *openCall
+	c     *conn
+	token string    // the request's progress token, or ""
+	task  *taskCall // the task call whose tasks/result the request is (tasks.go), or nil: a tools/call
+	oc    *openCall
 
 	ctx     context.Context // the request's: the caller's values, not its end
 	stop    context.CancelFunc
@@ -102,11 +107,13 @@ type liveExchange struct {
 	held *heldLive // the interrupt held for its question; guarded by liveInterrupts.mu
 }
 
-// A liveOutcome is the answer of a live exchange, as callTool returns it.
+// A liveOutcome is the answer of a live exchange: a tools/call's, as
+// callTool returns it, or a task's tasks/result's (body).
 type liveOutcome struct {
-	raw *mcp.CallToolResult
-	res *Result
-	err error
+	raw  *mcp.CallToolResult
+	res  *Result
+	body json.RawMessage
+	err  error
 }
 
 // A question is a server's live elicitation/create request, taken by a
@@ -126,8 +133,9 @@ func (q *question) reply(r *mcp.ElicitResult) {
 }
 
 // A liveAsked is a question of the server of a live exchange, as the error
-// that ends its caller's wait; callRounds makes it a live interrupt
-// (Tool.liveInterrupt). It never leaves the package.
+// that ends its caller's wait; callRounds, or a task's wait
+// (taskCall.wait), makes it a live interrupt (Tool.liveInterrupt). It never
+// leaves the package.
 type liveAsked struct {
 	x *liveExchange
 	q *question
@@ -139,51 +147,66 @@ func (l *liveAsked) Error() string { return "mcpadapter: the server asked a live
 // a live exchange, and waits within ctx for its answer or its server's
 // first question (a *liveAsked error).
 func (c *conn) callLive(ctx context.Context, tool string, params *mcp.CallToolParams, sent *httptransport.SendRecord) (*mcp.CallToolResult, *Result, error) {
-	if !c.gen.enter() {
+	token, _ := params.Meta["progressToken"].(string)
+	x := c.goLive(ctx, tool, token, func(x *liveExchange) liveOutcome {
+		res, err := c.session.CallTool(x.ctx, params)
+		raw, r, err := c.answered(params.Name, sent, res, err, c.closeCall(x.oc))
+		return liveOutcome{raw: raw, res: r, err: err}
+	})
+	if x == nil {
 		return nil, nil, serverError(c.server, callToolOp(params.Name), c.closedErr())
 	}
-	x := &liveExchange{c: c, mcpName: params.Name, sent: sent, asks: make(chan *question), done: make(chan liveOutcome, 1), quit: make(chan struct{})}
-	x.token, _ = params.Meta["progressToken"].(string)
+	o := x.next(ctx)
+	return o.raw, o.res, o.err
+}
+
+// goLive starts a live exchange on c for the adapter's tool named tool,
+// under ctx (its values, not its end), whose request, with the progress
+// token token (or ""), send sends on a goroutine of the generation and
+// answers; send forgets x.oc as soon as the answer came. It returns nil
+// when the generation has ended.
+func (c *conn) goLive(ctx context.Context, tool, token string, send func(x *liveExchange) liveOutcome) *liveExchange {
+	if !c.gen.enter() {
+		return nil
+	}
+	x := &liveExchange{c: c, token: token, asks: make(chan *question), done: make(chan liveOutcome, 1), quit: make(chan struct{})}
 	x.ctx, x.release = c.callContext(context.WithoutCancel(ctx))
 	x.ctx, x.stop = context.WithCancel(x.ctx)
 	x.oc = c.register(&openCall{ctx: ctx, tool: tool, live: x}) // the server's questions meanwhile come to x
 	go func() {
 		defer c.gen.wg.Done()
-		x.run(params)
+		x.run(send)
 	}()
-	return x.next(ctx)
+	return x
 }
 
 // run sends the request and records its answer; a question still held
 // then ends with it.
-func (x *liveExchange) run(params *mcp.CallToolParams) {
-	c := x.c
-	res, err := c.session.CallTool(x.ctx, params)
-	raw, r, err := c.answered(x.mcpName, x.sent, res, err, c.closeCall(x.oc))
+func (x *liveExchange) run(send func(x *liveExchange) liveOutcome) {
+	o := send(x)
 	x.stop()
 	x.release()
 	if t := x.grace.Load(); t != nil {
 		t.Stop()
 	}
-	x.done <- liveOutcome{raw, r, err}
+	x.done <- o
 	close(x.quit)
-	c.a.live.callEnded(x)
+	x.c.a.live.callEnded(x)
 }
 
 // next waits within ctx for the next event of x: its answer, or its
 // server's question (a *liveAsked error). When ctx ends first, the request
 // is cancelled and its answer (the cancellation) returned.
-func (x *liveExchange) next(ctx context.Context) (*mcp.CallToolResult, *Result, error) {
-	var o liveOutcome
+func (x *liveExchange) next(ctx context.Context) liveOutcome {
 	select {
-	case o = <-x.done:
+	case o := <-x.done:
+		return o
 	case q := <-x.asks:
-		return nil, nil, &liveAsked{x: x, q: q}
+		return liveOutcome{err: &liveAsked{x: x, q: q}}
 	case <-ctx.Done():
 		x.stop()
-		o = <-x.done
+		return <-x.done
 	}
-	return o.raw, o.res, o.err
 }
 
 // ask hands req, the server's live elicitation/create request under ctx,
@@ -219,11 +242,11 @@ func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, er
 }
 
 // liveInterrupt returns the live interrupt of the question asked, the
-// server's in round round+1 of the call of t that info describes, with
-// args, on c, held by the adapter; or nil when the question was declined
-// (too many held, or a request the adapter does not take): the call then
-// goes on (info.resumed). A call past maxRounds fails.
-func (t *Tool) liveInterrupt(ctx context.Context, c *conn, info *callInfo, args map[string]any, asked *liveAsked, round int) error {
+// server's in round round+1 of a call of t with args on c, held by the
+// adapter; or nil when the question was declined (too many held, or a
+// request the adapter does not take): the call then goes on, waiting for
+// the same request. A call past maxRounds fails.
+func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, asked *liveAsked, round int) error {
 	a, x, q := t.a, asked.x, asked.q
 	if round++; round > maxRounds {
 		q.reply(&mcp.ElicitResult{Action: string(Cancel)})
@@ -241,7 +264,6 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, info *callInfo, args 
 	}
 	a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", err.Error())
 	q.reply(&mcp.ElicitResult{Action: string(Decline)})
-	info.resumed = x
 	return nil
 }
 
@@ -270,11 +292,17 @@ func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (
 	if err := a.live.take(h); err != nil {
 		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
 	}
-	h.q.reply(responses[liveKey].(*mcp.ElicitResult))
+	answer := responses[liveKey].(*mcp.ElicitResult)
 	t := h.tool
-	info := t.newCall(ctx)
-	info.resumed = h.x
-	res, err := t.callRounds(ctx, &info, h.in.args, nil, "", h.in.round)
+	var res *Result
+	if tc := h.x.task; tc != nil {
+		res, err = tc.resumeLive(ctx, h, answer) // tasks.go
+	} else {
+		h.q.reply(answer)
+		info := t.newCall(ctx)
+		info.resumed = h.x
+		res, err = t.callRounds(ctx, &info, h.in.args, nil, "", h.in.round)
+	}
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, in.approved && a.states.trusted(in.seal))
 }

@@ -23,9 +23,11 @@ package mcpadapter
 //     answering one caller's question with another caller's identity
 //     would be worse than not knowing.
 //   - Without a handler, the one open call takes the request itself, as a
-//     live interrupt (live.go). With several open it cannot be told which
-//     call asks, and the request is declined, as it is under the decline
-//     setting (a negative StateOptions.LiveMaxAge).
+//     live interrupt (live.go): a tools/call, or a legacy task's
+//     tasks/result sent on the connection (tasks.go), whose call is then
+//     the one waiting for the task. With several open it cannot be told
+//     which call asks, and the request is declined, as it is under the
+//     decline setting (a negative StateOptions.LiveMaxAge).
 
 import (
 	"context"
@@ -92,12 +94,9 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 	case c.asking >= min(n, maxLiveElicitations):
 		c.openMu.Unlock()
 		return decline("too many live elicitations at once")
-	case c.asksLive() && (oc == nil || oc.live == nil):
+	case c.asksLive() && oc == nil:
 		c.openMu.Unlock()
-		if oc == nil {
-			return decline(fmt.Sprintf("no ElicitationHandler, and %d calls are open: MCP does not say which one asks, so none can take it as a live interrupt", n))
-		}
-		return decline("no ElicitationHandler, and the open call (a task's) cannot take it as a live interrupt")
+		return decline(fmt.Sprintf("no ElicitationHandler, and %d calls are open: MCP does not say which one asks, so none can take it as a live interrupt", n))
 	}
 	c.asking++
 	c.openMu.Unlock()

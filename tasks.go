@@ -114,6 +114,13 @@ func (t *Tool) asTask(support string) bool {
 // server's questions on the stream of tasks/result are then the call's
 // own, which an interrupt may leave unanswered, for any Adapter to answer
 // by id on the same session.
+//
+// On the conn itself (stdio, in-memory and custom transports, SSE, a
+// Streamable HTTP session without an id), a legacy task's tasks/result is
+// a live exchange when the adapter takes live questions (conn.asksLive):
+// the server's question on its stream is then attributed to the call as
+// any live question is (serverreq.go), and becomes a live interrupt
+// (live.go) whose resume answers it and waits for the same tasks/result.
 type taskCall struct {
 	t     *Tool
 	op    string
@@ -121,6 +128,10 @@ type taskCall struct {
 	p     *PendingTask // the task, once made
 	f     *tasks.Call
 	route tasks.Route
+
+	round   int           // the live questions of the call so far
+	resumed *liveExchange // the open tasks/result whose question was answered, which the next one waits for
+	asked   *liveAsked    // the question that ended the last tasks/result wait, not yet taken
 }
 
 // newTask returns the task call of t for p's task (nil: not yet made).
@@ -219,7 +230,7 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	c := tc.t.conn
 	c.tasks.running.Add(1)
 	defer c.tasks.running.Add(-1)
-	res, err := tc.f.Follow(ctx, c.a.cfg.TaskWait)
+	res, err := tc.wait(ctx)
 	err = tc.callErr(err)
 	switch {
 	case err == tasks.ErrPending:
@@ -236,6 +247,68 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	}
 	tc.settled()
 	return newResult(res), nil
+}
+
+// wait follows the task within ctx and Config.TaskWait, or, when a live
+// question was answered, waits for its tasks/result; a live question of
+// the server (tasks/result as a live exchange) becomes the call's live
+// interrupt, or, declined, the wait goes on.
+func (tc *taskCall) wait(ctx context.Context) (*mcp.CallToolResult, error) {
+	c, wait := tc.t.conn, tc.t.a.cfg.TaskWait
+	for {
+		var res *mcp.CallToolResult
+		var err error
+		if tc.resumed != nil {
+			res, err = tc.f.Collect(ctx, wait)
+		} else {
+			res, err = tc.f.Follow(ctx, wait)
+		}
+		asked := tc.asked
+		tc.asked = nil
+		switch {
+		case asked == nil:
+			tc.abandon(nil)
+			return res, err
+		case err != error(asked): // the follow ended otherwise (its ctx, the connection)
+			tc.abandon(asked)
+			return res, err
+		}
+		if err := tc.t.liveInterrupt(ctx, c, nil, asked, tc.round); err != nil {
+			return nil, err
+		}
+		tc.round++
+		tc.resumed = asked.x // declined: the wait goes on
+	}
+}
+
+// abandon stops the live exchanges the call leaves behind: the tasks/result
+// of asked, whose question no one takes (answered cancel), and the open
+// one it did not wait for again.
+func (tc *taskCall) abandon(asked *liveAsked) {
+	if asked != nil {
+		asked.q.reply(&mcp.ElicitResult{Action: string(Cancel)})
+		asked.x.stop()
+	}
+	if x := tc.resumed; x != nil {
+		tc.resumed = nil
+		x.stop()
+	}
+}
+
+// resumeLive answers h, a live interrupt of the task's, with answer, and
+// waits within ctx for the task on its tasks/result: its result, its next
+// question, or a *PendingTask when a deadline passed first. The progress
+// the server reports under the call's token from the answer on reaches
+// the resume's listeners.
+func (tc *taskCall) resumeLive(ctx context.Context, h *heldLive, answer *mcp.ElicitResult) (*Result, error) {
+	t := tc.t
+	if info := t.newCall(ctx); info.progress && tc.token != "" {
+		_, forget := t.a.notify.registerAs(t.conn, tc.token, info.sink(ctx, t.conn, nil))
+		defer forget()
+	}
+	h.q.reply(answer) // once the resume listens
+	tc.resumed, tc.round = h.x, h.in.round
+	return tc.follow(ctx)
 }
 
 // resumeTask answers the questions of in, an interrupt of a task, with
@@ -258,7 +331,8 @@ func (t *Tool) resumeTask(ctx context.Context, in *Interrupt, responses mcp.Inpu
 // Request sends a request of the adapter's own on the call's connection
 // (tasks.Calls) or task line. The questions a legacy server asks on the
 // stream of tasks/result go to ask on a line; on the conn, go-sdk takes
-// them, and they are attributed to the call (serverreq.go). A request
+// them, and they are attributed to the call (serverreq.go): as live
+// questions (resultLive), or answered by the handler or declined. A request
 // that a stored task's session refuses (the server forgot the session:
 // 400 or 404) is sent again once on the conn's own session, where a
 // server whose tasks outlive sessions still knows the task.
@@ -312,18 +386,51 @@ func (tc *taskCall) send(ctx context.Context, method string, params json.RawMess
 		return res, tc.lineError(err)
 	}
 	if method == tasks.MethodResult {
+		if c.asksLive() {
+			return tc.resultLive(ctx, params)
+		}
 		defer c.closeCall(c.openCall(ctx, tc.t.name))
 	}
 	res, err := c.tasks.calls.CallAsking(ctx, c.life, c.done, method, params, ask)
+	return res, tc.connError(err)
+}
+
+// resultLive sends tasks/result with params on the conn as a live exchange
+// (live.go), or takes the one whose question was answered (tc.resumed),
+// and waits within ctx for its answer or the server's question: a
+// *liveAsked error, which tc records (tc.asked) for wait to take.
+func (tc *taskCall) resultLive(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	c, x := tc.t.conn, tc.resumed
+	tc.resumed = nil
+	if x == nil {
+		x = c.goLive(ctx, tc.t.name, tc.token, func(x *liveExchange) liveOutcome {
+			body, err := c.tasks.calls.CallAsking(x.ctx, c.life, c.done, tasks.MethodResult, params, nil)
+			c.closeCall(x.oc)
+			return liveOutcome{body: body, err: tc.connError(err)}
+		})
+		if x == nil {
+			return nil, serverError(c.server, tc.op, c.closedErr())
+		}
+		x.task = tc
+	}
+	o := x.next(ctx)
+	tc.asked, _ = o.err.(*liveAsked)
+	return o.body, o.err
+}
+
+// connError returns err, the failure of a request of the adapter's own on
+// the conn (nil: none), as an error of the call.
+func (tc *taskCall) connError(err error) error {
+	c := tc.t.conn
 	switch {
 	case err == nil:
-		return res, nil
+		return nil
 	case errors.Is(err, tasks.ErrNoConn):
-		return nil, serverError(c.server, tc.op, fmt.Errorf("%w: %w", ErrNotSupported, err))
+		return serverError(c.server, tc.op, fmt.Errorf("%w: %w", ErrNotSupported, err))
 	case errors.Is(err, tasks.ErrLost):
-		return nil, serverError(c.server, tc.op, fmt.Errorf("connection lost: %w", c.cause()))
+		return serverError(c.server, tc.op, fmt.Errorf("connection lost: %w", c.cause()))
 	}
-	return nil, c.callError(tc.op, classifyFault(err))
+	return c.callError(tc.op, classifyFault(err))
 }
 
 // lineError returns err, a failure on the call's task line (nil: none),

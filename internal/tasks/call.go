@@ -255,10 +255,7 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 // [ErrPending] when a deadline of ctx or wait passed first. A cancelled
 // ctx cancels the task.
 func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolResult, error) {
-	if wait <= 0 {
-		wait = DefaultWait
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	waitCtx, cancel := waitContext(ctx, wait)
 	defer cancel()
 	w := c.last
 	c.last = nil
@@ -308,6 +305,28 @@ func (c *Call) Follow(ctx context.Context, wait time.Duration) (*mcp.CallToolRes
 	}
 }
 
+// Collect waits, within ctx and wait (0: ten minutes), for the result of
+// a legacy task whose tasks/result is open already: a question the server
+// asked on its stream was answered, and the host's request of MethodResult
+// goes on (Host.Request), with no poll first. Its outcomes are Follow's.
+func (c *Call) Collect(ctx context.Context, wait time.Duration) (*mcp.CallToolResult, error) {
+	if c.modern {
+		return nil, fail(errors.New("a modern task has no tasks/result to collect"))
+	}
+	waitCtx, cancel := waitContext(ctx, wait)
+	defer cancel()
+	return c.outcome(waitCtx, ctx, nil)
+}
+
+// waitContext returns the context of a follow within ctx and wait (0:
+// DefaultWait).
+func waitContext(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	return context.WithTimeout(ctx, wait)
+}
+
 // wait waits d, within ctx and the connection's life (a life that ended
 // is context.Canceled, as a cancelled ctx).
 func (c *Call) wait(ctx context.Context, d time.Duration) error {
@@ -348,7 +367,7 @@ func (c *Call) stopped(ctx, waitCtx context.Context, err error) (*mcp.CallToolRe
 
 // outcome collects the result of the completed task (modern: w's; legacy:
 // tasks/result, which also waits for the end of an input_required one
-// while the server asks on its stream).
+// while the server asks on its stream; w is not read).
 func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallToolResult, error) {
 	if c.modern {
 		if len(w.Result) == 0 {

@@ -281,6 +281,27 @@ func TestFollowLegacyQuestions(t *testing.T) {
 	}
 }
 
+// TestCollect: Collect waits for a legacy task's tasks/result with no
+// poll first, within its wait (ErrPending past it); a modern task has no
+// tasks/result to collect.
+func TestCollect(t *testing.T) {
+	h := &fakeHost{answers: map[string][]string{MethodResult: {`{"content":[{"type":"text","text":"done"}]}`}}}
+	res, err := NewCall(h, Session{}, "t1").Collect(t.Context(), 0)
+	if err != nil || len(res.Content) != 1 || strings.Join(h.sent, ",") != MethodResult {
+		t.Fatalf("Collect = %v, %v, sent %v; want the result of one tasks/result", res, err, h.sent)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		h := &fakeHost{answers: map[string][]string{MethodResult: {"block"}}}
+		if _, err := NewCall(h, Session{}, "t1").Collect(t.Context(), time.Second); err != ErrPending {
+			t.Errorf("Collect past its wait = %v, want ErrPending", err)
+		}
+	})
+	h = &fakeHost{}
+	if _, err := NewCall(h, Session{Modern: true}, "t1").Collect(t.Context(), 0); err == nil || len(h.sent) != 0 {
+		t.Errorf("Collect of a modern task = %v, sent %v; want an error, nothing sent", err, h.sent)
+	}
+}
+
 // TestStartAtOnce: a modern server may answer a task-augmented call at
 // once; the call then has the tool's result, and no task.
 func TestStartAtOnce(t *testing.T) {

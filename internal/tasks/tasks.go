@@ -47,8 +47,11 @@
 //     session, where a durable store may still
 //     have the task.
 //     Over other transports go-sdk reads the stream: the adapter's
-//     elicitation handler answers the question, or it is declined, and
-//     the task lives as long as the server's process or connection does.
+//     elicitation handler answers the question; without one, the call
+//     waiting for the task takes it as a live interrupt (the root's
+//     live.go), whose resume answers it and waits for the same
+//     tasks/result (Call.Collect); or it is declined. The task lives as
+//     long as the server's process or connection does.
 //   - A hostile server cannot make a call poll faster than MinPollInterval,
 //     hold it past its deadlines, or grow its memory: statuses are read
 //     one poll at a time, status messages are cut to maxStatusMessage,

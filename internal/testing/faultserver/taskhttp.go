@@ -20,7 +20,16 @@ type httpState struct {
 // tasks/result.
 type question struct {
 	session, task string
-	answered      chan struct{} // closed when the answer came
+	answered      chan struct{}   // over HTTP, closed when the answer came
+	request       json.RawMessage // over a pipe, the id of the tasks/result that waits for the answer
+}
+
+// taskOf returns the task that asked q, or "" when q is nil.
+func (q *question) taskOf() string {
+	if q == nil {
+		return ""
+	}
+	return q.task
 }
 
 // HTTP returns a handler that serves p over Streamable HTTP, in the legacy

@@ -34,8 +34,11 @@ import (
 //	"break"   (legacy, HTTP) tasks/result's stream ends unanswered (taskhttp.go)
 //	"hang"    working, and tasks/get is never answered
 //
-// A legacy "ask" job served over HTTP (taskhttp.go) asks its question on
-// the stream of tasks/result.
+// A legacy "ask" job asks its question on the stream of tasks/result: an
+// elicitation/create request, over HTTP on the event stream (taskhttp.go),
+// in memory and over stdio on the connection, where tasks/result is then
+// answered once the client answered the question, with a result that says
+// the answer: "done: <topic> (accept: <pick>)", "done: <topic> (decline)".
 //
 // A TaskPeer is safe for concurrent use.
 type TaskPeer struct {
@@ -58,8 +61,9 @@ type TaskPeer struct {
 	MissingStatus int
 	// Progress is how many progress notifications the peer sends, in
 	// memory (Transport), before each answer to tasks/get of a task whose
-	// tools/call carried a progress token: "note 1", "note 2", ... across
-	// the task's polls, numbered from 1.
+	// tools/call carried a progress token, and before a legacy "ask"
+	// task's result: "note 1", "note 2", ... across the task's polls,
+	// numbered from 1.
 	Progress int
 
 	wg sync.WaitGroup
@@ -81,6 +85,7 @@ type peerTask struct {
 	session     string          // over HTTP, the session that made it
 	token       json.RawMessage // the progress token of its tools/call, or nil
 	notes       int             // the progress notifications sent (Progress)
+	reply       string          // the answer to its question, over a pipe
 }
 
 // Methods reports how many requests of method the peer received;
@@ -143,6 +148,15 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || req.ID == nil {
 			continue
 		}
+		if out := p.piped(&req, sc.Bytes()); out != "" {
+			if _, err := io.WriteString(w, out+"\n"); err != nil {
+				return
+			}
+			continue
+		}
+		if req.Method == "" {
+			continue // an answer to no question
+		}
 		if notes := p.notes(&req); notes != "" {
 			if _, err := io.WriteString(w, notes); err != nil {
 				return
@@ -158,13 +172,65 @@ func (p *TaskPeer) serve(r io.Reader, w io.Writer) {
 	}
 }
 
+// piped returns what a legacy "ask" task writes over a pipe for req, line:
+// for its tasks/result, its question (answered later); for the client's
+// answer to it, the result of the tasks/result, after the task's progress
+// notifications (Progress); "" for other messages.
+func (p *TaskPeer) piped(req *taskRequest, line []byte) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if req.Method == "" { // a response
+		var resp struct {
+			Result struct {
+				Action  string `json:"action"`
+				Content struct {
+					Pick string `json:"pick"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		q := p.http.asked[string(req.ID)]
+		t := p.tasks[q.taskOf()]
+		if t == nil || q.request == nil || json.Unmarshal(line, &resp) != nil {
+			return ""
+		}
+		delete(p.http.asked, string(req.ID))
+		t.answered, t.status = true, "completed"
+		t.reply = resp.Result.Action
+		if resp.Result.Content.Pick != "" {
+			t.reply += ": " + resp.Result.Content.Pick
+		}
+		p.answers = append(p.answers, string(line))
+		return p.notesOf(t) + envelope(q.request, p.result(t), 0, "")
+	}
+	t := p.tasks[req.Params.TaskID]
+	if p.Modern || req.Method != "tasks/result" || t == nil || t.mode != "ask" || t.answered {
+		return ""
+	}
+	p.count("tasks/result")
+	if p.http.asked == nil {
+		p.http.asked = map[string]*question{}
+	}
+	p.seq++
+	qid := strconv.Itoa(p.seq)
+	p.http.asked[qid] = &question{task: req.Params.TaskID, request: req.ID}
+	return `{"jsonrpc":"2.0","id":` + qid + `,"method":"elicitation/create","params":{"message":"Which one?","requestedSchema":{"type":"object","properties":{"pick":{"type":"string"}},"required":["pick"]}}}`
+}
+
 // notes returns the progress notifications to send before the answer to
 // req, a line each (Progress).
 func (p *TaskPeer) notes(req *taskRequest) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t := p.tasks[req.Params.TaskID]
-	if p.Progress == 0 || req.Method != "tasks/get" || t == nil || t.token == nil {
+	if req.Method != "tasks/get" {
+		return ""
+	}
+	return p.notesOf(p.tasks[req.Params.TaskID])
+}
+
+// notesOf returns the progress notifications of t to send now (Progress),
+// a line each. p.mu must be held.
+func (p *TaskPeer) notesOf(t *peerTask) string {
+	if p.Progress == 0 || t == nil || t.token == nil {
 		return ""
 	}
 	var b strings.Builder
@@ -334,6 +400,9 @@ func (p *TaskPeer) taskFields(id string, t *peerTask) string {
 // result is the tool result of completed t.
 func (p *TaskPeer) result(t *peerTask) string {
 	text := "done: " + t.topic
+	if t.reply != "" {
+		text += " (" + t.reply + ")"
+	}
 	if t.mode == "huge" {
 		text = strings.Repeat("x", p.HugeBytes)
 	}
