@@ -205,6 +205,7 @@ type callInfo struct {
 	watch      *observe.Call  // nil: no span, no debug record (set by run)
 
 	resumed  *liveExchange  // a resumed live interrupt's request, which the next round waits for (live.go)
+	answer   func()         // sends a resumed live interrupt's answer, once its progress is listened to; or nil
 	id       string         // the call's id; "" when nothing listens (run)
 	meta     map[string]any // the _meta that middleware asked for
 	requests int            // the tools/call requests sent

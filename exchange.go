@@ -185,6 +185,10 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 			_, forget := a.notify.registerAs(x.c, x.token, info.sink(ctx, x.c, touch))
 			defer forget()
 		}
+		if answer := info.answer; answer != nil { // the answer leaves once its progress is listened to
+			info.answer = nil
+			answer()
+		}
 		o := x.next(ctx)
 		return o.raw, o.res, c.timedOut(caller, ctx, info, o.err)
 	}

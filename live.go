@@ -298,10 +298,12 @@ func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (
 	if tc := h.x.task; tc != nil {
 		res, err = tc.resumeLive(ctx, h, answer) // tasks.go
 	} else {
-		h.q.reply(answer)
 		info := t.newCall(ctx)
-		info.resumed = h.x
+		info.resumed, info.answer = h.x, func() { h.q.reply(answer) }
 		res, err = t.callRounds(ctx, &info, h.in.args, nil, "", h.in.round)
+		if info.answer != nil { // no round reached it (the connection ended first): the server still gets it
+			info.answer()
+		}
 	}
 	res, err = t.checkOutput(ctx, res, err)
 	return res, t.interrupted(err, in.approved && a.states.trusted(in.seal))
