@@ -42,7 +42,7 @@ var (
 
 // errEvicted is the ErrClosed of a per-principal connection that was
 // closed for idleness or past the cap.
-var errEvicted = fmt.Errorf("%w: idle per-principal connection closed (Config.PrincipalIdleTimeout, MaxPrincipalConns); discover again", ErrClosed)
+var errEvicted = fmt.Errorf("%w: idle per-principal connection closed (Config.PrincipalIdleTimeout, MaxPrincipalConns); list the tools again, or set Config.ToolsFollowServer so that held tools follow", ErrClosed)
 
 type principalKey struct{}
 
