@@ -204,7 +204,8 @@ type callInfo struct {
 	onProgress func(Progress) // WithProgress's, or nil
 	watch      *observe.Call  // nil: no span, no debug record (set by run)
 
-	resumed  *liveExchange  // a resumed live interrupt's request, which the next round waits for (live.go)
+	resumed  *liveExchange  // a live request going on (resumed, or its question declined), which the next round waits for (live.go)
+	clock    *roundClock    // the bounded context of a round whose live question was declined (exchange.go), or nil
 	answer   func()         // sends a resumed live interrupt's answer, once its progress is listened to; or nil
 	id       string         // the call's id; "" when nothing listens (run)
 	meta     map[string]any // the _meta that middleware asked for
@@ -262,6 +263,7 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 	caller := ctx
 	ctx, done := c.callContext(caller)
 	defer func() { done() }()
+	defer info.stopClock() // the round's deadline kept past a declined live question (exchange.go)
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
@@ -286,10 +288,11 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 				continue
 			}
 			if q, ok := err.(*liveAsked); ok { // a legacy server's live question (live.go)
-				if err := t.liveInterrupt(ctx, c, args, q, round); err != nil {
+				if err := info.t.liveInterrupt(ctx, c, args, q, round); err != nil { // info.t: the tool a followed resend reached
 					return nil, err
 				}
-				info.resumed = q.x // declined: the call goes on
+				round++
+				info.resumed = q.x // declined: the call goes on, within the round's deadline (info.clock)
 				continue
 			}
 			if asked = urlElicitations(err); asked == nil {

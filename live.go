@@ -63,6 +63,11 @@ const (
 	// maxLiveHeld caps the live interrupts an Adapter holds at once, and
 	// the reasons it keeps of those that ended.
 	maxLiveHeld = 1000
+	// maxLiveHeldPerUser caps those of one server and one principal, so
+	// that one user, or one server asking without end, cannot take them
+	// all: a human answers a handful of questions at a time, and a tenth
+	// of the Adapter's bound leaves room for ten such to fill theirs.
+	maxLiveHeldPerUser = maxLiveHeld / 10
 	// liveGrace is how long a call whose question was answered cancel when
 	// its bound passed may take to end on its own before it is cancelled.
 	liveGrace = 10 * time.Second
@@ -104,7 +109,8 @@ type liveExchange struct {
 	quit  chan struct{}    // closed once the answer is in done
 	grace atomic.Pointer[time.Timer]
 
-	held *heldLive // the interrupt held for its question; guarded by liveInterrupts.mu
+	held     atomic.Pointer[heldLive] // the interrupt held for its question; set under liveInterrupts.mu
+	declined bool                     // a question was declined (logged at Warn once); the caller's
 }
 
 // A liveOutcome is the answer of a live exchange: a tools/call's, as
@@ -150,7 +156,7 @@ func (c *conn) callLive(ctx context.Context, tool string, params *mcp.CallToolPa
 	token, _ := params.Meta["progressToken"].(string)
 	x := c.goLive(ctx, tool, token, func(x *liveExchange) liveOutcome {
 		res, err := c.session.CallTool(x.ctx, params)
-		raw, r, err := c.answered(params.Name, sent, res, err, c.closeCall(x.oc))
+		raw, r, err := c.callOutcome(params.Name, sent, res, err, c.closeCall(x.oc))
 		return liveOutcome{raw: raw, res: r, err: err}
 	})
 	if x == nil {
@@ -202,7 +208,12 @@ func (x *liveExchange) next(ctx context.Context) liveOutcome {
 	case o := <-x.done:
 		return o
 	case q := <-x.asks:
-		return liveOutcome{err: &liveAsked{x: x, q: q}}
+		if ctx.Err() == nil {
+			return liveOutcome{err: &liveAsked{x: x, q: q}}
+		}
+		q.reply(&mcp.ElicitResult{Action: string(Cancel)}) // the deadline came with it: no one takes it
+		x.stop()
+		return <-x.done
 	case <-ctx.Done():
 		x.stop()
 		return <-x.done
@@ -262,7 +273,12 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, 
 			return in
 		}
 	}
-	a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", err.Error())
+	log := a.logger.Warn
+	if x.declined { // once per call: a server may ask again and again
+		log = a.logger.Debug
+	}
+	x.declined = true
+	log("mcpadapter: declined live elicitation", "server", c.server, "reason", err.Error())
 	q.reply(&mcp.ElicitResult{Action: string(Decline)})
 	return nil
 }
@@ -314,9 +330,14 @@ func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (
 type liveInterrupts struct {
 	mu    sync.Mutex
 	held  map[string]*heldLive
+	users map[liveUser]int // how many of held each server and principal has
 	ended map[string]error // why the interrupt of an ID is held no more
 	order []string         // the IDs in ended, oldest first
 }
+
+// A liveUser is a server and a principal ("": none), whose held live
+// interrupts are counted together.
+type liveUser struct{ server, principal string }
 
 // A heldLive is a live interrupt held for its resume.
 type heldLive struct {
@@ -336,6 +357,7 @@ var (
 	errLiveClosed    = fmt.Errorf("the Adapter that held the live interrupt was closed: %w", ErrClosed)
 	errLiveElsewhere = fmt.Errorf("%w: this Adapter holds no live interrupt of this ID: a live interrupt waits on the connection of the Adapter that made it, in its process, which alone can resume it", ErrInvalidState)
 	errLiveFull      = fmt.Errorf("%d live interrupts are held already", maxLiveHeld)
+	errLiveUserFull  = fmt.Errorf("%d live interrupts of this server and principal are held already", maxLiveHeldPerUser)
 )
 
 // errLiveExpired is why a live interrupt of bound ended when it passed.
@@ -349,14 +371,19 @@ func (l *liveInterrupts) hold(in *Interrupt, t *Tool, x *liveExchange, q *questi
 	h := &heldLive{in: *in, tool: t, x: x, q: q}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.held) >= maxLiveHeld {
+	user := liveUser{in.Server, in.principal}
+	switch {
+	case len(l.held) >= maxLiveHeld:
 		return errLiveFull
+	case l.users[user] >= maxLiveHeldPerUser:
+		return errLiveUserFull
 	}
 	if l.held == nil {
-		l.held = make(map[string]*heldLive)
+		l.held, l.users = make(map[string]*heldLive), make(map[liveUser]int)
 	}
 	l.held[in.id] = h
-	x.held = h
+	l.users[user]++
+	x.held.Store(h)
 	h.timer = time.AfterFunc(bound, func() { l.end(h, errLiveExpired(bound), liveGrace) })
 	h.stopGone = context.AfterFunc(q.ctx, func() { l.end(h, x.why(errLiveWithdrawn), 0) })
 	return nil
@@ -407,9 +434,7 @@ func (l *liveInterrupts) close() {
 
 // callEnded ends the interrupt held for a question of x, whose call ended.
 func (l *liveInterrupts) callEnded(x *liveExchange) {
-	l.mu.Lock()
-	h := x.held
-	l.mu.Unlock()
+	h := x.held.Load()
 	if h == nil {
 		return
 	}
@@ -474,7 +499,12 @@ func (l *liveInterrupts) drop(h *heldLive, why error) bool {
 		return false
 	}
 	delete(l.held, id)
-	h.x.held = nil
+	if user := (liveUser{h.in.Server, h.in.principal}); l.users[user] > 1 {
+		l.users[user]--
+	} else {
+		delete(l.users, user)
+	}
+	h.x.held.Store(nil)
 	h.timer.Stop()
 	h.stopGone()
 	if l.ended == nil {

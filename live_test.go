@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -392,25 +393,43 @@ func TestLiveInterruptTransports(t *testing.T) {
 }
 
 // TestLiveInterruptsBounded: an Adapter holds at most maxLiveHeld live
-// interrupts (a question past that is declined: liveInterrupt), and keeps
-// the reasons of at most as many that ended.
+// interrupts, and at most maxLiveHeldPerUser of one server and principal
+// (a question past that is declined: liveInterrupt), and keeps the reasons
+// of at most as many that ended.
 func TestLiveInterruptsBounded(t *testing.T) {
 	var l liveInterrupts
-	hold := func() (*heldLive, error) {
-		in := &Interrupt{stamp: newStamp()}
+	holdAs := func(server, principal string) (*heldLive, error) {
+		in := &Interrupt{Server: server, principal: principal, stamp: newStamp()}
 		err := l.hold(in, nil, &liveExchange{}, &question{ctx: context.Background()}, time.Hour)
 		return l.held[in.id], err
 	}
 	var held []*heldLive
-	for range maxLiveHeld {
-		h, err := hold()
+	for i := range maxLiveHeldPerUser {
+		h, err := holdAs("s", "alice")
+		if err != nil {
+			t.Fatalf("hold #%d of alice: %v", i+1, err)
+		}
+		held = append(held, h)
+	}
+	if _, err := holdAs("s", "alice"); !errors.Is(err, errLiveUserFull) {
+		t.Fatalf("hold past alice's bound = %v, want errLiveUserFull", err)
+	}
+	for len(held) < maxLiveHeld { // the others still may ask
+		h, err := holdAs("s", fmt.Sprint("user", len(held)))
 		if err != nil {
 			t.Fatalf("hold #%d: %v", len(held)+1, err)
 		}
 		held = append(held, h)
 	}
+	hold := func() (*heldLive, error) { return holdAs("t", "") }
 	if _, err := hold(); !errors.Is(err, errLiveFull) {
 		t.Fatalf("hold past the bound = %v, want errLiveFull", err)
+	}
+	l.drop(held[0], errLiveCallEnded)
+	if h, err := holdAs("s", "alice"); err != nil { // one of alice's ended: she may hold one again
+		t.Fatalf("hold of alice after a drop: %v", err)
+	} else {
+		held[0] = h
 	}
 	for _, h := range held {
 		l.drop(h, errLiveCallEnded)

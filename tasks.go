@@ -389,7 +389,7 @@ func (tc *taskCall) send(ctx context.Context, method string, params json.RawMess
 		if c.asksLive() {
 			return tc.resultLive(ctx, params)
 		}
-		defer c.closeCall(c.openCall(ctx, tc.t.name))
+		defer c.closeCall(c.register(&openCall{ctx: ctx, tool: tc.t.name}))
 	}
 	res, err := c.tasks.calls.CallAsking(ctx, c.life, c.done, method, params, ask)
 	return res, tc.connError(err)
