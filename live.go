@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -267,8 +268,7 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, 
 	requests := mcp.InputRequestMap{liveKey: q.params}
 	reqs, err := elicitationRequests(requests)
 	if err == nil {
-		in := newInterrupt(ctx, a, c, t.name, t.desc.Name, args, requests, reqs, round, "", false, nil)
-		in.live = true
+		in := newInterrupt(ctx, a, c, t.name, t.desc.Name, args, requests, reqs, round, "", stored.KindLive, nil)
 		if err = a.live.hold(in, t, x, q, a.liveMaxAge()); err == nil {
 			return in
 		}
