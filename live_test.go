@@ -634,16 +634,7 @@ func TestLiveQuestionAtDeadline(t *testing.T) {
 // resumes there.
 func TestLiveInterruptFollowedTool(t *testing.T) {
 	s, answers := onceServer()
-	first := new(atomic.Bool)
-	var dials atomic.Int64
-	srv := Server{Retry: &RetryPolicy{MaxAttempts: 2}, Transport: func(ctx context.Context) (mcp.Transport, error) {
-		base, err := s.Transport()(ctx)
-		refuse := new(atomic.Bool)
-		if dials.Add(1) == 1 {
-			refuse = first
-		}
-		return wrapTransport(base, func(c mcp.Connection) mcp.Connection { return refusingConn{c, refuse} }), err
-	}}
+	srv, first, _ := refusingFirst(s)
 	a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}, ToolsFollowServer: true})
 	ts, err := a.ListTools(faultCtx(t))
 	if err != nil {
