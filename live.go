@@ -22,11 +22,17 @@ package mcpadapter
 //     the task takes its server's questions, and a resume waits for the
 //     same tasks/result again (taskCall.resumeLive).
 //   - A question reaches the call only when it can be attributed to it:
-//     the call is the only one open on the connection (serverreq.go).
-//     Otherwise it is declined, as before live interrupts.
+//     the call is the only one open on the connection, not counting those
+//     whose question waits for their user (serverreq.go). Otherwise it is
+//     declined, as before live interrupts.
 //   - The tool timeout bounds the call's time with the server, before the
 //     question and again from each resume; the time the question waits for
-//     the user is bounded by StateOptions.LiveMaxAge instead.
+//     the user is bounded by StateOptions.LiveMaxAge instead. A question
+//     the call declines (too many held: maxLiveHeld, maxLiveHeldPerUser; a
+//     request the adapter does not take) counts a round (maxRounds) and
+//     leaves the timeout running; it is logged at Warn once per call.
+//   - A question that comes as the call's wait ends (its timeout, its
+//     caller) is answered cancel, and the request stopped (next).
 //   - A held interrupt ends when it is resumed, when its bound passes (the
 //     server is answered cancel, and the call gets liveGrace to end on its
 //     own before it is cancelled), when the server withdraws its question
@@ -202,8 +208,9 @@ func (x *liveExchange) run(send func(x *liveExchange) liveOutcome) {
 }
 
 // next waits within ctx for the next event of x: its answer, or its
-// server's question (a *liveAsked error). When ctx ends first, the request
-// is cancelled and its answer (the cancellation) returned.
+// server's question (a *liveAsked error). When ctx ends first, or with the
+// question, the request is cancelled (the question answered cancel) and its
+// answer (the cancellation) returned.
 func (x *liveExchange) next(ctx context.Context) liveOutcome {
 	select {
 	case o := <-x.done:
@@ -257,7 +264,8 @@ func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, er
 // server's in round round+1 of a call of t with args on c, held by the
 // adapter; or nil when the question was declined (too many held, or a
 // request the adapter does not take): the call then goes on, waiting for
-// the same request. A call past maxRounds fails.
+// the same request, and its caller counts the round. A call past maxRounds
+// fails.
 func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, asked *liveAsked, round int) error {
 	a, x, q := t.a, asked.x, asked.q
 	if round++; round > maxRounds {
