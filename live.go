@@ -118,6 +118,7 @@ type liveExchange struct {
 
 	held     atomic.Pointer[heldLive] // the interrupt held for its question; set under liveInterrupts.mu
 	declined bool                     // a question was declined (logged at Warn once); the caller's
+	offering atomic.Bool              // a question waits to be taken (ask)
 }
 
 // A liveOutcome is the answer of a live exchange: a tools/call's, as
@@ -237,12 +238,19 @@ func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, er
 	if er == nil || er.Params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
+	if !x.offering.CompareAndSwap(false, true) { // one at a time, as with a handler (maxLiveElicitations)
+		x.c.a.logger.Warn("mcpadapter: declined live elicitation", "server", x.c.server, "reason", "the call's server asks another question at once")
+		return &mcp.ElicitResult{Action: string(Decline)}, nil
+	}
 	q := &question{ctx: ctx, params: er.Params, answer: make(chan *mcp.ElicitResult, 1)}
 	select {
 	case x.asks <- q:
+		x.offering.Store(false)
 	case <-x.quit:
+		x.offering.Store(false)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	case <-ctx.Done():
+		x.offering.Store(false)
 		return nil, ctx.Err()
 	}
 	select {
