@@ -21,6 +21,7 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/modeltext"
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/schemapass"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -204,7 +205,8 @@ type callInfo struct {
 	onProgress func(Progress) // WithProgress's, or nil
 	watch      *observe.Call  // nil: no span, no debug record (set by run)
 
-	resumed  *liveExchange  // a resumed live interrupt's request, which the next round waits for (live.go)
+	resumed  *liveExchange  // a live request going on (resumed, or its question declined), which the next round waits for (live.go)
+	clock    *roundClock    // the bounded context of a round whose live question was declined (exchange.go), or nil
 	answer   func()         // sends a resumed live interrupt's answer, once its progress is listened to; or nil
 	id       string         // the call's id; "" when nothing listens (run)
 	meta     map[string]any // the _meta that middleware asked for
@@ -262,6 +264,7 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 	caller := ctx
 	ctx, done := c.callContext(caller)
 	defer func() { done() }()
+	defer info.stopClock() // the round's deadline kept past a declined live question (exchange.go)
 	// The error Op (callToolOp) is built only on failure: a Sprintf per
 	// call showed up in the benchmarks (bench_test.go).
 	delay := emptyRoundDelay
@@ -269,7 +272,7 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 	for {
 		raw, res, err := c.exchange(ctx, info, args, responses, state)
 		var asked mcp.InputRequestMap
-		retry := false
+		kind := stored.KindInputRequired
 		switch {
 		case err != nil:
 			var unsent *unexecuted
@@ -286,16 +289,17 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 				continue
 			}
 			if q, ok := err.(*liveAsked); ok { // a legacy server's live question (live.go)
-				if err := t.liveInterrupt(ctx, c, args, q, round); err != nil {
+				if err := info.t.liveInterrupt(ctx, c, args, q, round); err != nil { // info.t: the tool a followed resend reached
 					return nil, err
 				}
-				info.resumed = q.x // declined: the call goes on
+				round++
+				info.resumed = q.x // declined: the call goes on, within the round's deadline (info.clock)
 				continue
 			}
 			if asked = urlElicitations(err); asked == nil {
 				return nil, err
 			}
-			retry = true // send the same request again once the user is done
+			kind = stored.KindURLRequired // send the same request again once the user is done
 		case res != nil:
 			return res, nil
 		case !raw.NeedsInput() && len(raw.InputRequests) == 0:
@@ -326,7 +330,7 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 			return nil, serverError(c.server, callToolOp(mcpName), err)
 		}
 		if a.elicit.handler == nil || c.cfg.Client != nil { // a prebuilt client has handlers of its own
-			return nil, newInterrupt(ctx, a, c, tool, mcpName, args, asked, reqs, round, state, retry, responses)
+			return nil, newInterrupt(ctx, a, c, tool, mcpName, args, asked, reqs, round, state, kind, responses)
 		}
 		asking, release := c.untilClose(ctx)
 		answered, err := a.elicit.inline(asking, c.server, tool, reqs)
@@ -337,7 +341,7 @@ func (t *Tool) callRounds(ctx context.Context, info *callInfo, args map[string]a
 			}
 			return nil, err
 		}
-		if !retry {
+		if kind != stored.KindURLRequired {
 			responses = answered
 		} else if res := refused(reqs, answered); res != nil {
 			return res, nil
@@ -422,14 +426,14 @@ func (t *Tool) approval(ctx context.Context, args map[string]any, resume *resume
 
 // newInterrupt returns the interrupt of a round of c's server that asked
 // for reqs (asked verbatim), in a call under ctx.
-func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string, args map[string]any, asked mcp.InputRequestMap, reqs []ElicitationRequest, round int, state string, retry bool, responses mcp.InputResponseMap) *Interrupt {
+func newInterrupt(ctx context.Context, a *Adapter, c *conn, tool, mcpName string, args map[string]any, asked mcp.InputRequestMap, reqs []ElicitationRequest, round int, state, kind string, responses mcp.InputResponseMap) *Interrupt {
 	i := &Interrupt{
 		Server: c.server, Tool: tool, MCPName: mcpName, Requests: reqs,
 		a: a, gen: c.gen,
 		args: callinput.Snapshot(args), state: state, round: round, requests: asked,
-		retry: retry, principal: principalFrom(ctx), stamp: newStamp(),
+		kind: kind, principal: principalFrom(ctx), stamp: newStamp(),
 	}
-	if retry {
+	if kind == stored.KindURLRequired {
 		i.responses = responses
 	}
 	return i

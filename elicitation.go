@@ -40,6 +40,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -78,20 +79,18 @@ type Interrupt struct {
 	round    int                 // rounds so far, 1 for the first interrupt
 	requests mcp.InputRequestMap // the server's requests, verbatim
 
-	// retry marks an interrupt made of a URL elicitation required error
-	// (-32042): an accepted resume sends the failed request again, with
-	// state and, for a live interrupt, the input responses it carried
-	// (responses: never stored, see MarshalJSON).
-	retry     bool
+	// kind is what asked, as stored (stored.Kind*): an input_required
+	// result; a URL elicitation required error (-32042, KindURLRequired),
+	// whose accepted resume sends the failed request again, with state and
+	// the input responses it carried (responses: never stored, see
+	// MarshalJSON); or a legacy server's question held on its open
+	// connection (KindLive, live.go), which a resume answers there.
+	kind      string
 	responses mcp.InputResponseMap
 
 	// task is the task whose questions these are (tasks.go): a resume
 	// answers them through tasks/update.
 	task *PendingTask
-
-	// live marks a legacy server's question held on its open connection
-	// (live.go): a resume answers it there.
-	live bool
 
 	approved  bool      // the call was approved: the Approval gate passes it
 	principal string    // whom the call acted for ([WithPrincipal]); stored
@@ -156,7 +155,7 @@ type Answer struct {
 // URL elicitation required error) resumes on any Adapter that has the
 // server, in any process. A sealed interrupt decoded from JSON says
 // whether it is live once opened ([Adapter.Unseal]).
-func (i *Interrupt) Live() bool { return i != nil && i.live }
+func (i *Interrupt) Live() bool { return i != nil && i.kind == stored.KindLive }
 
 // Error implements error. It names the server and the tool and lists the
 // requests' keys and messages; it never shows the arguments or the request
@@ -261,7 +260,7 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if err := a.states.open(ctx, stateInterrupt, in.seal, in.stamp, in.Server, in.principal); err != nil {
 		return nil, fail(err)
 	}
-	if in.live {
+	if in.kind == stored.KindLive {
 		return a.resumeLive(ctx, in, r)
 	}
 	// Validate against the server's requests, not the exported copy.
@@ -305,7 +304,7 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 // connection; approved says whether the call was approved, for the next
 // round's interrupt.
 func (t *Tool) resume(ctx context.Context, in *Interrupt, reqs []ElicitationRequest, responses mcp.InputResponseMap, approved bool) (*Result, error) {
-	if in.retry {
+	if in.kind == stored.KindURLRequired {
 		if res := refused(reqs, responses); res != nil {
 			return res, nil
 		}

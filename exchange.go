@@ -133,13 +133,8 @@ type openCall struct {
 	refused string        // method of a request refused during the call; guarded by conn.openMu
 }
 
-// openCall registers a tools/call of tool about to be sent under ctx.
-// closeCall forgets it.
-func (c *conn) openCall(ctx context.Context, tool string) *openCall {
-	return c.register(&openCall{ctx: ctx, tool: tool})
-}
-
 // register registers oc, a call about to be sent, and returns it.
+// closeCall forgets it.
 func (c *conn) register(oc *openCall) *openCall {
 	c.openMu.Lock()
 	if c.open == nil {
@@ -167,19 +162,37 @@ func (c *conn) closeCall(oc *openCall) (refused string) {
 // start, or, with Config.MaxToolTimeout, since its last progress
 // notification. It is traced, and asks for progress when someone listens.
 func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, *Result, error) {
-	a, t := c.a, info.t
 	caller := ctx
-	var touch func()
-	if info.timeout > 0 {
-		var release func()
-		if a.cfg.MaxToolTimeout > 0 {
-			ctx, touch, release = deliver.IdleContext(ctx, info.timeout, a.cfg.MaxToolTimeout)
+	k := info.clock // a live question was declined: the round goes on under its deadline
+	info.clock = nil
+	if k == nil && info.timeout > 0 {
+		k = &roundClock{}
+		if c.a.cfg.MaxToolTimeout > 0 {
+			k.ctx, k.touch, k.release = deliver.IdleContext(ctx, info.timeout, c.a.cfg.MaxToolTimeout)
 		} else {
-			ctx, release = context.WithTimeout(ctx, info.timeout)
+			k.ctx, k.release = context.WithTimeout(ctx, info.timeout)
 		}
-		defer release()
 	}
-	if x := info.resumed; x != nil { // a live interrupt answered: its request goes on (live.go)
+	var touch func()
+	if k != nil {
+		ctx, touch = k.ctx, k.touch
+	}
+	raw, res, err := c.round(caller, ctx, info, args, responses, state, touch)
+	if _, asked := err.(*liveAsked); asked && k != nil {
+		info.clock = k // kept for the round's next exchange, or released by callRounds
+	} else if k != nil {
+		k.release()
+	}
+	return raw, res, err
+}
+
+// round sends the round of exchange under ctx, its bounded context derived
+// from caller's, touch resetting its idle timeout (nil: none); or, when
+// info holds a live exchange resumed or whose question was declined, waits
+// for it again.
+func (c *conn) round(caller, ctx context.Context, info *callInfo, args map[string]any, responses mcp.InputResponseMap, state string, touch func()) (*mcp.CallToolResult, *Result, error) {
+	a, t := c.a, info.t
+	if x := info.resumed; x != nil { // a live interrupt answered, or a question declined: its request goes on (live.go)
 		info.resumed = nil
 		if info.progress && x.token != "" { // its progress, from now on, is the resume's
 			_, forget := a.notify.registerAs(x.c, x.token, info.sink(ctx, x.c, touch))
@@ -190,7 +203,7 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 			answer()
 		}
 		o := x.next(ctx)
-		return o.raw, o.res, c.timedOut(caller, ctx, info, o.err)
+		return o.raw, o.res, c.deadlineError(caller, ctx, info, o.err)
 	}
 	ctx, meta, traced := info.request(ctx, c)
 	if info.progress && c.cfg.Client == nil { // a prebuilt client has no handler of ours
@@ -202,14 +215,31 @@ func (c *conn) exchange(ctx context.Context, info *callInfo, args map[string]any
 		meta["progressToken"] = token
 	}
 	raw, res, err := c.callTool(ctx, t.name, t.desc.Name, args, responses, state, meta)
-	err = c.timedOut(caller, ctx, info, err)
+	err = c.deadlineError(caller, ctx, info, err)
 	traced(res != nil && res.IsError || res == nil && raw != nil && raw.IsError, err)
 	return raw, res, err
 }
 
-// timedOut returns err, the failure of a round of the call info describes
+// A roundClock is the bounded context of a round of a call (the tool
+// timeout), kept across the live questions declined during the round
+// (callInfo.clock): only a resume restarts the timeout.
+type roundClock struct {
+	ctx     context.Context
+	touch   func() // resets its idle timeout; nil: none
+	release func()
+}
+
+// stopClock releases the round's bounded context info still keeps, if any.
+func (info *callInfo) stopClock() {
+	if k := info.clock; k != nil {
+		info.clock = nil
+		k.release()
+	}
+}
+
+// deadlineError returns err, the failure of a round of the call info describes
 // under ctx, derived from caller's, as the timeout it is, if it is one.
-func (c *conn) timedOut(caller, ctx context.Context, info *callInfo, err error) error {
+func (c *conn) deadlineError(caller, ctx context.Context, info *callInfo, err error) error {
 	if err != nil && ctx.Err() != nil {
 		if te := roundTimeout(caller, ctx, info, &c.a.cfg); te != nil {
 			return serverError(c.server, callToolOp(info.t.desc.Name), te)
@@ -302,15 +332,15 @@ func (c *conn) callTool(ctx context.Context, tool, mcpName string, args map[stri
 	if c.asksLive() {
 		return c.callLive(ctx, tool, params, sent) // live.go
 	}
-	oc := c.openCall(ctx, tool) // the server's requests meanwhile are attributed to it (serverreq.go)
+	oc := c.register(&openCall{ctx: ctx, tool: tool}) // the server's requests meanwhile are attributed to it (serverreq.go)
 	res, err := c.session.CallTool(ctx, params)
-	return c.answered(mcpName, sent, res, err, c.closeCall(oc))
+	return c.callOutcome(mcpName, sent, res, err, c.closeCall(oc))
 }
 
-// answered returns the answer to a tools/call of the tool mcpName on c
+// callOutcome returns the answer to a tools/call of the tool mcpName on c
 // (callTool), from what the session returned and the method of a server
 // request refused on its behalf ("": none).
-func (c *conn) answered(mcpName string, sent *httptransport.SendRecord, res *mcp.CallToolResult, err error, refused string) (*mcp.CallToolResult, *Result, error) {
+func (c *conn) callOutcome(mcpName string, sent *httptransport.SendRecord, res *mcp.CallToolResult, err error, refused string) (*mcp.CallToolResult, *Result, error) {
 	switch {
 	case err == nil:
 		return res, nil, nil

@@ -271,6 +271,22 @@ func (c refusingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
+// refusingFirst returns an in-memory Server of s with a retry policy whose
+// first connection refuses to send once refuse is set (refusingConn), and
+// the count of its dials.
+func refusingFirst(s *testserver.Server) (srv Server, refuse *atomic.Bool, dials *atomic.Int64) {
+	refuse, dials = new(atomic.Bool), new(atomic.Int64)
+	srv = Server{Retry: &RetryPolicy{MaxAttempts: 2}, Transport: func(ctx context.Context) (mcp.Transport, error) {
+		base, err := s.Transport()(ctx)
+		r := new(atomic.Bool)
+		if dials.Add(1) == 1 {
+			r = refuse
+		}
+		return wrapTransport(base, func(c mcp.Connection) mcp.Connection { return refusingConn{c, r} }), err
+	}}
+	return srv, refuse, dials
+}
+
 // TestHeldToolSessionEndedUnseen: a call of a held tool whose session
 // ended before its request left, unseen until then (the session refuses
 // to send), fails by default saying to list again or to set
@@ -282,16 +298,7 @@ func TestHeldToolSessionEndedUnseen(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/follow=%v", era.name, follow), func(t *testing.T) {
 				s := testserver.New(testserver.Options{Legacy: era.legacy})
 				s.AddTool("extra")
-				first := new(atomic.Bool)
-				var dials atomic.Int64
-				srv := Server{Retry: &RetryPolicy{MaxAttempts: 2}, Transport: func(ctx context.Context) (mcp.Transport, error) {
-					base, err := s.Transport()(ctx)
-					refuse := new(atomic.Bool)
-					if dials.Add(1) == 1 {
-						refuse = first
-					}
-					return wrapTransport(base, func(c mcp.Connection) mcp.Connection { return refusingConn{c, refuse} }), err
-				}}
+				srv, first, dials := refusingFirst(s)
 				a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}, ToolsFollowServer: follow})
 				ts, err := a.ListTools(faultCtx(t))
 				if err != nil {

@@ -1,6 +1,8 @@
 package mcpadapter
 
 import (
+	"cmp"
+
 	"github.com/mcpadapter/mcpadapter/internal/stored"
 )
 
@@ -14,15 +16,9 @@ func (i Interrupt) MarshalJSON() ([]byte, error) {
 // encode returns the JSON of i, not sealed.
 func (i Interrupt) encode() ([]byte, error) {
 	w := stored.Interrupt{
-		Kind:   stored.KindInputRequired,
+		Kind:   cmp.Or(i.kind, stored.KindInputRequired), // a zero Interrupt's as before
 		Server: i.Server, Tool: i.Tool, MCPName: i.MCPName, Round: i.round, Approved: i.approved, Principal: i.principal,
 		ID: i.id, Issued: i.issued, RequestState: i.state,
-	}
-	switch {
-	case i.retry:
-		w.Kind = stored.KindURLRequired
-	case i.live:
-		w.Kind = stored.KindLive
 	}
 	if i.task != nil {
 		w.TaskID = i.task.TaskID
@@ -77,7 +73,7 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 	*i = Interrupt{
 		Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Requests: reqs,
 		args: args, state: w.RequestState, round: w.Round, requests: requests,
-		retry: w.Kind == stored.KindURLRequired, live: w.Kind == stored.KindLive, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
+		kind: w.Kind, approved: w.Approved, principal: w.Principal, seal: seal, stamp: st,
 	}
 	if w.TaskID != "" {
 		i.task = &PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID, principal: w.Principal,

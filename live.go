@@ -22,11 +22,17 @@ package mcpadapter
 //     the task takes its server's questions, and a resume waits for the
 //     same tasks/result again (taskCall.resumeLive).
 //   - A question reaches the call only when it can be attributed to it:
-//     the call is the only one open on the connection (serverreq.go).
-//     Otherwise it is declined, as before live interrupts.
+//     the call is the only one open on the connection, not counting those
+//     whose question waits for their user (serverreq.go). Otherwise it is
+//     declined, as before live interrupts.
 //   - The tool timeout bounds the call's time with the server, before the
 //     question and again from each resume; the time the question waits for
-//     the user is bounded by StateOptions.LiveMaxAge instead.
+//     the user is bounded by StateOptions.LiveMaxAge instead. A question
+//     the call declines (too many held: maxLiveHeld, maxLiveHeldPerUser; a
+//     request the adapter does not take) counts a round (maxRounds) and
+//     leaves the timeout running; it is logged at Warn once per call.
+//   - A question that comes as the call's wait ends (its timeout, its
+//     caller) is answered cancel, and the request stopped (next).
 //   - A held interrupt ends when it is resumed, when its bound passes (the
 //     server is answered cancel, and the call gets liveGrace to end on its
 //     own before it is cancelled), when the server withdraws its question
@@ -50,6 +56,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,6 +70,11 @@ const (
 	// maxLiveHeld caps the live interrupts an Adapter holds at once, and
 	// the reasons it keeps of those that ended.
 	maxLiveHeld = 1000
+	// maxLiveHeldPerUser caps those of one server and one principal, so
+	// that one user, or one server asking without end, cannot take them
+	// all: a human answers a handful of questions at a time, and a tenth
+	// of the Adapter's bound leaves room for ten such to fill theirs.
+	maxLiveHeldPerUser = maxLiveHeld / 10
 	// liveGrace is how long a call whose question was answered cancel when
 	// its bound passed may take to end on its own before it is cancelled.
 	liveGrace = 10 * time.Second
@@ -104,7 +116,9 @@ type liveExchange struct {
 	quit  chan struct{}    // closed once the answer is in done
 	grace atomic.Pointer[time.Timer]
 
-	held *heldLive // the interrupt held for its question; guarded by liveInterrupts.mu
+	held     atomic.Pointer[heldLive] // the interrupt held for its question; set under liveInterrupts.mu
+	declined bool                     // a question was declined (logged at Warn once); the caller's
+	offering atomic.Bool              // a question waits to be taken (ask)
 }
 
 // A liveOutcome is the answer of a live exchange: a tools/call's, as
@@ -150,7 +164,7 @@ func (c *conn) callLive(ctx context.Context, tool string, params *mcp.CallToolPa
 	token, _ := params.Meta["progressToken"].(string)
 	x := c.goLive(ctx, tool, token, func(x *liveExchange) liveOutcome {
 		res, err := c.session.CallTool(x.ctx, params)
-		raw, r, err := c.answered(params.Name, sent, res, err, c.closeCall(x.oc))
+		raw, r, err := c.callOutcome(params.Name, sent, res, err, c.closeCall(x.oc))
 		return liveOutcome{raw: raw, res: r, err: err}
 	})
 	if x == nil {
@@ -195,14 +209,20 @@ func (x *liveExchange) run(send func(x *liveExchange) liveOutcome) {
 }
 
 // next waits within ctx for the next event of x: its answer, or its
-// server's question (a *liveAsked error). When ctx ends first, the request
-// is cancelled and its answer (the cancellation) returned.
+// server's question (a *liveAsked error). When ctx ends first, or with the
+// question, the request is cancelled (the question answered cancel) and its
+// answer (the cancellation) returned.
 func (x *liveExchange) next(ctx context.Context) liveOutcome {
 	select {
 	case o := <-x.done:
 		return o
 	case q := <-x.asks:
-		return liveOutcome{err: &liveAsked{x: x, q: q}}
+		if ctx.Err() == nil {
+			return liveOutcome{err: &liveAsked{x: x, q: q}}
+		}
+		q.reply(&mcp.ElicitResult{Action: string(Cancel)}) // the deadline came with it: no one takes it
+		x.stop()
+		return <-x.done
 	case <-ctx.Done():
 		x.stop()
 		return <-x.done
@@ -218,12 +238,19 @@ func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, er
 	if er == nil || er.Params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
+	if !x.offering.CompareAndSwap(false, true) { // one at a time, as with a handler (maxLiveElicitations)
+		x.c.a.logger.Warn("mcpadapter: declined live elicitation", "server", x.c.server, "reason", "the call's server asks another question at once")
+		return &mcp.ElicitResult{Action: string(Decline)}, nil
+	}
 	q := &question{ctx: ctx, params: er.Params, answer: make(chan *mcp.ElicitResult, 1)}
 	select {
 	case x.asks <- q:
+		x.offering.Store(false)
 	case <-x.quit:
+		x.offering.Store(false)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	case <-ctx.Done():
+		x.offering.Store(false)
 		return nil, ctx.Err()
 	}
 	select {
@@ -245,7 +272,8 @@ func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, er
 // server's in round round+1 of a call of t with args on c, held by the
 // adapter; or nil when the question was declined (too many held, or a
 // request the adapter does not take): the call then goes on, waiting for
-// the same request. A call past maxRounds fails.
+// the same request, and its caller counts the round. A call past maxRounds
+// fails.
 func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, asked *liveAsked, round int) error {
 	a, x, q := t.a, asked.x, asked.q
 	if round++; round > maxRounds {
@@ -256,13 +284,17 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, 
 	requests := mcp.InputRequestMap{liveKey: q.params}
 	reqs, err := elicitationRequests(requests)
 	if err == nil {
-		in := newInterrupt(ctx, a, c, t.name, t.desc.Name, args, requests, reqs, round, "", false, nil)
-		in.live = true
+		in := newInterrupt(ctx, a, c, t.name, t.desc.Name, args, requests, reqs, round, "", stored.KindLive, nil)
 		if err = a.live.hold(in, t, x, q, a.liveMaxAge()); err == nil {
 			return in
 		}
 	}
-	a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", err.Error())
+	log := a.logger.Warn
+	if x.declined { // once per call: a server may ask again and again
+		log = a.logger.Debug
+	}
+	x.declined = true
+	log("mcpadapter: declined live elicitation", "server", c.server, "reason", err.Error())
 	q.reply(&mcp.ElicitResult{Action: string(Decline)})
 	return nil
 }
@@ -314,9 +346,14 @@ func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (
 type liveInterrupts struct {
 	mu    sync.Mutex
 	held  map[string]*heldLive
+	users map[liveUser]int // how many of held each server and principal has
 	ended map[string]error // why the interrupt of an ID is held no more
 	order []string         // the IDs in ended, oldest first
 }
+
+// A liveUser is a server and a principal ("": none), whose held live
+// interrupts are counted together.
+type liveUser struct{ server, principal string }
 
 // A heldLive is a live interrupt held for its resume.
 type heldLive struct {
@@ -336,6 +373,7 @@ var (
 	errLiveClosed    = fmt.Errorf("the Adapter that held the live interrupt was closed: %w", ErrClosed)
 	errLiveElsewhere = fmt.Errorf("%w: this Adapter holds no live interrupt of this ID: a live interrupt waits on the connection of the Adapter that made it, in its process, which alone can resume it", ErrInvalidState)
 	errLiveFull      = fmt.Errorf("%d live interrupts are held already", maxLiveHeld)
+	errLiveUserFull  = fmt.Errorf("%d live interrupts of this server and principal are held already", maxLiveHeldPerUser)
 )
 
 // errLiveExpired is why a live interrupt of bound ended when it passed.
@@ -349,14 +387,19 @@ func (l *liveInterrupts) hold(in *Interrupt, t *Tool, x *liveExchange, q *questi
 	h := &heldLive{in: *in, tool: t, x: x, q: q}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.held) >= maxLiveHeld {
+	user := liveUser{in.Server, in.principal}
+	switch {
+	case len(l.held) >= maxLiveHeld:
 		return errLiveFull
+	case l.users[user] >= maxLiveHeldPerUser:
+		return errLiveUserFull
 	}
 	if l.held == nil {
-		l.held = make(map[string]*heldLive)
+		l.held, l.users = make(map[string]*heldLive), make(map[liveUser]int)
 	}
 	l.held[in.id] = h
-	x.held = h
+	l.users[user]++
+	x.held.Store(h)
 	h.timer = time.AfterFunc(bound, func() { l.end(h, errLiveExpired(bound), liveGrace) })
 	h.stopGone = context.AfterFunc(q.ctx, func() { l.end(h, x.why(errLiveWithdrawn), 0) })
 	return nil
@@ -407,9 +450,7 @@ func (l *liveInterrupts) close() {
 
 // callEnded ends the interrupt held for a question of x, whose call ended.
 func (l *liveInterrupts) callEnded(x *liveExchange) {
-	l.mu.Lock()
-	h := x.held
-	l.mu.Unlock()
+	h := x.held.Load()
 	if h == nil {
 		return
 	}
@@ -474,7 +515,12 @@ func (l *liveInterrupts) drop(h *heldLive, why error) bool {
 		return false
 	}
 	delete(l.held, id)
-	h.x.held = nil
+	if user := (liveUser{h.in.Server, h.in.principal}); l.users[user] > 1 {
+		l.users[user]--
+	} else {
+		delete(l.users, user)
+	}
+	h.x.held.Store(nil)
 	h.timer.Stop()
 	h.stopGone()
 	if l.ended == nil {

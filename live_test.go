@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -392,25 +393,43 @@ func TestLiveInterruptTransports(t *testing.T) {
 }
 
 // TestLiveInterruptsBounded: an Adapter holds at most maxLiveHeld live
-// interrupts (a question past that is declined: liveInterrupt), and keeps
-// the reasons of at most as many that ended.
+// interrupts, and at most maxLiveHeldPerUser of one server and principal
+// (a question past that is declined: liveInterrupt), and keeps the reasons
+// of at most as many that ended.
 func TestLiveInterruptsBounded(t *testing.T) {
 	var l liveInterrupts
-	hold := func() (*heldLive, error) {
-		in := &Interrupt{stamp: newStamp()}
+	holdAs := func(server, principal string) (*heldLive, error) {
+		in := &Interrupt{Server: server, principal: principal, stamp: newStamp()}
 		err := l.hold(in, nil, &liveExchange{}, &question{ctx: context.Background()}, time.Hour)
 		return l.held[in.id], err
 	}
 	var held []*heldLive
-	for range maxLiveHeld {
-		h, err := hold()
+	for i := range maxLiveHeldPerUser {
+		h, err := holdAs("s", "alice")
+		if err != nil {
+			t.Fatalf("hold #%d of alice: %v", i+1, err)
+		}
+		held = append(held, h)
+	}
+	if _, err := holdAs("s", "alice"); !errors.Is(err, errLiveUserFull) {
+		t.Fatalf("hold past alice's bound = %v, want errLiveUserFull", err)
+	}
+	for len(held) < maxLiveHeld { // the others still may ask
+		h, err := holdAs("s", fmt.Sprint("user", len(held)))
 		if err != nil {
 			t.Fatalf("hold #%d: %v", len(held)+1, err)
 		}
 		held = append(held, h)
 	}
+	hold := func() (*heldLive, error) { return holdAs("t", "") }
 	if _, err := hold(); !errors.Is(err, errLiveFull) {
 		t.Fatalf("hold past the bound = %v, want errLiveFull", err)
+	}
+	l.drop(held[0], errLiveCallEnded)
+	if h, err := holdAs("s", "alice"); err != nil { // one of alice's ended: she may hold one again
+		t.Fatalf("hold of alice after a drop: %v", err)
+	} else {
+		held[0] = h
 	}
 	for _, h := range held {
 		l.drop(h, errLiveCallEnded)
@@ -459,5 +478,181 @@ func TestLiveInterruptProgress(t *testing.T) {
 	returned.Store(true)
 	if res.Text() != "worked" || after.Load() != 2 || before.Load() != 0 {
 		t.Errorf("Resume() = %s with %d progress notifications heard by the resume, %d by the call; want worked, 2 and 0", resultText(res), after.Load(), before.Load())
+	}
+}
+
+// nagServer is a legacy server whose tool "nag" asks a question the adapter
+// declines (an unknown elicitation mode) again and again, every pause,
+// until its request ends; asked counts the questions. The returned channel
+// is closed when the tool's handler returned.
+func nagServer(pause time.Duration, asked *atomic.Int32) (*testserver.Server, chan struct{}) {
+	s := testserver.New(testserver.Options{Legacy: true})
+	ended := make(chan struct{})
+	addRawTool(s, "nag", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		defer close(ended)
+		for ctx.Err() == nil {
+			time.Sleep(pause)
+			asked.Add(1)
+			if _, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "bogus", Message: "?"}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, ctx.Err()
+	})
+	return s, ended
+}
+
+// TestLiveInterruptDeclinedKeepsDeadline: a live question the adapter
+// declines does not restart the tool timeout: a server that keeps asking
+// such questions fails the call at the timeout, counted from the call's
+// start; the declines are logged at Warn once per call.
+func TestLiveInterruptDeclinedKeepsDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var asked atomic.Int32
+		var logs syncBuffer
+		s, ended := nagServer(50*time.Millisecond, &asked)
+		a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)},
+			DefaultToolTimeout: 300 * time.Millisecond, Logger: logsTo(&logs)})
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := lookupTool(t, a, "b__nag").Invoke(ctx, nil)
+		if took := time.Since(start); took != 300*time.Millisecond || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "Config.DefaultToolTimeout") {
+			t.Errorf("Invoke() after %v and %d questions = %v, want the tool timeout at 300ms", took, asked.Load(), err)
+		}
+		<-ended // the server saw the call's request cancelled
+		if n := strings.Count(logs.String(), `level=WARN msg="mcpadapter: declined live elicitation" server=b reason="mcpadapter: unsupported input request`); n != 1 {
+			t.Errorf("%d Warn logs of declines (%d questions), want 1", n, asked.Load())
+		}
+	})
+}
+
+// TestLiveInterruptDeclinedRounds: each live question the adapter declines
+// counts a round, so a server that keeps asking them fails the call past
+// maxRounds (as a task's questions do), and its request is cancelled.
+func TestLiveInterruptDeclinedRounds(t *testing.T) {
+	var asked atomic.Int32
+	s, ended := nagServer(0, &asked)
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err := lookupTool(t, a, "b__nag").Invoke(ctx, nil)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("asked for input more than %d times", maxRounds)) {
+		t.Errorf("Invoke() after %d questions = %v, want it ended past maxRounds", asked.Load(), err)
+	}
+	<-ended // the call's request was cancelled
+}
+
+// TestLiveInterruptHeldNotCounted: a call whose live question waits for its
+// user does not count as an open call on the connection: another user's
+// call on the same (shared) connection may still ask, and gets its own live
+// interrupt (it was declined, "2 calls are open"); each resumes with its
+// own answer.
+func TestLiveInterruptHeldNotCounted(t *testing.T) {
+	var logs syncBuffer
+	s := testserver.New(testserver.Options{Legacy: true})
+	addRawTool(s, "ask", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, err := req.Session.Elicit(ctx, testserver.DateRequest())
+		if err != nil {
+			return nil, err
+		}
+		return textResult1(fmt.Sprint(r.Action, " ", r.Content["date"])), nil
+	})
+	a := newAdapter(t, Config{Servers: map[string]Server{"b": memServer(s, ModeAuto)}, Logger: logsTo(&logs)})
+	tool := lookupTool(t, a, "b__ask")
+	alice, bob := WithPrincipal(t.Context(), "alice"), WithPrincipal(t.Context(), "bob")
+	first := must(t).interrupt(tool.Invoke(alice, nil))
+	second := must(t).interrupt(tool.Invoke(bob, nil))
+	if strings.Contains(logs.String(), "declined live elicitation") {
+		t.Errorf("logs = %s, want no decline", logs.String())
+	}
+	if res := must(t).result(a.Resume(bob, second, liveAnswer(Accept, date("2026-09-19")))); res.Text() != "accept 2026-09-19" {
+		t.Errorf("bob's Resume() = %s, want his answer", resultText(res))
+	}
+	if res := must(t).result(a.Resume(alice, first, liveAnswer(Accept, date("2026-09-18")))); res.Text() != "accept 2026-09-18" {
+		t.Errorf("alice's Resume() = %s, want her answer", resultText(res))
+	}
+}
+
+// TestLiveQuestionAtDeadline: when a live exchange's wait ends (the tool
+// timeout) while its server's question is ready too, the question is not
+// lost, whichever the wait takes: it is answered (cancel, or decline once
+// the exchange ended) and the exchange is stopped, so that neither the
+// request nor the server's question stays open. The wait's select picks
+// at random; 64 tries make a lost question all but certain to show.
+func TestLiveQuestionAtDeadline(t *testing.T) {
+	for range 64 {
+		synctest.Test(t, func(t *testing.T) {
+			x := &liveExchange{asks: make(chan *question), done: make(chan liveOutcome, 1), quit: make(chan struct{})}
+			var stopCtx context.Context
+			stopCtx, x.stop = context.WithCancel(t.Context())
+			go func() { // the request, which ends when stopped
+				<-stopCtx.Done()
+				x.done <- liveOutcome{err: stopCtx.Err()}
+				close(x.quit)
+			}()
+			answered := make(chan string, 1)
+			go func() { // the server's question
+				r, err := x.ask(t.Context(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "?"}})
+				if err != nil {
+					answered <- err.Error()
+					return
+				}
+				answered <- r.(*mcp.ElicitResult).Action
+			}()
+			synctest.Wait() // the question waits to be taken
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel() // the deadline
+			o := x.next(ctx)
+			if asked, ok := o.err.(*liveAsked); ok {
+				t.Errorf("next at the deadline = a question, want the request's end: the question is lost")
+				asked.q.reply(&mcp.ElicitResult{Action: string(Cancel)})
+				x.stop()
+				return
+			}
+			synctest.Wait()
+			select {
+			case <-x.quit:
+			default:
+				t.Error("the exchange was not stopped")
+			}
+			select {
+			case got := <-answered:
+				if got != string(Cancel) && got != string(Decline) {
+					t.Errorf("the question was answered %q, want cancel or decline", got)
+				}
+			default:
+				t.Error("the question was not answered")
+			}
+		})
+	}
+}
+
+// TestLiveInterruptFollowedTool: a call of a held tool sent again on a new
+// connection (Config.ToolsFollowServer) whose server then asks makes a live
+// interrupt of the tool it was sent to, on the new connection, which
+// resumes there.
+func TestLiveInterruptFollowedTool(t *testing.T) {
+	s, answers := onceServer()
+	srv, first, _ := refusingFirst(s)
+	a := newAdapter(t, Config{Servers: map[string]Server{"m": srv}, ToolsFollowServer: true})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := lookup(t, ts, "m__once")
+	first.Store(true)
+	intr := must(t).interrupt(held.Invoke(faultCtx(t), nil))
+	a.live.mu.Lock()
+	h := a.live.held[intr.id]
+	a.live.mu.Unlock()
+	if h == nil || h.tool == held || h.tool.conn == held.conn || h.tool.conn != h.x.c {
+		t.Errorf("the live interrupt is bound to the held tool (on its ended connection), want the tool the call was sent to")
+	}
+	if res := must(t).result(a.Resume(faultCtx(t), intr, liveAnswer(Accept, date("2026-09-18")))); !strings.Contains(res.Text(), "2026-09-18") {
+		t.Errorf("Resume() = %s, want the answer", resultText(res))
+	}
+	if got := <-answers; got != "accept 2026-09-18" {
+		t.Errorf("the server got %q, want the answer", got)
 	}
 }

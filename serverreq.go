@@ -28,6 +28,10 @@ package mcpadapter
 //     the one waiting for the task. With several open it cannot be told
 //     which call asks, and the request is declined, as it is under the
 //     decline setting (a negative StateOptions.LiveMaxAge).
+//   - A call whose question waits for its user (a held live interrupt)
+//     counts as none of these: its server waits for the answer, so it is
+//     not the one asking, and one user's unanswered question does not
+//     switch questions off for the other calls on the connection.
 
 import (
 	"context"
@@ -40,16 +44,24 @@ import (
 // answered at once.
 const maxLiveElicitations = 8
 
-// soleCallLocked returns the one open call, or nil when none or several are
-// open, and how many are. c.openMu must be held.
+// soleCallLocked returns the one open call that may be asking, or nil when
+// none or several are, and how many are. A call whose live question waits
+// for its user (a held live interrupt) is not asking: its server waits for
+// the answer, so the question is another call's. c.openMu must be held.
 func (c *conn) soleCallLocked() (*openCall, int) {
-	if len(c.open) != 1 {
-		return nil, len(c.open)
-	}
+	var sole *openCall
+	n := 0
 	for oc := range c.open {
-		return oc, 1
+		if oc.live != nil && oc.live.held.Load() != nil {
+			continue
+		}
+		sole = oc
+		n++
 	}
-	return nil, 0
+	if n != 1 {
+		return nil, n
+	}
+	return sole, 1
 }
 
 // blame records a refused server request of method against the call it
@@ -91,6 +103,11 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		// (c.info is read after a call was registered: it is set by then.)
 		c.openMu.Unlock()
 		return decline("a modern session asks through input-required results")
+	case oc != nil && oc.live != nil:
+		// The call takes it itself (live.go), once: while it waits for its
+		// user the call does not count above, and its server is not asking.
+		c.openMu.Unlock()
+		return oc.live.ask(ctx, req)
 	case c.asking >= min(n, maxLiveElicitations):
 		c.openMu.Unlock()
 		return decline("too many live elicitations at once")
@@ -105,9 +122,6 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		c.asking--
 		c.openMu.Unlock()
 	}()
-	if oc != nil && oc.live != nil {
-		return oc.live.ask(ctx, req) // the call returns it as a live interrupt (live.go)
-	}
 	live := liveCall{server: c.server}
 	if oc != nil {
 		// The caller's context, ended also when the server gives up.

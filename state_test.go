@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 )
 
@@ -158,7 +159,7 @@ func TestForgedURLInterrupt(t *testing.T) {
 	}
 	var intr *Interrupt
 	for _, tool := range ts {
-		if _, err := tool.Invoke(t.Context(), nil); errors.As(err, &intr) && intr.retry {
+		if _, err := tool.Invoke(t.Context(), nil); errors.As(err, &intr) && intr.kind == stored.KindURLRequired {
 			break
 		}
 		intr = nil

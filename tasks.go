@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
+	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -389,7 +390,7 @@ func (tc *taskCall) send(ctx context.Context, method string, params json.RawMess
 		if c.asksLive() {
 			return tc.resultLive(ctx, params)
 		}
-		defer c.closeCall(c.openCall(ctx, tc.t.name))
+		defer c.closeCall(c.register(&openCall{ctx: ctx, tool: tc.t.name}))
 	}
 	res, err := c.tasks.calls.CallAsking(ctx, c.life, c.done, method, params, ask)
 	return res, tc.connError(err)
@@ -493,7 +494,7 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 		return nil, serverError(tc.t.server, tc.op, err)
 	}
 	if a.elicit.handler == nil {
-		intr := newInterrupt(ctx, a, c, tc.t.name, tc.t.desc.Name, nil, asked, reqs, 1, "", false, nil)
+		intr := newInterrupt(ctx, a, c, tc.t.name, tc.t.desc.Name, nil, asked, reqs, 1, "", stored.KindInputRequired, nil)
 		intr.task = tc.p
 		return nil, tc.handOut(intr.stamp, intr)
 	}
