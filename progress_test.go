@@ -248,9 +248,7 @@ func TestProgressSlowCallbackApart(t *testing.T) {
 	for _, era := range pipelineEras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := testserver.Full(testserver.Options{ProgressSteps: progressSteps})
-				a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(srv, era.mode)}})
-				tool := lookupTool(t, a, "s__progress")
+				a, tool := progressTool(t, era.mode)
 				held, release := make(chan struct{}), make(chan struct{})
 				defer close(release) // before the adapter's Close, which waits for the callback
 				var aliceReturned atomic.Bool
@@ -350,6 +348,14 @@ func TestProgressCallbackPastDeadline(t *testing.T) {
 	}
 }
 
+// progressTool returns an adapter of a test server in memory, in mode,
+// and its tool "progress", which reports progressSteps notifications.
+func progressTool(t *testing.T, mode Mode) (*Adapter, *Tool) {
+	srv := testserver.Full(testserver.Options{ProgressSteps: progressSteps})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(srv, mode)}})
+	return a, lookupTool(t, a, "s__progress")
+}
+
 // TestProgressCallbackRunningHoldsCall: a WithProgress that runs past
 // progressStall, in a call without a deadline, is waited for: the call
 // returns only once it finished (the HTTP response, closed when
@@ -360,9 +366,7 @@ func TestProgressCallbackRunningHoldsCall(t *testing.T) {
 	for _, era := range pipelineEras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := testserver.Full(testserver.Options{ProgressSteps: progressSteps})
-				a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(srv, era.mode)}})
-				tool := lookupTool(t, a, "s__progress")
+				a, tool := progressTool(t, era.mode)
 				var finished atomic.Bool
 				var calls atomic.Int32
 				ctx := WithProgress(t.Context(), func(Progress) {
