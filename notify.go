@@ -275,14 +275,20 @@ type progressKey struct{}
 // followed or collected), none after: the call waits for f while f keeps
 // up (returns within a second of the last), up to its deadline (the tool
 // timeout, or ctx's); past that the notifications still waiting are
-// dropped and counted, as Close drops them. So f must not
-// wait for the call, nor for another call of the same principal that
-// reports progress. While f blocks, up to 256 notifications of the server
-// for the principal of ctx wait, and later ones are dropped (counted in
-// [ServerStatus.Deliveries], and logged); other principals' notifications
-// do not wait for it. Under a context that has one already, both are
-// called, the outer first: to hear the progress of every call, add a
-// [Middleware] that returns next(WithProgress(ctx, f), req).
+// dropped and counted, as Close drops them. A call of f already running
+// then is waited for, with no bound but the call's deadline: without one,
+// only f's return ends the wait, so f must return, and must not wait for
+// the call, nor for another call of the same principal that reports
+// progress. When the deadline passes, ctx is cancelled or the Adapter
+// closes while f runs, the call returns at once and f may still be
+// running: code that ends what f writes to when the call returns (an
+// HTTP response) must then wait for f itself. While f blocks, up to 256
+// notifications of the server for the principal of ctx wait, and later
+// ones are dropped (counted in [ServerStatus.Deliveries], and logged);
+// other principals' notifications do not wait for it. Under a context
+// that has one already, both are called, the outer first: to hear the
+// progress of every call, add a [Middleware] that returns
+// next(WithProgress(ctx, f), req).
 func WithProgress(ctx context.Context, f func(Progress)) context.Context {
 	if prev, _ := ctx.Value(progressKey{}).(func(Progress)); prev != nil && f != nil {
 		inner := f
@@ -299,16 +305,18 @@ type progressSink struct {
 	f     func(Progress)  // WithProgress's, or nil
 	touch func()          // resets the idle timeout, or nil
 
-	mu     sync.Mutex    // guards the fields below
-	queued int           // calls of f queued, neither run nor dropped
-	wake   chan struct{} // told when one ends, while end waits; nil before
-	ended  bool          // the request ended: the calls still queued do not run
+	mu      sync.Mutex    // guards the fields below
+	queued  int           // calls of f queued, neither run nor dropped
+	running bool          // one of them is running
+	wake    chan struct{} // told when one ends, while end or settle waits; nil before
+	ended   bool          // the request ended: the calls still queued do not run
 }
 
 // progressStall bounds the wait of a request's end for the calls of
 // WithProgress it queued: the request waits while they keep up, each
-// ending within progressStall of the last (or of the answer), so that a
-// callback that blocks holds the call for that long at most.
+// ending within progressStall of the last (or of the answer); past that,
+// those not yet started are dropped, and only the one running, if any,
+// is waited for (progressSink.settle).
 const progressStall = time.Second
 
 // attach starts the registry of c's subscriptions, and restores, in the
@@ -355,9 +363,9 @@ func (n *notifier) release(c *conn) {
 
 // register registers s, the sink of a request on c, under a new token and
 // returns the token and the func that ends the request, once it has its
-// answer or failed: it waits for the calls of s.f queued (progressSink.end)
-// and drops, counted, those it did not wait for. No notification reaches
-// s.f after.
+// answer or failed: it waits for the calls of s.f queued (progressSink.end),
+// drops, counted, those it did not wait for, and waits for the one
+// running then (progressSink.settle). No notification reaches s.f after.
 func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
 	return n.registerAs(c, rand.Text(), s)
 }
@@ -374,6 +382,7 @@ func (n *notifier) registerAs(c *conn, token string, s *progressSink) (string, f
 				n.dropped(key, progressDelivery)
 			}
 		}
+		s.settle(c.life)
 	}
 }
 
@@ -407,7 +416,7 @@ func (n *notifier) progress(c *conn, token string, progress, total float64, mess
 	ev := s.p
 	ev.Progress, ev.Total, ev.Message = progress, total, message
 	if n.deliver(c.gen, s.key(c), progressDelivery, deliver.Item{Size: len(message), Run: func() { s.run(ev) }, Owner: s}) {
-		s.done()
+		s.done(false)
 	}
 }
 
@@ -432,19 +441,25 @@ func (s *progressSink) queue() bool {
 // run is a queued call of f with ev, unless the request ended meanwhile.
 func (s *progressSink) run(ev Progress) {
 	s.mu.Lock()
-	ended := s.ended
+	run := !s.ended
+	s.running = run
 	s.mu.Unlock()
-	if !ended {
+	if run {
 		s.f(ev)
 	}
-	s.done()
+	s.done(run)
 }
 
-// done counts a queued call of f run or dropped.
-func (s *progressSink) done() {
+// done counts a queued call of f run or dropped; ran: it ran, and is no
+// longer running (the calls of one sink run one at a time, on its key's
+// queue).
+func (s *progressSink) done(ran bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queued--
+	if ran {
+		s.running = false
+	}
 	if s.wake != nil {
 		select {
 		case s.wake <- struct{}{}:
@@ -456,7 +471,8 @@ func (s *progressSink) done() {
 // end ends the request of s, which its connection no longer reaches: it
 // waits for the calls of f queued to run while they keep up (progressStall),
 // until s.ctx ends or life (the connection's) does. It reports whether
-// calls are still queued then: they will not be made.
+// calls are still queued then: they will not be made, but the one running,
+// if any, which settle waits for.
 func (s *progressSink) end(life context.Context) (behind bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -483,6 +499,23 @@ func (s *progressSink) end(life context.Context) (behind bool) {
 	}
 	s.ended = true
 	return s.queued > 0
+}
+
+// settle waits, once end has, for the call of f running, if any, until it
+// returns, s.ctx ends or life does: without a deadline, a call of f that
+// never returns holds its request (WithProgress says so).
+func (s *progressSink) settle(life context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.running && s.ctx.Err() == nil && life.Err() == nil {
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-s.ctx.Done():
+		case <-life.Done():
+		}
+		s.mu.Lock()
+	}
 }
 
 // A progressTable holds the progress sinks of the requests in flight on

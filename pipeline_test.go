@@ -329,50 +329,70 @@ func (w warnings) WithGroup(string) slog.Handler      { return w }
 
 func TestProgressFloodBounded(t *testing.T) {
 	// A server floods progress at a progress listener that blocks: what waits is
-	// bounded, the rest is dropped and logged, and the call is not held up.
-	const flood = 2000
-	s := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "flood", InputSchema: map[string]any{"type": "object"}},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			for i := range flood {
-				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i)}); err != nil {
-					return nil, err
+	// bounded, the rest is dropped and logged, and the call is held up by the
+	// callback running only (it has no deadline), not by those queued.
+	synctest.Test(t, func(t *testing.T) {
+		const flood = 2000
+		s := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "flood", InputSchema: map[string]any{"type": "object"}},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				for i := range flood {
+					if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i)}); err != nil {
+						return nil, err
+					}
 				}
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "flooded"}}}, nil
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "flooded"}}}, nil
+			})
+		release := make(chan struct{})
+		var delivered atomic.Int64
+		warned := make(warnings, 16)
+		a, err := New(Config{
+			Servers: map[string]Server{"s": inMemoryServer(s, ModeLegacy)},
+			Logger:  slog.New(warned),
+			Middleware: []Middleware{progressEverywhere(func(context.Context, Progress) {
+				if delivered.Add(1) == 1 {
+					<-release
+				}
+			})},
 		})
-	release := make(chan struct{})
-	var delivered atomic.Int64
-	warned := make(warnings, 16)
-	a, err := New(Config{
-		Servers: map[string]Server{"s": inMemoryServer(s, ModeLegacy)},
-		Logger:  slog.New(warned),
-		Middleware: []Middleware{progressEverywhere(func(context.Context, Progress) {
-			if delivered.Add(1) == 1 {
-				<-release
-			}
-		})},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := lookupTool(t, a, "s__flood").Invoke(t.Context(), nil); err != nil || res.Text() != "flooded" {
-		t.Fatalf("Invoke = %v, %v", res, err)
-	}
-	wait, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	for msg := ""; !strings.Contains(msg, "dropped progress"); {
-		select {
-		case msg = <-warned:
-		case <-wait.Done():
-			t.Fatal("no warning about dropped progress notifications")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	close(release)
-	a.Close() // ends the delivery goroutine; nothing is delivered after
-	if n := delivered.Load(); n > notifyQueueSize+1 {
-		t.Errorf("%d progress notifications delivered, want at most %d (the rest dropped)", n, notifyQueueSize+1)
-	}
+		invoked := make(chan string, 1)
+		go func() {
+			res, err := lookupTool(t, a, "s__flood").Invoke(t.Context(), nil)
+			if err != nil {
+				invoked <- err.Error()
+				return
+			}
+			invoked <- res.Text()
+		}()
+		wait, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		for msg := ""; !strings.Contains(msg, "dropped progress"); {
+			select {
+			case msg = <-warned:
+			case <-wait.Done():
+				t.Fatal("no warning about dropped progress notifications")
+			}
+		}
+		synctest.Wait()           // the flood read: the call waits for its callbacks
+		time.Sleep(progressStall) // fake time: they did not keep up, those queued are dropped
+		synctest.Wait()
+		select {
+		case got := <-invoked:
+			t.Fatalf("Invoke returned %q while its callback ran", got)
+		default:
+		}
+		close(release)
+		if got := <-invoked; got != "flooded" {
+			t.Fatalf("Invoke = %q, want the answer", got)
+		}
+		a.Close() // ends the delivery goroutine; nothing is delivered after
+		if n := delivered.Load(); n > notifyQueueSize+1 {
+			t.Errorf("%d progress notifications delivered, want at most %d (the rest dropped)", n, notifyQueueSize+1)
+		}
+	})
 }
 
 // TestMiddlewareNilResult: a middleware that returns (nil, nil) fails the

@@ -240,16 +240,15 @@ func TestTaskProgressBeforeReturn(t *testing.T) {
 
 // TestProgressSlowCallbackApart: alice's WithProgress blocks at her
 // call's first notification. bob's call on the same server meanwhile gets
-// all its progress before it returns; alice's call returns once her
-// callback has kept it waiting progressStall, the notifications behind
-// the callback dropped and counted, none delivered after. Both eras.
+// all its progress before it returns; once her callback has kept her call
+// waiting progressStall, the notifications behind it are dropped and
+// counted, and the call waits for the callback running (it has no
+// deadline) and returns once it did, none delivered after. Both eras.
 func TestProgressSlowCallbackApart(t *testing.T) {
 	for _, era := range pipelineEras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := testserver.Full(testserver.Options{ProgressSteps: progressSteps})
-				a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(srv, era.mode)}})
-				tool := lookupTool(t, a, "s__progress")
+				a, tool := progressTool(t, era.mode)
 				held, release := make(chan struct{}), make(chan struct{})
 				defer close(release) // before the adapter's Close, which waits for the callback
 				var aliceReturned atomic.Bool
@@ -281,10 +280,17 @@ func TestProgressSlowCallbackApart(t *testing.T) {
 					t.Fatalf("bob's Invoke = %v, %v", res, err)
 				}
 				bob.check(t, 0, progressSteps)
+				time.Sleep(progressStall) // fake time: alice's callback has stalled her queue
+				synctest.Wait()
+				select {
+				case took := <-aliceDone:
+					t.Fatalf("alice's call returned after %v, while her callback ran", took)
+				default:
+				}
+				release <- struct{}{}
 				if took := <-aliceDone; took < progressStall {
 					t.Errorf("alice's call returned after %v, want it to wait for her callback %v", took, progressStall)
 				}
-				release <- struct{}{}
 				synctest.Wait()
 				if n := aliceLate.Load(); n > 0 {
 					t.Errorf("%d of alice's callbacks after her call returned", n)
@@ -336,6 +342,57 @@ func TestProgressCallbackPastDeadline(t *testing.T) {
 				synctest.Wait()
 				if n := calls.Load(); n != 1 {
 					t.Errorf("the callback was called %d times, want once", n)
+				}
+			})
+		})
+	}
+}
+
+// progressTool returns an adapter of a test server in memory, in mode,
+// and its tool "progress", which reports progressSteps notifications.
+func progressTool(t *testing.T, mode Mode) (*Adapter, *Tool) {
+	srv := testserver.Full(testserver.Options{ProgressSteps: progressSteps})
+	a := newAdapter(t, Config{Servers: map[string]Server{"s": memServer(srv, mode)}})
+	return a, lookupTool(t, a, "s__progress")
+}
+
+// TestProgressCallbackRunningHoldsCall: a WithProgress that runs past
+// progressStall, in a call without a deadline, is waited for: the call
+// returns only once it finished (the HTTP response, closed when
+// the call returns, is not written to after), and the notifications
+// queued behind it are dropped, not delivered. Both eras.
+func TestProgressCallbackRunningHoldsCall(t *testing.T) {
+	const slow = 3 * progressStall
+	for _, era := range pipelineEras {
+		t.Run(era.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, tool := progressTool(t, era.mode)
+				var finished atomic.Bool
+				var calls atomic.Int32
+				ctx := WithProgress(t.Context(), func(Progress) {
+					if calls.Add(1) == 1 {
+						time.Sleep(slow) // fake time: a slow write
+						finished.Store(true)
+					}
+				})
+				start := time.Now()
+				res, err := tool.Invoke(ctx, nil)
+				took := time.Since(start)
+				if !finished.Load() {
+					t.Errorf("Invoke returned after %v, while its callback ran", took)
+				}
+				if err != nil || res.Text() != "done" {
+					t.Fatalf("Invoke = %v, %v; want the answer", res, err)
+				}
+				if took < slow {
+					t.Errorf("Invoke returned after %v, want it to wait for its callback (%v)", took, slow)
+				}
+				synctest.Wait()
+				if n := calls.Load(); n != 1 {
+					t.Errorf("callback called %d times, want once (those queued behind it dropped)", n)
+				}
+				if got := a.Status().Servers["s"].Deliveries; got != (Deliveries{Delivered: 1, DroppedProgress: progressSteps - 1}) {
+					t.Errorf("deliveries %+v, want 1 delivered and the rest dropped", got)
 				}
 			})
 		})

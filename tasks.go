@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/redact"
@@ -235,10 +236,7 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	err = tc.callErr(err)
 	switch {
 	case err == tasks.ErrPending:
-		tc.p.waited = fmt.Sprintf("Config.TaskWait of %v passed", orDefault(c.a.cfg.TaskWait, tasks.DefaultWait))
-		if ctx.Err() != nil {
-			tc.p.waited = "the caller's context deadline passed"
-		}
+		tc.p.waited = pendingWhy(ctx, c.a.cfg.TaskWait)
 		return nil, tc.handOut(tc.p.stamp, tc.p)
 	case errors.Is(err, tasks.ErrFailed):
 		tc.settled()
@@ -248,6 +246,21 @@ func (tc *taskCall) follow(ctx context.Context) (*Result, error) {
 	}
 	tc.settled()
 	return newResult(res), nil
+}
+
+// pendingWhy says what ended a follow within ctx and taskWait
+// (Config.TaskWait) that left its task pending: ctx's deadline; ctx
+// cancelled with a deadline as its cause (a plain cancel cancels the task
+// instead: internal/tasks); otherwise taskWait, ctx cancelled, if at all,
+// after it passed.
+func pendingWhy(ctx context.Context, taskWait time.Duration) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "the caller's context deadline passed"
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		return fmt.Sprintf("the caller's context was cancelled: %v", context.Cause(ctx))
+	}
+	return fmt.Sprintf("Config.TaskWait of %v passed", orDefault(taskWait, tasks.DefaultWait))
 }
 
 // wait follows the task within ctx and Config.TaskWait, or, when a live

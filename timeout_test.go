@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,53 @@ func TestTaskTimeoutsNameTheirSetting(t *testing.T) {
 				}
 				if tt.timeout {
 					checkServerErr(t, err, "p")
+				}
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Invoke() error = %q, want it to say %q", err, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestTaskWaitCancelledNamesNoDeadline: a task call whose caller's context
+// is cancelled, not past its deadline, never says that the caller's
+// deadline passed: cancelled with a deadline as its cause (which leaves
+// the task pending, as a deadline does), the *PendingTask says the context
+// was cancelled, and why; plainly cancelled, the call fails (the task is
+// cancelled) and names no deadline. Both eras.
+func TestTaskWaitCancelledNamesNoDeadline(t *testing.T) {
+	const after = 300 * time.Millisecond
+	cause := fmt.Errorf("the request's budget ran out: %w", context.DeadlineExceeded)
+	tests := []struct {
+		name  string
+		cause error // nil: a plain cancel
+		want  string
+	}{
+		{name: "cause", cause: cause,
+			want: "still working (the caller's context was cancelled: the request's budget ran out: context deadline exceeded): collect it later"},
+		{name: "plain"},
+	}
+	for _, era := range taskEras {
+		for _, tt := range tests {
+			t.Run(era.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				peer := &faultserver.TaskPeer{Modern: era.modern, Support: "required"}
+				a := taskAdapter(t, peer, func(*Config, *Server) {})
+				ctx, cancel := context.WithCancelCause(faultCtx(t))
+				defer cancel(nil)
+				stop := time.AfterFunc(after, func() { cancel(tt.cause) })
+				defer stop.Stop()
+				_, err := lookup(t, taskTools(t, a), "p__job").Invoke(ctx, map[string]any{"mode": "never"})
+				if err == nil {
+					t.Fatal("Invoke() succeeded, want it cancelled")
+				}
+				if strings.Contains(err.Error(), "deadline passed") {
+					t.Errorf("Invoke() error = %q, want no deadline named", err)
+				}
+				var pt *PendingTask
+				if got := errors.As(err, &pt); got != (tt.cause != nil) {
+					t.Fatalf("Invoke() error = %v; want a *PendingTask: %v", err, tt.cause != nil)
 				}
 				if !strings.Contains(err.Error(), tt.want) {
 					t.Errorf("Invoke() error = %q, want it to say %q", err, tt.want)
