@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -449,5 +450,43 @@ func TestSharedSessionMetrics(t *testing.T) {
 		if got[k] != 0 {
 			t.Errorf("after Close %s = %v, want 0", k, got[k])
 		}
+	}
+}
+
+// TestSharedSessionRefusalFailsOnePrincipal: on a shared session, one
+// principal's requests answered 401 (an auth proxy's text body, no
+// JSON-RPC error) fail with that status and the server's name, and
+// nothing of another principal's credentials; the session lives on for
+// the principals on it and for those joining after.
+func TestSharedSessionRefusalFailsOnePrincipal(t *testing.T) {
+	ts := newTokenServers()
+	h := ts.handler("modern")
+	srv := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if userOf(r.Header) == "mallory" {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	alice := WithPrincipal(t.Context(), "alice")
+	if err := ownCatalogAndToken(alice, a, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, err := a.ListTools(WithPrincipal(t.Context(), "mallory"))
+		var se *ServerError
+		if !errors.As(err, &se) || se.Server != "users" || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "tok-alice") {
+			t.Fatalf("mallory's listing: error %v, want a *ServerError of users saying HTTP 401, without alice's token", err)
+		}
+	}
+	if err := ownCatalogAndToken(alice, a, "alice"); err != nil {
+		t.Errorf("alice after mallory's 401: %v", err)
+	}
+	if err := ownCatalogAndToken(WithPrincipal(t.Context(), "bob"), a, "bob"); err != nil {
+		t.Errorf("bob after mallory's 401: %v", err)
+	}
+	if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 1 {
+		t.Errorf("status %+v, want the one shared session, dialed once", st)
 	}
 }
