@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -489,4 +490,63 @@ func TestSharedSessionRefusalFailsOnePrincipal(t *testing.T) {
 	if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 1 {
 		t.Errorf("status %+v, want the one shared session, dialed once", st)
 	}
+}
+
+// TestSharedSessionListingsStayApart: the principals of a shared session
+// listing at once each get the descriptors and prompts of their own
+// listing, as their server sent them (annotations, prompt arguments),
+// never another principal's.
+func TestSharedSessionListingsStayApart(t *testing.T) {
+	var mu sync.Mutex
+	servers := map[string]*mcp.Server{}
+	get := func(r *http.Request) *mcp.Server {
+		user := userOf(r.Header)
+		mu.Lock()
+		defer mu.Unlock()
+		if s := servers[user]; s != nil {
+			return s
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "t", Description: "for " + user, InputSchema: &jsonschema.Schema{Type: "object"},
+			Annotations: &mcp.ToolAnnotations{Title: "title-" + user}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+		s.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "arg_" + user}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
+		servers[user] = s
+		return s
+	}
+	srv := testserver.Serve(t, mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"d": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	var wg sync.WaitGroup
+	for n := range 16 {
+		user := fmt.Sprint("u", n)
+		wg.Go(func() {
+			ctx := WithPrincipal(t.Context(), user)
+			for range 3 {
+				tools, err := a.ListTools(ctx, WithCacheMode(CacheRefresh))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if d := tools[0].Descriptor(); d.Description != "for "+user || d.Annotations == nil || d.Annotations.Title != "title-"+user {
+					raw, _ := json.Marshal(d)
+					t.Errorf("%s: descriptor %s, want its own", user, raw)
+					return
+				}
+				prompts, err := a.ListPrompts(ctx, "d", WithCacheMode(CacheRefresh))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if args := prompts[0].Arguments; len(args) != 1 || args[0].Name != "arg_"+user {
+					raw, _ := json.Marshal(args)
+					t.Errorf("%s: prompt arguments %s, want its own", user, raw)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

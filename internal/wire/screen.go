@@ -132,10 +132,15 @@ func (s *Screen) Listed(list, name string) []byte {
 	return raw
 }
 
-// keep records the items of a list (see Listed): a copy of each, since a
-// slice of msg would keep the whole message.
-func (s *Screen) keep(list string, msg []byte, items []descriptor) {
+// keep records the items of a list of msg (see Listed), whose scan is
+// rec: in the Listing of its request, if any (WithListing), else in s; a
+// copy of each, since a slice of msg would keep the whole message.
+func (s *Screen) keep(rec *record, list string, msg []byte, items []descriptor) {
 	if len(items) == 0 {
+		return
+	}
+	if rec.listing != nil {
+		rec.listing.keep(list, msg, items)
 		return
 	}
 	s.mu.Lock()
@@ -161,9 +166,10 @@ func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
 // message to pass on, whether the screen changed it, and whether it is a
 // response (a message without a method, or the error response the screen
 // put in its place). fallbackID, when not nil, supplies the id of the
-// request the data answers (an HTTP POST's). It fails only when a message
+// request the data answers (an HTTP POST's); listing, when not nil, the
+// Listing of that request (WithListing). It fails only when a message
 // can neither be passed on nor attributed to a call.
-func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byte, changed, response bool)) error {
+func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, emit func(msg []byte, changed, response bool)) error {
 	if i := skipSpace(data); i < len(data) && data[i] == '[' {
 		rec := record{topOnly: true}
 		var sc scanner
@@ -175,7 +181,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byt
 				s.log.Warn("mcpadapter: dropped an empty JSON-RPC batch")
 			}
 			for _, m := range rec.batch {
-				var member record
+				member := record{listing: listing}
 				out, _, err := s.message(m.raw(data), fallbackID, &member)
 				if err != nil {
 					return err
@@ -187,7 +193,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byt
 			return nil
 		}
 	}
-	var rec record
+	rec := record{listing: listing}
 	out, changed, err := s.message(data, fallbackID, &rec)
 	if err != nil {
 		return err
@@ -314,7 +320,7 @@ func (s *Screen) screenResult(msg []byte, rec *record, deepest int) ([]edit, int
 		return nil, deepest, f
 	}
 	edits, deepest := s.toolList(msg, rec, deepest)
-	s.keep("prompts", msg, rec.prompts)
+	s.keep(rec, "prompts", msg, rec.prompts)
 	return append(edits, s.contentEdits(msg, rec.items, false)...), deepest, nil
 }
 
@@ -460,7 +466,7 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 		kept = append(kept, raw)
 		keep = append(keep, d)
 	}
-	s.keep("tools", msg, keep)
+	s.keep(rec, "tools", msg, keep)
 	if dropped == 0 {
 		return nil, deepest
 	}
