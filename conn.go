@@ -61,6 +61,9 @@ type conn struct {
 	// conn (share.go); nil when c owns its session.
 	carrier *conn
 	left    atomic.Bool // a conn on a carrier has been uncounted (leave)
+	// shookFor is, on a carrier, the principal whose credentials its
+	// handshake carried, whose ServerInfo it is (join).
+	shookFor string
 
 	cat *catalog // the cached lists of the conn, guarded by catalogs.mu (catalog.go)
 

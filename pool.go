@@ -259,7 +259,11 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 		dialFor, _ = ctx.Value(requesterKey{}).(*conn)
 	}
 	ch := g.dials.DoChan(key.flight(), func() (any, error) {
-		return p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts, dialFor)
+		c, err := p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts, dialFor)
+		if err != nil && dialFor != nil {
+			err = &carrierDialError{by: dialFor, err: err}
+		}
+		return c, err
 	})
 	select {
 	case r := <-ch:

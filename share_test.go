@@ -550,3 +550,53 @@ func TestSharedSessionListingsStayApart(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSharedSessionDialFailureStaysOwn: a principal that waited for
+// another's dial of the shared session, which failed (its HeadersFor
+// refused), dials with its own credentials and never sees the other's
+// error; the server's instructions are those of the principal whose
+// handshake dialed the session, "" for those that joined it.
+func TestSharedSessionDialFailureStaysOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := newTokenServers()
+		s := inProcessServer(ts)
+		entered, release := make(chan struct{}), make(chan struct{})
+		s.HeadersFor = func(ctx context.Context, principal string) (map[string]string, error) {
+			if principal == "mallory" {
+				close(entered)
+				<-release
+				return nil, errors.New("vault: mallory-secret revoked")
+			}
+			return bearer(ctx, principal)
+		}
+		a, err := New(Config{Servers: map[string]Server{"users": s}, ShareStatelessSessions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		mallory, bob := make(chan error, 1), make(chan error, 1)
+		go func() {
+			_, err := a.ListTools(WithPrincipal(t.Context(), "mallory"))
+			mallory <- err
+		}()
+		<-entered
+		go func() { bob <- ownCatalogAndToken(WithPrincipal(t.Context(), "bob"), a, "bob") }()
+		synctest.Wait() // bob waits for mallory's dial
+		close(release)
+		if err := <-bob; err != nil {
+			t.Errorf("bob, who waited for mallory's dial: %v, want his own catalog", err)
+		}
+		if err := <-mallory; err == nil || !strings.Contains(err.Error(), "mallory-secret") {
+			t.Errorf("mallory: %v, want her HeadersFor's error", err)
+		}
+		for user, want := range map[string]string{"bob": "for bob", "alice": ""} {
+			info, err := a.ServerInfo(WithPrincipal(t.Context(), user), "users")
+			if err != nil || info.Instructions != want {
+				t.Errorf("%s: instructions %+v (%v), want %q", user, info, err, want)
+			}
+		}
+		if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 2 {
+			t.Errorf("status %+v, want one shared session after two dials", st)
+		}
+	})
+}
