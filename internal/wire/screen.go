@@ -39,7 +39,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,8 +92,7 @@ type Screen struct {
 	opts Options
 	log  *slog.Logger
 
-	mu     sync.Mutex
-	listed map[listed][]byte // the tools and prompts listed and not yet taken
+	listed Listing // the tools and prompts listed and not yet taken, but a Listing's
 
 	shook atomic.Bool // Options.Handshake is done
 }
@@ -112,7 +110,7 @@ func New(opts Options) *Screen {
 	if opts.Placeholder == nil {
 		opts.Placeholder = func(string) string { return "[unsupported content]" }
 	}
-	return &Screen{opts: opts, log: log, listed: map[listed][]byte{}}
+	return &Screen{opts: opts, log: log}
 }
 
 // Listed returns the JSON of the item called name of list ("tools" or
@@ -120,36 +118,26 @@ func New(opts Options) *Screen {
 // (with what the go-sdk does not decode: a tool's execution, the absence
 // of an annotation hint or of a prompt argument's required), and forgets
 // it; nil when no page listed it since the last Listed of it, or s is nil.
+// The pages answering a request made with a Listing (WithListing) are kept
+// there instead.
 func (s *Screen) Listed(list, name string) []byte {
 	if s == nil {
 		return nil
 	}
-	k := listed{list, name}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	raw := s.listed[k]
-	delete(s.listed, k)
-	return raw
+	return s.listed.Take(list, name)
 }
 
 // keep records the items of a list of msg (see Listed), whose scan is
-// rec: in the Listing of its request, if any (WithListing), else in s; a
-// copy of each, since a slice of msg would keep the whole message.
+// rec: in the Listing of its request, if any (WithListing), else in s's.
 func (s *Screen) keep(rec *record, list string, msg []byte, items []descriptor) {
 	if len(items) == 0 {
 		return
 	}
-	if rec.listing != nil {
-		rec.listing.keep(list, msg, items)
-		return
+	l := rec.listing
+	if l == nil {
+		l = &s.listed
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, d := range items {
-		if name, ok := stringValue(d.name.raw(msg)); d.name.ok && ok {
-			s.listed[listed{list, name}] = bytes.Clone(d.raw(msg))
-		}
-	}
+	l.keep(list, msg, items)
 }
 
 // tooLarge returns the fault of a message of size bytes (or more, when
