@@ -13,6 +13,22 @@ package mcpadapter
 // principal's headers (Server.HeadersFor) and OAuth token
 // (Server.OAuthFor), on the server's origin only (httptransport.go).
 //
+// One principal's failures stay its own:
+//   - a failing HTTP status (a 401 or 403 of its credentials) fails its
+//     request alone, with the status and the server's name, never the
+//     session (httptransport.Options.PerRequest, sdkcompat.go entry 10);
+//     a carrier that ended all the same is dialed again by the next
+//     principal, whatever Server.Retry says: a stateless server has no
+//     session to lose;
+//   - the carrier's handshake carries the credentials of the principal
+//     that dials it; a principal that waited for another's dial that
+//     failed dials with its own, never seeing the other's error
+//     (joinShared); the server's instructions are the dialing
+//     principal's only (join);
+//   - each listing keeps its own pages' JSON (a wire.Listing on the
+//     request's context, descriptor.go), so that no principal's tool or
+//     prompt is made from another's.
+//
 // What the SDK keeps per session, shared then by the principals:
 //   - the list cache: the adapter's lookups never hit it (sdkcache.go),
 //     so that no principal is answered with another's list; what the SDK
@@ -51,11 +67,13 @@ import (
 // goes out on a shared session.
 type requesterKey struct{}
 
-// sharesLocked reports whether the principals of server s share one session in
-// g: the Adapter shares stateless sessions, s is a URL server, with no
-// prebuilt client, and stateless: ModeModern (the modern era over
-// Streamable HTTP is stateless) unless a dial of g found it keeping
-// sessions, or a dial of g found it stateless. pool.mu must be held.
+// sharesLocked reports whether the principals of server s share one
+// session in g: the Adapter shares stateless sessions, and s is a
+// per-principal URL server with no prebuilt client that is stateless. It
+// is when a dial of g found it so (a ModeAuto server's first principal's
+// dial), and a ModeModern server is (the modern era over Streamable HTTP
+// is stateless) unless a dial of g found it keeping sessions. pool.mu must
+// be held.
 func (p *pool) sharesLocked(g *generation, server string, s *Server) bool {
 	if !p.cfg.ShareStatelessSessions || s.URL == "" || s.Client != nil || !s.perPrincipal() {
 		return false
