@@ -600,3 +600,41 @@ func TestSharedSessionDialFailureStaysOwn(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedSessionRedialedAfterItsEnd: a shared session that ended (one
+// principal's answer broke off mid-body, which go-sdk fails the
+// connection on) is dialed again by the next principal, though the
+// server has no Server.Retry: a stateless server has no session to lose.
+func TestSharedSessionRedialedAfterItsEnd(t *testing.T) {
+	ts := newTokenServers()
+	h := ts.handler("modern")
+	srv := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if userOf(r.Header) != "crash" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("{"))
+		w.(http.Flusher).Flush()
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	if err := ownCatalogAndToken(WithPrincipal(t.Context(), "alice"), a, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ListTools(WithPrincipal(t.Context(), "crash")); err == nil {
+		t.Fatal("crash's listing broken off mid-body succeeded")
+	}
+	for _, user := range []string{"bob", "alice"} {
+		if err := ownCatalogAndToken(WithPrincipal(t.Context(), user), a, user); err != nil {
+			t.Errorf("%s after the session ended: %v", user, err)
+		}
+	}
+	if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 2 {
+		t.Errorf("status %+v, want a shared session dialed again", st)
+	}
+}
