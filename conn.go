@@ -346,9 +346,10 @@ func (c *conn) callError(op string, err error) error {
 
 // staysDown wraps err, the end of c's connection, with the setting that
 // would have the next discovery dial c's server again, when c's server has
-// none: the connection stays down until Close otherwise.
+// none and c's session is not shared: the connection stays down until
+// Close otherwise.
 func (c *conn) staysDown(err error) error {
-	if c.cfg.Retry != nil {
+	if c.cfg.Retry != nil || c.carrier != nil || c.carries() { // a shared session is dialed again (pool.connectKey)
 		return err
 	}
 	return fmt.Errorf("%w (it stays down until Close: set Server.Retry to dial it again)", err)
