@@ -172,7 +172,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.answered(req, resp) {
 		sent.refused()
 	}
-	if t.opts.PerRequest && (resp.StatusCode < 200 || resp.StatusCode >= 300) && !errorAnswer(resp) {
+	if t.opts.PerRequest && failing(resp) && !errorAnswer(resp) {
 		if life != nil {
 			life.end()
 		}
@@ -272,6 +272,15 @@ type StatusError struct {
 
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("HTTP %d %s", e.Code, http.StatusText(e.Code))
+}
+
+// failing reports whether go-sdk takes resp for a failure (outside 2xx),
+// but for a redirect, which the http.Client follows before go-sdk sees it.
+func failing(resp *http.Response) bool {
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+		return false
+	}
+	return resp.StatusCode < 200 || resp.StatusCode >= 300
 }
 
 // maxErrorAnswer bounds the body of a failing answer read to find a
