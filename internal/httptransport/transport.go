@@ -2,7 +2,8 @@
 // Streamable HTTP or SSE server: an http.RoundTripper that adds the
 // server's headers and keeps its credentials on its origin, authorizes
 // SSE requests with an OAuth handler (and each request with its own, where
-// the handler depends on the request: Options.OAuthOf), records failing statuses, counts the
+// the handler depends on the request: Options.OAuthOf), records failing statuses
+// (and makes them the failure of their request alone: Options.PerRequest), counts the
 // cancellation notices sent, screens every answer body (internal/wire),
 // sends again a request the server closed its pooled connection under
 // before reading it (probe.go), keeps each POST's stream alive
@@ -59,7 +60,8 @@ type Options struct {
 	Failed func()
 	// PerRequest, when set (a session whose requests act for different
 	// principals), has a failing status fail its request alone: an answer
-	// outside 2xx whose body is not a JSON-RPC error response is returned
+	// outside 2xx (but a redirect the http.Client follows) whose body is
+	// not a JSON-RPC error response is returned
 	// as a *StatusError from RoundTrip, which go-sdk fails that request
 	// alone with (the root's sdkcompat.go, entry 10), and Failed is never
 	// told.
