@@ -16,8 +16,12 @@ type ServerInfo struct {
 	Title           string // the server's display name; "" when it sent none
 	Era             Era    // EraModern or EraLegacy: what was negotiated
 	ProtocolVersion string
-	Instructions    string
-	Capabilities    *mcp.ServerCapabilities
+	// Instructions are the server's instructions. On a shared session
+	// (Config.ShareStatelessSessions) only the principal whose handshake
+	// dialed it has them: a server may give each principal its own, and
+	// the other principals make no handshake; "" for them.
+	Instructions string
+	Capabilities *mcp.ServerCapabilities
 }
 
 // Era is the protocol era negotiated with a server, in [ServerInfo] and

@@ -324,6 +324,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 	descs, ttl, err := sdkcache.Collect(ctx, c.sdkSlots("tools"), maxPages, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, int, error) {
 		// Always a non-nil params: the middleware rewrites this very object,
 		// and the SDK keys its record by the rewritten cursor.
+		ctx, listing := withListing(ctx) // this page's JSON, apart from other callers' (descriptor.go)
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", 0, err
@@ -342,7 +343,7 @@ func (cs *catalogs) fetchTools(ctx context.Context, cat *catalog, mode CacheMode
 				return nil, "", 0, err
 			}
 			keys = append(keys, key)
-			raws = append(raws, c.screen.Listed("tools", d.Name))
+			raws = append(raws, c.listed(listing, "tools", d.Name))
 		}
 		return named, res.NextCursor, res.TTLMs, nil
 	})

@@ -61,6 +61,9 @@ type conn struct {
 	// conn (share.go); nil when c owns its session.
 	carrier *conn
 	left    atomic.Bool // a conn on a carrier has been uncounted (leave)
+	// shookFor is, on a carrier, the principal whose credentials its
+	// handshake carried, whose ServerInfo it is (join).
+	shookFor string
 
 	cat *catalog // the cached lists of the conn, guarded by catalogs.mu (catalog.go)
 
@@ -343,9 +346,10 @@ func (c *conn) callError(op string, err error) error {
 
 // staysDown wraps err, the end of c's connection, with the setting that
 // would have the next discovery dial c's server again, when c's server has
-// none: the connection stays down until Close otherwise.
+// none and c's session is not shared: the connection stays down until
+// Close otherwise.
 func (c *conn) staysDown(err error) error {
-	if c.cfg.Retry != nil {
+	if c.cfg.Retry != nil || c.carrier != nil || c.carries() { // a shared session is dialed again (pool.connectKey)
 		return err
 	}
 	return fmt.Errorf("%w (it stays down until Close: set Server.Retry to dial it again)", err)

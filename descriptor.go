@@ -3,15 +3,40 @@ package mcpadapter
 // A tool's descriptor as its server sent it. go-sdk's mcp.Tool decodes
 // what its version of the specification knows, with annotation hints that
 // cannot be absent (readOnlyHint, idempotentHint) and without execution;
-// the wire screen keeps each listed descriptor's JSON (internal/wire,
-// Screen.Listed), and the ToolDescriptor of a Tool is made from both.
+// the wire screen keeps each listed descriptor's JSON (internal/wire): in
+// the wire.Listing of the listing request over HTTP, so that the
+// principals of a shared session each get their own listing's; in the
+// screen otherwise (Screen.Listed). The ToolDescriptor of a Tool is made
+// from both.
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 
+	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// withListing returns ctx carrying a new wire.Listing, which keeps the
+// JSON of the items that the answers to its HTTP requests list (c.listed).
+func withListing(ctx context.Context) (context.Context, *wire.Listing) {
+	l := new(wire.Listing)
+	return wire.WithListing(ctx, l), l
+}
+
+// listed returns the JSON of the item called name of list ("tools",
+// "prompts") as the server sent it in the answer to a request of c made
+// with l (withListing), or nil. Over a transport that has no request
+// contexts (stdio, in memory, SSE's stream) the screen kept it: unless c
+// is a principal's on a shared session, whose screen holds any
+// principal's, it is taken from there.
+func (c *conn) listed(l *wire.Listing, list, name string) []byte {
+	if raw := l.Take(list, name); raw != nil || c.carrier != nil {
+		return raw
+	}
+	return c.screen.Listed(list, name)
+}
 
 // A ToolDescriptor is a tool as its server described it in tools/list,
 // without loss: the fields go-sdk's mcp.Tool decodes and those it lacks
@@ -106,7 +131,11 @@ func asSent(raw []byte, fields any) ([]byte, error) {
 // decoded from raw.
 func newDescriptor(d *mcp.Tool, raw []byte) *ToolDescriptor {
 	if raw == nil {
-		raw, _ = json.Marshal(d) // not reached: the screen sees every listing
+		// No JSON of d was kept: on a shared session, an answer that came
+		// with no request context (a resumed stream: c.listed). d's
+		// encoding loses only what go-sdk does not decode (execution,
+		// absent hints).
+		raw, _ = json.Marshal(d)
 	}
 	var sent struct {
 		Annotations *ToolAnnotations `json:"annotations"`

@@ -78,6 +78,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server, dialFor *conn) (*co
 	ctx, cancel := context.WithCancel(g.ctx)
 	if dialFor != nil {
 		ctx = context.WithValue(ctx, requesterKey{}, dialFor)
+		c.shookFor = dialFor.key.principal
 	}
 	limit := d.dialTimeout()
 	timer := time.AfterFunc(limit, cancel)

@@ -50,7 +50,9 @@ func (c *conn) httpOptions(screen *wire.Screen, endpoint string, oauth auth.OAut
 	}
 	if c.carries() {
 		// A shared session (share.go): each request carries the
-		// credentials of the principal it acts for, none without one.
+		// credentials of the principal it acts for, none without one,
+		// and its failing status fails it alone, not the session.
+		opts.PerRequest = true
 		opts.Call = func(ctx context.Context) map[string]string { return callHeadersOf(ctx, c.requesterOf(ctx)) }
 		opts.OAuthOf = func(ctx context.Context) auth.OAuthHandler {
 			if v := c.requesterOf(ctx); v != nil {

@@ -247,6 +247,7 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 			attempts = max(policy.MaxAttempts, 1)
 		case cur.sessionMissing(): // a forgotten session is started anew, policy or not
 			renewal = true
+		case cur.carries(): // a stateless server's: no session to lose, dialed again
 		default:
 			return nil, serverError(key.server, "connect", fmt.Errorf("connection lost: %w", cur.staysDown(cur.cause())))
 		}
@@ -258,7 +259,11 @@ func (p *pool) connectKey(ctx context.Context, g *generation, key connKey, s *Se
 		dialFor, _ = ctx.Value(requesterKey{}).(*conn)
 	}
 	ch := g.dials.DoChan(key.flight(), func() (any, error) {
-		return p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts, dialFor)
+		c, err := p.open(trace.SpanContextFromContext(ctx), g, key, s, attempts, dialFor)
+		if err != nil && dialFor != nil {
+			err = &carrierDialError{by: dialFor, err: err}
+		}
+		return c, err
 	})
 	select {
 	case r := <-ch:

@@ -69,6 +69,7 @@ func (ts *tokenServers) server(r *http.Request) *mcp.Server {
 		return s
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "tokens", Version: "1"}, &mcp.ServerOptions{
+		Instructions: "for " + user,
 		SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) { c.TTLMs = 60000 },
 	})
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {

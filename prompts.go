@@ -63,7 +63,7 @@ func (p Prompt) MarshalJSON() ([]byte, error) {
 // that does not decode declares none: go-sdk decoded the same JSON.
 func newPrompt(p *mcp.Prompt, raw []byte) *Prompt {
 	if raw == nil {
-		raw, _ = json.Marshal(p) // not reached: the screen sees every listing
+		raw, _ = json.Marshal(p) // no JSON kept (see newDescriptor)
 	}
 	var sent struct {
 		Arguments []*PromptArgument `json:"arguments"`
@@ -100,6 +100,7 @@ func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOp
 	return listItems(ctx, a, server, opts, "list prompts", "prompts",
 		func(cat *catalog) *entry[*Prompt] { return &cat.prompts },
 		func(ctx context.Context, c *conn, cursor string) ([]*Prompt, string, int, error) {
+			ctx, listing := withListing(ctx) // this page's JSON, apart from other callers' (descriptor.go)
 			res, err := c.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", 0, err
@@ -107,7 +108,7 @@ func (a *Adapter) ListPrompts(ctx context.Context, server string, opts ...ListOp
 			prompts := make([]*Prompt, 0, len(res.Prompts))
 			for _, p := range res.Prompts {
 				if p != nil {
-					prompts = append(prompts, newPrompt(p, c.screen.Listed("prompts", p.Name)))
+					prompts = append(prompts, newPrompt(p, c.listed(listing, "prompts", p.Name)))
 				}
 			}
 			return prompts, res.NextCursor, res.TTLMs, nil

@@ -135,6 +135,19 @@ package mcpadapter
 //     tokens the adapter routes to their own request (notify.go).
 //     Pinned by TestSDKCompatRequestContext.
 //
+// 10. A failing answer to one request: over Streamable HTTP, a request
+//     whose http.Client.Do fails (the RoundTripper's error) fails alone,
+//     wrapped in jsonrpc2.ErrRejected (streamable.go:2309-2315), and so
+//     does an answer outside 2xx whose body is a JSON-RPC error response
+//     (checkResponse, streamable.go:2589-2596) and a transient status
+//     (429, 502, 503, 504: :2585-2587); any other failing answer (a 401 of
+//     an auth proxy with a text body) fails the whole connection
+//     (streamable.go:2364-2367, c.fail). A shared session's requests act
+//     for different principals, and one's refusal must not end the
+//     others' session: its RoundTripper returns the failing status of an
+//     answer with no JSON-RPC error as an error (httptransport.Options.
+//     PerRequest). Pinned by TestSDKCompatFailingStatus.
+//
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
 // non-nil ClientOptions.Capabilities drops the default roots capability;

@@ -775,3 +775,62 @@ func TestSDKCompatRequestContext(t *testing.T) {
 		}
 	}
 }
+
+// denyKey is the context key of how the test's RoundTripper answers a
+// request (TestSDKCompatFailingStatus): "" sends it.
+type denyKey struct{}
+
+// A denyingTransport answers a request whose context carries denyKey
+// "error" with an error, "plain" with a 401 and a text body, "rpc" with a
+// 401 and a JSON-RPC error body; it sends the others.
+type denyingTransport struct{ base http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper.
+func (d denyingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	answer := func(body, ctype string) *http.Response {
+		return &http.Response{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{"Content-Type": {ctype}}, Body: io.NopCloser(strings.NewReader(body)), Request: req}
+	}
+	deny, _ := req.Context().Value(denyKey{}).(string)
+	if deny != "" && req.Body != nil {
+		req.Body.Close()
+	}
+	switch deny {
+	case "error":
+		return nil, errors.New("test: refused")
+	case "plain":
+		return answer("Unauthorized\n", "text/plain"), nil
+	case "rpc":
+		return answer(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"denied"}}`, "application/json"), nil
+	}
+	return d.base.RoundTrip(req)
+}
+
+// TestSDKCompatFailingStatus pins entry 10: over Streamable HTTP, a
+// request whose RoundTrip fails, or whose 401 carries a JSON-RPC error,
+// fails alone (ErrRejected, the session serves the next call); a 401 with
+// a text body ends the session.
+func TestSDKCompatFailingStatus(t *testing.T) {
+	s := testserver.Lean(testserver.Options{})
+	ts := testserver.Serve(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	cs, err := sdkClient(nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL,
+		HTTPClient: &http.Client{Transport: denyingTransport{base: http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, deny := range []string{"error", "rpc"} {
+		if _, err := cs.ListTools(context.WithValue(t.Context(), denyKey{}, deny), nil); !rejected(err) {
+			t.Fatalf("a request denied by %q: error %v, want code %d", deny, err, codeRejected)
+		}
+		if _, err := cs.ListTools(t.Context(), nil); err != nil {
+			t.Fatalf("the request after one denied by %q: %v; want the session alive", deny, err)
+		}
+	}
+	if _, err := cs.ListTools(context.WithValue(t.Context(), denyKey{}, "plain"), nil); err == nil || rejected(err) {
+		t.Fatalf("a request answered 401 with a text body: error %v, want one that is not code %d", err, codeRejected)
+	}
+	if _, err := cs.ListTools(t.Context(), nil); err == nil {
+		t.Fatal("the request after a 401 with a text body succeeded: want the session failed (else entry 10 is no longer needed)")
+	}
+}

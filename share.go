@@ -13,6 +13,22 @@ package mcpadapter
 // principal's headers (Server.HeadersFor) and OAuth token
 // (Server.OAuthFor), on the server's origin only (httptransport.go).
 //
+// One principal's failures stay its own:
+//   - a failing HTTP status (a 401 or 403 of its credentials) fails its
+//     request alone, with the status and the server's name, never the
+//     session (httptransport.Options.PerRequest, sdkcompat.go entry 10);
+//     a carrier that ended all the same is dialed again by the next
+//     principal, whatever Server.Retry says: a stateless server has no
+//     session to lose;
+//   - the carrier's handshake carries the credentials of the principal
+//     that dials it; a principal that waited for another's dial that
+//     failed dials with its own, never seeing the other's error
+//     (joinShared); the server's instructions are the dialing
+//     principal's only (join);
+//   - each listing keeps its own pages' JSON (a wire.Listing on the
+//     request's context, descriptor.go), so that no principal's tool or
+//     prompt is made from another's.
+//
 // What the SDK keeps per session, shared then by the principals:
 //   - the list cache: the adapter's lookups never hit it (sdkcache.go),
 //     so that no principal is answered with another's list; what the SDK
@@ -51,11 +67,13 @@ import (
 // goes out on a shared session.
 type requesterKey struct{}
 
-// sharesLocked reports whether the principals of server s share one session in
-// g: the Adapter shares stateless sessions, s is a URL server, with no
-// prebuilt client, and stateless: ModeModern (the modern era over
-// Streamable HTTP is stateless) unless a dial of g found it keeping
-// sessions, or a dial of g found it stateless. pool.mu must be held.
+// sharesLocked reports whether the principals of server s share one
+// session in g: the Adapter shares stateless sessions, and s is a
+// per-principal URL server with no prebuilt client that is stateless. It
+// is when a dial of g found it so (a ModeAuto server's first principal's
+// dial), and a ModeModern server is (the modern era over Streamable HTTP
+// is stateless) unless a dial of g found it keeping sessions. pool.mu must
+// be held.
 func (p *pool) sharesLocked(g *generation, server string, s *Server) bool {
 	if !p.cfg.ShareStatelessSessions || s.URL == "" || s.Client != nil || !s.perPrincipal() {
 		return false
@@ -94,7 +112,9 @@ func (c *conn) requesterOf(ctx context.Context) *conn {
 // joinShared returns the conn of key, a principal of server s whose
 // principals share one session in g: its live conn, or a new one on the
 // live carrier, dialed (once for every principal) if needed. The carrier's
-// handshake carries the credentials of the principal that dialed it.
+// handshake carries the credentials of the principal that dialed it; a
+// principal that waited for another's dial that failed dials with its own
+// (up to maxJoinDials), never seeing the other's failure.
 func (p *pool) joinShared(ctx context.Context, g *generation, key connKey, s *Server) (*conn, error) {
 	p.mu.Lock()
 	cur := g.conns[key]
@@ -107,15 +127,51 @@ func (p *pool) joinShared(ctx context.Context, g *generation, key connKey, s *Se
 	if s.OAuthFor != nil {
 		v.oauth = s.OAuthFor(key.principal) // user code: unlocked
 	}
-	carrier, err := p.connectKey(context.WithValue(ctx, requesterKey{}, v), g, connKey{server: key.server}, s)
-	if errors.Is(err, errStateful) {
-		return p.connectKey(ctx, g, key, s) // no longer shared
+	for tries := 1; ; tries++ {
+		carrier, err := p.connectKey(context.WithValue(ctx, requesterKey{}, v), g, connKey{server: key.server}, s)
+		if errors.Is(err, errStateful) {
+			return p.connectKey(ctx, g, key, s) // no longer shared
+		}
+		var de *carrierDialError
+		if errors.As(err, &de) {
+			if de.by != v {
+				// Another principal's dial, with its credentials: its
+				// failure is not v's to see. v dials with its own.
+				if tries < maxJoinDials {
+					continue
+				}
+				return nil, serverError(key.server, "dial", errorf("%w: the shared session's dials under other principals' credentials failed %d times in a row", errJoin, tries))
+			}
+			err = de.err
+		}
+		if err != nil {
+			return nil, err
+		}
+		return p.join(g, carrier, v)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return p.join(g, carrier, v)
 }
+
+// maxJoinDials bounds the dials of a shared session a principal waits for
+// in joinShared, when other principals' dials fail.
+const maxJoinDials = 3
+
+// errJoin is the failure of a principal that found no shared session to
+// join: the dials it waited for were other principals', and failed.
+var errJoin = errors.New("mcpadapter: no shared session to join")
+
+// A carrierDialError is the failure of the dial of a shared session
+// (pool.open), for by, the principal's conn whose credentials its
+// handshake carried: every joiner waiting for that dial gets it, and only
+// by sees err (joinShared), which may quote by's credentials' failure
+// (HeadersFor, OAuthFor).
+type carrierDialError struct {
+	by  *conn
+	err error
+}
+
+func (e *carrierDialError) Error() string { return e.err.Error() }
+
+func (e *carrierDialError) Unwrap() error { return e.err }
 
 // join makes v, a principal's new conn, the conn of its key on the shared
 // session of carrier, unless another caller did first: no dial, no
@@ -133,6 +189,11 @@ func (p *pool) join(g *generation, carrier, v *conn) (*conn, error) {
 		return old, nil
 	}
 	v.link, v.carrier, v.info, v.since = carrier.link, carrier, carrier.info, time.Now()
+	if v.key.principal != carrier.shookFor {
+		// A server may give each principal instructions of its own: v
+		// gets none of another's (ServerInfo.Instructions).
+		v.info.Instructions = ""
+	}
 	g.conns[v.key] = v
 	v.use.touch()
 	var n news

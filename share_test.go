@@ -2,11 +2,13 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -449,5 +451,196 @@ func TestSharedSessionMetrics(t *testing.T) {
 		if got[k] != 0 {
 			t.Errorf("after Close %s = %v, want 0", k, got[k])
 		}
+	}
+}
+
+// TestSharedSessionRefusalFailsOnePrincipal: on a shared session, one
+// principal's requests answered 401 (an auth proxy's text body, no
+// JSON-RPC error) fail with that status and the server's name, and
+// nothing of another principal's credentials; the session lives on for
+// the principals on it and for those joining after.
+func TestSharedSessionRefusalFailsOnePrincipal(t *testing.T) {
+	ts := newTokenServers()
+	h := ts.handler("modern")
+	srv := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if userOf(r.Header) == "mallory" {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	alice := WithPrincipal(t.Context(), "alice")
+	if err := ownCatalogAndToken(alice, a, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, err := a.ListTools(WithPrincipal(t.Context(), "mallory"))
+		var se *ServerError
+		if !errors.As(err, &se) || se.Server != "users" || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "tok-alice") {
+			t.Fatalf("mallory's listing: error %v, want a *ServerError of users saying HTTP 401, without alice's token", err)
+		}
+	}
+	if err := ownCatalogAndToken(alice, a, "alice"); err != nil {
+		t.Errorf("alice after mallory's 401: %v", err)
+	}
+	if err := ownCatalogAndToken(WithPrincipal(t.Context(), "bob"), a, "bob"); err != nil {
+		t.Errorf("bob after mallory's 401: %v", err)
+	}
+	if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 1 {
+		t.Errorf("status %+v, want the one shared session, dialed once", st)
+	}
+}
+
+// TestSharedSessionListingsStayApart: the principals of a shared session
+// listing at once each get the descriptors and prompts of their own
+// listing, as their server sent them (annotations, prompt arguments),
+// never another principal's.
+func TestSharedSessionListingsStayApart(t *testing.T) {
+	var mu sync.Mutex
+	servers := map[string]*mcp.Server{}
+	get := func(r *http.Request) *mcp.Server {
+		user := userOf(r.Header)
+		mu.Lock()
+		defer mu.Unlock()
+		if s := servers[user]; s != nil {
+			return s
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "t", Description: "for " + user, InputSchema: &jsonschema.Schema{Type: "object"},
+			Annotations: &mcp.ToolAnnotations{Title: "title-" + user}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+		s.AddPrompt(&mcp.Prompt{Name: "p", Arguments: []*mcp.PromptArgument{{Name: "arg_" + user}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
+		servers[user] = s
+		return s
+	}
+	srv := testserver.Serve(t, mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"d": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	var wg sync.WaitGroup
+	for n := range 16 {
+		user := fmt.Sprint("u", n)
+		wg.Go(func() {
+			ctx := WithPrincipal(t.Context(), user)
+			for range 3 {
+				tools, err := a.ListTools(ctx, WithCacheMode(CacheRefresh))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if d := tools[0].Descriptor(); d.Description != "for "+user || d.Annotations == nil || d.Annotations.Title != "title-"+user {
+					raw, _ := json.Marshal(d)
+					t.Errorf("%s: descriptor %s, want its own", user, raw)
+					return
+				}
+				prompts, err := a.ListPrompts(ctx, "d", WithCacheMode(CacheRefresh))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if args := prompts[0].Arguments; len(args) != 1 || args[0].Name != "arg_"+user {
+					raw, _ := json.Marshal(args)
+					t.Errorf("%s: prompt arguments %s, want its own", user, raw)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestSharedSessionDialFailureStaysOwn: a principal that waited for
+// another's dial of the shared session, which failed (its HeadersFor
+// refused), dials with its own credentials and never sees the other's
+// error; the server's instructions are those of the principal whose
+// handshake dialed the session, "" for those that joined it.
+func TestSharedSessionDialFailureStaysOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := newTokenServers()
+		s := inProcessServer(ts)
+		entered, release := make(chan struct{}), make(chan struct{})
+		s.HeadersFor = func(ctx context.Context, principal string) (map[string]string, error) {
+			if principal == "mallory" {
+				close(entered)
+				<-release
+				return nil, errors.New("vault: mallory-secret revoked")
+			}
+			return bearer(ctx, principal)
+		}
+		a, err := New(Config{Servers: map[string]Server{"users": s}, ShareStatelessSessions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		mallory, bob := make(chan error, 1), make(chan error, 1)
+		go func() {
+			_, err := a.ListTools(WithPrincipal(t.Context(), "mallory"))
+			mallory <- err
+		}()
+		<-entered
+		go func() { bob <- ownCatalogAndToken(WithPrincipal(t.Context(), "bob"), a, "bob") }()
+		synctest.Wait() // bob waits for mallory's dial
+		close(release)
+		if err := <-bob; err != nil {
+			t.Errorf("bob, who waited for mallory's dial: %v, want his own catalog", err)
+		}
+		if err := <-mallory; err == nil || !strings.Contains(err.Error(), "mallory-secret") {
+			t.Errorf("mallory: %v, want her HeadersFor's error", err)
+		}
+		for user, want := range map[string]string{"bob": "for bob", "alice": ""} {
+			info, err := a.ServerInfo(WithPrincipal(t.Context(), user), "users")
+			if err != nil || info.Instructions != want {
+				t.Errorf("%s: instructions %+v (%v), want %q", user, info, err, want)
+			}
+		}
+		if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 2 {
+			t.Errorf("status %+v, want one shared session after two dials", st)
+		}
+	})
+}
+
+// TestSharedSessionRedialedAfterItsEnd: a shared session that ended (one
+// principal's answer broke off mid-body, which go-sdk fails the
+// connection on) is dialed again by the next principal, though the
+// server has no Server.Retry: a stateless server has no session to lose.
+func TestSharedSessionRedialedAfterItsEnd(t *testing.T) {
+	ts := newTokenServers()
+	h := ts.handler("modern")
+	srv := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if userOf(r.Header) != "crash" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("{"))
+		w.(http.Flusher).Flush()
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	a := newAdapter(t, Config{Servers: map[string]Server{"users": {URL: srv.URL, Mode: ModeModern, HeadersFor: bearer}}, ShareStatelessSessions: true})
+	if err := ownCatalogAndToken(WithPrincipal(t.Context(), "alice"), a, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ListTools(WithPrincipal(t.Context(), "crash")); err == nil {
+		t.Fatal("crash's listing broken off mid-body succeeded")
+	}
+	for _, user := range []string{"bob", "alice"} {
+		err := ownCatalogAndToken(WithPrincipal(t.Context(), user), a, user)
+		if errors.Is(err, mcp.ErrConnectionClosed) && !strings.Contains(err.Error(), "stays down") {
+			// The request raced the end's being noticed: it went on the
+			// ended session, which it ends for good; the next one dials.
+			err = ownCatalogAndToken(WithPrincipal(t.Context(), user), a, user)
+		}
+		if err != nil {
+			t.Errorf("%s after the session ended: %v", user, err)
+		}
+	}
+	if st := a.Status().Servers["users"]; !st.Shared || st.DialAttempts != 2 {
+		t.Errorf("status %+v, want a shared session dialed again", st)
 	}
 }

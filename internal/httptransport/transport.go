@@ -2,7 +2,8 @@
 // Streamable HTTP or SSE server: an http.RoundTripper that adds the
 // server's headers and keeps its credentials on its origin, authorizes
 // SSE requests with an OAuth handler (and each request with its own, where
-// the handler depends on the request: Options.OAuthOf), records failing statuses, counts the
+// the handler depends on the request: Options.OAuthOf), records failing statuses
+// (and makes them the failure of their request alone: Options.PerRequest), counts the
 // cancellation notices sent, screens every answer body (internal/wire),
 // sends again a request the server closed its pooled connection under
 // before reading it (probe.go), keeps each POST's stream alive
@@ -16,6 +17,7 @@ package httptransport
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -23,6 +25,7 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // Options are what a [Transport] needs of its connection.
@@ -55,6 +58,14 @@ type Options struct {
 	// established (before, a failing exchange of the handshake fails only
 	// the handshake).
 	Failed func()
+	// PerRequest, when set (a session whose requests act for different
+	// principals), has a failing status fail its request alone: an answer
+	// outside 2xx (but a redirect the http.Client follows) whose body is
+	// not a JSON-RPC error response is returned
+	// as a *StatusError from RoundTrip, which go-sdk fails that request
+	// alone with (the root's sdkcompat.go, entry 10), and Failed is never
+	// told.
+	PerRequest bool
 
 	// Tasks, when set, is the say of the tasks that live on the session
 	// over the connection: the session it joins, and whether it keeps it.
@@ -163,6 +174,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.answered(req, resp) {
 		sent.refused()
 	}
+	if t.opts.PerRequest && failing(resp) && !errorAnswer(resp) {
+		if life != nil {
+			life.end()
+		}
+		return nil, &StatusError{Code: resp.StatusCode}
+	}
 	var answered func()
 	if life != nil {
 		answered = life.answered
@@ -242,10 +259,58 @@ func (t *Transport) answered(req *http.Request, resp *http.Response) (missing bo
 		t.missing.Store(true)
 		missing = true
 	}
-	if req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "" {
+	if !t.opts.PerRequest && (req.Method != http.MethodGet || resp.StatusCode >= 500 || req.Header.Get("Last-Event-ID") != "") {
 		t.opts.Failed()
 	}
 	return missing
+}
+
+// A StatusError is the failure of a request whose answer had a failing
+// HTTP status and no JSON-RPC error in its body (Options.PerRequest). Its
+// text holds the status only: not the body, nor a header.
+type StatusError struct {
+	Code int // the HTTP status
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s", e.Code, http.StatusText(e.Code))
+}
+
+// failing reports whether go-sdk takes resp for a failure (outside 2xx),
+// but for a redirect, which the http.Client follows before go-sdk sees it.
+func failing(resp *http.Response) bool {
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+		return false
+	}
+	return resp.StatusCode < 200 || resp.StatusCode >= 300
+}
+
+// maxErrorAnswer bounds the body of a failing answer read to find a
+// JSON-RPC error in it.
+const maxErrorAnswer = 64 << 10
+
+// errorAnswer reports whether resp, a failing answer, carries a JSON-RPC
+// error response in its body, which go-sdk fails its request alone with
+// (streamable.go:2589-2596): the body is read (up to maxErrorAnswer) and
+// put back then. It closes the body otherwise.
+func errorAnswer(resp *http.Response) bool {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorAnswer+1))
+	if err == nil && len(body) <= maxErrorAnswer {
+		if msg, derr := jsonrpc.DecodeMessage(body); derr == nil {
+			if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+				resp.Body = readBack{Reader: bytes.NewReader(body), Closer: resp.Body}
+				return true
+			}
+		}
+	}
+	resp.Body.Close()
+	return false
+}
+
+// readBack is a body read already, held in Reader, closing its source.
+type readBack struct {
+	io.Reader
+	io.Closer
 }
 
 // SessionIDHeader carries a Streamable HTTP session's id; VersionHeader,

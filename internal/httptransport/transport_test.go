@@ -2,9 +2,13 @@ package httptransport
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -125,4 +129,47 @@ func TestInflight(t *testing.T) {
 		}
 		cancel2()
 	})
+}
+
+// TestPerRequest: with Options.PerRequest, a failing answer whose body is
+// not a JSON-RPC error fails its request with a *StatusError holding the
+// status only, one whose body is a JSON-RPC error is passed on with its
+// body whole, and Failed is never told.
+func TestPerRequest(t *testing.T) {
+	const rpcError = `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"denied"}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/proxy":
+			http.Error(w, "Unauthorized: token tok-secret", http.StatusUnauthorized)
+		case "/rpc":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(rpcError))
+		}
+	}))
+	defer srv.Close()
+	var failed atomic.Int32
+	tr := New(Options{Endpoint: srv.URL, Ended: func() {}, Failed: func() { failed.Add(1) }, PerRequest: true})
+	hc := tr.Client(nil)
+	post := func(path string) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
+		return hc.Do(req)
+	}
+	_, err := post("/proxy")
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusUnauthorized || strings.Contains(err.Error(), "tok-secret") {
+		t.Errorf("a 401 with a text body: error %v, want a *StatusError of 401 without the body", err)
+	}
+	resp, err := post("/rpc")
+	if err != nil {
+		t.Fatalf("a 403 with a JSON-RPC error: %v, want the answer", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || string(body) != rpcError {
+		t.Errorf("a 403 with a JSON-RPC error: %d %q, want it whole", resp.StatusCode, body)
+	}
+	if n := failed.Load(); n != 0 || tr.Failure() != http.StatusForbidden {
+		t.Errorf("Failed told %d times, Failure %d; want 0, and the 403 recorded (a 401 gives way)", n, tr.Failure())
+	}
 }

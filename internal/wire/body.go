@@ -33,10 +33,10 @@ func (s *Screen) ResponseAnswered(req *http.Request, resp *http.Response, answer
 	reqID := func() []byte { return requestID(req) }
 	switch {
 	case ok && mt == "application/json":
-		s.jsonBody(resp, reqID)
+		s.jsonBody(resp, reqID, listingOf(req))
 	case mt == "text/event-stream":
 		r := s.newEventReader(resp.Body, bufio.NewReaderSize(resp.Body, eventBuffer), reqID)
-		r.answered = answered
+		r.answered, r.listing = answered, listingOf(req)
 		resp.Body = r
 	default:
 		resp.Body = &boundedBody{src: resp.Body, left: int64(s.opts.MaxMessageBytes) + 1, s: s}
@@ -46,9 +46,10 @@ func (s *Screen) ResponseAnswered(req *http.Request, resp *http.Response, answer
 	resp.Header.Del("Content-Length")
 }
 
-// jsonBody reads and screens the application/json body of resp. The SDK
+// jsonBody reads and screens the application/json body of resp, the
+// answer to a request made with listing (WithListing; nil for none). The SDK
 // reads such bodies whole anyway.
-func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte) {
+func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte, listing *Listing) {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.opts.MaxMessageBytes)+1))
 	var (
 		out  []byte
@@ -67,7 +68,7 @@ func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte) {
 		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
 		out = f.response(id)
 	default:
-		err = s.each(data, reqID, func(msg []byte, _, _ bool) { msgs = append(msgs, msg) })
+		err = s.each(data, reqID, listing, func(msg []byte, _, _ bool) { msgs = append(msgs, msg) })
 		if i := skipSpace(data); i < len(data) && data[i] == '[' && err == nil {
 			// A batch: the same messages as an event stream, one event each.
 			var events bytes.Buffer

@@ -34,7 +34,8 @@ type eventReader struct {
 	br    *bufio.Reader
 	reqID func() []byte
 
-	answered func() // called at the first response passed on (Screen.ResponseAnswered)
+	answered func()   // called at the first response passed on (Screen.ResponseAnswered)
+	listing  *Listing // of the request the stream answers, if any (WithListing)
 
 	pending        // events ready to be read, in buf
 	buf     []byte // storage of out
@@ -211,7 +212,7 @@ func (r *eventReader) endEvent() {
 		}
 		r.out = append(r.out, '\n')
 	default:
-		err := r.s.each(data, r.reqID, func(msg []byte, _, response bool) {
+		err := r.s.each(data, r.reqID, r.listing, func(msg []byte, _, response bool) {
 			r.write(fields, msg)
 			if response {
 				r.answer()

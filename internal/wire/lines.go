@@ -246,7 +246,7 @@ func (r *LineReader) line(line []byte) {
 		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
 		return
 	}
-	err := r.s.each(msg, nil, func(out []byte, changed, _ bool) {
+	err := r.s.each(msg, nil, nil, func(out []byte, changed, _ bool) {
 		if !changed {
 			// The line itself, which nothing follows: its end of line
 			// takes the place of what ended it, without a copy.

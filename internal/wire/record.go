@@ -183,6 +183,8 @@ type record struct {
 	hasBadInput   bool
 	inputKey      string // the key of the input request being scanned
 	resultType    member
+
+	listing *Listing // of the request the message answers, if any (WithListing)
 }
 
 // scalar returns the bytes of a top-level scalar of kind, or nil when it

@@ -39,7 +39,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,8 +92,7 @@ type Screen struct {
 	opts Options
 	log  *slog.Logger
 
-	mu     sync.Mutex
-	listed map[listed][]byte // the tools and prompts listed and not yet taken
+	listed Listing // the tools and prompts listed and not yet taken, but a Listing's
 
 	shook atomic.Bool // Options.Handshake is done
 }
@@ -112,7 +110,7 @@ func New(opts Options) *Screen {
 	if opts.Placeholder == nil {
 		opts.Placeholder = func(string) string { return "[unsupported content]" }
 	}
-	return &Screen{opts: opts, log: log, listed: map[listed][]byte{}}
+	return &Screen{opts: opts, log: log}
 }
 
 // Listed returns the JSON of the item called name of list ("tools" or
@@ -120,31 +118,26 @@ func New(opts Options) *Screen {
 // (with what the go-sdk does not decode: a tool's execution, the absence
 // of an annotation hint or of a prompt argument's required), and forgets
 // it; nil when no page listed it since the last Listed of it, or s is nil.
+// The pages answering a request made with a Listing (WithListing) are kept
+// there instead.
 func (s *Screen) Listed(list, name string) []byte {
 	if s == nil {
 		return nil
 	}
-	k := listed{list, name}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	raw := s.listed[k]
-	delete(s.listed, k)
-	return raw
+	return s.listed.Take(list, name)
 }
 
-// keep records the items of a list (see Listed): a copy of each, since a
-// slice of msg would keep the whole message.
-func (s *Screen) keep(list string, msg []byte, items []descriptor) {
+// keep records the items of a list of msg (see Listed), whose scan is
+// rec: in the Listing of its request, if any (WithListing), else in s's.
+func (s *Screen) keep(rec *record, list string, msg []byte, items []descriptor) {
 	if len(items) == 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, d := range items {
-		if name, ok := stringValue(d.name.raw(msg)); d.name.ok && ok {
-			s.listed[listed{list, name}] = bytes.Clone(d.raw(msg))
-		}
+	l := rec.listing
+	if l == nil {
+		l = &s.listed
 	}
+	l.keep(list, msg, items)
 }
 
 // tooLarge returns the fault of a message of size bytes (or more, when
@@ -161,9 +154,10 @@ func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
 // message to pass on, whether the screen changed it, and whether it is a
 // response (a message without a method, or the error response the screen
 // put in its place). fallbackID, when not nil, supplies the id of the
-// request the data answers (an HTTP POST's). It fails only when a message
+// request the data answers (an HTTP POST's); listing, when not nil, the
+// Listing of that request (WithListing). It fails only when a message
 // can neither be passed on nor attributed to a call.
-func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byte, changed, response bool)) error {
+func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, emit func(msg []byte, changed, response bool)) error {
 	if i := skipSpace(data); i < len(data) && data[i] == '[' {
 		rec := record{topOnly: true}
 		var sc scanner
@@ -175,7 +169,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byt
 				s.log.Warn("mcpadapter: dropped an empty JSON-RPC batch")
 			}
 			for _, m := range rec.batch {
-				var member record
+				member := record{listing: listing}
 				out, _, err := s.message(m.raw(data), fallbackID, &member)
 				if err != nil {
 					return err
@@ -187,7 +181,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, emit func(msg []byt
 			return nil
 		}
 	}
-	var rec record
+	rec := record{listing: listing}
 	out, changed, err := s.message(data, fallbackID, &rec)
 	if err != nil {
 		return err
@@ -314,7 +308,7 @@ func (s *Screen) screenResult(msg []byte, rec *record, deepest int) ([]edit, int
 		return nil, deepest, f
 	}
 	edits, deepest := s.toolList(msg, rec, deepest)
-	s.keep("prompts", msg, rec.prompts)
+	s.keep(rec, "prompts", msg, rec.prompts)
 	return append(edits, s.contentEdits(msg, rec.items, false)...), deepest, nil
 }
 
@@ -460,7 +454,7 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 		kept = append(kept, raw)
 		keep = append(keep, d)
 	}
-	s.keep("tools", msg, keep)
+	s.keep(rec, "tools", msg, keep)
 	if dropped == 0 {
 		return nil, deepest
 	}
