@@ -43,10 +43,13 @@
 // When a modern server needs the user's input (elicitation), the call
 // returns an [*Interrupt] error: show its Requests, then [Adapter.Resume]
 // it with [Answered]. An Interrupt survives JSON, so it can be resumed
-// later, in another process. Legacy servers ask while the call is open;
-// [Config.ElicitationHandler] answers them (and modern rounds, inline),
-// except a legacy task's questions over Streamable HTTP, which are
-// interrupts too (see [PendingTask]).
+// later, in another process. Legacy servers ask while the call is open:
+// the call returns a live Interrupt ([Interrupt.Live]), which the same
+// Adapter resumes, in the same process, within [StateOptions.LiveMaxAge]
+// (a legacy task's questions over Streamable HTTP are durable interrupts,
+// see [PendingTask]). [Config.ElicitationHandler] answers every question
+// inline instead, in both eras. A call's progress reaches [WithProgress]
+// before the call returns.
 // [Config.Approval] holds chosen calls for a human with [*ApprovalRequired],
 // which [Adapter.Resume] settles with [Approved] or [Rejected]. [Resolution]'s
 // doc has the table of stored state and its entry points.
@@ -62,7 +65,10 @@
 // One Adapter serves every request of a process, concurrently.
 // [Service] sets what a long-lived service needs and the defaults leave
 // out: a retry policy on every server, a required [StateOptions.Key], a
-// catalog TTL, and discoveries that dial only the servers they name.
+// catalog TTL, discoveries that dial only the servers they name, held
+// tools that follow a restarted server ([Config.ToolsFollowServer]) and
+// one session for every user of a stateless server
+// ([Config.ShareStatelessSessions]).
 // [Adapter.Status] reports each server's state for a health endpoint. A
 // server with [Server.HeadersFor] or [Server.OAuthFor] gets a connection
 // per principal ([WithPrincipal]). [Config.Logger], [Config.MeterProvider]
