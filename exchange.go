@@ -195,7 +195,7 @@ func (c *conn) round(caller, ctx context.Context, info *callInfo, args map[strin
 	if x := info.resumed; x != nil { // a live interrupt answered, or a question declined: its request goes on (live.go)
 		info.resumed = nil
 		if info.progress && x.token != "" { // its progress, from now on, is the resume's
-			_, forget := a.notify.registerAs(x.c, x.token, info.sink(ctx, x.c, touch))
+			forget := a.notify.registerAs(x.c, x.token, info.sink(ctx, x.c, touch))
 			defer forget()
 		}
 		if answer := info.answer; answer != nil { // the answer leaves once its progress is listened to

@@ -367,14 +367,16 @@ func (n *notifier) release(c *conn) {
 // drops, counted, those it did not wait for, and waits for the one
 // running then (progressSink.settle). No notification reaches s.f after.
 func (n *notifier) register(c *conn, s *progressSink) (string, func()) {
-	return n.registerAs(c, rand.Text(), s)
+	token := rand.Text()
+	return token, n.registerAs(c, token, s)
 }
 
-// registerAs is register under token: a live interrupt's resume (live.go)
-// listens again to the token its request was sent with.
-func (n *notifier) registerAs(c *conn, token string, s *progressSink) (string, func()) {
+// registerAs is register under token, a token already sent: a live
+// interrupt's resume (live.go) listens again to the token its request was
+// sent with. It returns the func that ends the request.
+func (n *notifier) registerAs(c *conn, token string, s *progressSink) func() {
 	c.progress.add(token, s)
-	return token, func() {
+	return func() {
 		c.progress.remove(token)
 		if s.end(c.life) && c.life.Err() == nil { // Close drops what waits, uncounted
 			key := s.key(c)

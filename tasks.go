@@ -317,7 +317,7 @@ func (tc *taskCall) abandon(asked *liveAsked) {
 func (tc *taskCall) resumeLive(ctx context.Context, h *heldLive, answer *mcp.ElicitResult) (*Result, error) {
 	t := tc.t
 	if info := t.newCall(ctx); info.progress && tc.token != "" {
-		_, forget := t.a.notify.registerAs(t.conn, tc.token, info.sink(ctx, t.conn, nil))
+		forget := t.a.notify.registerAs(t.conn, tc.token, info.sink(ctx, t.conn, nil))
 		defer forget()
 	}
 	h.q.reply(answer) // once the resume listens
