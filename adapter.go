@@ -39,6 +39,18 @@ const (
 // servers. It is safe for concurrent use. Close it to end its connections
 // and stdio processes; a closed Adapter can be used again, and dials fresh
 // connections.
+//
+// [New] only validates the configuration. The first discovery dials every
+// server it names in parallel, negotiates each one's protocol era (see
+// [Adapter.ServerInfo]) and lists its tools; connections are then kept and
+// shared until Close. [Config.OnConnectionError] decides whether a server
+// that cannot be reached fails discovery (the default) or is skipped
+// ([IgnoreConnectionErrors]). A server with [Server.HeadersFor] or
+// [Server.OAuthFor] gets a connection per principal ([WithPrincipal]).
+// [Adapter.Status] reports each server's state for a health endpoint.
+// [Config.Logger], [Config.MeterProvider] and [Config.TracerProvider]
+// observe dials and calls; the Adapter calls them, and every callback and
+// hook, without a lock of its own held.
 type Adapter struct {
 	cfg     Config
 	logger  *slog.Logger

@@ -319,8 +319,12 @@ type StateOptions struct {
 
 // Service returns cfg set up for a long-lived service: what a service
 // needs and the defaults leave out, each an option of its own, set here
-// wherever cfg leaves it unset. Set Servers first; the caller's map is
-// not changed. More in docs/reference.md, "Service".
+// wherever cfg leaves it unset: a retry policy on every server, a required
+// [StateOptions.Key], a catalog TTL, discoveries that dial only the servers
+// they name, held tools that follow a restarted server
+// ([Config.ToolsFollowServer]) and one session for every user of a
+// stateless server ([Config.ShareStatelessSessions]). Set Servers first;
+// the caller's map is not changed. More in docs/reference.md, "Service".
 func Service(cfg Config) Config {
 	servers := make(map[string]Server, len(cfg.Servers))
 	for name, s := range cfg.Servers {
