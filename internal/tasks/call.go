@@ -129,10 +129,7 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 		args = map[string]any{}
 	}
 	params := map[string]any{"name": name, "arguments": args}
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
+	meta = maps.Collect(maps.All(meta)) // a copy, never nil
 	maps.Copy(meta, c.meta)
 	if token != "" {
 		meta["progressToken"] = token
