@@ -129,10 +129,7 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 		args = map[string]any{}
 	}
 	params := map[string]any{"name": name, "arguments": args}
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
+	meta = maps.Collect(maps.All(meta)) // a copy, never nil
 	maps.Copy(meta, c.meta)
 	if token != "" {
 		meta["progressToken"] = token
@@ -141,7 +138,7 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 		params["task"] = map[string]any{"ttl": taskTTL.Milliseconds()}
 	}
 	params["_meta"] = meta
-	raw, err := c.send(ctx, "tools/call", params)
+	raw, err := c.send(ctx, "tools/call", params, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +150,7 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 	case w.Task != nil:
 		w = *w.Task
 	case !c.modern || w.ResultType != "task":
-		return c.toolResult(raw)
+		return toolResult(raw)
 	}
 	if w.TaskID == "" {
 		return nil, fail(fmt.Errorf("%w: no task id", ErrBad))
@@ -163,13 +160,9 @@ func (c *Call) Start(ctx context.Context, name string, args map[string]any, toke
 }
 
 // send sends method with params through the host, within ctx and, but
-// for MethodResult, the bound of one request.
-func (c *Call) send(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
-	return c.sendAsking(ctx, method, params, nil)
-}
-
-// sendAsking is send, with ask for the server's questions (Host.Request).
-func (c *Call) sendAsking(ctx context.Context, method string, params map[string]any, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
+// for MethodResult, the bound of one request, with ask for the server's
+// questions (Host.Request).
+func (c *Call) send(ctx context.Context, method string, params map[string]any, ask func([]*jsonrpc.Request) error) (json.RawMessage, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, fail(err)
@@ -188,7 +181,7 @@ func (c *Call) sendAsking(ctx context.Context, method string, params map[string]
 func (c *Call) request(ctx context.Context, method string, extra map[string]any) (*taskWire, error) {
 	params := map[string]any{"taskId": c.id, "_meta": c.meta}
 	maps.Copy(params, extra)
-	raw, err := c.send(ctx, method, params)
+	raw, err := c.send(ctx, method, params, nil)
 	if err != nil || method != "tasks/get" {
 		return nil, err
 	}
@@ -373,15 +366,15 @@ func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallTool
 		if len(w.Result) == 0 {
 			return nil, fail(fmt.Errorf("%w: completed without a result", ErrBad))
 		}
-		return c.toolResult(w.Result)
+		return toolResult(w.Result)
 	}
-	raw, err := c.sendAsking(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(qs []*jsonrpc.Request) error {
+	raw, err := c.send(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(qs []*jsonrpc.Request) error {
 		return c.questions(waitCtx, qs)
 	})
 	if err != nil {
 		return c.stopped(ctx, waitCtx, err) // an interrupt comes back as it is
 	}
-	return c.toolResult(raw)
+	return toolResult(raw)
 }
 
 // questions takes qs, a legacy server's questions asked on the stream of
@@ -425,15 +418,6 @@ func requestID(key string) (jsonrpc.ID, error) {
 		return jsonrpc.MakeID(float64(i)) // as go-sdk decodes a number id
 	}
 	return jsonrpc.MakeID(v)
-}
-
-// toolResult decodes a tool's result from raw.
-func (c *Call) toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
-	res, err := toolResult(raw)
-	if err != nil {
-		return nil, fail(err)
-	}
-	return res, nil
 }
 
 // report tells the host of a change of the task's status or message.

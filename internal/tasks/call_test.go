@@ -359,8 +359,9 @@ func TestRules(t *testing.T) {
 		`{"tools":[]}`:                                                                                   {false, false},
 		`{"supportedVersions":["2026-07-28"],"capabilities":{}}`:                                         {false, false},
 	} {
-		if initialize, declared := LegacyDeclared([]byte(result)); initialize != want[0] || declared != want[1] {
-			t.Errorf("LegacyDeclared(%s) = %v, %v; want %v", result, initialize, declared, want)
+		var c Capability
+		if initialize := c.Saw([]byte(result)); initialize != want[0] || c.Declared() != want[1] {
+			t.Errorf("Saw(%s) = %v, declared %v; want %v", result, initialize, c.Declared(), want)
 		}
 	}
 }

@@ -34,7 +34,6 @@ type Kept struct {
 
 	mu       sync.Mutex
 	sessions map[string]*keptSession
-	states   map[string]stateRef // by state id
 }
 
 // A keptSession is what a Kept records of one session.
@@ -46,10 +45,6 @@ type keptSession struct {
 	over   bool                // more were handed out than recorded: kept until it ages
 	kept   time.Time           // when its connection closed and kept it; zero while open
 }
-
-// A stateRef is where the state of an id lives: its session, its server
-// and task.
-type stateRef struct{ session, server, task string }
 
 // Why a session is ended (Ending.Why).
 const (
@@ -72,14 +67,14 @@ func (k *Kept) HandOut(session, server, task, state string, end func(context.Con
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.sessions == nil {
-		k.sessions, k.states = map[string]*keptSession{}, map[string]stateRef{}
+		k.sessions = map[string]*keptSession{}
 	}
 	s := k.sessions[session]
 	if s == nil {
 		s = &keptSession{server: server, end: end, tasks: map[string][]string{}}
 		k.sessions[session] = s
 	}
-	k.addLocked(s, session, task, state)
+	s.add(task, state)
 }
 
 // Also records that state of task was handed out on session, which the
@@ -92,20 +87,19 @@ func (k *Kept) Also(session, task, state string) bool {
 	if s == nil {
 		return false
 	}
-	k.addLocked(s, session, task, state)
+	s.add(task, state)
 	return true
 }
 
-// addLocked adds state of task to s, the entry of session, within its
-// bound. k.mu is held.
-func (k *Kept) addLocked(s *keptSession, session, task, state string) {
+// add adds state of task to s, within its bound. The record's lock is
+// held.
+func (s *keptSession) add(task, state string) {
 	if s.n >= maxHanded {
 		s.over = true
 		return
 	}
 	s.tasks[task] = append(s.tasks[task], state)
 	s.n++
-	k.states[state] = stateRef{session: session, server: s.server, task: task}
 }
 
 // Session returns the session that state, of task of server, was handed
@@ -113,8 +107,10 @@ func (k *Kept) addLocked(s *keptSession, session, task, state string) {
 func (k *Kept) Session(state, server, task string) string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if r, ok := k.states[state]; ok && r.server == server && r.task == task {
-		return r.session
+	for id, s := range k.sessions {
+		if s.server == server && slices.Contains(s.tasks[task], state) {
+			return id
+		}
 	}
 	return ""
 }
@@ -128,9 +124,6 @@ func (k *Kept) Settle(session, task string) *Ending {
 	s := k.sessions[session]
 	if s == nil {
 		return nil
-	}
-	for _, state := range s.tasks[task] {
-		delete(k.states, state)
 	}
 	s.n -= len(s.tasks[task])
 	delete(s.tasks, task)
@@ -203,11 +196,6 @@ func (k *Kept) Expired(now time.Time) (ended []Ending, next time.Time) {
 // held.
 func (k *Kept) dropLocked(session, why string) *Ending {
 	s := k.sessions[session]
-	for _, states := range s.tasks {
-		for _, state := range states {
-			delete(k.states, state)
-		}
-	}
 	delete(k.sessions, session)
 	return &Ending{Session: session, Server: s.server, End: s.end, Why: why}
 }

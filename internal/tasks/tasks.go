@@ -147,32 +147,19 @@ func Augmented(support string, optIn bool) bool {
 // (internal/wire, Options.Handshake). The zero value declares nothing.
 type Capability struct{ declared atomic.Bool }
 
-// Saw notes what result declares when it is an initialize result, and
-// reports whether it was one.
+// Saw notes what result, the result of a response, declares when it is
+// an initialize result (it names a protocolVersion), and reports whether
+// it was one. It declares task-augmented tools/call with
+// capabilities.tasks.requests.tools.call, without which a legacy client
+// must not ask for a task, whatever a tool's taskSupport says. go-sdk
+// v1.8.0 decodes no tasks capability.
 func (c *Capability) Saw(result []byte) bool {
-	initialize, declared := LegacyDeclared(result)
-	if initialize {
-		c.declared.Store(declared)
-	}
-	return initialize
-}
-
-// Declared reports whether the initialize result seen declared
-// task-augmented tools/call.
-func (c *Capability) Declared() bool { return c.declared.Load() }
-
-// LegacyDeclared reports whether result, the result of a response, is an
-// initialize result (it names a protocolVersion), and whether it declares
-// task-augmented tools/call (capabilities.tasks.requests.tools.call),
-// without which a legacy client must not ask for a task, whatever a
-// tool's taskSupport says. go-sdk v1.8.0 decodes no tasks capability.
-func LegacyDeclared(result []byte) (initialize, declared bool) {
 	var r struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 	}
 	if json.Unmarshal(result, &r) != nil || r.ProtocolVersion == "" {
-		return false, false
+		return false
 	}
 	var caps struct {
 		Tasks struct {
@@ -184,11 +171,17 @@ func LegacyDeclared(result []byte) (initialize, declared bool) {
 		} `json:"tasks"`
 	}
 	if json.Unmarshal(r.Capabilities, &caps) != nil {
-		return true, false // a malformed capability declares nothing
+		c.declared.Store(false) // a malformed capability declares nothing
+		return true
 	}
 	call := caps.Tasks.Requests.Tools.Call
-	return true, len(call) > 0 && call[0] == '{'
+	c.declared.Store(len(call) > 0 && call[0] == '{')
+	return true
 }
+
+// Declared reports whether the initialize result seen declared
+// task-augmented tools/call.
+func (c *Capability) Declared() bool { return c.declared.Load() }
 
 // Declared reports whether a modern server's capabilities declare the
 // tasks extension.
@@ -266,7 +259,7 @@ func (w *taskWire) failure() error {
 func toolResult(raw json.RawMessage) (*mcp.CallToolResult, error) {
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("%w: result: %w", ErrBad, err)
+		return nil, fail(fmt.Errorf("%w: result: %w", ErrBad, err))
 	}
 	return &res, nil
 }
