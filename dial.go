@@ -80,7 +80,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server, dialFor *conn) (*co
 		ctx = context.WithValue(ctx, requesterKey{}, dialFor)
 		c.shookFor = dialFor.key.principal
 	}
-	limit := d.dialTimeout()
+	limit := orDefault(d.a.cfg.DialTimeout, dialTimeout)
 	timer := time.AfterFunc(limit, cancel)
 	cs, err := d.connectEra(ctx, c, client)
 	if !timer.Stop() { // timed out, maybe just after the handshake ended
@@ -408,9 +408,6 @@ func sseEndpoints(rawURL string) []string {
 	}
 	return endpoints
 }
-
-// dialTimeout returns Config.DialTimeout, or its default.
-func (d *dialer) dialTimeout() time.Duration { return orDefault(d.a.cfg.DialTimeout, dialTimeout) }
 
 // maxMessageBytes returns Config.MaxMessageBytes, or its default.
 func (d *dialer) maxMessageBytes() int {
