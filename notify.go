@@ -245,12 +245,6 @@ func (n *notifier) deliveries(server string) (Deliveries, map[string]Deliveries)
 	return all, byPrincipal
 }
 
-// subscriptions returns the subscriptions of c, made if create is set, or
-// nil: c is released, or, without create, has none.
-func (n *notifier) subscriptions(c *conn, create bool) *connSubscriptions {
-	return n.conns.subscriptions(c.session, create)
-}
-
 // Progress is one progress notification of a tool call.
 type Progress struct {
 	Server  string // the server's name in [Config.Servers]
