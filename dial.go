@@ -476,10 +476,7 @@ func classifyFault(err error) error {
 // "server/discover" when the modern era was negotiated), a child of the
 // span of the caller whose discovery started the dial.
 func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server, dialFor *conn) (*conn, error) {
-	if d.a.tracer == nil {
-		return d.dial(g, key, s, dialFor)
-	}
-	span := d.a.tracer.StartDial(parent, peerOf(key.server, s))
+	span := d.a.tracer.StartDial(parent, peerOf(key.server, s)) // nil without a tracer: EndDial does nothing
 	c, err := d.dial(g, key, s, dialFor)
 	var modern bool
 	var done observe.Peer
