@@ -217,7 +217,7 @@ func (c *conn) attach() (subsDropped bool) {
 func (c *conn) attached(subsDropped bool) {
 	c.a.metrics.Connection(c.server, c.key.principal != "", 1)
 	if subsDropped {
-		c.a.notify.subsDropped(c)
+		c.a.logger.Warn("mcpadapter: resource subscriptions dropped: the new session does not support them", "server", c.server)
 	}
 }
 

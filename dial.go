@@ -80,7 +80,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server, dialFor *conn) (*co
 		ctx = context.WithValue(ctx, requesterKey{}, dialFor)
 		c.shookFor = dialFor.key.principal
 	}
-	limit := d.dialTimeout()
+	limit := orDefault(d.a.cfg.DialTimeout, dialTimeout)
 	timer := time.AfterFunc(limit, cancel)
 	cs, err := d.connectEra(ctx, c, client)
 	if !timer.Stop() { // timed out, maybe just after the handshake ended
@@ -409,9 +409,6 @@ func sseEndpoints(rawURL string) []string {
 	return endpoints
 }
 
-// dialTimeout returns Config.DialTimeout, or its default.
-func (d *dialer) dialTimeout() time.Duration { return orDefault(d.a.cfg.DialTimeout, dialTimeout) }
-
 // maxMessageBytes returns Config.MaxMessageBytes, or its default.
 func (d *dialer) maxMessageBytes() int {
 	return int(orDefault(d.a.cfg.MaxMessageBytes, defaultMaxMessageBytes))
@@ -479,10 +476,7 @@ func classifyFault(err error) error {
 // "server/discover" when the modern era was negotiated), a child of the
 // span of the caller whose discovery started the dial.
 func (d *dialer) tracedDial(parent trace.SpanContext, g *generation, key connKey, s *Server, dialFor *conn) (*conn, error) {
-	if d.a.tracer == nil {
-		return d.dial(g, key, s, dialFor)
-	}
-	span := d.a.tracer.StartDial(parent, peerOf(key.server, s))
+	span := d.a.tracer.StartDial(parent, peerOf(key.server, s)) // nil without a tracer: EndDial does nothing
 	c, err := d.dial(g, key, s, dialFor)
 	var modern bool
 	var done observe.Peer

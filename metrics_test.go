@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/observe"
 	"github.com/mcpadapter/mcpadapter/internal/testing/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel"
@@ -19,6 +20,10 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
+
+// instrumentationName names the adapter's tracer and meter (observe.Scope),
+// as the tests expect to find it.
+const instrumentationName = observe.Scope
 
 // TestMetrics: with a MeterProvider, the SDK's manual reader sees every
 // instrument with its attributes: the duration of each tool call by server

@@ -182,7 +182,7 @@ func (n *notifier) deliver(g *generation, key connKey, kind deliveryKind, it del
 		qs.Stop(dk) // closed: drops it, and the others of key
 		return true
 	}
-	go func() {
+	go func() { // not g.spawn: one closure per delivery started, not two (BenchmarkInvokeProgress)
 		defer g.wg.Done()
 		qs.Serve(dk, func() bool { return g.ctx.Err() != nil }, func() {
 			n.counts.add(key, func(c *Deliveries) *int64 { return &c.Delivered })
@@ -243,12 +243,6 @@ func (n *notifier) deliveries(server string) (Deliveries, map[string]Deliveries)
 		}
 	})
 	return all, byPrincipal
-}
-
-// subscriptions returns the subscriptions of c, made if create is set, or
-// nil: c is released, or, without create, has none.
-func (n *notifier) subscriptions(c *conn, create bool) *connSubscriptions {
-	return n.conns.subscriptions(c.session, create)
 }
 
 // Progress is one progress notification of a tool call.
@@ -323,7 +317,7 @@ const progressStall = time.Second
 // background, the subscriptions the connection of c's key that ended
 // before it held. It runs under pool.mu (conn.attach), so it calls no user
 // code: it reports whether it dropped those subscriptions, since c's
-// session does not support them, for subsDropped to log.
+// session does not support them, for conn.attached to log.
 func (n *notifier) attach(c *conn) (dropped bool) {
 	n.conns.attach(c.session)
 	held := c.gen.held.take(c.key)
@@ -344,12 +338,6 @@ func (n *notifier) attach(c *conn) (dropped bool) {
 		})
 	})
 	return false
-}
-
-// subsDropped logs that attach dropped the subscriptions held for the key
-// of c, whose session does not support them.
-func (n *notifier) subsDropped(c *conn) {
-	n.logger.Warn("mcpadapter: resource subscriptions dropped: the new session does not support them", "server", c.server)
 }
 
 // release drops c's subscriptions, which the next connection of its key

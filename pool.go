@@ -122,17 +122,25 @@ func (g *generation) enter() bool {
 	return true
 }
 
-// background runs f on a goroutine of g's, so that Close waits for it;
-// once g is closed, f runs at once, in the caller.
-func (g *generation) background(f func()) {
+// spawn runs f on a goroutine of g's, so that Close waits for it, and
+// reports whether it did: not once g is closed.
+func (g *generation) spawn(f func()) bool {
 	if !g.enter() {
-		f()
-		return
+		return false
 	}
 	go func() {
 		defer g.wg.Done()
 		f()
 	}()
+	return true
+}
+
+// background runs f on a goroutine of g's, so that Close waits for it;
+// once g is closed, f runs at once, in the caller.
+func (g *generation) background(f func()) {
+	if !g.spawn(f) {
+		f()
+	}
 }
 
 // ended reports whether Close ended g.

@@ -156,9 +156,8 @@ func (p *pool) admitLocked(g *generation, c *conn, replaced bool, n *news) {
 		g.principals++
 	}
 	p.trimLocked(g, c, n)
-	if !g.reaping && g.enter() {
+	if !g.reaping && g.spawn(func() { p.reap(g) }) {
 		g.reaping = true
-		go p.reap(g)
 	}
 }
 
@@ -188,29 +187,21 @@ func (p *pool) trimLocked(g *generation, keep *conn, n *news) {
 // when g is closed: Close closes c). pool.mu must be held; the eviction
 // goes into n, for the Logger.
 func (p *pool) evictLocked(g *generation, c *conn, why string, n *news) bool {
-	if !g.enter() {
-		return false
-	}
-	if !c.use.evict() {
-		g.wg.Done()
+	if g.ended() || !c.use.evict() { // g.closed changes only under pool.mu (pool.close)
 		return false
 	}
 	c.closing.Store(true)
 	delete(g.conns, c.key)
 	g.principals--
-	go func() {
-		defer g.wg.Done()
-		c.close()
-	}()
+	g.spawn(c.close) // g is open: pool.mu is held
 	n.evicted = append(n.evicted, eviction{server: c.server, why: why})
 	return true
 }
 
 // reap closes g's per-principal connections idle for longer than
 // [Config.PrincipalIdleTimeout], until g has none or is closed. It runs
-// entered in g (admitLocked).
+// on a goroutine of g's (admitLocked).
 func (p *pool) reap(g *generation) {
-	defer g.wg.Done()
 	idle := orDefault(p.cfg.PrincipalIdleTimeout, defaultPrincipalIdleTimeout)
 	for {
 		p.mu.Lock()

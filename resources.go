@@ -68,7 +68,7 @@ func (a *Adapter) SubscribeResource(ctx context.Context, server, uri string) err
 	if c.carrier != nil {
 		return serverError(server, op, fmt.Errorf("%w on a session principals share (Config.ShareStatelessSessions)", ErrNotSupported))
 	}
-	subs := a.notify.subscriptions(c, true)
+	subs := a.notify.conns.subscriptions(c.session, true)
 	if subs == nil { // released
 		if err := c.usable(op); err != nil {
 			return err
@@ -116,7 +116,7 @@ func (a *Adapter) UnsubscribeResource(ctx context.Context, server, uri string) e
 		}
 		return nil
 	}
-	subs := a.notify.subscriptions(c, false)
+	subs := a.notify.conns.subscriptions(c.session, false)
 	if subs == nil {
 		return nil
 	}

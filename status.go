@@ -124,8 +124,11 @@ type failure struct {
 // is safe to call at any time, also concurrently with discovery and calls.
 func (a *Adapter) Status() Status {
 	st := Status{Servers: make(map[string]ServerStatus, len(a.cfg.Servers))}
-	seen := a.pool.known()
-	kept := a.pool.keptCounts()
+	seen, g := a.pool.known()
+	var kept map[string]int
+	if g != nil {
+		kept = g.kept.Counts() // its own lock, taken alone (kept.go)
+	}
 	for _, name := range slices.Sorted(maps.Keys(a.cfg.Servers)) {
 		k := seen[name]
 		s := ServerStatus{State: ServerNotDialed, DialAttempts: a.pool.dials[name].Load(), KeptSessions: kept[name]}
@@ -179,14 +182,15 @@ type known struct {
 	failed  failure
 }
 
-// known returns what p knows of every server in its current generation.
-func (p *pool) known() map[string]known {
+// known returns what p knows of every server in its current generation,
+// and that generation (nil: none).
+func (p *pool) known() (map[string]known, *generation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	seen := map[string]known{}
 	g := p.gen
 	if g == nil {
-		return seen
+		return seen, nil
 	}
 	for name := range p.cfg.Servers {
 		seen[name] = known{skipped: g.skipped[name], failed: g.failures[name]}
@@ -196,19 +200,7 @@ func (p *pool) known() map[string]known {
 		k.conns = append(k.conns, c)
 		seen[key.server] = k
 	}
-	return seen
-}
-
-// keptCounts returns the sessions p's current generation keeps, per
-// server (kept.go).
-func (p *pool) keptCounts() map[string]int {
-	p.mu.Lock()
-	g := p.gen
-	p.mu.Unlock()
-	if g == nil {
-		return nil
-	}
-	return g.kept.Counts()
+	return seen, g
 }
 
 // deliveryCounts are the [Deliveries] of each server, and of the

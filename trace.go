@@ -13,9 +13,6 @@ import (
 	"github.com/mcpadapter/mcpadapter/internal/observe"
 )
 
-// instrumentationName names the adapter's tracer and meter.
-const instrumentationName = observe.Scope
-
 // peer describes c for the spans of its requests.
 func (c *conn) peer() observe.Peer {
 	p := peerOf(c.server, c.cfg)

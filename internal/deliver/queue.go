@@ -124,12 +124,7 @@ func (qs *Queues[K]) Drop(key K, owner any) int {
 			kept = append(kept, it)
 			continue
 		}
-		q.bytes -= it.Size
-		qs.waiting--
-		qs.bytes -= it.Size
-		if it.Key != nil {
-			delete(q.keys, it.Key)
-		}
+		qs.took(q, it)
 	}
 	n := len(q.waiting) - len(kept)
 	clear(q.waiting[len(kept):])
@@ -159,13 +154,18 @@ func (qs *Queues[K]) next(key K, stop bool) (Item, bool) {
 	it := q.waiting[0]
 	q.waiting[0] = Item{}
 	q.waiting = q.waiting[1:]
+	qs.took(q, it)
+	return it, true
+}
+
+// took uncounts it, an item taken out of q's waiting items. qs.mu is held.
+func (qs *Queues[K]) took(q *queue, it Item) {
 	q.bytes -= it.Size
 	qs.waiting--
 	qs.bytes -= it.Size
 	if it.Key != nil {
 		delete(q.keys, it.Key)
 	}
-	return it, true
 }
 
 // Size estimates the bytes a decoded JSON value holds, as the payload of
