@@ -41,15 +41,22 @@ type process struct {
 // one goroutine of the adapter's process starts every server and one
 // watches them all; elsewhere, or when unwatched, each server gets a
 // goroutine of its own (run), and os/exec's copier of its stderr.
-func (p *process) start(unwatched bool) error {
+// A process that failed to start is recorded as exited with the error.
+func (p *process) start(unwatched bool) (err error) {
+	watched := false
 	if !unwatched {
-		if watched, err := startWatched(p); watched {
-			return err
-		}
+		watched, err = startWatched(p)
 	}
-	started := make(chan error, 1)
-	go p.run(started)
-	return <-started
+	if !watched {
+		started := make(chan error, 1)
+		go p.run(started)
+		err = <-started
+	}
+	if err != nil {
+		p.err = err
+		close(p.exited)
+	}
+	return err
 }
 
 // run starts the process, reporting how on started, then waits for the
@@ -67,8 +74,6 @@ func (p *process) start(unwatched bool) error {
 func (p *process) run(started chan<- error) {
 	runtime.LockOSThread()
 	if err := p.cmd.Start(); err != nil {
-		p.err = err
-		close(p.exited)
 		started <- err
 		return
 	}

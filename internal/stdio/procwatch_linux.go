@@ -180,12 +180,7 @@ func startWatched(p *process) (bool, error) {
 		return false, nil
 	}
 	wp := &watchedProc{w: w, p: p, stderrDone: make(chan struct{})}
-	err := wp.start()
-	if err != nil {
-		p.err = err
-		close(p.exited)
-	}
-	return true, err
+	return true, wp.start()
 }
 
 // A watchedProc is a stdio server the watcher watches.
