@@ -41,22 +41,15 @@ type process struct {
 // one goroutine of the adapter's process starts every server and one
 // watches them all; elsewhere, or when unwatched, each server gets a
 // goroutine of its own (run), and os/exec's copier of its stderr.
-// A process that failed to start is recorded as exited with the error.
-func (p *process) start(unwatched bool) (err error) {
-	watched := false
+func (p *process) start(unwatched bool) error {
 	if !unwatched {
-		watched, err = startWatched(p)
+		if watched, err := startWatched(p); watched {
+			return err
+		}
 	}
-	if !watched {
-		started := make(chan error, 1)
-		go p.run(started)
-		err = <-started
-	}
-	if err != nil {
-		p.err = err
-		close(p.exited)
-	}
-	return err
+	started := make(chan error, 1)
+	go p.run(started)
+	return <-started
 }
 
 // run starts the process, reporting how on started, then waits for the
@@ -74,6 +67,8 @@ func (p *process) start(unwatched bool) (err error) {
 func (p *process) run(started chan<- error) {
 	runtime.LockOSThread()
 	if err := p.cmd.Start(); err != nil {
+		p.err = err
+		close(p.exited)
 		started <- err
 		return
 	}

@@ -180,7 +180,12 @@ func startWatched(p *process) (bool, error) {
 		return false, nil
 	}
 	wp := &watchedProc{w: w, p: p, stderrDone: make(chan struct{})}
-	return true, wp.start()
+	err := wp.start()
+	if err != nil {
+		p.err = err
+		close(p.exited)
+	}
+	return true, err
 }
 
 // A watchedProc is a stdio server the watcher watches.
