@@ -187,14 +187,12 @@ func decodeFile(data []byte) (file, []Problem) {
 			return file{}, problems
 		}
 	}
+	var f file
 	if wrapper != "" {
 		var ok bool
 		if raw, ok = jsonObject(top[wrapper]); !ok {
 			return file{}, []Problem{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
 		}
-	}
-	f := file{servers: make(map[string]fileServer, len(raw))}
-	if wrapper != "" {
 		if in, ok := top["inputs"]; ok {
 			inputs, err := decodeInputs(in)
 			if err != nil {
@@ -203,6 +201,7 @@ func decodeFile(data []byte) (file, []Problem) {
 			f.inputs = inputs
 		}
 	}
+	f.servers = make(map[string]fileServer, len(raw))
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		s, serr := decodeServer(name, raw[name])
 		errs = append(errs, serr...)
