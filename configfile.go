@@ -148,7 +148,7 @@ func configErrors(file string, problems []configfile.Problem) error {
 // configServer is the Server of a configuration file's entry.
 func configServer(s configfile.Server) Server {
 	out := Server{
-		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Retry: configRetry(cmp.Or(s.Restart, s.Reconnect)),
+		Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir, Retry: (*RetryPolicy)(cmp.Or(s.Restart, s.Reconnect)),
 		URL: s.URL, Headers: s.Headers, DisableSSEFallback: s.DisableSSEFallback,
 		DefaultToolTimeout: s.DefaultToolTimeout,
 	}
@@ -158,12 +158,4 @@ func configServer(s configfile.Server) Server {
 		out.Mode = ModeLegacy
 	}
 	return out
-}
-
-// configRetry is the RetryPolicy of LangChain JS's restart or reconnect.
-func configRetry(r *configfile.Retry) *RetryPolicy {
-	if r == nil {
-		return nil
-	}
-	return &RetryPolicy{MaxAttempts: r.MaxAttempts, Delay: r.Delay}
 }

@@ -32,10 +32,9 @@ func (d *dialer) connectEra(ctx context.Context, c *conn, client *mcp.Client) (*
 	case ModeLegacy:
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
 	case ModeModern:
-		m := new(modernOnly)
-		ctx = context.WithValue(ctx, modernOnlyKey{}, m)
+		ctx = context.WithValue(ctx, modernOnlyKey{}, new(fallbackError))
 		cs, err := d.connectTransport(ctx, c, client, opts)
-		return cs, m.classify(err)
+		return cs, classifyModern(err)
 	}
 	return d.connectTransport(ctx, c, client, opts)
 }
@@ -47,13 +46,10 @@ type (
 	logLevelKey   struct{}
 )
 
-// A modernOnly is the state of a ModeModern handshake, for eraPolicy.
-type modernOnly struct {
-	discoverErr error // why server/discover failed, if it did
-}
-
 // A fallbackError is eraPolicy's refusal of the SDK's fallback to
 // initialize in a ModeModern handshake. It says why server/discover failed.
+// Until then it is the state of the handshake, in its context, where
+// eraPolicy records that failure.
 type fallbackError struct {
 	discoverErr error // nil: the server offered no modern version
 }
@@ -67,14 +63,14 @@ func (e *fallbackError) Error() string {
 
 func (e *fallbackError) Unwrap() error { return e.discoverErr }
 
-// classify classifies the failure err of a ModeModern handshake: when the
+// classifyModern classifies the failure err of a ModeModern handshake: when the
 // SDK wanted to fall back to initialize because the server answered
 // server/discover as a legacy server does (method not found, unsupported
 // version, no modern version offered, or, over HTTP, 400, 404 or 405 to
 // the discover POST), err also wraps ErrLegacyOnly. Any other discover
 // failure (an auth failure, a server down) says nothing about eras, and
 // err is left to say what it is.
-func (m *modernOnly) classify(err error) error {
+func classifyModern(err error) error {
 	var fe *fallbackError
 	if !errors.As(err, &fe) {
 		return err
@@ -90,23 +86,23 @@ func (m *modernOnly) classify(err error) error {
 }
 
 // eraPolicy is the sending middleware of the era policy. In a ModeModern
-// handshake (a *modernOnly in the context) it refuses the SDK's fallback
+// handshake (a *fallbackError in the context) it refuses the SDK's fallback
 // to initialize: the SDK falls back on any server/discover failure and has
 // no modern-only option (sdkcompat.go, entry 3), so the refusal makes the
-// fallback an error, which modernOnly.classify then reads.
+// fallback an error, which classifyModern then reads.
 func eraPolicy(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		m, ok := ctx.Value(modernOnlyKey{}).(*modernOnly)
+		fe, ok := ctx.Value(modernOnlyKey{}).(*fallbackError)
 		if !ok {
 			return next(ctx, method, req)
 		}
 		switch method {
 		case "server/discover":
 			res, err := next(ctx, method, req)
-			m.discoverErr = err // the handshake is sequential
+			fe.discoverErr = err // the handshake is sequential
 			return res, err
 		case "initialize":
-			return nil, &fallbackError{discoverErr: m.discoverErr}
+			return nil, fe
 		}
 		return next(ctx, method, req)
 	}

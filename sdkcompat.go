@@ -35,7 +35,7 @@ package mcpadapter
 //     middleware's error wrapped (%w). When the server's discover answer
 //     offers no modern version the SDK fails discover itself, after the
 //     middleware saw it succeed. go-sdk has no modern-only option; eraPolicy
-//     and modernOnly.classify (eras.go) make one from this. Pinned by
+//     and classifyModern (eras.go) make one from this. Pinned by
 //     TestSDKCompatEraFallback.
 //
 //  4. The list cache of modern sessions (SEP-2549, go-sdk mcp/cache.go,

@@ -112,21 +112,10 @@ type file struct {
 }
 
 // A fileServer is one server entry of a configuration file, its strings
-// not yet expanded.
+// not yet expanded, with the envFile to read into its Env.
 type fileServer struct {
-	transport string // "stdio", "http" or "sse"
-	command   string
-	args      []string
-	env       map[string]string
-	cwd       string
-	envFile   string
-	url       string
-	headers   map[string]string
-
-	// LangChain JS's options.
-	restart, reconnect *Retry
-	noSSEFallback      bool
-	toolTimeout        time.Duration
+	Server
+	envFile string
 }
 
 // configTransports maps the transport names of every format to ours.
@@ -198,14 +187,12 @@ func decodeFile(data []byte) (file, []Problem) {
 			return file{}, problems
 		}
 	}
+	var f file
 	if wrapper != "" {
 		var ok bool
 		if raw, ok = jsonObject(top[wrapper]); !ok {
 			return file{}, []Problem{{Field: wrapper, Err: errors.New("want an object mapping names to servers")}}
 		}
-	}
-	f := file{servers: make(map[string]fileServer, len(raw))}
-	if wrapper != "" {
 		if in, ok := top["inputs"]; ok {
 			inputs, err := decodeInputs(in)
 			if err != nil {
@@ -214,6 +201,7 @@ func decodeFile(data []byte) (file, []Problem) {
 			f.inputs = inputs
 		}
 	}
+	f.servers = make(map[string]fileServer, len(raw))
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		s, serr := decodeServer(name, raw[name])
 		errs = append(errs, serr...)
@@ -279,19 +267,13 @@ func unknownField(key string, known []string) error {
 
 // decodeInputs decodes VS Code's "inputs" list.
 func decodeInputs(raw json.RawMessage) (map[string]Input, error) {
-	var list []struct {
-		ID          string `json:"id"`
-		Type        string `json:"type"`
-		Description string `json:"description"`
-		Password    bool   `json:"password"`
-		Default     string `json:"default"`
-	}
+	var list []Input // its fields are the JSON keys, matched without regard to case
 	if err := json.Unmarshal(raw, &list); err != nil {
 		return nil, errors.New("want a list of {id, type, description, password, default} objects")
 	}
 	inputs := make(map[string]Input, len(list))
 	for _, in := range list {
-		inputs[in.ID] = Input{ID: in.ID, Type: in.Type, Description: in.Description, Password: in.Password, Default: in.Default}
+		inputs[in.ID] = in
 	}
 	return inputs, nil
 }
@@ -322,42 +304,42 @@ func decodeServer(name string, raw json.RawMessage) (fileServer, []Problem) {
 			switch {
 			case !ok:
 				err = fmt.Errorf("unknown transport %q (want stdio, http, streamable_http or sse)", t)
-			case s.transport != "" && s.transport != kind:
+			case s.Transport != "" && s.Transport != kind:
 				err = errors.New(`"type" and "transport" disagree`)
 			default:
-				s.transport = kind
+				s.Transport = kind
 			}
 		case "command":
-			err = decodeField(v, &s.command, "a string")
+			err = decodeField(v, &s.Command, "a string")
 		case "args":
-			err = decodeField(v, &s.args, "a list of strings")
+			err = decodeField(v, &s.Args, "a list of strings")
 		case "env":
 			var bad string
-			if s.env, bad, err = decodeEnv(v); bad != "" {
+			if s.Env, bad, err = decodeEnv(v); bad != "" {
 				key += "." + bad
 			}
 		case "cwd":
-			err = decodeField(v, &s.cwd, "a string")
+			err = decodeField(v, &s.Dir, "a string")
 		case "envFile":
 			err = decodeField(v, &s.envFile, "a string")
 		case "url":
-			err = decodeField(v, &s.url, "a string")
+			err = decodeField(v, &s.URL, "a string")
 		case "headers":
-			err = decodeField(v, &s.headers, "an object of strings")
+			err = decodeField(v, &s.Headers, "an object of strings")
 		case "restart":
-			s.restart, err = decodeRetry(v)
+			s.Restart, err = decodeRetry(v)
 		case "reconnect":
-			s.reconnect, err = decodeRetry(v)
+			s.Reconnect, err = decodeRetry(v)
 		case "automaticSSEFallback":
 			var fallback bool
 			err = decodeField(v, &fallback, "true or false")
-			s.noSSEFallback = !fallback
+			s.DisableSSEFallback = !fallback
 		case "defaultToolTimeout":
 			var ms float64
 			if err = decodeField(v, &ms, "a number of milliseconds"); err == nil {
-				s.toolTimeout, err = millis(ms)
+				s.DefaultToolTimeout, err = millis(ms)
 			}
-			if err == nil && s.toolTimeout == 0 {
+			if err == nil && s.DefaultToolTimeout == 0 {
 				err = errors.New("want a positive number of milliseconds")
 			}
 		default:
@@ -367,30 +349,30 @@ func decodeServer(name string, raw json.RawMessage) (fileServer, []Problem) {
 			fail(key, err)
 		}
 	}
-	if s.transport == "" {
+	if s.Transport == "" {
 		switch {
 		case fields["command"] != nil:
-			s.transport = "stdio"
+			s.Transport = "stdio"
 		case fields["url"] != nil:
-			s.transport = "http"
+			s.Transport = "http"
 		default:
 			fail("", errors.New("a server needs a command or a url"))
 			return s, errs
 		}
 	}
 	required, other := "command", urlFields
-	if s.transport != "stdio" {
+	if s.Transport != "stdio" {
 		required, other = "url", stdioFields
 	}
 	if fields[required] == nil {
-		fail(required, fmt.Errorf("required for %s servers", s.transport))
+		fail(required, fmt.Errorf("required for %s servers", s.Transport))
 	}
 	for _, key := range other {
 		if fields[key] != nil {
-			fail(key, fmt.Errorf("does not apply to %s servers", s.transport))
+			fail(key, fmt.Errorf("does not apply to %s servers", s.Transport))
 		}
 	}
-	if s.transport == "sse" && s.noSSEFallback {
+	if s.Transport == "sse" && s.DisableSSEFallback {
 		fail("automaticSSEFallback", errors.New("false would never reach an sse server"))
 	}
 	return s, errs

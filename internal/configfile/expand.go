@@ -42,9 +42,9 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 		}
 		return out
 	}
-	s := Server{Transport: fs.transport, DefaultToolTimeout: fs.toolTimeout}
-	if fs.transport != "stdio" {
-		rawURL, err := r.expand(fs.url)
+	s := fs.Server
+	if s.Transport != "stdio" {
+		rawURL, err := r.expand(s.URL)
 		if err == nil {
 			err = CheckScheme(rawURL)
 		}
@@ -52,16 +52,18 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 			fail("url", err)
 		}
 		s.URL = rawURL
-		s.Reconnect, s.DisableSSEFallback = fs.reconnect, fs.noSSEFallback
-		s.Headers = expandMap(fs.headers, "headers", expand)
+		expandMap(s.Headers, "headers", expand)
 		return s, problems
 	}
-	s.Command = expand("command", fs.command)
-	s.Restart = fs.restart
-	for i, a := range fs.args {
+	s.Command = expand("command", s.Command)
+	args := s.Args
+	s.Args = nil // nil for "args": [] too
+	for i, a := range args {
 		s.Args = append(s.Args, expand(fmt.Sprintf("args[%d]", i), a))
 	}
-	s.Dir = expand("cwd", fs.cwd)
+	s.Dir = expand("cwd", s.Dir)
+	env := s.Env
+	s.Env = nil
 	if fs.envFile != "" {
 		if path := expand("envFile", fs.envFile); path != "" {
 			vars, err := readEnvFile(path)
@@ -71,7 +73,8 @@ func (r *expander) server(name string, fs fileServer) (Server, []Problem) {
 			s.Env = vars
 		}
 	}
-	if env := expandMap(fs.env, "env", expand); env != nil {
+	if env != nil {
+		expandMap(env, "env", expand)
 		if s.Env == nil {
 			s.Env = env
 		} else {
@@ -109,17 +112,12 @@ func isScheme(s string) bool {
 	return s != ""
 }
 
-// expandMap expands the values of m in key order, naming each field
-// prefix.key; nil stays nil.
-func expandMap(m map[string]string, prefix string, expand func(field, v string) string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
+// expandMap expands the values of m in place, in key order, naming each
+// field prefix.key.
+func expandMap(m map[string]string, prefix string, expand func(field, v string) string) {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out[k] = expand(prefix+"."+k, m[k])
+		m[k] = expand(prefix+"."+k, m[k])
 	}
-	return out
 }
 
 // expand replaces every ${...} in v. The values put in are not scanned

@@ -10,15 +10,6 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// join returns the session the connection joins and its protocol
-// version (Options.Tasks), or "".
-func (t *Transport) join() (session, version string) {
-	if t.opts.Tasks == nil {
-		return "", ""
-	}
-	return t.opts.Tasks.Join()
-}
-
 // withHeaders returns req as it is sent: to the server's origin
 // (sameOrigin), with an OAuth token (SSE, or a handler per request:
 // go-sdk authorizes Streamable HTTP itself otherwise), the server's
@@ -26,11 +17,13 @@ func (t *Transport) join() (session, version string) {
 // overriding the ones before; elsewhere, without Authorization. req itself
 // is not changed.
 func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Request, error) {
-	if session, version := t.join(); session != "" && sameOrigin && req.Header.Get(SessionIDHeader) == "" {
-		req = req.Clone(req.Context())
-		req.Header.Set(SessionIDHeader, session)
-		if version != "" && req.Header.Get(VersionHeader) == "" {
-			req.Header.Set(VersionHeader, version)
+	if t.opts.Tasks != nil && sameOrigin && req.Header.Get(SessionIDHeader) == "" {
+		if session, version := t.opts.Tasks.Join(); session != "" {
+			req = req.Clone(req.Context())
+			req.Header.Set(SessionIDHeader, session)
+			if version != "" && req.Header.Get(VersionHeader) == "" {
+				req.Header.Set(VersionHeader, version)
+			}
 		}
 	}
 	var call map[string]string

@@ -150,8 +150,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var life *postLife
 	var sent *SendRecord
 	if req.Method == http.MethodPost {
-		sent, _ = req.Context().Value(sendRecordKey{}).(*SendRecord)
-		sent.post()
+		if sent, _ = req.Context().Value(sendRecordKey{}).(*SendRecord); sent != nil {
+			sent.posts.Add(1)
+		}
 		life = newPostLife(req.Context())
 		req = req.WithContext(life.ctx)
 	}
@@ -171,8 +172,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if t.answered(req, resp) {
-		sent.refused()
+	if t.answered(req, resp) && sent != nil {
+		sent.refusals.Add(1)
 	}
 	if t.opts.PerRequest && failing(resp) && !errorAnswer(resp) {
 		if life != nil {
@@ -364,7 +365,6 @@ func (t *Transport) cancelNotice(req *http.Request) bool {
 // defines it (the session is unknown, so nothing ran): a server or
 // failover proxy that ran the request and then answered 404 gets it
 // twice (the root's Server.Retry says what such a server can do).
-// The methods of a nil record do nothing.
 type SendRecord struct {
 	posts, refusals atomic.Int32
 }
@@ -376,20 +376,6 @@ type sendRecordKey struct{}
 // it are recorded there.
 func WithSendRecord(ctx context.Context, r *SendRecord) context.Context {
 	return context.WithValue(ctx, sendRecordKey{}, r)
-}
-
-// post records a POST of the request.
-func (r *SendRecord) post() {
-	if r != nil {
-		r.posts.Add(1)
-	}
-}
-
-// refused records a POST the server answered 404 for its session.
-func (r *SendRecord) refused() {
-	if r != nil {
-		r.refusals.Add(1)
-	}
 }
 
 // Unexecuted reports whether the server executed none of the request's

@@ -4,21 +4,19 @@ package stdio
 
 import (
 	"syscall"
-	"unsafe"
-)
 
-// pPID is waitid's P_PID: wait for the process whose id is given.
-const pPID = 1
+	"golang.org/x/sys/unix"
+)
 
 // awaitExit waits until the process pid, a child, has exited, without
 // reaping it (waitid with WNOWAIT, as package os does to wait for a
 // process it signals). It reports whether it saw the exit.
 func awaitExit(pid int) bool {
-	var info [16]uint64 // a siginfo_t, which waitid fills in
+	var info unix.Siginfo
 	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-		if errno != syscall.EINTR {
-			return errno == 0
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return err == nil
 		}
 	}
 }

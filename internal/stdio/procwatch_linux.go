@@ -139,7 +139,8 @@ func (w *procWatcher) startWaiting() {
 }
 
 // add registers fd for one event (it is readable, or hung up), on which
-// handle runs, given the registration's id; rearm asks for the next one.
+// handle runs, given the registration's id; an EPOLL_CTL_MOD (ctl) asks
+// for the next one.
 // It returns the id.
 func (w *procWatcher) add(fd int, handle func(id uint64)) (uint64, error) {
 	w.mu.Lock()
@@ -153,9 +154,6 @@ func (w *procWatcher) add(fd int, handle func(id uint64)) (uint64, error) {
 	}
 	return id, nil
 }
-
-// rearm asks for the next event of the registration id of fd.
-func (w *procWatcher) rearm(fd int, id uint64) error { return w.ctl(unix.EPOLL_CTL_MOD, fd, id) }
 
 // ctl adds or modifies the one-shot registration id of fd.
 func (w *procWatcher) ctl(op, fd int, id uint64) error {
@@ -319,7 +317,7 @@ func (wp *watchedProc) rearm() error {
 	if wp.stderr < 0 {
 		return nil
 	}
-	return wp.w.rearm(wp.stderr, wp.stderrID)
+	return wp.w.ctl(unix.EPOLL_CTL_MOD, wp.stderr, wp.stderrID)
 }
 
 // closeStderr stops reading the server's stderr.
