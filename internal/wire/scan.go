@@ -62,7 +62,8 @@ var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': tr
 // A scanner checks one JSON value fed to it in pieces. The zero value is not
 // ready: see init.
 type scanner struct {
-	rec *record // told about the values of the first maxTrack levels
+	rec   *record // told about the values of the first track levels
+	track int     // maxTrack, or 1 for a record kept to the top level
 
 	off     int   // offset of the next byte
 	state   state // where the scan is
@@ -94,11 +95,14 @@ type scanner struct {
 // 1 for a result alone, as if it were the "result" member of a message.
 // It reports to rec.
 func (s *scanner) init(rec *record, floor int) {
-	*s = scanner{rec: rec, floor: floor, whole: !rec.streaming, capture: s.capture[:0]}
+	*s = scanner{rec: rec, track: maxTrack, floor: floor, whole: !rec.streaming, capture: s.capture[:0]}
+	if rec.topOnly {
+		s.track = 1
+	}
 	if floor == 1 {
 		s.push(true)
 		s.kind[0] = '{'
-		rec.places[0], rec.keys[1] = pTop, nResult
+		rec.places[0], rec.keys[1] = pTop, pResult
 	}
 }
 
@@ -140,7 +144,7 @@ func (s *scanner) inObject() bool {
 // beginValue records the start of a value whose first byte c is at off.
 func (s *scanner) beginValue(c byte, off int) {
 	d := s.depth
-	if d > maxTrack {
+	if d > s.track {
 		return
 	}
 	kind := c
@@ -157,7 +161,7 @@ func (s *scanner) beginValue(c byte, off int) {
 // endValue records the end of the value at depth s.depth, just before off.
 func (s *scanner) endValue(off int) {
 	d := s.depth
-	if d <= maxTrack {
+	if d <= s.track {
 		s.rec.end(s, d, s.kind[d], s.start[d], off)
 		s.capturing = false
 	}
@@ -227,7 +231,7 @@ func (s *scanner) feed(p []byte) {
 				if s.isKey {
 					s.isKey = false
 					s.state = stColon
-					if s.depth <= maxTrack {
+					if s.depth <= s.track {
 						s.capturing = false
 						quoted, long := s.raw(s.keyStart, base+i)
 						s.rec.key(s, s.depth, quoted, long)
@@ -303,7 +307,7 @@ func (s *scanner) feed(p []byte) {
 			switch {
 			case c == '"':
 				s.isKey, s.state = true, stString
-				s.capturing, s.keyStart = s.depth <= maxTrack && !s.whole, off
+				s.capturing, s.keyStart = s.depth <= s.track && !s.whole, off
 				s.long, s.capture = false, append(s.capture[:0], c)
 			case c == '}' && s.state == stKeyOrClose:
 				s.close(off)

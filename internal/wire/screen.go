@@ -565,31 +565,36 @@ func apply(msg []byte, edits []edit) []byte {
 	return append(out, msg[last:]...)
 }
 
-// stringValue decodes a JSON string value. null counts as the empty string,
-// as it does for the SDK's decoder; any other value reports false.
-func stringValue(v []byte) (string, bool) {
+// unquote returns the text of the JSON string v (without copying, when v
+// holds no escape), and whether v is one.
+func unquote(v []byte) ([]byte, bool) {
 	switch {
-	case string(v) == "null":
-		return "", true
 	case len(v) < 2 || v[0] != '"':
-		return "", false
+		return nil, false
 	case bytes.IndexByte(v, '\\') < 0:
-		return string(v[1 : len(v)-1]), true
+		return v[1 : len(v)-1], true
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	return []byte(s), true
+}
+
+// stringValue decodes a JSON string value. null counts as the empty string,
+// as it does for the SDK's decoder; any other value reports false.
+func stringValue(v []byte) (string, bool) {
+	if string(v) == "null" {
+		return "", true
+	}
+	s, ok := unquote(v)
+	return string(s), ok
 }
 
 // stringIs reports whether the raw JSON value v is the string want.
 func stringIs(v []byte, want string) bool {
-	if len(v) == len(want)+2 && v[0] == '"' && string(v[1:len(v)-1]) == want {
-		return true
-	}
-	s, ok := stringValue(v)
-	return ok && v[0] == '"' && s == want
+	s, ok := unquote(v)
+	return ok && string(s) == want
 }
 
 // preview returns the start of msg for an error message.
