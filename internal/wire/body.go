@@ -148,7 +148,7 @@ func requestID(req *http.Request) []byte {
 			break
 		}
 	}
-	if o.rec.method.ok {
+	if o.rec.at[pMethod].ok {
 		return o.rec.usableID()
 	}
 	return nil

@@ -131,27 +131,20 @@ type record struct {
 	places [maxTrack + 1]place // of the open value at each depth
 	keys   [maxTrack + 1]place // of the value of the key just read at each depth
 
+	at [len(within)]member // the last value at each place (method, result, error.code...)
+
 	top     byte   // the kind of the top-level value
 	id      []byte // the raw id, when a scalar of at most maxCapture bytes
 	idKind  byte
 	version []byte // the raw jsonrpc member
-	method  member
-	params  member
-	result  member
-	error   member
-	code    member // error.code
-	message member // error.message
 	batch   []span
 
-	tools         member
-	descriptors   []descriptor
-	prompts       []descriptor // of a prompts/list result: span and name
-	items         []item
-	inputRequests member
-	badInput      string // the key of the first input request that is not an object
-	hasBadInput   bool
-	inputKey      string // the key of the input request being scanned
-	resultType    member
+	descriptors []descriptor
+	prompts     []descriptor // of a prompts/list result: span and name
+	items       []item
+	badInput    string // the key of the first input request that is not an object
+	hasBadInput bool
+	inputKey    string // the key of the input request being scanned
 
 	listing *Listing // of the request the message answers, if any (WithListing)
 }
@@ -205,10 +198,10 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	case pTop:
 		r.top = kind
 	case pResult:
-		r.tools, r.descriptors, r.prompts, r.items = member{}, nil, nil, nil
-		r.inputRequests, r.hasBadInput, r.resultType = member{}, false, member{}
+		r.at[pTools], r.at[pInputRequests], r.at[pResultType] = member{}, member{}, member{}
+		r.descriptors, r.prompts, r.items, r.hasBadInput = nil, nil, nil, false
 	case pError:
-		r.code, r.message = member{}, member{}
+		r.at[pErrorCode], r.at[pErrorMessage] = member{}, member{}
 	case pTools:
 		r.descriptors = r.descriptors[:0]
 	case pTool:
@@ -233,39 +226,10 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	}
 }
 
-// memberAt returns the member of the record that a value at place p is, or
-// nil.
-func (r *record) memberAt(p place) *member {
-	switch p {
-	case pMethod:
-		return &r.method
-	case pParams:
-		return &r.params
-	case pResult:
-		return &r.result
-	case pError:
-		return &r.error
-	case pErrorCode:
-		return &r.code
-	case pErrorMessage:
-		return &r.message
-	case pTools:
-		return &r.tools
-	case pInputRequests:
-		return &r.inputRequests
-	case pResultType:
-		return &r.resultType
-	}
-	return nil
-}
-
 // end records the value of kind at depth d, msg[start:end].
 func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	v := member{span{kind, start, end}, true}
-	if m := r.memberAt(r.places[d]); m != nil {
-		*m = v
-		return
-	}
+	r.at[r.places[d]] = v
 	switch r.places[d] {
 	case pBatchMember:
 		if !r.streaming {
