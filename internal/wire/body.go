@@ -69,7 +69,7 @@ func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte, listing *Lis
 		out = f.response(id)
 	default:
 		err = s.each(data, reqID, listing, func(msg []byte, _, _ bool) { msgs = append(msgs, msg) })
-		if i := skipSpace(data); i < len(data) && data[i] == '[' && err == nil {
+		if isBatch(data) && err == nil {
 			// A batch: the same messages as an event stream, one event each.
 			var events bytes.Buffer
 			for _, m := range msgs {

@@ -134,23 +134,17 @@ func (r *eventReader) startLine(frag []byte) {
 		r.skip = true
 	case string(name) == "data":
 		r.inData = true
-		if r.hasData {
-			r.joinData([]byte{'\n'})
+		switch {
+		case r.hasData && r.over != nil:
+			r.over.feed([]byte{'\n'})
+		case r.hasData:
+			r.data = append(r.data, '\n')
 		}
 		r.hasData, r.start = true, len(r.data)
 	case string(name) != "event" && string(name) != "id" && string(name) != "retry":
 		r.skip = true // ignored by the SDK
 	}
 	r.field = append(r.field, name...)
-}
-
-// joinData adds p to the event's data.
-func (r *eventReader) joinData(p []byte) {
-	if r.over != nil {
-		r.over.feed(p)
-		return
-	}
-	r.data = append(r.data, p...)
 }
 
 // endLine completes the current line.
@@ -192,7 +186,7 @@ func (r *eventReader) endEvent() {
 	case over != nil && !isMessage:
 		r.s.log.Warn("mcpadapter: dropped a server message", "reason", r.s.tooLarge(over.size, false).Text)
 	case over != nil:
-		out, err := r.s.oversized(over, over.size, r.reqID)
+		out, err := r.s.oversized(over, r.reqID)
 		if err != nil {
 			r.err = err
 			return

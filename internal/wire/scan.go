@@ -9,10 +9,7 @@ package wire
 // It accepts exactly what encoding/json's Valid accepts (the differential
 // fuzz target FuzzScanValid holds it to that).
 
-import (
-	"encoding/binary"
-	"strconv"
-)
+import "encoding/binary"
 
 // maxTrack is the deepest value the recorder is told about: a nested
 // content item's type sits at depth 6 of a message.
@@ -349,9 +346,6 @@ func (s *scanner) value(c byte, off int) {
 		s.state = stValueOrClose
 	case c == '"':
 		s.state = stString
-		if s.capturing {
-			s.keep([]byte{c})
-		}
 	case c == '-':
 		s.state = stNeg
 	case c == '0':
@@ -368,7 +362,7 @@ func (s *scanner) value(c byte, off int) {
 		s.fail(off, "invalid character looking for a value")
 		return
 	}
-	if s.capturing && s.state != stString {
+	if s.capturing {
 		s.keep([]byte{c})
 	}
 }
@@ -456,11 +450,6 @@ func (s *scanner) finish() {
 	default:
 		s.fail(s.off, "unexpected end of JSON input")
 	}
-}
-
-// syntaxError describes why the input is not JSON.
-func (s *scanner) syntaxError() string {
-	return s.err + " at offset " + strconv.Itoa(s.errOff)
 }
 
 // skipSafe returns the index of the first byte at or after i that a string

@@ -158,7 +158,7 @@ func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
 // Listing of that request (WithListing). It fails only when a message
 // can neither be passed on nor attributed to a call.
 func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, emit func(msg []byte, changed, response bool)) error {
-	if i := skipSpace(data); i < len(data) && data[i] == '[' {
+	if isBatch(data) {
 		rec := record{topOnly: true}
 		var sc scanner
 		sc.init(&rec, 0)
@@ -203,7 +203,7 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	if sc.failed() || rec.top != '{' {
 		reason := "not a JSON object"
 		if sc.failed() {
-			reason = sc.syntaxError()
+			reason = sc.err + " at offset " + strconv.Itoa(sc.errOff)
 		}
 		return s.replace(rec, fallbackID, &Fault{Kind: Malformed, Text: fmt.Sprintf("malformed message from server (%s): %s", reason, preview(msg))})
 	}
@@ -430,7 +430,6 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 		return nil, deepest
 	}
 	var (
-		kept    [][]byte
 		keep    []descriptor
 		dropped int
 	)
@@ -452,7 +451,6 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 			continue
 		}
 		deepest = max(deepest, d.deepest)
-		kept = append(kept, raw)
 		keep = append(keep, d)
 	}
 	s.keep(rec, "tools", msg, keep)
@@ -461,11 +459,11 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	}
 	var b bytes.Buffer
 	b.WriteByte('[')
-	for i, raw := range kept {
+	for i, d := range keep {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(raw)
+		b.Write(d.raw(msg))
 	}
 	b.WriteByte(']')
 	return []edit{{rec.at[pTools].start, rec.at[pTools].end, b.Bytes()}}, deepest
@@ -608,13 +606,8 @@ func preview(msg []byte) string {
 	return fmt.Sprintf("%q", msg)
 }
 
-// skipSpace returns the index of the first byte of data that is not JSON
-// whitespace.
-func skipSpace(data []byte) int {
-	for i, c := range data {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return i
-		}
-	}
-	return len(data)
+// isBatch reports whether data, when JSON, is an array: a batch.
+func isBatch(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\n\r")
+	return len(data) > 0 && data[0] == '['
 }
