@@ -43,10 +43,8 @@ type place uint8
 
 const (
 	pOther place = iota
-	pTop
-	pBatchMember
-	pID
-	pVersion
+
+	// The places whose last value a record keeps in at.
 	pMethod
 	pParams
 	pResult
@@ -54,20 +52,26 @@ const (
 	pErrorCode
 	pErrorMessage
 	pTools
+	pInputRequests
+	pResultType
+
+	// The places recorded otherwise.
+	pTop
+	pBatchMember
+	pID
+	pVersion
 	pTool
+	pToolName
 	pPrompts
 	pPrompt
 	pPromptName
-	pToolName
 	pContent
 	pItem
 	pItemType
 	pItemContent
 	pSubItem
 	pSubItemType
-	pInputRequests
 	pInputRequest
-	pResultType
 )
 
 // within says where each place the screen looks at sits: in the container
@@ -131,7 +135,7 @@ type record struct {
 	places [maxTrack + 1]place // of the open value at each depth
 	keys   [maxTrack + 1]place // of the value of the key just read at each depth
 
-	at [len(within)]member // the last value at each place (method, result, error.code...)
+	at [pTop]member // the last value at each place before pTop (method, result...)
 
 	top     byte   // the kind of the top-level value
 	id      []byte // the raw id, when a scalar of at most maxCapture bytes
@@ -229,7 +233,10 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 // end records the value of kind at depth d, msg[start:end].
 func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	v := member{span{kind, start, end}, true}
-	r.at[r.places[d]] = v
+	if p := r.places[d]; p < pTop {
+		r.at[p] = v
+		return
+	}
 	switch r.places[d] {
 	case pBatchMember:
 		if !r.streaming {
