@@ -109,16 +109,23 @@ var within = [...]struct {
 	pResultType:    {pResult, '{', "resultType"},
 }
 
+// children lists the places within each place (see within).
+var children = func() (c [len(within)][]place) {
+	for p, w := range &within {
+		if w.parent != pOther {
+			c[w.parent] = append(c[w.parent], place(p))
+		}
+	}
+	return c
+}()
+
 // child returns the place of a value in the container at place parent: an
 // element of an array (in '['), or the member called key of an object (in
 // '{'; key unescaped).
 func child(parent place, in byte, key []byte) place {
-	if parent == pOther {
-		return pOther // nothing the screen looks at sits in a value it does not
-	}
-	for p, w := range within {
-		if w.parent == parent && (w.in == in && w.key == string(key) || w.in == '*' && in == '{') {
-			return place(p)
+	for _, p := range children[parent] {
+		if w := &within[p]; w.in == in && w.key == string(key) || w.in == '*' && in == '{' {
+			return p
 		}
 	}
 	return pOther

@@ -59,11 +59,11 @@ var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': tr
 // A scanner checks one JSON value fed to it in pieces. The zero value is not
 // ready: see init.
 type scanner struct {
-	rec   *record // told about the values of the first track levels
-	track int     // maxTrack, or 1 for a record kept to the top level
+	rec *record // told about the values of the first track levels
 
 	off     int   // offset of the next byte
 	state   state // where the scan is
+	track   uint8 // maxTrack, or 1 for a record kept to the top level
 	depth   int   // containers open
 	floor   int   // the depth of the value scanned (1 for a result alone)
 	objects []uint64
@@ -141,7 +141,7 @@ func (s *scanner) inObject() bool {
 // beginValue records the start of a value whose first byte c is at off.
 func (s *scanner) beginValue(c byte, off int) {
 	d := s.depth
-	if d > s.track {
+	if d > int(s.track) {
 		return
 	}
 	kind := c
@@ -158,7 +158,7 @@ func (s *scanner) beginValue(c byte, off int) {
 // endValue records the end of the value at depth s.depth, just before off.
 func (s *scanner) endValue(off int) {
 	d := s.depth
-	if d <= s.track {
+	if d <= int(s.track) {
 		s.rec.end(s, d, s.kind[d], s.start[d], off)
 		s.capturing = false
 	}
@@ -228,7 +228,7 @@ func (s *scanner) feed(p []byte) {
 				if s.isKey {
 					s.isKey = false
 					s.state = stColon
-					if s.depth <= s.track {
+					if s.depth <= int(s.track) {
 						s.capturing = false
 						quoted, long := s.raw(s.keyStart, base+i)
 						s.rec.key(s, s.depth, quoted, long)
@@ -304,7 +304,7 @@ func (s *scanner) feed(p []byte) {
 			switch {
 			case c == '"':
 				s.isKey, s.state = true, stString
-				s.capturing, s.keyStart = s.depth <= s.track && !s.whole, off
+				s.capturing, s.keyStart = s.depth <= int(s.track) && !s.whole, off
 				s.long, s.capture = false, append(s.capture[:0], c)
 			case c == '}' && s.state == stKeyOrClose:
 				s.close(off)
