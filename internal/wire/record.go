@@ -182,7 +182,7 @@ func (r *record) scalar(s *scanner, kind byte, start, end int) []byte {
 func (r *record) key(s *scanner, d int, quoted []byte, long bool) {
 	parent := r.places[d-1]
 	if parent == pOther {
-		r.keys[d] = pOther
+		r.keys[d] = pOther // nothing the screen looks at: no key to unescape
 		return
 	}
 	k, ok := unquote(quoted)
