@@ -3,7 +3,6 @@ package wire
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -59,24 +58,15 @@ func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte, listing *Lis
 	case err != nil:
 		out = data // what was read, then the error
 	case len(data) > s.opts.MaxMessageBytes:
-		f := s.tooLarge(s.opts.MaxMessageBytes, true)
-		id := reqID()
-		if id == nil {
-			err = f
-			break
-		}
-		s.log.Warn("mcpadapter: replaced a server message by an error", "reason", f.Text)
-		out = f.response(id)
+		out, _, err = s.replace(new(record), reqID, s.tooLarge(s.opts.MaxMessageBytes, true))
 	default:
 		err = s.each(data, reqID, listing, func(msg []byte, _, _ bool) { msgs = append(msgs, msg) })
-		if i := skipSpace(data); i < len(data) && data[i] == '[' && err == nil {
+		if isBatch(data) && err == nil {
 			// A batch: the same messages as an event stream, one event each.
-			var events bytes.Buffer
 			for _, m := range msgs {
-				fmt.Fprintf(&events, "data: %s\n\n", bytes.ReplaceAll(m, []byte("\n"), []byte(" ")))
+				out = appendEvent(out, nil, m)
 			}
 			resp.Header.Set("Content-Type", "text/event-stream")
-			out = events.Bytes()
 		} else if len(msgs) == 1 {
 			out = msgs[0]
 		}
@@ -148,7 +138,7 @@ func requestID(req *http.Request) []byte {
 			break
 		}
 	}
-	if o.rec.method.ok {
+	if o.rec.at[pMethod].ok {
 		return o.rec.usableID()
 	}
 	return nil

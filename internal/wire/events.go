@@ -134,23 +134,17 @@ func (r *eventReader) startLine(frag []byte) {
 		r.skip = true
 	case string(name) == "data":
 		r.inData = true
-		if r.hasData {
-			r.joinData([]byte{'\n'})
+		switch {
+		case r.hasData && r.over != nil:
+			r.over.feed([]byte{'\n'})
+		case r.hasData:
+			r.data = append(r.data, '\n')
 		}
 		r.hasData, r.start = true, len(r.data)
 	case string(name) != "event" && string(name) != "id" && string(name) != "retry":
 		r.skip = true // ignored by the SDK
 	}
 	r.field = append(r.field, name...)
-}
-
-// joinData adds p to the event's data.
-func (r *eventReader) joinData(p []byte) {
-	if r.over != nil {
-		r.over.feed(p)
-		return
-	}
-	r.data = append(r.data, p...)
 }
 
 // endLine completes the current line.
@@ -192,13 +186,13 @@ func (r *eventReader) endEvent() {
 	case over != nil && !isMessage:
 		r.s.log.Warn("mcpadapter: dropped a server message", "reason", r.s.tooLarge(over.size, false).Text)
 	case over != nil:
-		out, err := r.s.oversized(over, over.size, r.reqID)
+		out, err := r.s.oversized(over, r.reqID)
 		if err != nil {
 			r.err = err
 			return
 		}
 		if out != nil { // an error response
-			r.write(fields, out)
+			r.out = appendEvent(r.out, fields, out)
 			r.answer()
 		}
 	case !isMessage || len(data) == 0:
@@ -213,7 +207,7 @@ func (r *eventReader) endEvent() {
 		r.out = append(r.out, '\n')
 	default:
 		err := r.s.each(data, r.reqID, r.listing, func(msg []byte, _, response bool) {
-			r.write(fields, msg)
+			r.out = appendEvent(r.out, fields, msg)
 			if response {
 				r.answer()
 			}
@@ -232,20 +226,20 @@ func (r *eventReader) answer() {
 	}
 }
 
-// write adds a message event of fields and msg to out. JSON has newlines
-// only between tokens, where a space does as well, so msg takes one line:
-// the framing stays small whatever the message.
-func (r *eventReader) write(fields, msg []byte) {
-	r.out = append(r.out, fields...)
-	r.out = append(r.out, "data: "...)
-	start := len(r.out)
-	r.out = append(r.out, msg...)
-	for rest := r.out[start:]; ; {
+// appendEvent appends to out a message event of fields and msg. JSON has
+// newlines only between tokens, where a space does as well, so msg takes
+// one line: the framing stays small whatever the message.
+func appendEvent(out, fields, msg []byte) []byte {
+	out = append(out, fields...)
+	out = append(out, "data: "...)
+	start := len(out)
+	out = append(out, msg...)
+	for rest := out[start:]; ; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			break
 		}
 		rest[i], rest = ' ', rest[i+1:]
 	}
-	r.out = append(r.out, "\n\n"...)
+	return append(out, "\n\n"...)
 }

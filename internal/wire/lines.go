@@ -29,11 +29,11 @@ func (o *overflow) feed(p []byte) {
 	o.sc.feed(p)
 }
 
-// oversized returns what stands for the message o followed, of size bytes:
-// nothing (a request or notification), an error response for its id (or
-// fallbackID's), or, without either, the fault that ends the stream.
-func (s *Screen) oversized(o *overflow, size int, fallbackID func() []byte) ([]byte, error) {
-	f := s.tooLarge(size, false)
+// oversized returns what stands for the message o followed: nothing (a
+// request or notification), an error response for its id (or fallbackID's),
+// or, without either, the fault that ends the stream.
+func (s *Screen) oversized(o *overflow, fallbackID func() []byte) ([]byte, error) {
+	f := s.tooLarge(o.size, false)
 	out, _, err := s.replace(&o.rec, fallbackID, f)
 	if err != nil {
 		return nil, &Fault{Kind: TooLarge, Text: f.Text + ", and has no id to answer"}
@@ -232,7 +232,7 @@ func (r *LineReader) end(last []byte, over *overflow) {
 		over = newOverflow(nil)
 	}
 	over.feed(last)
-	out, err := r.s.oversized(over, over.size, nil)
+	out, err := r.s.oversized(over, nil)
 	r.emit(out, err)
 }
 

@@ -1,7 +1,5 @@
 package wire
 
-import "encoding/json"
-
 // What the scanner records of one message: the envelope (id, version,
 // method, params, result, error) and, in a result, the parts the screen
 // checks. Where a member appears twice, the last one counts, as for the SDK's
@@ -45,10 +43,8 @@ type place uint8
 
 const (
 	pOther place = iota
-	pTop
-	pBatchMember
-	pID
-	pVersion
+
+	// The places whose last value a record keeps in at.
 	pMethod
 	pParams
 	pResult
@@ -56,98 +52,83 @@ const (
 	pErrorCode
 	pErrorMessage
 	pTools
+	pInputRequests
+	pResultType
+
+	// The places recorded otherwise.
+	pTop
+	pBatchMember
+	pID
+	pVersion
 	pTool
+	pToolName
 	pPrompts
 	pPrompt
 	pPromptName
-	pToolName
 	pContent
 	pItem
 	pItemType
 	pItemContent
 	pSubItem
 	pSubItemType
-	pInputRequests
 	pInputRequest
-	pResultType
 )
 
-// A name is a key the screen looks for.
-type name uint8
-
-const (
-	nOther name = iota
-	nID
-	nJSONRPC
-	nMethod
-	nParams
-	nResult
-	nError
-	nCode
-	nMessage
-	nTools
-	nPrompts
-	nName
-	nContent
-	nType
-	nInputRequests
-	nResultType
-)
-
-// nameOf returns the name of key k.
-func nameOf(k []byte) name {
-	switch string(k) {
-	case "id":
-		return nID
-	case "jsonrpc":
-		return nJSONRPC
-	case "method":
-		return nMethod
-	case "params":
-		return nParams
-	case "result":
-		return nResult
-	case "error":
-		return nError
-	case "code":
-		return nCode
-	case "message":
-		return nMessage
-	case "tools":
-		return nTools
-	case "prompts":
-		return nPrompts
-	case "name":
-		return nName
-	case "content":
-		return nContent
-	case "type":
-		return nType
-	case "inputRequests":
-		return nInputRequests
-	case "resultType":
-		return nResultType
-	}
-	return nOther
+// within says where each place the screen looks at sits: in the container
+// at place parent, as an element of an array (in '['), as the member called
+// key of an object (in '{') or as any member (in '*'). Keys match as the
+// SDK's decoder matches them: exactly, after unescaping.
+var within = [...]struct {
+	parent place
+	in     byte
+	key    string
+}{
+	pBatchMember:   {pTop, '[', ""},
+	pID:            {pTop, '{', "id"},
+	pVersion:       {pTop, '{', "jsonrpc"},
+	pMethod:        {pTop, '{', "method"},
+	pParams:        {pTop, '{', "params"},
+	pResult:        {pTop, '{', "result"},
+	pError:         {pTop, '{', "error"},
+	pErrorCode:     {pError, '{', "code"},
+	pErrorMessage:  {pError, '{', "message"},
+	pTools:         {pResult, '{', "tools"},
+	pTool:          {pTools, '[', ""},
+	pPrompts:       {pResult, '{', "prompts"},
+	pPrompt:        {pPrompts, '[', ""},
+	pPromptName:    {pPrompt, '{', "name"},
+	pToolName:      {pTool, '{', "name"},
+	pContent:       {pResult, '{', "content"},
+	pItem:          {pContent, '[', ""},
+	pItemType:      {pItem, '{', "type"},
+	pItemContent:   {pItem, '{', "content"},
+	pSubItem:       {pItemContent, '[', ""},
+	pSubItemType:   {pSubItem, '{', "type"},
+	pInputRequests: {pResult, '{', "inputRequests"},
+	pInputRequest:  {pInputRequests, '*', ""},
+	pResultType:    {pResult, '{', "resultType"},
 }
 
-// lookup returns the name of a quoted key, matched exactly after
-// unescaping, as the SDK's decoder matches keys.
-func lookup(quoted []byte, long bool) name {
-	if long || len(quoted) < 2 {
-		return nOther
-	}
-	inner := quoted[1 : len(quoted)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			var s string
-			if json.Unmarshal(quoted, &s) != nil {
-				return nOther
-			}
-			return nameOf([]byte(s))
+// children lists the places within each place (see within).
+var children = func() (c [len(within)][]place) {
+	for p, w := range &within {
+		if w.parent != pOther {
+			c[w.parent] = append(c[w.parent], place(p))
 		}
 	}
-	return nameOf(inner)
+	return c
+}()
+
+// child returns the place of a value in the container at place parent: an
+// element of an array (in '['), or the member called key of an object (in
+// '{'; key unescaped).
+func child(parent place, in byte, key []byte) place {
+	for _, p := range children[parent] {
+		if w := &within[p]; w.in == in && w.key == string(key) || w.in == '*' && in == '{' {
+			return p
+		}
+	}
+	return pOther
 }
 
 // A record is what one scan learned. topOnly keeps it to the top level (a
@@ -158,31 +139,23 @@ type record struct {
 	topOnly   bool
 	streaming bool
 
-	places [maxTrack + 1]place
-	keys   [maxTrack + 1]name
+	places [maxTrack + 1]place // of the open value at each depth
+	keys   [maxTrack + 1]place // of the value of the key just read at each depth
+
+	at [pTop]member // the last value at each place before pTop (method, result...)
 
 	top     byte   // the kind of the top-level value
 	id      []byte // the raw id, when a scalar of at most maxCapture bytes
 	idKind  byte
 	version []byte // the raw jsonrpc member
-	method  member
-	params  member
-	result  member
-	error   member
-	code    member // error.code
-	message member // error.message
 	batch   []span
 
-	tools         member
-	descriptors   []descriptor
-	prompts       []descriptor // of a prompts/list result: span and name
-	content       member
-	items         []item
-	inputRequests member
-	badInput      string // the key of the first input request that is not an object
-	hasBadInput   bool
-	inputKey      string // the key of the input request being scanned
-	resultType    member
+	descriptors []descriptor
+	prompts     []descriptor // of a prompts/list result: span and name
+	items       []item
+	badInput    string // the key of the first input request that is not an object
+	hasBadInput bool
+	inputKey    string // the key of the input request being scanned
 
 	listing *Listing // of the request the message answers, if any (WithListing)
 }
@@ -204,117 +177,42 @@ func (r *record) scalar(s *scanner, kind byte, start, end int) []byte {
 	return raw
 }
 
-// child returns the place of a value at depth d, in the container at d-1.
-func (r *record) child(s *scanner, d int) place {
-	if d == s.floor && d == 0 {
-		return pTop
-	}
-	parent := r.places[d-1]
-	if s.kind[d-1] == '[' {
-		switch parent {
-		case pTop:
-			return pBatchMember
-		case pTools:
-			return pTool
-		case pPrompts:
-			return pPrompt
-		case pContent:
-			return pItem
-		case pItemContent:
-			return pSubItem
-		}
-		return pOther
-	}
-	k := r.keys[d]
-	switch parent {
-	case pTop:
-		switch k {
-		case nID:
-			return pID
-		case nJSONRPC:
-			return pVersion
-		case nMethod:
-			return pMethod
-		case nParams:
-			return pParams
-		case nResult:
-			return pResult
-		case nError:
-			return pError
-		}
-	case pResult:
-		switch k {
-		case nTools:
-			return pTools
-		case nPrompts:
-			return pPrompts
-		case nContent:
-			return pContent
-		case nInputRequests:
-			return pInputRequests
-		case nResultType:
-			return pResultType
-		}
-	case pError:
-		switch k {
-		case nCode:
-			return pErrorCode
-		case nMessage:
-			return pErrorMessage
-		}
-	case pTool:
-		if k == nName {
-			return pToolName
-		}
-	case pPrompt:
-		if k == nName {
-			return pPromptName
-		}
-	case pItem, pSubItem:
-		switch {
-		case k == nType && parent == pItem:
-			return pItemType
-		case k == nType:
-			return pSubItemType
-		case k == nContent && parent == pItem:
-			return pItemContent
-		}
-	case pInputRequests:
-		return pInputRequest
-	}
-	return pOther
-}
-
-// key records the key of a member of the object open at depth d.
+// key records the key of a member of the object open at depth d: the
+// place of its value.
 func (r *record) key(s *scanner, d int, quoted []byte, long bool) {
-	if r.topOnly && d > 1 {
+	parent := r.places[d-1]
+	if parent == pOther {
+		r.keys[d] = pOther // nothing the screen looks at: no key to unescape
 		return
 	}
-	r.keys[d] = lookup(quoted, long)
-	if r.places[d-1] == pInputRequests && !r.hasBadInput {
-		var k string
-		if json.Unmarshal(quoted, &k) != nil || long {
-			k = string(quoted)
-		}
-		r.inputKey = k
+	k, ok := unquote(quoted)
+	if !ok || long {
+		k = quoted // as it came, quotes and all: it matches no key
+	}
+	r.keys[d] = child(parent, '{', k)
+	if parent == pInputRequests && !r.hasBadInput {
+		r.inputKey = string(k)
 	}
 }
 
 // begin records the start of a value of kind at depth d.
 func (r *record) begin(s *scanner, d int, kind byte, off int) {
-	if r.topOnly && d > 1 {
-		return
+	p := pTop
+	switch {
+	case d > 0 && s.kind[d-1] == '[':
+		p = child(r.places[d-1], '[', nil)
+	case d > 0:
+		p = r.keys[d]
 	}
-	p := r.child(s, d)
 	r.places[d] = p
 	switch p {
 	case pTop:
 		r.top = kind
 	case pResult:
-		r.tools, r.descriptors, r.prompts, r.content, r.items = member{}, nil, nil, member{}, nil
-		r.inputRequests, r.hasBadInput, r.resultType = member{}, false, member{}
+		r.at[pTools], r.at[pInputRequests], r.at[pResultType] = member{}, member{}, member{}
+		r.descriptors, r.prompts, r.items, r.hasBadInput = nil, nil, nil, false
 	case pError:
-		r.code, r.message = member{}, member{}
+		r.at[pErrorCode], r.at[pErrorMessage] = member{}, member{}
 	case pTools:
 		r.descriptors = r.descriptors[:0]
 	case pTool:
@@ -339,42 +237,11 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	}
 }
 
-// memberAt returns the member of the record that a value at place p is, or
-// nil.
-func (r *record) memberAt(p place) *member {
-	switch p {
-	case pMethod:
-		return &r.method
-	case pParams:
-		return &r.params
-	case pResult:
-		return &r.result
-	case pError:
-		return &r.error
-	case pErrorCode:
-		return &r.code
-	case pErrorMessage:
-		return &r.message
-	case pTools:
-		return &r.tools
-	case pContent:
-		return &r.content
-	case pInputRequests:
-		return &r.inputRequests
-	case pResultType:
-		return &r.resultType
-	}
-	return nil
-}
-
 // end records the value of kind at depth d, msg[start:end].
 func (r *record) end(s *scanner, d int, kind byte, start, end int) {
-	if r.topOnly && d > 1 {
-		return
-	}
 	v := member{span{kind, start, end}, true}
-	if m := r.memberAt(r.places[d]); m != nil {
-		*m = v
+	if p := r.places[d]; p < pTop {
+		r.at[p] = v
 		return
 	}
 	switch r.places[d] {

@@ -9,10 +9,7 @@ package wire
 // It accepts exactly what encoding/json's Valid accepts (the differential
 // fuzz target FuzzScanValid holds it to that).
 
-import (
-	"encoding/binary"
-	"strconv"
-)
+import "encoding/binary"
 
 // maxTrack is the deepest value the recorder is told about: a nested
 // content item's type sits at depth 6 of a message.
@@ -62,10 +59,11 @@ var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': tr
 // A scanner checks one JSON value fed to it in pieces. The zero value is not
 // ready: see init.
 type scanner struct {
-	rec *record // told about the values of the first maxTrack levels
+	rec *record // told about the values of the first track levels
 
 	off     int   // offset of the next byte
 	state   state // where the scan is
+	track   uint8 // maxTrack, or 1 for a record kept to the top level
 	depth   int   // containers open
 	floor   int   // the depth of the value scanned (1 for a result alone)
 	objects []uint64
@@ -94,11 +92,14 @@ type scanner struct {
 // 1 for a result alone, as if it were the "result" member of a message.
 // It reports to rec.
 func (s *scanner) init(rec *record, floor int) {
-	*s = scanner{rec: rec, floor: floor, whole: !rec.streaming, capture: s.capture[:0]}
+	*s = scanner{rec: rec, track: maxTrack, floor: floor, whole: !rec.streaming, capture: s.capture[:0]}
+	if rec.topOnly {
+		s.track = 1
+	}
 	if floor == 1 {
 		s.push(true)
 		s.kind[0] = '{'
-		rec.places[0], rec.keys[1] = pTop, nResult
+		rec.places[0], rec.keys[1] = pTop, pResult
 	}
 }
 
@@ -140,7 +141,7 @@ func (s *scanner) inObject() bool {
 // beginValue records the start of a value whose first byte c is at off.
 func (s *scanner) beginValue(c byte, off int) {
 	d := s.depth
-	if d > maxTrack {
+	if d > int(s.track) {
 		return
 	}
 	kind := c
@@ -157,7 +158,7 @@ func (s *scanner) beginValue(c byte, off int) {
 // endValue records the end of the value at depth s.depth, just before off.
 func (s *scanner) endValue(off int) {
 	d := s.depth
-	if d <= maxTrack {
+	if d <= int(s.track) {
 		s.rec.end(s, d, s.kind[d], s.start[d], off)
 		s.capturing = false
 	}
@@ -227,7 +228,7 @@ func (s *scanner) feed(p []byte) {
 				if s.isKey {
 					s.isKey = false
 					s.state = stColon
-					if s.depth <= maxTrack {
+					if s.depth <= int(s.track) {
 						s.capturing = false
 						quoted, long := s.raw(s.keyStart, base+i)
 						s.rec.key(s, s.depth, quoted, long)
@@ -303,7 +304,7 @@ func (s *scanner) feed(p []byte) {
 			switch {
 			case c == '"':
 				s.isKey, s.state = true, stString
-				s.capturing, s.keyStart = s.depth <= maxTrack && !s.whole, off
+				s.capturing, s.keyStart = s.depth <= int(s.track) && !s.whole, off
 				s.long, s.capture = false, append(s.capture[:0], c)
 			case c == '}' && s.state == stKeyOrClose:
 				s.close(off)
@@ -345,9 +346,6 @@ func (s *scanner) value(c byte, off int) {
 		s.state = stValueOrClose
 	case c == '"':
 		s.state = stString
-		if s.capturing {
-			s.keep([]byte{c})
-		}
 	case c == '-':
 		s.state = stNeg
 	case c == '0':
@@ -364,7 +362,7 @@ func (s *scanner) value(c byte, off int) {
 		s.fail(off, "invalid character looking for a value")
 		return
 	}
-	if s.capturing && s.state != stString {
+	if s.capturing {
 		s.keep([]byte{c})
 	}
 }
@@ -452,11 +450,6 @@ func (s *scanner) finish() {
 	default:
 		s.fail(s.off, "unexpected end of JSON input")
 	}
-}
-
-// syntaxError describes why the input is not JSON.
-func (s *scanner) syntaxError() string {
-	return s.err + " at offset " + strconv.Itoa(s.errOff)
 }
 
 // skipSafe returns the index of the first byte at or after i that a string

@@ -158,7 +158,7 @@ func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
 // Listing of that request (WithListing). It fails only when a message
 // can neither be passed on nor attributed to a call.
 func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, emit func(msg []byte, changed, response bool)) error {
-	if i := skipSpace(data); i < len(data) && data[i] == '[' {
+	if isBatch(data) {
 		rec := record{topOnly: true}
 		var sc scanner
 		sc.init(&rec, 0)
@@ -175,7 +175,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, e
 					return err
 				}
 				if out != nil {
-					emit(out, true, !member.method.ok) // a member alone is not what came
+					emit(out, true, !member.at[pMethod].ok) // a member alone is not what came
 				}
 			}
 			return nil
@@ -187,7 +187,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, e
 		return err
 	}
 	if out != nil {
-		emit(out, changed, !rec.method.ok)
+		emit(out, changed, !rec.at[pMethod].ok)
 	}
 	return nil
 }
@@ -203,14 +203,14 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	if sc.failed() || rec.top != '{' {
 		reason := "not a JSON object"
 		if sc.failed() {
-			reason = sc.syntaxError()
+			reason = sc.err + " at offset " + strconv.Itoa(sc.errOff)
 		}
 		return s.replace(rec, fallbackID, &Fault{Kind: Malformed, Text: fmt.Sprintf("malformed message from server (%s): %s", reason, preview(msg))})
 	}
-	if !stringIs(rec.version, "2.0") || rec.method.ok && rec.method.kind != '"' {
+	if !stringIs(rec.version, "2.0") || rec.at[pMethod].ok && rec.at[pMethod].kind != '"' {
 		return s.replace(rec, fallbackID, invalidMessage(msg))
 	}
-	if !rec.method.ok {
+	if !rec.at[pMethod].ok {
 		if f := s.checkResponse(msg, rec); f != nil {
 			return s.replace(rec, fallbackID, f)
 		}
@@ -220,7 +220,7 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 		// and would end the connection: drop it, or answer the request of
 		// an HTTP POST.
 		f := &Fault{Kind: Malformed, Text: "server message's id " + preview(rec.id) + " is not a number the SDK decodes"}
-		if !rec.method.ok && fallbackID != nil {
+		if !rec.at[pMethod].ok && fallbackID != nil {
 			return s.replace(rec, fallbackID, f)
 		}
 		s.log.Warn("mcpadapter: dropped a server message", "reason", f.Text)
@@ -228,7 +228,7 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	}
 	out = msg
 	deepest := sc.deepest
-	if !rec.method.ok && rec.result.kind == '{' && (!rec.error.ok || rec.error.kind == 'n') {
+	if !rec.at[pMethod].ok && rec.at[pResult].kind == '{' && (!rec.at[pError].ok || rec.at[pError].kind == 'n') {
 		var (
 			edits []edit
 			f     *Fault
@@ -243,13 +243,13 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	if deepest > SDKMaxDepth {
 		return s.replace(rec, fallbackID, &Fault{Kind: TooDeep, Text: fmt.Sprintf("server message nests deeper than the %d levels the SDK decodes", SDKMaxDepth)})
 	}
-	if !rec.method.ok {
-		if rec.result.kind == '{' {
-			s.handshake(rec.result.raw(msg))
+	if !rec.at[pMethod].ok {
+		if rec.at[pResult].kind == '{' {
+			s.handshake(rec.at[pResult].raw(msg))
 		}
 		s.claim(rec.usableID(), out)
-	} else if s.opts.Progress != nil && rec.idKind == 0 && rec.params.ok && stringIs(rec.method.raw(msg), methodProgress) {
-		s.opts.Progress(rec.params.raw(msg))
+	} else if s.opts.Progress != nil && rec.idKind == 0 && rec.at[pParams].ok && stringIs(rec.at[pMethod].raw(msg), methodProgress) {
+		s.opts.Progress(rec.at[pParams].raw(msg))
 	}
 	return out, changed, nil
 }
@@ -282,7 +282,7 @@ func (s *Screen) Result(result, id []byte) ([]byte, error) {
 	sc.init(&rec, 1)
 	sc.feed(result)
 	sc.finish()
-	if !sc.complete() || rec.result.kind != '{' {
+	if !sc.complete() || rec.at[pResult].kind != '{' {
 		return result, nil // the SDK decoded it: only a valid object needs a look
 	}
 	s.handshake(result)
@@ -323,19 +323,20 @@ func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
 	if rec.idKind != '0' && rec.idKind != '"' || rec.id == nil {
 		return invalidMessage(msg)
 	}
-	if !rec.error.ok || rec.error.kind == 'n' {
+	e, code, message := rec.at[pError], rec.at[pErrorCode], rec.at[pErrorMessage]
+	if !e.ok || e.kind == 'n' {
 		return nil
 	}
-	ok := rec.error.kind == '{'
-	if ok && rec.code.ok && rec.code.kind != 'n' {
-		_, err := strconv.ParseInt(string(rec.code.raw(msg)), 10, 64)
-		ok = rec.code.kind == '0' && err == nil
+	ok := e.kind == '{'
+	if ok && code.ok && code.kind != 'n' {
+		_, err := strconv.ParseInt(string(code.raw(msg)), 10, 64)
+		ok = code.kind == '0' && err == nil
 	}
-	if ok && rec.message.ok {
-		ok = rec.message.kind == '"' || rec.message.kind == 'n'
+	if ok && message.ok {
+		ok = message.kind == '"' || message.kind == 'n'
 	}
 	if !ok {
-		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(rec.error.raw(msg))}
+		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(e.raw(msg))}
 	}
 	return nil
 }
@@ -351,10 +352,10 @@ var resultTypes = map[string]bool{"complete": true, "input_required": true}
 // InputRequestMap decoder panics on null), a resultType the protocol does
 // not define (the SDK reads it as a complete, empty result).
 func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
-	if rec.inputRequests.kind == '{' && rec.hasBadInput {
+	if rec.at[pInputRequests].kind == '{' && rec.hasBadInput {
 		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
 	}
-	if rt := rec.resultType; rt.ok && rt.kind == '"' {
+	if rt := rec.at[pResultType]; rt.ok && rt.kind == '"' {
 		if v, _ := stringValue(rt.raw(msg)); !resultTypes[v] && (v != "task" || !s.claims(rec.usableID())) {
 			return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: resultType %q is not one this protocol defines", v)}
 		}
@@ -367,7 +368,7 @@ func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
 // of ours to fail), else an error response for its id, or for
 // fallbackID's; without either, the stream fails with f.
 func (s *Screen) replace(rec *record, fallbackID func() []byte, f *Fault) ([]byte, bool, error) {
-	if rec.method.ok {
+	if rec.at[pMethod].ok {
 		s.log.Warn("mcpadapter: dropped a server message", "reason", f.Text)
 		return nil, true, nil
 	}
@@ -425,11 +426,10 @@ func decodableNumber(raw []byte) bool {
 // page, and keeps a copy of each of the others for Listed. It returns
 // the edit and the message's depth without the dropped tools.
 func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
-	if rec.tools.kind != '[' {
+	if rec.at[pTools].kind != '[' {
 		return nil, deepest
 	}
 	var (
-		kept    [][]byte
 		keep    []descriptor
 		dropped int
 	)
@@ -451,7 +451,6 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 			continue
 		}
 		deepest = max(deepest, d.deepest)
-		kept = append(kept, raw)
 		keep = append(keep, d)
 	}
 	s.keep(rec, "tools", msg, keep)
@@ -460,14 +459,14 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	}
 	var b bytes.Buffer
 	b.WriteByte('[')
-	for i, raw := range kept {
+	for i, d := range keep {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(raw)
+		b.Write(d.raw(msg))
 	}
 	b.WriteByte(']')
-	return []edit{{rec.tools.start, rec.tools.end, b.Bytes()}}, deepest
+	return []edit{{rec.at[pTools].start, rec.at[pTools].end, b.Bytes()}}, deepest
 }
 
 // A skipJSON accepts any JSON value and keeps nothing of it. It stands for
@@ -565,31 +564,36 @@ func apply(msg []byte, edits []edit) []byte {
 	return append(out, msg[last:]...)
 }
 
-// stringValue decodes a JSON string value. null counts as the empty string,
-// as it does for the SDK's decoder; any other value reports false.
-func stringValue(v []byte) (string, bool) {
+// unquote returns the text of the JSON string v (without copying, when v
+// holds no escape), and whether v is one.
+func unquote(v []byte) ([]byte, bool) {
 	switch {
-	case string(v) == "null":
-		return "", true
 	case len(v) < 2 || v[0] != '"':
-		return "", false
+		return nil, false
 	case bytes.IndexByte(v, '\\') < 0:
-		return string(v[1 : len(v)-1]), true
+		return v[1 : len(v)-1], true
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	return []byte(s), true
+}
+
+// stringValue decodes a JSON string value. null counts as the empty string,
+// as it does for the SDK's decoder; any other value reports false.
+func stringValue(v []byte) (string, bool) {
+	if string(v) == "null" {
+		return "", true
+	}
+	s, ok := unquote(v)
+	return string(s), ok
 }
 
 // stringIs reports whether the raw JSON value v is the string want.
 func stringIs(v []byte, want string) bool {
-	if len(v) == len(want)+2 && v[0] == '"' && string(v[1:len(v)-1]) == want {
-		return true
-	}
-	s, ok := stringValue(v)
-	return ok && v[0] == '"' && s == want
+	s, ok := unquote(v)
+	return ok && string(s) == want
 }
 
 // preview returns the start of msg for an error message.
@@ -602,13 +606,8 @@ func preview(msg []byte) string {
 	return fmt.Sprintf("%q", msg)
 }
 
-// skipSpace returns the index of the first byte of data that is not JSON
-// whitespace.
-func skipSpace(data []byte) int {
-	for i, c := range data {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return i
-		}
-	}
-	return len(data)
+// isBatch reports whether data, when JSON, is an array: a batch.
+func isBatch(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\n\r")
+	return len(data) > 0 && data[0] == '['
 }
