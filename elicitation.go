@@ -224,7 +224,7 @@ func (a *Adapter) Resume(ctx context.Context, paused error, r Resolution) (*Resu
 	if !ok {
 		return nil, errors.New("mcpadapter: resume: not an *Interrupt, *ApprovalRequired or *PendingTask")
 	}
-	return a.resume(ctx, p, r)
+	return a.Resume(ctx, p.err(), r) // the one thing p holds, unwrapped
 }
 
 // resumeInterrupt calls the tool of in again with the answers of r (see
@@ -248,8 +248,12 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
+	op := "resume"
+	if in.kind == stored.KindLive {
+		op = "resume live interrupt"
+	}
 	fail := func(err error) error {
-		return errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+		return errorf("mcpadapter: server %q: tool %q: %s: %w", in.Server, in.Tool, op, err)
 	}
 	if r.verdict != "" {
 		return nil, fail(errors.New("the call waits for user input: resolve it with Answered"))
@@ -260,17 +264,33 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if err := a.states.open(ctx, stateInterrupt, in.seal, in.stamp, in.Server, in.principal); err != nil {
 		return nil, fail(err)
 	}
+	// Validate against the server's requests, not the exported copy: a
+	// live interrupt's as they were held.
+	requests := in.requests
+	var h *heldLive
 	if in.kind == stored.KindLive {
-		return a.resumeLive(ctx, in, r)
+		var err error
+		if h, err = a.live.find(a, in, a.liveMaxAge()); err != nil {
+			return nil, fail(fmt.Errorf("%w; nothing was sent", err))
+		}
+		requests = h.in.requests
 	}
-	// Validate against the server's requests, not the exported copy.
-	reqs, err := elicitationRequests(in.requests)
+	reqs, err := elicitationRequests(requests)
 	if err != nil {
 		return nil, fail(err)
 	}
 	responses, err := validateAnswers(reqs, r.answers)
 	if err != nil {
 		return nil, fail(err)
+	}
+	if h != nil {
+		if err := a.states.claim(ctx, in.stamp); err != nil {
+			return nil, fail(err)
+		}
+		if err := a.live.take(h); err != nil {
+			return nil, fail(fmt.Errorf("%w; nothing was sent", err))
+		}
+		return a.resumeLive(ctx, in, h, responses[liveKey].(*mcp.ElicitResult))
 	}
 	if in.round < 1 || in.round > maxRounds {
 		return nil, fail(fmt.Errorf("invalid round %d", in.round))

@@ -299,34 +299,15 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, 
 	return nil
 }
 
-// resumeLive resumes in, a live interrupt, with r (see [Adapter.Resume]):
-// it answers the held question, then waits within ctx for the call's next
-// event. Nothing is sent unless in is held by a and r answers it.
-func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
-	fail := func(err error) error {
-		return errorf("mcpadapter: server %q: tool %q: resume live interrupt: %w", in.Server, in.Tool, err)
-	}
-	h, err := a.live.find(a, in, a.liveMaxAge())
-	if err != nil {
-		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
-	}
-	reqs, err := elicitationRequests(h.in.requests) // the server's request, as it was held
-	if err != nil {
-		return nil, fail(err)
-	}
-	responses, err := validateAnswers(reqs, r.answers)
-	if err != nil {
-		return nil, fail(err)
-	}
-	if err := a.states.claim(ctx, in.stamp); err != nil {
-		return nil, fail(err)
-	}
-	if err := a.live.take(h); err != nil {
-		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
-	}
-	answer := responses[liveKey].(*mcp.ElicitResult)
+// resumeLive resumes in, a live interrupt, taken for its resume as h (see
+// [Adapter.Resume]): it answers the held question with answer, then waits
+// within ctx for the call's next event.
+func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, h *heldLive, answer *mcp.ElicitResult) (*Result, error) {
+	var (
+		res *Result
+		err error
+	)
 	t := h.tool
-	var res *Result
 	if tc := h.x.task; tc != nil {
 		res, err = tc.resumeLive(ctx, h, answer) // tasks.go
 	} else {
