@@ -152,15 +152,9 @@ func (p ApprovalRequired) encode() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("approval request", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*p = ApprovalRequired{seal: seal, stamp: seal.stamp()}
-		return nil
-	}
-	return p.decode(nil, payload, seal, stamp{})
+	return unmarshalState("approval request", b, p, func(seal stateSeal) ApprovalRequired {
+		return ApprovalRequired{seal: seal, stamp: seal.stamp()}
+	})
 }
 
 // sealState returns the request's seal and stamp (openState).

@@ -427,15 +427,7 @@ func (p PausedCalls) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PausedCalls) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("paused tool calls", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*p = PausedCalls{seal: seal, unopened: seal.stamp()}
-		return nil
-	}
-	return p.decode(nil, payload, seal, stamp{})
+	return unmarshalState("paused tool calls", b, p, func(seal stateSeal) PausedCalls { return PausedCalls{seal: seal, unopened: seal.stamp()} })
 }
 
 // decode sets p from payload, with seal, opened by s (nil: not sealed);

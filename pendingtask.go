@@ -221,15 +221,7 @@ func (p *PendingTask) storedSession(a *Adapter) (session string, notStored bool)
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PendingTask) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("pending task", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*p = PendingTask{seal: seal, stamp: seal.stamp()}
-		return nil
-	}
-	return p.decode(nil, payload, seal, stamp{})
+	return unmarshalState("pending task", b, p, func(seal stateSeal) PendingTask { return PendingTask{seal: seal, stamp: seal.stamp()} })
 }
 
 // sealState returns the task's seal and stamp (openState).

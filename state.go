@@ -232,6 +232,22 @@ func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 	return payload, stateSeal{decoded: true, sealed: sealed}, nil
 }
 
+// unmarshalState sets v, stored state (what, for messages) decoded from
+// its JSON b: from the payload when b is not sealed; else to sealedOnly of
+// the seal, a value that shows the seal's stamp only, until an Adapter
+// opens it (openState).
+func unmarshalState[T any, P sealedKind[T]](what string, b []byte, v P, sealedOnly func(stateSeal) T) error {
+	payload, seal, err := unsealState(what, b)
+	if err != nil {
+		return err
+	}
+	if seal.sealed != nil {
+		*v = sealedOnly(seal)
+		return nil
+	}
+	return v.decode(nil, payload, seal, stamp{})
+}
+
 // open checks stored state of kind, with seal and stamp st, that a call of
 // server made for principal owner left, before it is resumed or decided
 // under ctx: the seal (checkSeal), the stamp (its age, its id), then the
