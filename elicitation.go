@@ -292,9 +292,6 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 		}
 		return a.resumeLive(ctx, in, h, responses[liveKey].(*mcp.ElicitResult))
 	}
-	if in.round < 1 || in.round > maxRounds {
-		return nil, fail(fmt.Errorf("invalid round %d", in.round))
-	}
 	if !a.policy.allows(in.MCPName) {
 		return nil, fail(errFiltered)
 	}
