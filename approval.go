@@ -170,10 +170,8 @@ func (p *ApprovalRequired) decode(_ *states, payload []byte, seal stateSeal, st 
 	if err != nil {
 		return fail(err)
 	}
-	if st.used == nil {
-		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
-			return fail(err)
-		}
+	if st, err = decodeStamp(st, w.ID, w.Issued); err != nil {
+		return fail(err)
 	}
 	*p = ApprovalRequired{Call: ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}, principal: w.Principal, seal: seal, stamp: st}
 	return nil

@@ -53,10 +53,8 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 	if err != nil {
 		return fail(err)
 	}
-	if st.used == nil {
-		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
-			return fail(err)
-		}
+	if st, err = decodeStamp(st, w.ID, w.Issued); err != nil {
+		return fail(err)
 	}
 	args, err := stored.Arguments(w.Arguments)
 	if err != nil {

@@ -237,10 +237,8 @@ func (p *PendingTask) decode(_ *states, payload []byte, seal stateSeal, st stamp
 	if err != nil {
 		return fail(err)
 	}
-	if st.used == nil {
-		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
-			return fail(err)
-		}
+	if st, err = decodeStamp(st, w.ID, w.Issued); err != nil {
+		return fail(err)
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
 		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, unstored: w.SessionNotStored,

@@ -99,9 +99,13 @@ func newStamp() stamp {
 	return stamp{id: seal.NewID(), issued: time.Now().UTC(), used: new(atomic.Bool)}
 }
 
-// decodeStamp returns the stamp of decoded state, refusing an id that this
-// package would not have made.
-func decodeStamp(id string, issued time.Time) (stamp, error) {
+// decodeStamp returns the stamp of decoded state: st when it has a flag
+// (an opened value's, its envelope's), else that of id and issued, the
+// payload's, refusing an id that this package would not have made.
+func decodeStamp(st stamp, id string, issued time.Time) (stamp, error) {
+	if st.used != nil {
+		return st, nil
+	}
 	if err := seal.CheckID(id); err != nil {
 		return stamp{}, err
 	}
