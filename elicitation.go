@@ -214,7 +214,13 @@ func (a *Adapter) Resume(ctx context.Context, paused error, r Resolution) (*Resu
 	case *ApprovalRequired:
 		return a.decide(ctx, v, r)
 	case *PendingTask:
-		return a.collect(ctx, v, r)
+		if r.verdict == verdictCollect {
+			return a.collectTask(ctx, v)
+		}
+		if v == nil {
+			return nil, errors.New("mcpadapter: resume: a pending task resolves with Collected")
+		}
+		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", v.Error())
 	}
 	var b *PausedCalls
 	if errors.As(paused, &b) {

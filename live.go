@@ -205,7 +205,9 @@ func (x *liveExchange) run(send func(x *liveExchange) liveOutcome) {
 	}
 	x.done <- o
 	close(x.quit)
-	x.c.a.live.callEnded(x)
+	if h := x.held.Load(); h != nil {
+		x.c.a.live.end(h, x.why(errLiveCallEnded), 0)
+	}
 }
 
 // next waits within ctx for the next event of x: its answer, or its
@@ -427,15 +429,6 @@ func (l *liveInterrupts) close() {
 			return
 		}
 	}
-}
-
-// callEnded ends the interrupt held for a question of x, whose call ended.
-func (l *liveInterrupts) callEnded(x *liveExchange) {
-	h := x.held.Load()
-	if h == nil {
-		return
-	}
-	l.end(h, x.why(errLiveCallEnded), 0)
 }
 
 // why returns why a question of x ends: that the adapter closed, or the

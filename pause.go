@@ -196,17 +196,6 @@ func shared(st, outer stamp) stamp {
 	return st
 }
 
-// collect settles the pending task p with r, which must be [Collected].
-func (a *Adapter) collect(ctx context.Context, p *PendingTask, r Resolution) (*Result, error) {
-	if r.verdict != verdictCollect {
-		if p == nil {
-			return nil, errors.New("mcpadapter: resume: a pending task resolves with Collected")
-		}
-		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", p.Error())
-	}
-	return a.collectTask(ctx, p)
-}
-
 // stamp returns the stamp of what the pause waits for.
 func (p pause) stamp() stamp {
 	switch {
