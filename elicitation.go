@@ -255,9 +255,6 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
 	op := "resume"
-	if in.kind == stored.KindLive {
-		op = "resume live interrupt"
-	}
 	fail := func(err error) error {
 		return errorf("mcpadapter: server %q: tool %q: %s: %w", in.Server, in.Tool, op, err)
 	}
@@ -275,6 +272,7 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	requests := in.requests
 	var h *heldLive
 	if in.kind == stored.KindLive {
+		op = "resume live interrupt"
 		var err error
 		if h, err = a.live.find(a, in, a.liveMaxAge()); err != nil {
 			return nil, fail(fmt.Errorf("%w; nothing was sent", err))
@@ -519,7 +517,7 @@ func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitReque
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
 	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
-	r.Server, r.Tool = server, liveCallOf(ctx).tool
+	r.Server, r.Tool = server, liveToolOf(ctx)
 	ans, err := e.handler(ctx, r)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

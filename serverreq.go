@@ -78,13 +78,10 @@ func (c *conn) blame(method string) {
 	}
 }
 
-// A liveCall is what the handler of a live elicitation request learns of
-// the call it serves, carried by its context.
-type liveCall struct {
-	server, tool string
-}
-
-type liveCallKey struct{}
+// liveToolKey carries, in the context of the handler of a live
+// elicitation request, what it learns of the call it serves: the
+// adapter's name of its tool ("" when it cannot be told).
+type liveToolKey struct{}
 
 // liveElicitation screens a live elicitation/create request before next
 // (the SDK's handler, elicitor.live) sees it; see the file comment.
@@ -122,19 +119,19 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		c.asking--
 		c.openMu.Unlock()
 	}()
-	live := liveCall{server: c.server}
+	var tool string
 	if oc != nil {
 		// The caller's context, ended also when the server gives up.
 		callCtx, cancel := context.WithCancel(oc.ctx)
 		defer cancel()
 		defer context.AfterFunc(ctx, cancel)()
-		ctx, live.tool = callCtx, oc.tool
+		ctx, tool = callCtx, oc.tool
 	}
-	return next(context.WithValue(ctx, liveCallKey{}, live), method, req)
+	return next(context.WithValue(ctx, liveToolKey{}, tool), method, req)
 }
 
-// liveCallOf returns the call a live request's context serves.
-func liveCallOf(ctx context.Context) liveCall {
-	live, _ := ctx.Value(liveCallKey{}).(liveCall)
-	return live
+// liveToolOf returns the tool whose call a live request's context serves.
+func liveToolOf(ctx context.Context) string {
+	tool, _ := ctx.Value(liveToolKey{}).(string)
+	return tool
 }
