@@ -223,12 +223,10 @@ func (x *liveExchange) next(ctx context.Context) liveOutcome {
 			return liveOutcome{err: &liveAsked{x: x, q: q}}
 		}
 		q.reply(&mcp.ElicitResult{Action: string(Cancel)}) // the deadline came with it: no one takes it
-		x.stop()
-		return <-x.done
 	case <-ctx.Done():
-		x.stop()
-		return <-x.done
 	}
+	x.stop()
+	return <-x.done
 }
 
 // ask hands req, the server's live elicitation/create request under ctx,
