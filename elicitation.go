@@ -504,17 +504,14 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 //
 // Its errors go on the wire, as the JSON-RPC error answering the server's
 // request: standard codes, and messages without the adapter's prefixes.
-// Missing params are -32602; a failed handler is -32603 with the handler's
-// own message; an answer that breaks the request (its schema, its mode) is
+// (Missing params never reach it: conn.liveElicitation answers them.) A
+// failed handler is -32603 with the handler's own message; an answer that breaks the request (its schema, its mode) is
 // -32603 with a fixed message, since the reason may quote the user's
 // answer, and is logged.
 func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if e.handler == nil {
 		e.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
-	}
-	if req == nil || req.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
 	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
 	r.Server, r.Tool = server, liveToolOf(ctx)

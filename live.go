@@ -57,7 +57,6 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/stored"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -229,20 +228,17 @@ func (x *liveExchange) next(ctx context.Context) liveOutcome {
 	return <-x.done
 }
 
-// ask hands req, the server's live elicitation/create request under ctx,
-// to the call of x, and waits for its answer: a resume's, or cancel when
-// its interrupt ended unanswered. A question the call cannot take any
-// more (it ended) is declined.
-func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	er, _ := req.(*mcp.ElicitRequest)
-	if er == nil || er.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
-	}
+// ask hands req, the server's live elicitation/create request under ctx
+// (with params: conn.liveElicitation screened it), to the call of x, and
+// waits for its answer: a resume's, or cancel when its interrupt ended
+// unanswered. A question the call cannot take any more (it ended) is
+// declined.
+func (x *liveExchange) ask(ctx context.Context, req *mcp.ElicitRequest) (mcp.Result, error) {
 	if !x.offering.CompareAndSwap(false, true) { // one at a time, as with a handler (maxLiveElicitations)
 		x.c.a.logger.Warn("mcpadapter: declined live elicitation", "server", x.c.server, "reason", "the call's server asks another question at once")
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
-	q := &question{ctx: ctx, params: er.Params, answer: make(chan *mcp.ElicitResult, 1)}
+	q := &question{ctx: ctx, params: req.Params, answer: make(chan *mcp.ElicitResult, 1)}
 	select {
 	case x.asks <- q:
 		x.offering.Store(false)

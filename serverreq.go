@@ -37,6 +37,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -84,8 +85,15 @@ func (c *conn) blame(method string) {
 type liveToolKey struct{}
 
 // liveElicitation screens a live elicitation/create request before next
-// (the SDK's handler, elicitor.live) sees it; see the file comment.
+// (the SDK's handler, elicitor.live) sees it; see the file comment. A
+// request without params is answered invalid params (-32602) first: the
+// SDK's handler reads them before it calls elicitor.live (go-sdk v1.8.0,
+// Client.elicit), and would panic.
 func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	er, _ := req.(*mcp.ElicitRequest)
+	if er == nil || er.Params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+	}
 	decline := func(why string) (mcp.Result, error) {
 		c.a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", why)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
@@ -104,7 +112,7 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		// The call takes it itself (live.go), once: while it waits for its
 		// user the call does not count above, and its server is not asking.
 		c.openMu.Unlock()
-		return oc.live.ask(ctx, req)
+		return oc.live.ask(ctx, er)
 	case c.asking >= min(n, maxLiveElicitations):
 		c.openMu.Unlock()
 		return decline("too many live elicitations at once")
