@@ -86,12 +86,30 @@ func (a *Adapter) decide(ctx context.Context, p *ApprovalRequired, r Resolution)
 			return nil, errorf("mcpadapter: decide: %w", err)
 		}
 	}
-	t, err := p.open(ctx, &a.states, &a.catalogs, r)
-	if err != nil {
-		return nil, err
+	if p == nil || p.used == nil {
+		return nil, errors.New("mcpadapter: decide: not an approval request returned by a tool call")
+	}
+	fail := func(err error) error {
+		return errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
+	}
+	if r.verdict == "" {
+		return nil, fail(errors.New("the call waits for approval: resolve it with Approved or Rejected"))
+	}
+	if err := a.states.open(ctx, stateApproval, p.seal, p.stamp, p.Call.Server, p.principal); err != nil {
+		return nil, fail(err)
+	}
+	// The tool the call runs on: p's own when this adapter made p, else
+	// the checked tool of the server's catalog.
+	t := p.tool
+	if t == nil || t.a != a {
+		var err error
+		if t, err = a.catalogs.storedTool(ctx, p.Call.Server, p.Call.Tool, p.Call.MCPName); err != nil {
+			return nil, fail(err)
+		}
+		p.Call.Metadata = t.meta
 	}
 	if err := a.states.claim(ctx, p.stamp); err != nil {
-		return nil, errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
+		return nil, fail(err)
 	}
 	if r.verdict == verdictReject {
 		text := fmt.Sprintf("The user rejected the call to tool %s; it was not run.", p.Call.Tool)
@@ -105,34 +123,6 @@ func (a *Adapter) decide(ctx context.Context, p *ApprovalRequired, r Resolution)
 	}
 	res, err := t.invoke(ctx, p.Call.Args)
 	return res, t.interrupted(err, true)
-}
-
-// open checks p before it is decided with r on the adapter whose stored
-// state s guards, as [Adapter.Resume] documents, and returns the tool its
-// call runs on: p's own when that adapter made p, else the checked tool of
-// the server's catalog in cs.
-func (p *ApprovalRequired) open(ctx context.Context, s *states, cs *catalogs, r Resolution) (*Tool, error) {
-	if p == nil || p.used == nil {
-		return nil, errors.New("mcpadapter: decide: not an approval request returned by a tool call")
-	}
-	fail := func(err error) error {
-		return errorf("mcpadapter: server %q: tool %q: decide: %w", p.Call.Server, p.Call.Tool, err)
-	}
-	if r.verdict == "" {
-		return nil, fail(errors.New("the call waits for approval: resolve it with Approved or Rejected"))
-	}
-	if err := s.open(ctx, stateApproval, p.seal, p.stamp, p.Call.Server, p.principal); err != nil {
-		return nil, fail(err)
-	}
-	if p.tool != nil && p.tool.a == cs.a {
-		return p.tool, nil
-	}
-	t, err := cs.storedTool(ctx, p.Call.Server, p.Call.Tool, p.Call.MCPName)
-	if err != nil {
-		return nil, fail(err)
-	}
-	p.Call.Metadata = t.meta
-	return t, nil
 }
 
 // MarshalJSON implements [json.Marshaler] (see [Resolution]): the call with
@@ -162,15 +152,9 @@ func (p ApprovalRequired) encode() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *ApprovalRequired) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("approval request", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*p = ApprovalRequired{seal: seal, stamp: seal.stamp()}
-		return nil
-	}
-	return p.decode(nil, payload, seal, stamp{})
+	return unmarshalState("approval request", b, p, func(seal stateSeal) ApprovalRequired {
+		return ApprovalRequired{seal: seal, stamp: seal.stamp()}
+	})
 }
 
 // sealState returns the request's seal and stamp (openState).
@@ -186,10 +170,8 @@ func (p *ApprovalRequired) decode(_ *states, payload []byte, seal stateSeal, st 
 	if err != nil {
 		return fail(err)
 	}
-	if st.used == nil {
-		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
-			return fail(err)
-		}
+	if st, err = decodeStamp(st, w.ID, w.Issued); err != nil {
+		return fail(err)
 	}
 	*p = ApprovalRequired{Call: ToolCall{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, Args: args}, principal: w.Principal, seal: seal, stamp: st}
 	return nil

@@ -214,7 +214,13 @@ func (a *Adapter) Resume(ctx context.Context, paused error, r Resolution) (*Resu
 	case *ApprovalRequired:
 		return a.decide(ctx, v, r)
 	case *PendingTask:
-		return a.collect(ctx, v, r)
+		if r.verdict == verdictCollect {
+			return a.collectTask(ctx, v)
+		}
+		if v == nil {
+			return nil, errors.New("mcpadapter: resume: a pending task resolves with Collected")
+		}
+		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", v.Error())
 	}
 	var b *PausedCalls
 	if errors.As(paused, &b) {
@@ -224,7 +230,7 @@ func (a *Adapter) Resume(ctx context.Context, paused error, r Resolution) (*Resu
 	if !ok {
 		return nil, errors.New("mcpadapter: resume: not an *Interrupt, *ApprovalRequired or *PendingTask")
 	}
-	return a.resume(ctx, p, r)
+	return a.Resume(ctx, p.err(), r) // the one thing p holds, unwrapped
 }
 
 // resumeInterrupt calls the tool of in again with the answers of r (see
@@ -248,8 +254,9 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if in == nil || in.MCPName == "" || len(in.requests) == 0 {
 		return nil, errors.New("mcpadapter: resume: not an interrupt returned by a tool call")
 	}
+	op := "resume"
 	fail := func(err error) error {
-		return errorf("mcpadapter: server %q: tool %q: resume: %w", in.Server, in.Tool, err)
+		return errorf("mcpadapter: server %q: tool %q: %s: %w", in.Server, in.Tool, op, err)
 	}
 	if r.verdict != "" {
 		return nil, fail(errors.New("the call waits for user input: resolve it with Answered"))
@@ -260,11 +267,19 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if err := a.states.open(ctx, stateInterrupt, in.seal, in.stamp, in.Server, in.principal); err != nil {
 		return nil, fail(err)
 	}
+	// Validate against the server's requests, not the exported copy: a
+	// live interrupt's as they were held.
+	requests := in.requests
+	var h *heldLive
 	if in.kind == stored.KindLive {
-		return a.resumeLive(ctx, in, r)
+		op = "resume live interrupt"
+		var err error
+		if h, err = a.live.find(a, in, a.liveMaxAge()); err != nil {
+			return nil, fail(fmt.Errorf("%w; nothing was sent", err))
+		}
+		requests = h.in.requests
 	}
-	// Validate against the server's requests, not the exported copy.
-	reqs, err := elicitationRequests(in.requests)
+	reqs, err := elicitationRequests(requests)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -272,8 +287,14 @@ func (a *Adapter) resumeInterrupt(ctx context.Context, in *Interrupt, r Resoluti
 	if err != nil {
 		return nil, fail(err)
 	}
-	if in.round < 1 || in.round > maxRounds {
-		return nil, fail(fmt.Errorf("invalid round %d", in.round))
+	if h != nil {
+		if err := a.states.claim(ctx, in.stamp); err != nil {
+			return nil, fail(err)
+		}
+		if err := a.live.take(h); err != nil {
+			return nil, fail(fmt.Errorf("%w; nothing was sent", err))
+		}
+		return a.resumeLive(ctx, in, h, responses[liveKey].(*mcp.ElicitResult))
 	}
 	if !a.policy.allows(in.MCPName) {
 		return nil, fail(errFiltered)
@@ -483,8 +504,8 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 //
 // Its errors go on the wire, as the JSON-RPC error answering the server's
 // request: standard codes, and messages without the adapter's prefixes.
-// Missing params are -32602; a failed handler is -32603 with the handler's
-// own message; an answer that breaks the request (its schema, its mode) is
+// (Missing params never reach it: conn.liveElicitation answers them.) A
+// failed handler is -32603 with the handler's own message; an answer that breaks the request (its schema, its mode) is
 // -32603 with a fixed message, since the reason may quote the user's
 // answer, and is logged.
 func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -492,11 +513,8 @@ func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitReque
 		e.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
-	if req == nil || req.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
-	}
 	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
-	r.Server, r.Tool = server, liveCallOf(ctx).tool
+	r.Server, r.Tool = server, liveToolOf(ctx)
 	ans, err := e.handler(ctx, r)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

@@ -33,15 +33,7 @@ func (i Interrupt) encode() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (i *Interrupt) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("interrupt", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*i = Interrupt{seal: seal, stamp: seal.stamp()}
-		return nil
-	}
-	return i.decode(nil, payload, seal, stamp{})
+	return unmarshalState("interrupt", b, i, func(seal stateSeal) Interrupt { return Interrupt{seal: seal, stamp: seal.stamp()} })
 }
 
 // sealState returns the interrupt's seal and stamp (openState).
@@ -61,10 +53,8 @@ func (i *Interrupt) decode(_ *states, payload []byte, seal stateSeal, st stamp) 
 	if err != nil {
 		return fail(err)
 	}
-	if st.used == nil {
-		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
-			return fail(err)
-		}
+	if st, err = decodeStamp(st, w.ID, w.Issued); err != nil {
+		return fail(err)
 	}
 	args, err := stored.Arguments(w.Arguments)
 	if err != nil {

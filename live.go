@@ -57,7 +57,6 @@ import (
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
 	"github.com/mcpadapter/mcpadapter/internal/stored"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -205,7 +204,9 @@ func (x *liveExchange) run(send func(x *liveExchange) liveOutcome) {
 	}
 	x.done <- o
 	close(x.quit)
-	x.c.a.live.callEnded(x)
+	if h := x.held.Load(); h != nil {
+		x.c.a.live.end(h, x.why(errLiveCallEnded), 0)
+	}
 }
 
 // next waits within ctx for the next event of x: its answer, or its
@@ -221,28 +222,23 @@ func (x *liveExchange) next(ctx context.Context) liveOutcome {
 			return liveOutcome{err: &liveAsked{x: x, q: q}}
 		}
 		q.reply(&mcp.ElicitResult{Action: string(Cancel)}) // the deadline came with it: no one takes it
-		x.stop()
-		return <-x.done
 	case <-ctx.Done():
-		x.stop()
-		return <-x.done
 	}
+	x.stop()
+	return <-x.done
 }
 
-// ask hands req, the server's live elicitation/create request under ctx,
-// to the call of x, and waits for its answer: a resume's, or cancel when
-// its interrupt ended unanswered. A question the call cannot take any
-// more (it ended) is declined.
-func (x *liveExchange) ask(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	er, _ := req.(*mcp.ElicitRequest)
-	if er == nil || er.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
-	}
+// ask hands req, the server's live elicitation/create request under ctx
+// (with params: conn.liveElicitation screened it), to the call of x, and
+// waits for its answer: a resume's, or cancel when its interrupt ended
+// unanswered. A question the call cannot take any more (it ended) is
+// declined.
+func (x *liveExchange) ask(ctx context.Context, req *mcp.ElicitRequest) (mcp.Result, error) {
 	if !x.offering.CompareAndSwap(false, true) { // one at a time, as with a handler (maxLiveElicitations)
 		x.c.a.logger.Warn("mcpadapter: declined live elicitation", "server", x.c.server, "reason", "the call's server asks another question at once")
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
 	}
-	q := &question{ctx: ctx, params: er.Params, answer: make(chan *mcp.ElicitResult, 1)}
+	q := &question{ctx: ctx, params: req.Params, answer: make(chan *mcp.ElicitResult, 1)}
 	select {
 	case x.asks <- q:
 		x.offering.Store(false)
@@ -299,34 +295,15 @@ func (t *Tool) liveInterrupt(ctx context.Context, c *conn, args map[string]any, 
 	return nil
 }
 
-// resumeLive resumes in, a live interrupt, with r (see [Adapter.Resume]):
-// it answers the held question, then waits within ctx for the call's next
-// event. Nothing is sent unless in is held by a and r answers it.
-func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, r Resolution) (*Result, error) {
-	fail := func(err error) error {
-		return errorf("mcpadapter: server %q: tool %q: resume live interrupt: %w", in.Server, in.Tool, err)
-	}
-	h, err := a.live.find(a, in, a.liveMaxAge())
-	if err != nil {
-		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
-	}
-	reqs, err := elicitationRequests(h.in.requests) // the server's request, as it was held
-	if err != nil {
-		return nil, fail(err)
-	}
-	responses, err := validateAnswers(reqs, r.answers)
-	if err != nil {
-		return nil, fail(err)
-	}
-	if err := a.states.claim(ctx, in.stamp); err != nil {
-		return nil, fail(err)
-	}
-	if err := a.live.take(h); err != nil {
-		return nil, fail(fmt.Errorf("%w; nothing was sent", err))
-	}
-	answer := responses[liveKey].(*mcp.ElicitResult)
+// resumeLive resumes in, a live interrupt, taken for its resume as h (see
+// [Adapter.Resume]): it answers the held question with answer, then waits
+// within ctx for the call's next event.
+func (a *Adapter) resumeLive(ctx context.Context, in *Interrupt, h *heldLive, answer *mcp.ElicitResult) (*Result, error) {
+	var (
+		res *Result
+		err error
+	)
 	t := h.tool
-	var res *Result
 	if tc := h.x.task; tc != nil {
 		res, err = tc.resumeLive(ctx, h, answer) // tasks.go
 	} else {
@@ -446,15 +423,6 @@ func (l *liveInterrupts) close() {
 			return
 		}
 	}
-}
-
-// callEnded ends the interrupt held for a question of x, whose call ended.
-func (l *liveInterrupts) callEnded(x *liveExchange) {
-	h := x.held.Load()
-	if h == nil {
-		return
-	}
-	l.end(h, x.why(errLiveCallEnded), 0)
 }
 
 // why returns why a question of x ends: that the adapter closed, or the

@@ -196,38 +196,6 @@ func shared(st, outer stamp) stamp {
 	return st
 }
 
-// settle resolves the paused call with r on the adapter of t, the tool
-// that the paused call names, and returns the call's result; the error may
-// be a new pause.
-func (p pause) settle(ctx context.Context, t *Tool, r Resolution) (*Result, error) {
-	if err := p.check(t.name); err != nil {
-		return nil, errorf("mcpadapter: %w: %w", ErrInvalidState, err)
-	}
-	return t.a.resume(ctx, p, r)
-}
-
-// resume settles p, which holds exactly one thing, with r.
-func (a *Adapter) resume(ctx context.Context, p pause, r Resolution) (*Result, error) {
-	switch {
-	case p.Task != nil:
-		return a.collect(ctx, p.Task, r)
-	case p.Interrupt != nil:
-		return a.resumeInterrupt(ctx, p.Interrupt, r)
-	}
-	return a.decide(ctx, p.Approval, r)
-}
-
-// collect settles the pending task p with r, which must be [Collected].
-func (a *Adapter) collect(ctx context.Context, p *PendingTask, r Resolution) (*Result, error) {
-	if r.verdict != verdictCollect {
-		if p == nil {
-			return nil, errors.New("mcpadapter: resume: a pending task resolves with Collected")
-		}
-		return nil, fmt.Errorf("mcpadapter: %s: resolve it with Collected", p.Error())
-	}
-	return a.collectTask(ctx, p)
-}
-
 // stamp returns the stamp of what the pause waits for.
 func (p pause) stamp() stamp {
 	switch {
@@ -285,8 +253,11 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 	if err := p.pause.open(ctx, &t.a.states, stateCalls, p.seal); err != nil {
 		return nil, errorf("mcpadapter: resume tool calls: %w", err)
 	}
+	if err := p.pause.check(t.name); err != nil {
+		return nil, errorf("mcpadapter: %w: %w", ErrInvalidState, err)
+	}
 	next := &PausedCalls{Calls: p.Calls, Next: p.Next, State: p.State, messages: slices.Clone(p.messages), media: slices.Clone(p.media)}
-	res, err := p.pause.settle(ctx, t, r)
+	res, err := t.a.Resume(ctx, p.pause.err(), r)
 	if err != nil {
 		if res = t.timedOut(ctx, err, opts); res == nil { // modelerror.go
 			return next.stop(err)
@@ -445,15 +416,7 @@ func (p PausedCalls) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PausedCalls) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("paused tool calls", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*p = PausedCalls{seal: seal, unopened: seal.stamp()}
-		return nil
-	}
-	return p.decode(nil, payload, seal, stamp{})
+	return unmarshalState("paused tool calls", b, p, func(seal stateSeal) PausedCalls { return PausedCalls{seal: seal, unopened: seal.stamp()} })
 }
 
 // decode sets p from payload, with seal, opened by s (nil: not sealed);

@@ -221,15 +221,7 @@ func (p *PendingTask) storedSession(a *Adapter) (session string, notStored bool)
 
 // UnmarshalJSON implements [json.Unmarshaler] (see [Resolution]).
 func (p *PendingTask) UnmarshalJSON(b []byte) error {
-	payload, seal, err := unsealState("pending task", b)
-	if err != nil {
-		return err
-	}
-	if seal.sealed != nil {
-		*p = PendingTask{seal: seal, stamp: seal.stamp()}
-		return nil
-	}
-	return p.decode(nil, payload, seal, stamp{})
+	return unmarshalState("pending task", b, p, func(seal stateSeal) PendingTask { return PendingTask{seal: seal, stamp: seal.stamp()} })
 }
 
 // sealState returns the task's seal and stamp (openState).
@@ -245,10 +237,8 @@ func (p *PendingTask) decode(_ *states, payload []byte, seal stateSeal, st stamp
 	if err != nil {
 		return fail(err)
 	}
-	if st.used == nil {
-		if st, err = decodeStamp(w.ID, w.Issued); err != nil {
-			return fail(err)
-		}
+	if st, err = decodeStamp(st, w.ID, w.Issued); err != nil {
+		return fail(err)
 	}
 	*p = PendingTask{Server: w.Server, Tool: w.Tool, MCPName: w.MCPName, TaskID: w.TaskID,
 		Status: w.Status, StatusMessage: w.StatusMessage, principal: w.Principal, session: w.Session, unstored: w.SessionNotStored,

@@ -37,6 +37,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,17 +79,21 @@ func (c *conn) blame(method string) {
 	}
 }
 
-// A liveCall is what the handler of a live elicitation request learns of
-// the call it serves, carried by its context.
-type liveCall struct {
-	server, tool string
-}
-
-type liveCallKey struct{}
+// liveToolKey carries, in the context of the handler of a live
+// elicitation request, what it learns of the call it serves: the
+// adapter's name of its tool ("" when it cannot be told).
+type liveToolKey struct{}
 
 // liveElicitation screens a live elicitation/create request before next
-// (the SDK's handler, elicitor.live) sees it; see the file comment.
+// (the SDK's handler, elicitor.live) sees it; see the file comment. A
+// request without params is answered invalid params (-32602) first: the
+// SDK's handler reads them before it calls elicitor.live (go-sdk v1.8.0,
+// Client.elicit), and would panic.
 func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	er, _ := req.(*mcp.ElicitRequest)
+	if er == nil || er.Params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+	}
 	decline := func(why string) (mcp.Result, error) {
 		c.a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", why)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
@@ -107,7 +112,7 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		// The call takes it itself (live.go), once: while it waits for its
 		// user the call does not count above, and its server is not asking.
 		c.openMu.Unlock()
-		return oc.live.ask(ctx, req)
+		return oc.live.ask(ctx, er)
 	case c.asking >= min(n, maxLiveElicitations):
 		c.openMu.Unlock()
 		return decline("too many live elicitations at once")
@@ -122,19 +127,19 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		c.asking--
 		c.openMu.Unlock()
 	}()
-	live := liveCall{server: c.server}
+	var tool string
 	if oc != nil {
 		// The caller's context, ended also when the server gives up.
 		callCtx, cancel := context.WithCancel(oc.ctx)
 		defer cancel()
 		defer context.AfterFunc(ctx, cancel)()
-		ctx, live.tool = callCtx, oc.tool
+		ctx, tool = callCtx, oc.tool
 	}
-	return next(context.WithValue(ctx, liveCallKey{}, live), method, req)
+	return next(context.WithValue(ctx, liveToolKey{}, tool), method, req)
 }
 
-// liveCallOf returns the call a live request's context serves.
-func liveCallOf(ctx context.Context) liveCall {
-	live, _ := ctx.Value(liveCallKey{}).(liveCall)
-	return live
+// liveToolOf returns the tool whose call a live request's context serves.
+func liveToolOf(ctx context.Context) string {
+	tool, _ := ctx.Value(liveToolKey{}).(string)
+	return tool
 }

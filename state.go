@@ -99,9 +99,13 @@ func newStamp() stamp {
 	return stamp{id: seal.NewID(), issued: time.Now().UTC(), used: new(atomic.Bool)}
 }
 
-// decodeStamp returns the stamp of decoded state, refusing an id that this
-// package would not have made.
-func decodeStamp(id string, issued time.Time) (stamp, error) {
+// decodeStamp returns the stamp of decoded state: st when it has a flag
+// (an opened value's, its envelope's), else that of id and issued, the
+// payload's, refusing an id that this package would not have made.
+func decodeStamp(st stamp, id string, issued time.Time) (stamp, error) {
+	if st.used != nil {
+		return st, nil
+	}
 	if err := seal.CheckID(id); err != nil {
 		return stamp{}, err
 	}
@@ -230,6 +234,22 @@ func unsealState(what string, b []byte) ([]byte, stateSeal, error) {
 		return nil, stateSeal{}, errorf("mcpadapter: decoding %s: %w: %s", what, ErrInvalidState, err.Error())
 	}
 	return payload, stateSeal{decoded: true, sealed: sealed}, nil
+}
+
+// unmarshalState sets v, stored state (what, for messages) decoded from
+// its JSON b: from the payload when b is not sealed; else to sealedOnly of
+// the seal, a value that shows the seal's stamp only, until an Adapter
+// opens it (openState).
+func unmarshalState[T any, P sealedKind[T]](what string, b []byte, v P, sealedOnly func(stateSeal) T) error {
+	payload, seal, err := unsealState(what, b)
+	if err != nil {
+		return err
+	}
+	if seal.sealed != nil {
+		*v = sealedOnly(seal)
+		return nil
+	}
+	return v.decode(nil, payload, seal, stamp{})
 }
 
 // open checks stored state of kind, with seal and stamp st, that a call of
