@@ -198,15 +198,13 @@ func (cs *catalogs) ofLocked(c *conn) *catalog {
 	return c.cat
 }
 
-// A fetchFunc fetches one list of cat for mode, storing it unless the entry's
-// version is no longer version.
-type fetchFunc[T any] func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error)
-
 // cachedList returns one list of c's server according to mode: the entry
-// selected by field while fresh (CacheUse), else what fetch gets. The caller
-// owns the returned slice; its elements are shared.
+// selected by field while fresh (CacheUse), else what fetch gets: fetch
+// fetches the list of cat for mode, storing it unless the entry's version
+// is no longer version. The caller owns the returned slice; its elements
+// are shared.
 func cachedList[T any](ctx context.Context, cs *catalogs, c *conn, mode CacheMode, op, name string,
-	field func(*catalog) *entry[T], fetch fetchFunc[T]) ([]T, error) {
+	field func(*catalog) *entry[T], fetch func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error)) ([]T, error) {
 	if err := c.usable(op); err != nil {
 		return nil, err
 	}
@@ -414,32 +412,6 @@ func listOptionsOf(opts []ListOption) (listOptions, error) {
 	return o, o.cache.validate()
 }
 
-// resources returns every resource of server according to opts.
-func (cs *catalogs) resources(ctx context.Context, server string, opts []ListOption) ([]*mcp.Resource, error) {
-	return listItems(ctx, cs.a, server, opts, "list resources", "resources",
-		func(cat *catalog) *entry[*mcp.Resource] { return &cat.resources },
-		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
-			res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", 0, err
-			}
-			return res.Resources, res.NextCursor, res.TTLMs, nil
-		})
-}
-
-// templates returns every resource template of server according to opts.
-func (cs *catalogs) templates(ctx context.Context, server string, opts []ListOption) ([]*mcp.ResourceTemplate, error) {
-	return listItems(ctx, cs.a, server, opts, "list resource templates", "templates",
-		func(cat *catalog) *entry[*mcp.ResourceTemplate] { return &cat.templates },
-		func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
-			res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", 0, err
-			}
-			return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
-		})
-}
-
 // listItems returns one resource list of server, cached like tool lists. A
 // server without resources (method not found) has none: an empty list.
 func listItems[T any](ctx context.Context, a *Adapter, server string, opts []ListOption, op, name string,
@@ -465,7 +437,8 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 					}
 					return items, next, ttl, err
 				})
-				if isMethodNotFound(err) {
+				var we *jsonrpc.Error
+				if errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound {
 					items, ttl, err = nil, 0, nil
 				}
 				if err != nil {
@@ -531,10 +504,4 @@ func (b *catalogBudget) spend(n int) error {
 		return fmt.Errorf("%w: its listing over every page passes %d bytes (Config.MaxMessageBytes)", ErrMessageTooLarge, b.max)
 	}
 	return nil
-}
-
-// isMethodNotFound reports whether err is a JSON-RPC method-not-found error.
-func isMethodNotFound(err error) bool {
-	var we *jsonrpc.Error
-	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
 }
