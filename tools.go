@@ -243,13 +243,14 @@ type callRunner func(ctx context.Context, tc llms.ToolCall) (*Result, error)
 func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
 	for ; p.Next < len(p.Calls); p.Next++ {
 		tc := p.Calls[p.Next]
+		t := s.toolOf(tc)
 		res, err := run(ctx, tc)
 		if err != nil {
-			if res = s.toolOf(tc).timedOut(ctx, err, opts); res == nil { // modelerror.go
+			if res = t.timedOut(ctx, err, opts); res == nil { // modelerror.go
 				return p.stop(err)
 			}
 		}
-		p.add(tc, res, s.partOptions(tc, opts))
+		p.add(tc, res, t.partOptions(opts))
 	}
 	return append(p.messages, p.media...), nil // p is done with: no copy
 }
