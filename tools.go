@@ -194,11 +194,7 @@ func (s Toolset) Tools() []tools.Tool {
 // with its server's schema (see [Tool.LLMTool]). Tools for the app alone
 // ([Tool.AppOnly]) are left out.
 func (s Toolset) LLMTools() []llms.Tool {
-	s = visible(s, false, nil)
-	out := make([]llms.Tool, len(s))
-	for i, t := range s {
-		out[i] = t.LLMTool()
-	}
+	out, _ := s.LLMToolsFor() // without passes, no tool fails
 	return out
 }
 
