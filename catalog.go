@@ -193,7 +193,7 @@ func (cs *catalogs) checkDistinct(c *conn, set Toolset) error {
 // none. catalogs.mu must be held.
 func (cs *catalogs) ofLocked(c *conn) *catalog {
 	if c.cat == nil {
-		c.cat = &catalog{conn: c, wrappers: map[string]*Tool{}}
+		c.cat = &catalog{conn: c, fetches: map[string]any{}, wrappers: map[string]*Tool{}}
 	}
 	return c.cat
 }
@@ -228,13 +228,28 @@ func cachedList[T any](ctx context.Context, cs *catalogs, c *conn, mode CacheMod
 	key := name + "/" + strconv.FormatUint(version, 10)
 	f, _ := cat.fetches[key].(*fetchOf[T])
 	if f == nil {
-		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
-		if f = startFetch(cs, cat, key, func(ctx context.Context) ([]T, error) {
-			return fetch(trace.ContextWithSpanContext(ctx, parent), cat, CacheUse, version)
-		}); f == nil {
+		// The first miss starts the fetch in a goroutine that the
+		// generation owns, registered in cat.fetches until it returns.
+		g := c.gen
+		if !g.enter() {
 			cs.mu.Unlock()
 			return nil, serverError(c.server, op, ErrClosed)
 		}
+		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
+		fctx, cancel := context.WithCancel(trace.ContextWithSpanContext(g.ctx, parent))
+		f = &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
+		cat.fetches[key] = f
+		go func() {
+			defer g.wg.Done()
+			defer cancel()
+			f.items, f.err = fetch(fctx, cat, CacheUse, version)
+			cs.mu.Lock()
+			if cat.fetches[key] == f {
+				delete(cat.fetches, key)
+			}
+			cs.mu.Unlock()
+			close(f.done)
+		}()
 	}
 	f.waiters++
 	cs.mu.Unlock()
@@ -272,34 +287,6 @@ type fetchOf[T any] struct {
 	cancel context.CancelFunc
 
 	waiters int // guarded by catalogs.mu
-}
-
-// startFetch starts fetch in a goroutine that the generation of cat owns,
-// registered in cat.fetches under key until it returns. It returns nil when
-// the generation is closed. catalogs.mu must be held.
-func startFetch[T any](cs *catalogs, cat *catalog, key string, fetch func(context.Context) ([]T, error)) *fetchOf[T] {
-	g := cat.conn.gen
-	if !g.enter() {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(g.ctx)
-	f := &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
-	if cat.fetches == nil {
-		cat.fetches = map[string]any{}
-	}
-	cat.fetches[key] = f
-	go func() {
-		defer g.wg.Done()
-		defer cancel()
-		f.items, f.err = fetch(ctx)
-		cs.mu.Lock()
-		if cat.fetches[key] == f {
-			delete(cat.fetches, key)
-		}
-		cs.mu.Unlock()
-		close(f.done)
-	}()
-	return f
 }
 
 // tools returns the tools of c's server according to mode.
