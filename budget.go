@@ -9,10 +9,6 @@ package mcpadapter
 // [Result.Messages], [Result.Parts] and [Toolset.HandleToolCalls]. The
 // [Result] itself, from [Tool.Invoke], is never cut.
 
-import (
-	"github.com/tmc/langchaingo/llms"
-)
-
 // defaultResultBudget is the budget of a tool result's model-visible form
 // when none is set, in characters: about 25,000 tokens, a quarter of a
 // small context window and far above what a tool that answers a question
@@ -37,20 +33,12 @@ func budgetLimit(budget int) int {
 	return budget
 }
 
-// resultBudget is the budget of t's adapter.
-func (t *Tool) resultBudget() int {
-	if t == nil || t.a == nil {
-		return 0
+// partOptions returns opts preceded by the budget of t's adapter (for a
+// nil or zero t: the default), so that the caller's options win.
+func (t *Tool) partOptions(opts []PartOption) []PartOption {
+	budget := 0
+	if t != nil && t.a != nil {
+		budget = t.a.cfg.ResultBudget
 	}
-	return t.a.cfg.ResultBudget
-}
-
-// partOptions returns opts preceded by the budget of the tool that tc
-// calls, so that the caller's options win.
-func (s Toolset) partOptions(tc llms.ToolCall, opts []PartOption) []PartOption {
-	var t *Tool
-	if tc.FunctionCall != nil {
-		t = s.Lookup(tc.FunctionCall.Name)
-	}
-	return append([]PartOption{withBudget(t.resultBudget())}, opts...)
+	return append([]PartOption{withBudget(budget)}, opts...)
 }

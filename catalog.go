@@ -193,20 +193,18 @@ func (cs *catalogs) checkDistinct(c *conn, set Toolset) error {
 // none. catalogs.mu must be held.
 func (cs *catalogs) ofLocked(c *conn) *catalog {
 	if c.cat == nil {
-		c.cat = &catalog{conn: c, wrappers: map[string]*Tool{}}
+		c.cat = &catalog{conn: c, fetches: map[string]any{}, wrappers: map[string]*Tool{}}
 	}
 	return c.cat
 }
 
-// A fetchFunc fetches one list of cat for mode, storing it unless the entry's
-// version is no longer version.
-type fetchFunc[T any] func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error)
-
 // cachedList returns one list of c's server according to mode: the entry
-// selected by field while fresh (CacheUse), else what fetch gets. The caller
-// owns the returned slice; its elements are shared.
+// selected by field while fresh (CacheUse), else what fetch gets: fetch
+// fetches the list of cat for mode, storing it unless the entry's version
+// is no longer version. The caller owns the returned slice; its elements
+// are shared.
 func cachedList[T any](ctx context.Context, cs *catalogs, c *conn, mode CacheMode, op, name string,
-	field func(*catalog) *entry[T], fetch fetchFunc[T]) ([]T, error) {
+	field func(*catalog) *entry[T], fetch func(ctx context.Context, cat *catalog, mode CacheMode, version uint64) ([]T, error)) ([]T, error) {
 	if err := c.usable(op); err != nil {
 		return nil, err
 	}
@@ -230,13 +228,28 @@ func cachedList[T any](ctx context.Context, cs *catalogs, c *conn, mode CacheMod
 	key := name + "/" + strconv.FormatUint(version, 10)
 	f, _ := cat.fetches[key].(*fetchOf[T])
 	if f == nil {
-		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
-		if f = startFetch(cs, cat, key, func(ctx context.Context) ([]T, error) {
-			return fetch(trace.ContextWithSpanContext(ctx, parent), cat, CacheUse, version)
-		}); f == nil {
+		// The first miss starts the fetch in a goroutine that the
+		// generation owns, registered in cat.fetches until it returns.
+		g := c.gen
+		if !g.enter() {
 			cs.mu.Unlock()
 			return nil, serverError(c.server, op, ErrClosed)
 		}
+		parent := trace.SpanContextFromContext(ctx) // the shared fetch's span is a child of the first caller's
+		fctx, cancel := context.WithCancel(trace.ContextWithSpanContext(g.ctx, parent))
+		f = &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
+		cat.fetches[key] = f
+		go func() {
+			defer g.wg.Done()
+			defer cancel()
+			f.items, f.err = fetch(fctx, cat, CacheUse, version)
+			cs.mu.Lock()
+			if cat.fetches[key] == f {
+				delete(cat.fetches, key)
+			}
+			cs.mu.Unlock()
+			close(f.done)
+		}()
 	}
 	f.waiters++
 	cs.mu.Unlock()
@@ -274,34 +287,6 @@ type fetchOf[T any] struct {
 	cancel context.CancelFunc
 
 	waiters int // guarded by catalogs.mu
-}
-
-// startFetch starts fetch in a goroutine that the generation of cat owns,
-// registered in cat.fetches under key until it returns. It returns nil when
-// the generation is closed. catalogs.mu must be held.
-func startFetch[T any](cs *catalogs, cat *catalog, key string, fetch func(context.Context) ([]T, error)) *fetchOf[T] {
-	g := cat.conn.gen
-	if !g.enter() {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(g.ctx)
-	f := &fetchOf[T]{done: make(chan struct{}), cancel: cancel}
-	if cat.fetches == nil {
-		cat.fetches = map[string]any{}
-	}
-	cat.fetches[key] = f
-	go func() {
-		defer g.wg.Done()
-		defer cancel()
-		f.items, f.err = fetch(ctx)
-		cs.mu.Lock()
-		if cat.fetches[key] == f {
-			delete(cat.fetches, key)
-		}
-		cs.mu.Unlock()
-		close(f.done)
-	}()
-	return f
 }
 
 // tools returns the tools of c's server according to mode.
@@ -414,32 +399,6 @@ func listOptionsOf(opts []ListOption) (listOptions, error) {
 	return o, o.cache.validate()
 }
 
-// resources returns every resource of server according to opts.
-func (cs *catalogs) resources(ctx context.Context, server string, opts []ListOption) ([]*mcp.Resource, error) {
-	return listItems(ctx, cs.a, server, opts, "list resources", "resources",
-		func(cat *catalog) *entry[*mcp.Resource] { return &cat.resources },
-		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
-			res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", 0, err
-			}
-			return res.Resources, res.NextCursor, res.TTLMs, nil
-		})
-}
-
-// templates returns every resource template of server according to opts.
-func (cs *catalogs) templates(ctx context.Context, server string, opts []ListOption) ([]*mcp.ResourceTemplate, error) {
-	return listItems(ctx, cs.a, server, opts, "list resource templates", "templates",
-		func(cat *catalog) *entry[*mcp.ResourceTemplate] { return &cat.templates },
-		func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
-			res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", 0, err
-			}
-			return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
-		})
-}
-
 // listItems returns one resource list of server, cached like tool lists. A
 // server without resources (method not found) has none: an empty list.
 func listItems[T any](ctx context.Context, a *Adapter, server string, opts []ListOption, op, name string,
@@ -465,7 +424,8 @@ func listItems[T any](ctx context.Context, a *Adapter, server string, opts []Lis
 					}
 					return items, next, ttl, err
 				})
-				if isMethodNotFound(err) {
+				var we *jsonrpc.Error
+				if errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound {
 					items, ttl, err = nil, 0, nil
 				}
 				if err != nil {
@@ -531,10 +491,4 @@ func (b *catalogBudget) spend(n int) error {
 		return fmt.Errorf("%w: its listing over every page passes %d bytes (Config.MaxMessageBytes)", ErrMessageTooLarge, b.max)
 	}
 	return nil
-}
-
-// isMethodNotFound reports whether err is a JSON-RPC method-not-found error.
-func isMethodNotFound(err error) bool {
-	var we *jsonrpc.Error
-	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
 }

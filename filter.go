@@ -20,9 +20,9 @@ import (
 //   - MCP Apps tools whose _meta.ui.visibility leaves out "model" (such as
 //     ["app"]), which the app's view calls, never the model. They are left
 //     out unless [IncludeAppOnly] asks for them, and [Toolset.Tools],
-//     [Toolset.LLMTools] and [Toolset.HandleToolCalls] skip them in any
-//     set, so that a set listed with IncludeAppOnly is still safe to hand
-//     to an agent;
+//     [Toolset.LLMTools], [Toolset.LLMToolsFor] and [Toolset.HandleToolCalls]
+//     skip them in any set, so that a set listed with IncludeAppOnly is
+//     still safe to hand to an agent;
 //   - tools whose server requires task-based execution when the adapter
 //     cannot run them as tasks (tasks off for the server, or a modern
 //     server without the tasks extension: tasks.go): a call that reaches
@@ -89,7 +89,8 @@ func (f *Filter) keeps(ctx context.Context, server string, d *ToolDescriptor) bo
 //	res, err := ts.Lookup(name).Invoke(ctx, args) // the view's call
 //
 // The model-facing methods of the set ([Toolset.Tools], [Toolset.LLMTools],
-// [Toolset.HandleToolCalls]) still leave those tools out.
+// [Toolset.LLMToolsFor], [Toolset.HandleToolCalls]) still leave those tools
+// out.
 func IncludeAppOnly() ListOption {
 	return func(o *listOptions) { o.appOnly = true }
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -67,25 +66,15 @@ func (t *Tool) TimedOut(ctx context.Context, err error) (text string, ok bool) {
 		return "", false
 	}
 	within := "in time"
-	if d, what := t.boundOf(err); d > 0 {
-		within = fmt.Sprintf("%s %v", what, d)
+	var te *timeoutError // the bound err ran into: the round's (exchange.go)
+	if errors.As(err, &te) && te.d > 0 {
+		within = fmt.Sprintf("within %v", te.d)
+		if te.idle {
+			within = fmt.Sprintf("nor report progress within %v", te.d)
+		}
 	}
 	return fmt.Sprintf("Error: tool %s did not answer %s and may still be running on the server; its result is lost. "+
 		"Try again, take another way, or tell the user.", t.name, within), true
-}
-
-// boundOf returns the bound that err, a timeout of a call of t, ran into
-// (the round's timeoutError, exchange.go), and how to say it; 0 when it is
-// not known.
-func (t *Tool) boundOf(err error) (time.Duration, string) {
-	var te *timeoutError
-	switch {
-	case !errors.As(err, &te) || te.d == 0:
-		return 0, ""
-	case te.idle:
-		return te.d, "nor report progress within"
-	}
-	return te.d, "within"
 }
 
 // timedOut returns the isError result the model reads in place of err,

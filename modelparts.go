@@ -13,23 +13,6 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// partStyle is how blocks become parts and what bounds them: the
-// PartOptions applied.
-type partStyle struct {
-	// dataURL selects OpenAI-style parts: images as data URLs, and no
-	// binary parts at all (OpenAI rejects them).
-	dataURL bool
-	// limit bounds what one result gives the model, in characters
-	// (internal/modeltext); negative: no bound.
-	limit int
-}
-
-// style returns the content style that opts select.
-func style(opts []PartOption) partStyle {
-	o := applyParts(opts)
-	return partStyle{dataURL: o.imageDataURL, limit: budgetLimit(o.budget)}
-}
-
 // applyParts applies opts, skipping nil ones.
 func applyParts(opts []PartOption) partOptions {
 	var o partOptions
@@ -43,8 +26,8 @@ func applyParts(opts []PartOption) partOptions {
 
 // appendPart appends b to parts: its media part, or else its text (as in
 // [Result.Text]) unless blank, since providers reject blank text parts.
-func (s partStyle) appendPart(parts []llms.ContentPart, b *Block) []llms.ContentPart {
-	if p, ok := s.mediaPart(b); ok {
+func (o partOptions) appendPart(parts []llms.ContentPart, b *Block) []llms.ContentPart {
+	if p, ok := o.mediaPart(b); ok {
 		return append(parts, p)
 	}
 	if text := b.line(); strings.TrimSpace(text) != "" {
@@ -55,21 +38,21 @@ func (s partStyle) appendPart(parts []llms.ContentPart, b *Block) []llms.Content
 
 // mediaPart returns the media part for b, or false when b has no media the
 // selected provider style accepts (b is then shown as text).
-func (s partStyle) mediaPart(b *Block) (llms.ContentPart, bool) {
+func (o partOptions) mediaPart(b *Block) (llms.ContentPart, bool) {
 	switch b.Type {
 	case BlockImage:
 		if len(b.Data) > 0 {
 			mt := modeltext.MediaType(b.MIMEType, b.Data)
-			if s.dataURL {
+			if o.imageDataURL {
 				return llms.ImageURLPart("data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b.Data)), true
 			}
 			return llms.BinaryPart(mt, b.Data), true
 		}
-		if s.dataURL && modeltext.Fetchable(b.URI) {
+		if o.imageDataURL && modeltext.Fetchable(b.URI) {
 			return llms.ImageURLPart(b.URI), true
 		}
 	case BlockAudio, BlockFile:
-		if len(b.Data) > 0 && !s.dataURL {
+		if len(b.Data) > 0 && !o.imageDataURL {
 			return llms.BinaryPart(modeltext.MediaType(b.MIMEType, b.Data), b.Data), true
 		}
 	}

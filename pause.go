@@ -263,7 +263,7 @@ func (s Toolset) resumeCalls(ctx context.Context, p *PausedCalls, r Resolution, 
 			return next.stop(err)
 		}
 	}
-	next.add(tc, res, s.partOptions(tc, opts))
+	next.add(tc, res, t.partOptions(opts))
 	next.Next++
 	return s.runCalls(ctx, next, run, opts)
 }

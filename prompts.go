@@ -193,7 +193,7 @@ func (p *PromptResult) LLMMessages(opts ...PartOption) []llms.MessageContent {
 	if p == nil {
 		return nil
 	}
-	s := style(opts)
+	s := applyParts(opts)
 	out := make([]llms.MessageContent, 0, len(p.Messages))
 	for i := range p.Messages {
 		m := &p.Messages[i]

@@ -60,6 +60,7 @@ func (t *Tool) LLMToolFor(passes ...SchemaPass) (llms.Tool, error) {
 // others, in order, with an error joining one per failed tool: a caller may
 // go on without them, or stop.
 func (s Toolset) LLMToolsFor(passes ...SchemaPass) ([]llms.Tool, error) {
+	s = visible(s, false, nil)
 	out := make([]llms.Tool, 0, len(s))
 	var errs []error
 	for _, t := range s {

@@ -195,3 +195,23 @@ func TestSchemaPassStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestLLMToolsForLeavesOutAppOnly: like LLMTools, LLMToolsFor never offers
+// the model a tool for the app alone, also from a set listed with
+// IncludeAppOnly (an agent made over such a set offered it, and the
+// model's calls of it then failed as unknown tools).
+func TestLLMToolsForLeavesOutAppOnly(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "apps", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "shown", InputSchema: object}, returns(&mcp.CallToolResult{}))
+	s.AddTool(&mcp.Tool{Name: "poll", InputSchema: object, Meta: mcp.Meta{"ui": map[string]any{"visibility": []any{"app"}}}}, returns(&mcp.CallToolResult{}))
+	_, all := listSDK(t, s, ModeAuto, Config{}, IncludeAppOnly())
+	if len(all) != 2 {
+		t.Fatalf("ListTools(IncludeAppOnly()) = %d tools, want 2", len(all))
+	}
+	for _, passes := range [][]SchemaPass{nil, {ForOpenAI()}, {ForGemini()}} {
+		tools, err := all.LLMToolsFor(passes...)
+		if err != nil || len(tools) != 1 || tools[0].Function.Name != "srv__shown" {
+			t.Errorf("LLMToolsFor(%d passes) = %v, %v; want srv__shown alone", len(passes), toolNamesOf(tools), err)
+		}
+	}
+}

@@ -16,14 +16,30 @@ import (
 // no effect here). The caller owns the slice but must not mutate the
 // resources.
 func (a *Adapter) ListResources(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Resource, error) {
-	return a.catalogs.resources(ctx, server, opts)
+	return listItems(ctx, a, server, opts, "list resources", "resources",
+		func(cat *catalog) *entry[*mcp.Resource] { return &cat.resources },
+		func(ctx context.Context, c *conn, cursor string) ([]*mcp.Resource, string, int, error) {
+			res, err := c.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", 0, err
+			}
+			return res.Resources, res.NextCursor, res.TTLMs, nil
+		})
 }
 
 // ListResourceTemplates lists every resource template of the named server
 // (all pages), cached like [Adapter.ListResources]. A server without
 // resources has none: an empty list.
 func (a *Adapter) ListResourceTemplates(ctx context.Context, server string, opts ...ListOption) ([]*mcp.ResourceTemplate, error) {
-	return a.catalogs.templates(ctx, server, opts)
+	return listItems(ctx, a, server, opts, "list resource templates", "templates",
+		func(cat *catalog) *entry[*mcp.ResourceTemplate] { return &cat.templates },
+		func(ctx context.Context, c *conn, cursor string) ([]*mcp.ResourceTemplate, string, int, error) {
+			res, err := c.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", 0, err
+			}
+			return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
+		})
 }
 
 // ReadResource reads one resource of the named server.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -181,13 +182,11 @@ type resultOne struct {
 // the adapter does not model becomes a text placeholder that keeps its
 // JSON. It reports false for a nil item, which has nothing to keep.
 func newBlock(c mcp.Content) (Block, bool) {
+	if v := reflect.ValueOf(c); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
+		return Block{}, false // nil, or a nil item of any content type
+	}
 	switch c := c.(type) {
-	case nil:
-		return Block{}, false
 	case *mcp.TextContent:
-		if c == nil {
-			return Block{}, false
-		}
 		if orig, ok := c.Meta[originalMetaKey]; ok {
 			raw, err := json.Marshal(orig)
 			if err != nil {
@@ -197,19 +196,10 @@ func newBlock(c mcp.Content) (Block, bool) {
 		}
 		return Block{Type: BlockText, Text: c.Text, Annotations: c.Annotations, Meta: c.Meta}, true
 	case *mcp.ImageContent:
-		if c == nil {
-			return Block{}, false
-		}
 		return Block{Type: BlockImage, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
 	case *mcp.AudioContent:
-		if c == nil {
-			return Block{}, false
-		}
 		return Block{Type: BlockAudio, MIMEType: c.MIMEType, Data: c.Data, Annotations: c.Annotations, Meta: c.Meta}, true
 	case *mcp.ResourceLink:
-		if c == nil {
-			return Block{}, false
-		}
 		b := Block{Type: BlockLink, MIMEType: c.MIMEType, URI: c.URI, Name: c.Name,
 			Title: c.Title, Description: c.Description, Size: c.Size, Icons: c.Icons,
 			Annotations: c.Annotations, Meta: c.Meta}
@@ -218,9 +208,6 @@ func newBlock(c mcp.Content) (Block, bool) {
 		}
 		return b, true
 	case *mcp.EmbeddedResource:
-		if c == nil {
-			return Block{}, false
-		}
 		rc := c.Resource
 		if rc == nil {
 			return unmodelled(c, "[resource without contents]"), true
@@ -235,14 +222,8 @@ func newBlock(c mcp.Content) (Block, bool) {
 		}
 		return b, true
 	case *mcp.ToolUseContent:
-		if c == nil {
-			return Block{}, false
-		}
 		return unmodelled(c, unsupportedText("tool_use")), true
 	case *mcp.ToolResultContent:
-		if c == nil {
-			return Block{}, false
-		}
 		return unmodelled(c, unsupportedText("tool_result")), true
 	default:
 		// A content type added to the SDK after this code was written.
@@ -306,7 +287,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r == nil {
 		return nil
 	}
-	s := style(opts)
+	s := applyParts(opts)
 	var parts []llms.ContentPart
 	for i := range r.Content {
 		if b := &r.Content[i]; b.forAssistant() {
@@ -319,7 +300,7 @@ func (r *Result) Parts(opts ...PartOption) []llms.ContentPart {
 	if r.IsError && len(parts) == 0 {
 		parts = append(parts, llms.TextPart(emptyErrorText))
 	}
-	return modeltext.Parts(parts, s.limit)
+	return modeltext.Parts(parts, budgetLimit(s.budget))
 }
 
 // Messages returns the messages that answer call in a chat history: one
@@ -336,7 +317,7 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 	if r == nil {
 		r = &Result{}
 	}
-	s := style(opts)
+	s := applyParts(opts)
 	var name string
 	if call.FunctionCall != nil {
 		name = call.FunctionCall.Name
@@ -353,7 +334,7 @@ func (r *Result) Messages(call llms.ToolCall, opts ...PartOption) []llms.Message
 			}
 		}
 	}
-	text, media = modeltext.Message(text, media, s.limit)
+	text, media = modeltext.Message(text, media, budgetLimit(s.budget))
 	msgs := []llms.MessageContent{{
 		Role:  llms.ChatMessageTypeTool,
 		Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: text}},

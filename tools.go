@@ -194,11 +194,7 @@ func (s Toolset) Tools() []tools.Tool {
 // with its server's schema (see [Tool.LLMTool]). Tools for the app alone
 // ([Tool.AppOnly]) are left out.
 func (s Toolset) LLMTools() []llms.Tool {
-	s = visible(s, false, nil)
-	out := make([]llms.Tool, len(s))
-	for i, t := range s {
-		out[i] = t.LLMTool()
-	}
+	out, _ := s.LLMToolsFor() // without passes, no tool fails
 	return out
 }
 
@@ -235,21 +231,23 @@ func (s Toolset) HandleToolCalls(ctx context.Context, choice *llms.ContentChoice
 	return s.runCalls(ctx, &PausedCalls{Calls: choice.ToolCalls}, s.runToolCall, opts)
 }
 
-// A callRunner runs one native tool call: [Toolset.runToolCall], or a
+// A callRunner runs one native tool call tc of a set, whose tool t there
+// is (toolOf) nil when the set has none: [Toolset.runToolCall], or a
 // [ToolSearch]'s, which answers its search calls itself.
-type callRunner func(ctx context.Context, tc llms.ToolCall) (*Result, error)
+type callRunner func(ctx context.Context, tc llms.ToolCall, t *Tool) (*Result, error)
 
 // runCalls runs the calls of p from p.Next on, each with run.
 func (s Toolset) runCalls(ctx context.Context, p *PausedCalls, run callRunner, opts []PartOption) ([]llms.MessageContent, error) {
 	for ; p.Next < len(p.Calls); p.Next++ {
 		tc := p.Calls[p.Next]
-		res, err := run(ctx, tc)
+		t := s.toolOf(tc)
+		res, err := run(ctx, tc, t)
 		if err != nil {
-			if res = s.toolOf(tc).timedOut(ctx, err, opts); res == nil { // modelerror.go
+			if res = t.timedOut(ctx, err, opts); res == nil { // modelerror.go
 				return p.stop(err)
 			}
 		}
-		p.add(tc, res, s.partOptions(tc, opts))
+		p.add(tc, res, t.partOptions(opts))
 	}
 	return append(p.messages, p.media...), nil // p is done with: no copy
 }
@@ -262,13 +260,12 @@ func (s Toolset) toolOf(tc llms.ToolCall) *Tool {
 	return s.Lookup(tc.FunctionCall.Name)
 }
 
-// runToolCall runs one native tool call; problems the model can fix are
-// results.
-func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall) (*Result, error) {
+// runToolCall runs one native tool call tc, of the tool t of s (toolOf);
+// problems the model can fix are results.
+func (s Toolset) runToolCall(ctx context.Context, tc llms.ToolCall, t *Tool) (*Result, error) {
 	if tc.FunctionCall == nil {
 		return errorResult("Error: tool call without a function"), nil
 	}
-	t := s.Lookup(tc.FunctionCall.Name)
 	if t == nil || !t.offered(false) {
 		return errorResult(s.unknownTool(tc.FunctionCall.Name)), nil
 	}

@@ -216,22 +216,22 @@ func (x *ToolSearch) runner(msgs ...[]llms.MessageContent) callRunner {
 	for _, m := range msgs {
 		f.Read(x.name, m, x.known)
 	}
-	return func(ctx context.Context, tc llms.ToolCall) (*Result, error) {
+	return func(ctx context.Context, tc llms.ToolCall, t *Tool) (*Result, error) {
 		if tc.FunctionCall == nil {
-			return x.tools.runToolCall(ctx, tc)
+			return x.tools.runToolCall(ctx, tc, t)
 		}
 		name := tc.FunctionCall.Name
 		if strings.EqualFold(name, x.name) {
 			res, found := x.answer(tc.FunctionCall.Arguments)
-			for _, t := range found {
-				f.Add(t.name)
+			for _, hit := range found {
+				f.Add(hit.name)
 			}
 			return res, nil
 		}
-		if t := x.model.Lookup(name); t == nil || !f.Has(t.name) {
+		if offered := x.model.Lookup(name); offered == nil || !f.Has(offered.name) {
 			return errorResult(toolsearch.NotFound(name, x.name)), nil
 		}
-		return x.tools.runToolCall(ctx, tc)
+		return x.tools.runToolCall(ctx, tc, t)
 	}
 }
 

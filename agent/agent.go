@@ -58,14 +58,11 @@ import (
 // [WithSystemPrompt]'s message): a memory's other variables are not shown
 // to the model. An Agent is safe for concurrent runs.
 type Agent struct {
-	llm      llms.Model
-	toolset  mcpadapter.Toolset
-	tools    []llms.Tool            // offered on every request, without search
-	search   *mcpadapter.ToolSearch // with WithToolSearch: offers the search tool and the tools found
-	passes   []mcpadapter.SchemaPass
-	system   string
-	parts    []mcpadapter.PartOption
-	callOpts []llms.CallOption
+	llm     llms.Model
+	toolset mcpadapter.Toolset
+	tools   []llms.Tool            // offered on every request, without search
+	search  *mcpadapter.ToolSearch // with WithToolSearch: offers the search tool and the tools found
+	options                        // as the Options set them
 }
 
 var _ agents.Agent = (*Agent)(nil)
@@ -74,11 +71,11 @@ var _ agents.Agent = (*Agent)(nil)
 type Option func(*options)
 
 type options struct {
-	passes   []mcpadapter.SchemaPass
-	search   *mcpadapter.ToolSearchOptions // nil: no tool search
-	system   string
-	parts    []mcpadapter.PartOption
-	callOpts []llms.CallOption
+	passes     []mcpadapter.SchemaPass
+	toolSearch *mcpadapter.ToolSearchOptions // nil: no tool search
+	system     string
+	parts      []mcpadapter.PartOption
+	callOpts   []llms.CallOption
 }
 
 // WithSchemaPasses offers the tools as [mcpadapter.Toolset.LLMToolsFor]
@@ -108,7 +105,7 @@ func WithToolSearch(opts *mcpadapter.ToolSearchOptions) Option {
 		if opts == nil {
 			opts = &mcpadapter.ToolSearchOptions{}
 		}
-		o.search = opts
+		o.toolSearch = opts
 	}
 }
 
@@ -144,9 +141,9 @@ func New(llm llms.Model, ts mcpadapter.Toolset, opts ...Option) (*Agent, error) 
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	a := &Agent{llm: llm, toolset: ts, tools: offered, passes: o.passes, system: o.system, parts: o.parts, callOpts: o.callOpts}
-	if o.search != nil {
-		if a.search, err = mcpadapter.NewToolSearch(ts, o.search); err != nil {
+	a := &Agent{llm: llm, toolset: ts, tools: offered, options: o}
+	if o.toolSearch != nil {
+		if a.search, err = mcpadapter.NewToolSearch(ts, o.toolSearch); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 		if _, err := a.search.LLMToolsFor(nil, o.passes...); err != nil {

@@ -23,14 +23,16 @@ const argWrapper = "__arg1"
 // Decode turns the text input of a Call into arguments for a tool whose
 // input schema is schema.
 func Decode(input string, schema map[string]any) (map[string]any, error) {
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]any)
 	s := unfence(strings.TrimSpace(input))
 	if strings.HasPrefix(s, "{") {
 		obj, err := Object(s)
 		if err != nil {
 			return nil, err
 		}
-		if inner, ok := obj[argWrapper]; ok && len(obj) == 1 && !hasProperty(schema, argWrapper) {
-			switch inner := inner.(type) {
+		if _, declared := props[argWrapper]; len(obj) == 1 && !declared {
+			switch inner := obj[argWrapper].(type) { // nil when obj holds another key
 			case string:
 				return Decode(inner, schema)
 			case map[string]any:
@@ -45,24 +47,23 @@ func Decode(input string, schema map[string]any) (map[string]any, error) {
 			s = str
 		}
 	}
-	props, _ := schema["properties"].(map[string]any)
-	if len(props) == 0 && !hasRequired(schema) {
+	if len(props) == 0 && len(required) == 0 {
 		return map[string]any{}, nil // nothing to fill in: the input says nothing
 	}
 	if s == "" {
 		return nil, errors.New("empty input")
 	}
-	if name, ok := bareStringProperty(schema); ok {
+	if name, ok := bareStringProperty(props, required); ok {
 		return map[string]any{name: s}, nil
 	}
 	return nil, errors.New("input is not a JSON object")
 }
 
-// bareStringProperty returns the property a bare string fills: the only
-// property of type string or, when there are several, the only required
-// property if it is of type string.
-func bareStringProperty(schema map[string]any) (string, bool) {
-	props, _ := schema["properties"].(map[string]any)
+// bareStringProperty returns the property a bare string fills, of the
+// properties and required names of a schema: the only property of type
+// string or, when there are several, the only required property if it is
+// of type string.
+func bareStringProperty(props map[string]any, required []any) (string, bool) {
 	isString := func(name string) bool {
 		p, ok := props[name].(map[string]any)
 		return ok && p["type"] == "string"
@@ -76,26 +77,12 @@ func bareStringProperty(schema map[string]any) (string, bool) {
 	if len(strs) == 1 {
 		return strs[0], true
 	}
-	req, _ := schema["required"].([]any)
-	if len(req) == 1 {
-		if name, ok := req[0].(string); ok && isString(name) {
+	if len(required) == 1 {
+		if name, ok := required[0].(string); ok && isString(name) {
 			return name, true
 		}
 	}
 	return "", false
-}
-
-// hasProperty reports whether schema declares the property name.
-func hasProperty(schema map[string]any, name string) bool {
-	props, _ := schema["properties"].(map[string]any)
-	_, ok := props[name]
-	return ok
-}
-
-// hasRequired reports whether schema requires any property.
-func hasRequired(schema map[string]any) bool {
-	req, _ := schema["required"].([]any)
-	return len(req) > 0
 }
 
 // unfence strips a Markdown code fence (```json ... ```) or backticks

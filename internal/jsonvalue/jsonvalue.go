@@ -1,5 +1,6 @@
 // Package jsonvalue copies and rewrites decoded JSON values: map[string]any,
-// []any and scalars, as encoding/json decodes into any. It is pure and knows
+// []any and scalars, as encoding/json decodes into any, and escapes the
+// tokens of the JSON pointers that name places in them. It is pure and knows
 // nothing of the adapter.
 package jsonvalue
 
@@ -7,6 +8,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Copy copies the maps and slices of a decoded JSON value.
@@ -72,4 +74,10 @@ func Compact[M ~map[string]V, V any](m M) M {
 	c := make(M, len(m))
 	maps.Copy(c, m)
 	return c
+}
+
+// PointerToken escapes one token of a JSON pointer (RFC 6901): "~" as
+// "~0", "/" as "~1".
+func PointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

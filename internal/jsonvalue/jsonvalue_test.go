@@ -76,3 +76,13 @@ func TestCompact(t *testing.T) {
 		t.Error("Compact(nil) is not nil")
 	}
 }
+
+// TestPointerToken: "~" and "/" are escaped, in that order, so that "~1"
+// in a name stays a name ("~01") and does not read back as "/".
+func TestPointerToken(t *testing.T) {
+	for in, want := range map[string]string{"a": "a", "a/b": "a~1b", "a~b": "a~0b", "~1": "~01", "": ""} {
+		if got := PointerToken(in); got != want {
+			t.Errorf("PointerToken(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

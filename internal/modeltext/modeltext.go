@@ -86,14 +86,11 @@ func runeOffset(s string, i int) int {
 	return len(s)
 }
 
-// Message bounds a tool message's text and the media that follow it.
+// Message bounds a tool message's text and the media parts (no text part)
+// that follow it, as [Parts] bounds the text part and the media.
 func Message(text string, media []llms.ContentPart, limit int) (string, []llms.ContentPart) {
-	kept, textLimit := fitMedia(len(media), limit)
-	if kept == len(media) {
-		return Cut(text, textLimit), media
-	}
-	note := "\n" + mediaNote(len(media)-kept)
-	return Cut(text, max(textLimit-utf8.RuneCountInString(note), 0)) + note, media[:kept]
+	parts := Parts(append([]llms.ContentPart{llms.TextPart(text)}, media...), limit)
+	return parts[0].(llms.TextContent).Text, parts[1:]
 }
 
 // Parts bounds the parts of one result: media past the budget are

@@ -207,7 +207,7 @@ func (w *walk) schema(v any, path string, depth int) error {
 		}
 	}
 	for _, key := range jsonvalue.SortedKeys(m) {
-		at := path + "/" + escape(key)
+		at := path + "/" + jsonvalue.PointerToken(key)
 		if err := w.keyword(n, key, m[key], at, depth+1); err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ func (w *walk) keyword(n *node, key string, v any, path string, depth int) error
 				return err
 			}
 			for _, name := range jsonvalue.SortedKeys(v) {
-				if err := w.sub(n, key, v[name], path+"/"+escape(name), depth+1); err != nil {
+				if err := w.sub(n, key, v[name], path+"/"+jsonvalue.PointerToken(name), depth+1); err != nil {
 					return err
 				}
 			}
@@ -274,7 +274,7 @@ func (w *walk) data(v any, path string, depth int) error {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, k := range jsonvalue.SortedKeys(v) {
-			if err := w.data(v[k], path+"/"+escape(k), depth+1); err != nil {
+			if err := w.data(v[k], path+"/"+jsonvalue.PointerToken(k), depth+1); err != nil {
 				return err
 			}
 		}
@@ -307,7 +307,7 @@ func (w *walk) target(n *node) (*node, error) {
 			continue // before the first "/"
 		}
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		path.WriteString("/" + escape(tok))
+		path.WriteString("/" + jsonvalue.PointerToken(tok))
 	}
 	if t := w.nodes[path.String()]; t != nil {
 		return t, nil
@@ -359,8 +359,3 @@ func (w *walk) visit(n *node, on []*node) error {
 
 // pointer is path as a reference: "#" and a JSON pointer.
 func pointer(path string) string { return "#" + path }
-
-// escape escapes one JSON pointer token.
-func escape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 )
 
 // geminiKeywords are the Schema fields of Google AI's function declarations
@@ -124,7 +126,7 @@ func dropFreeForm(m map[string]any, path string) error {
 			continue
 		}
 		if slices.Contains(required, any(name)) {
-			return unsupported(path+"/properties/"+escapePointer(name),
+			return unsupported(path+"/properties/"+jsonvalue.PointerToken(name),
 				"a required free-form object (no properties) has no Google AI form")
 		}
 		delete(props, name)

@@ -57,7 +57,7 @@ var (
 // subschema's.
 func rewriteSubschemas(m map[string]any, path string, f func(v any, path string) (any, error)) error {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		at := path + "/" + escapePointer(k)
+		at := path + "/" + jsonvalue.PointerToken(k)
 		var err error
 		switch v := m[k].(type) {
 		case map[string]any:
@@ -67,7 +67,7 @@ func rewriteSubschemas(m map[string]any, path string, f func(v any, path string)
 			case slices.Contains(schemaMapValued, k):
 				out := make(map[string]any, len(v))
 				for _, name := range slices.Sorted(maps.Keys(v)) {
-					if out[name], err = f(v[name], at+"/"+escapePointer(name)); err != nil {
+					if out[name], err = f(v[name], at+"/"+jsonvalue.PointerToken(name)); err != nil {
 						return err
 					}
 				}
@@ -93,11 +93,6 @@ func rewriteSubschemas(m map[string]any, path string, f func(v any, path string)
 		}
 	}
 	return nil
-}
-
-// escapePointer escapes one JSON pointer token.
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // maxInlined bounds the subschemas of a schema once its $ref are inlined:
