@@ -148,6 +148,16 @@ package mcpadapter
 //     answer with no JSON-RPC error as an error (httptransport.Options.
 //     PerRequest). Pinned by TestSDKCompatFailingStatus.
 //
+// 11. A server's elicitation/create without params: Client.elicit reads
+//     req.Params.Mode before anything checks that params came
+//     (mcp/client.go:874), on a goroutine of the connection's, so such a
+//     request from a hostile or broken server panics and ends the
+//     process. conn.liveElicitation (serverreq.go), the client's receiving
+//     middleware, answers it invalid params (-32602) before the SDK's
+//     handler runs. Pinned by TestLiveElicitationWithoutParams, which
+//     crashes without that check; it cannot tell when go-sdk stops
+//     panicking, and the check stays harmless then.
+//
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
 // non-nil ClientOptions.Capabilities drops the default roots capability;
