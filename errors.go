@@ -6,6 +6,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/mcpadapter/mcpadapter/internal/schemapass"
+	"github.com/mcpadapter/mcpadapter/internal/seal"
+	"github.com/mcpadapter/mcpadapter/internal/tasks"
 )
 
 // Sentinel errors. Match them with [errors.Is]; most arrive wrapped in a
@@ -79,6 +83,58 @@ var (
 	// error names the tool, and nothing is sent. Where nothing needs to
 	// check the schema, the tool works.
 	ErrUnsafeSchema = errors.New("mcpadapter: a server's schema cannot be checked safely")
+
+	// ErrWrongPrincipal is returned, wrapped in a [*ServerError], when a
+	// tool of a per-principal server is called under the context of
+	// another principal than the one it was discovered for: a principal's
+	// tools never use another's connection or credentials. Discover the
+	// tools under the caller's own principal. Resuming stored state made
+	// for another principal fails with it too, on any server (see
+	// [Resolution]). It is also returned when a per-principal server
+	// ([Server.HeadersFor] or [Server.OAuthFor]) is used under a context
+	// without a principal ([WithPrincipal]): a [Adapter.Session] of it, or
+	// a discovery naming it with [FromServers] (a discovery that does not
+	// name it leaves it out and lists the shared servers; a debug record
+	// says so), or a resume of its stored state when the state records no
+	// principal. The message says which.
+	ErrWrongPrincipal = errors.New("mcpadapter: wrong principal")
+
+	// ErrUnsupportedSchema is returned, wrapped with the tool's name and the
+	// place in its schema, when a [SchemaPass] cannot convert a tool's schema
+	// for its provider: a recursive $ref for Google AI, a free-form object for
+	// OpenAI's strict mode.
+	ErrUnsupportedSchema = schemapass.ErrUnsupported
+
+	// ErrTamperedState is returned when [StateOptions.Key] is set and stored
+	// state (an [*Interrupt], [*ApprovalRequired] or [*PausedCalls], an
+	// agent run's included, decoded from JSON) is not sealed with that key, or was
+	// altered after it was sealed. Nothing is sent.
+	ErrTamperedState = seal.ErrTampered
+
+	// ErrInvalidState is returned when stored state names something this
+	// Adapter cannot resume: a server not in [Config.Servers], a tool not in
+	// that server's catalog, a tool name that does not match its server and
+	// MCP name under this Adapter's naming, or state that is malformed or
+	// exceeds the size bound. Nothing is sent. It is also returned, the
+	// message saying which, for state issued longer ago than
+	// [StateOptions.MaxAge] (or that records no issue time: stored by an
+	// earlier version), and for state sealed in the format of earlier
+	// versions (signed with an HMAC, its JSON in clear), which decoding
+	// refuses: that format showed what it sealed (a task's session among
+	// it) to whoever could read it. Such state cannot be resumed: make it
+	// again (call the tool again), or settle it with the earlier version
+	// before upgrading.
+	ErrInvalidState = seal.ErrInvalid
+
+	// ErrClaimedState is returned when stored state was already resumed
+	// or decided: by this value, or, with [StateOptions.Claims], by any
+	// value of the same ID on any Adapter that shares the store. A
+	// [ClaimStore] returns it for an ID claimed before. Nothing is sent.
+	ErrClaimedState = seal.ErrClaimed
+
+	// ErrTaskFailed is returned, wrapped in a [*ServerError], when a task
+	// ends failed or cancelled on the server's side.
+	ErrTaskFailed = tasks.ErrFailed
 )
 
 // A promptArgumentsError reports arguments given to [Adapter.GetPrompt]

@@ -7,7 +7,6 @@ package mcpadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -20,21 +19,6 @@ const (
 )
 
 var (
-	// ErrWrongPrincipal is returned, wrapped in a [*ServerError], when a
-	// tool of a per-principal server is called under the context of
-	// another principal than the one it was discovered for: a principal's
-	// tools never use another's connection or credentials. Discover the
-	// tools under the caller's own principal. Resuming stored state made
-	// for another principal fails with it too, on any server (see
-	// [Resolution]). It is also returned when a per-principal server
-	// ([Server.HeadersFor] or [Server.OAuthFor]) is used under a context
-	// without a principal ([WithPrincipal]): a [Adapter.Session] of it, or
-	// a discovery naming it with [FromServers] (a discovery that does not
-	// name it leaves it out and lists the shared servers; a debug record
-	// says so), or a resume of its stored state when the state records no
-	// principal. The message says which.
-	ErrWrongPrincipal = errors.New("mcpadapter: wrong principal")
-
 	// errNoPrincipal is ErrWrongPrincipal for a context without a
 	// principal.
 	errNoPrincipal = fmt.Errorf("%w: per-principal server used without a principal (see WithPrincipal)", ErrWrongPrincipal)

@@ -17,12 +17,6 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// ErrUnsupportedSchema is returned, wrapped with the tool's name and the
-// place in its schema, when a [SchemaPass] cannot convert a tool's schema
-// for its provider: a recursive $ref for Google AI, a free-form object for
-// OpenAI's strict mode.
-var ErrUnsupportedSchema = schemapass.ErrUnsupported
-
 // A SchemaPass rewrites one tool definition for a provider. It gets a
 // definition of its own: Parameters is a map[string]any deep copy of
 // [Tool.Parameters] (or what the pass before it left), which it may change

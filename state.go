@@ -35,33 +35,6 @@ import (
 )
 
 var (
-	// ErrTamperedState is returned when [StateOptions.Key] is set and stored
-	// state (an [*Interrupt], [*ApprovalRequired] or [*PausedCalls], an
-	// agent run's included, decoded from JSON) is not sealed with that key, or was
-	// altered after it was sealed. Nothing is sent.
-	ErrTamperedState = seal.ErrTampered
-
-	// ErrInvalidState is returned when stored state names something this
-	// Adapter cannot resume: a server not in [Config.Servers], a tool not in
-	// that server's catalog, a tool name that does not match its server and
-	// MCP name under this Adapter's naming, or state that is malformed or
-	// exceeds the size bound. Nothing is sent. It is also returned, the
-	// message saying which, for state issued longer ago than
-	// [StateOptions.MaxAge] (or that records no issue time: stored by an
-	// earlier version), and for state sealed in the format of earlier
-	// versions (signed with an HMAC, its JSON in clear), which decoding
-	// refuses: that format showed what it sealed (a task's session among
-	// it) to whoever could read it. Such state cannot be resumed: make it
-	// again (call the tool again), or settle it with the earlier version
-	// before upgrading.
-	ErrInvalidState = seal.ErrInvalid
-
-	// ErrClaimedState is returned when stored state was already resumed
-	// or decided: by this value, or, with [StateOptions.Claims], by any
-	// value of the same ID on any Adapter that shares the store. A
-	// [ClaimStore] returns it for an ID claimed before. Nothing is sent.
-	ErrClaimedState = seal.ErrClaimed
-
 	// errExpiredState (an ErrInvalidState) is state issued longer ago
 	// than [StateOptions.MaxAge], or without an issue time.
 	errExpiredState = seal.ErrExpired

@@ -42,10 +42,6 @@ const (
 )
 
 var (
-	// ErrTaskFailed is returned, wrapped in a [*ServerError], when a task
-	// ends failed or cancelled on the server's side.
-	ErrTaskFailed = tasks.ErrFailed
-
 	// errBadTask is returned, wrapped in a [*ServerError], when a server
 	// breaks the tasks protocol: a task without an id, an unknown status,
 	// a task id other than the one asked for, an answer that cannot be
