@@ -500,14 +500,14 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 // handler, for the call that waits for it (the request has no key), or
 // declines it when there is none: the call took it as a live interrupt
 // otherwise (live.go). conn.liveElicitation screened the request and gave
-// ctx the call it serves.
+// ctx the name of the tool whose call it serves.
 //
 // Its errors go on the wire, as the JSON-RPC error answering the server's
 // request: standard codes, and messages without the adapter's prefixes.
 // (Missing params never reach it: conn.liveElicitation answers them.) A
-// failed handler is -32603 with the handler's own message; an answer that breaks the request (its schema, its mode) is
-// -32603 with a fixed message, since the reason may quote the user's
-// answer, and is logged.
+// failed handler is -32603 with the handler's own message; an answer that
+// breaks the request (its schema, its mode) is -32603 with a fixed
+// message, since the reason may quote the user's answer, and is logged.
 func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if e.handler == nil {
 		e.logger.InfoContext(ctx, "mcpadapter: declined live elicitation (no ElicitationHandler)", "server", server)

@@ -28,7 +28,7 @@ package mcpadapter
 //     notifier's registry and held subscriptions (notify.go,
 //     internal/deliver) and generation.life.
 //   - catalogs.mu (catalog.go) is never held with pool.mu, either way
-//     round. Under it only generation.life is taken (startFetch).
+//     round. Under it only generation.life is taken (cachedList).
 //   - generation.life last: nothing is taken under it.
 //   - conn.openMu, link.progress and the progress sinks in it (notify.go:
 //     a sink's lock is not held with the table's), preparedMu (dial.go),

@@ -28,3 +28,16 @@ func TestToolListAllocs(t *testing.T) {
 		t.Errorf("screening a page of %d tools: %.1f allocations per tool, want at most 16", tools, perTool)
 	}
 }
+
+// TestLongKeyNotDecoded: a key too long to be one the screen looks for is
+// not decoded, however many escapes it holds: screening a message with a
+// 1 MiB escaped key in its result allocates no more than one without it.
+func TestLongKeyNotDecoded(t *testing.T) {
+	s := New(Options{MaxMessageBytes: 16 << 20})
+	plain := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+	long := []byte(`{"jsonrpc":"2.0","id":1,"result":{"` + strings.Repeat(`\u0041`, 1<<20/6) + `":1,"content":[]}}`)
+	want := testing.AllocsPerRun(5, func() { s.message(plain, nil, new(record)) })
+	if got := testing.AllocsPerRun(5, func() { s.message(long, nil, new(record)) }); got > want {
+		t.Errorf("screening a message with a long escaped key: %v allocations, want at most %v (as without it)", got, want)
+	}
+}

@@ -185,9 +185,11 @@ func (r *record) key(s *scanner, d int, quoted []byte, long bool) {
 		r.keys[d] = pOther // nothing the screen looks at: no key to unescape
 		return
 	}
-	k, ok := unquote(quoted)
-	if !ok || long {
-		k = quoted // as it came, quotes and all: it matches no key
+	k := quoted // as it came, quotes and all: it matches no key
+	if !long {  // a long key matches none either: not decoded
+		if u, ok := unquote(quoted); ok {
+			k = u
+		}
 	}
 	r.keys[d] = child(parent, '{', k)
 	if parent == pInputRequests && !r.hasBadInput {
