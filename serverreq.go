@@ -36,6 +36,9 @@ package mcpadapter
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -135,7 +138,31 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		defer context.AfterFunc(ctx, cancel)()
 		ctx, tool = callCtx, oc.tool
 	}
+	if nullEnumOption(er.Params.RequestedSchema) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create: requestedSchema has null for an enum option's schema"}
+	}
 	return next(context.WithValue(ctx, liveToolKey{}, tool), method, req)
+}
+
+// nullEnumOption reports whether the requested schema of a live
+// elicitation has null where go-sdk's handler checks an enum option's
+// schema without looking for nil: an entry of a property's oneOf (titled
+// single-select) or of its items' anyOf (titled multi-select). The SDK
+// dereferences it and panics (v1.8.0, validateTitledEnumEntry); null is no
+// schema, so the request is answered invalid params (-32602) first.
+func nullEnumOption(schema any) bool {
+	isNull := func(v any) bool { return v == nil }
+	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
+	for _, p := range props {
+		prop, _ := p.(map[string]any)
+		oneOf, _ := prop["oneOf"].([]any)
+		items, _ := prop["items"].(map[string]any)
+		anyOf, _ := items["anyOf"].([]any)
+		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
+			return true
+		}
+	}
+	return false
 }
 
 // liveToolOf returns the tool whose call a live request's context serves.

@@ -83,6 +83,17 @@ type Options struct {
 // methodProgress is the method of a progress notification.
 const methodProgress = "notifications/progress"
 
+// methodElicitationComplete is the method of the notification that a URL
+// elicitation is done. go-sdk's client accepts it without params, and then
+// reads them (v1.8.0, Client.callElicitationCompleteHandler), panicking on
+// a goroutine of the connection: the screen drops such a notification,
+// missing params or null (completeWithoutParams).
+const methodElicitationComplete = "notifications/elicitation/complete"
+
+// completeWithoutParams is the fault of a notifications/elicitation/complete
+// without params, which the screen drops (methodElicitationComplete).
+var completeWithoutParams = &Fault{Kind: Malformed, Text: "server notification " + methodElicitationComplete + " without params"}
+
 // maxHandshake bounds a result handed to Options.Handshake.
 const maxHandshake = 1 << 20
 
@@ -209,6 +220,9 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	}
 	if !stringIs(rec.version, "2.0") || rec.at[pMethod].ok && rec.at[pMethod].kind != '"' {
 		return s.replace(rec, fallbackID, invalidMessage(msg))
+	}
+	if params := rec.at[pParams]; rec.at[pMethod].ok && (rec.idKind == 0 || rec.idKind == 'n') && (!params.ok || params.kind == 'n') && stringIs(rec.at[pMethod].raw(msg), methodElicitationComplete) {
+		return s.replace(rec, fallbackID, completeWithoutParams) // a notification: an id of null is none
 	}
 	if !rec.at[pMethod].ok {
 		if f := s.checkResponse(msg, rec); f != nil {

@@ -1,0 +1,164 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A handServer is a legacy MCP server written by hand, for what a go-sdk
+// server cannot send. It answers initialize, and tools/list with one tool,
+// ask. It answers a tools/call by sending the messages of onCall (raw
+// JSON-RPC) first, and then, once the client answered each request among
+// them, the text "answered". The client's answers go to answers, when it
+// is set (buffered for them all).
+type handServer struct {
+	onCall  []string
+	answers chan<- *jsonrpc.Response
+}
+
+// transport returns a Server.Transport serving s, one connection each
+// dial: over go-sdk's in-memory transport, whose messages the adapter
+// screens decoded (wire.Screen.Conn), or, with pipe, over newline-delimited
+// JSON on a net.Pipe, whose bytes it screens as a stdio server's.
+func (s handServer) transport(pipe bool) func(context.Context) (mcp.Transport, error) {
+	return func(context.Context) (mcp.Transport, error) {
+		var client, server mcp.Transport
+		if pipe {
+			c, s := net.Pipe()
+			client, server = &mcp.IOTransport{Reader: c, Writer: c}, &mcp.IOTransport{Reader: s, Writer: s}
+		} else {
+			client, server = mcp.NewInMemoryTransports()
+		}
+		conn, err := server.Connect(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		go s.serve(conn)
+		return client, nil
+	}
+}
+
+// serve serves conn until the client goes away.
+func (s handServer) serve(conn mcp.Connection) {
+	ctx := context.Background()
+	defer conn.Close()
+	var call jsonrpc.ID
+	waiting := 0 // requests of onCall not answered yet
+	answered := func() {
+		conn.Write(ctx, &jsonrpc.Response{ID: call, Result: json.RawMessage(`{"content":[{"type":"text","text":"answered"}]}`)})
+	}
+	for {
+		msg, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			switch {
+			case !m.ID.IsValid(): // a notification
+			case m.Method == "initialize":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hand","version":"1"}}`)})
+			case m.Method == "tools/list":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)})
+			case m.Method == "tools/call":
+				call, waiting = m.ID, 0
+				for _, raw := range s.onCall {
+					out, err := jsonrpc.DecodeMessage([]byte(raw))
+					if err != nil {
+						panic(err) // the test's own message
+					}
+					if r, ok := out.(*jsonrpc.Request); ok && r.ID.IsValid() {
+						waiting++
+					}
+					conn.Write(ctx, out)
+				}
+				if waiting == 0 {
+					answered()
+				}
+			default:
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
+			}
+		case *jsonrpc.Response:
+			if s.answers != nil {
+				s.answers <- m
+			}
+			if waiting--; waiting == 0 {
+				answered()
+			}
+		}
+	}
+}
+
+// TestElicitationCompleteWithoutParams: a server's
+// notifications/elicitation/complete without params (missing, null, or
+// with an id of null, which makes it no request) is dropped by the screen,
+// over decoded and byte transports alike: go-sdk's client takes it and
+// reads its params (v1.8.0, Client.callElicitationCompleteHandler), so it
+// used to panic and end the process. The ping after the notifications
+// makes the call wait until the client handled them: its handlers run in
+// order.
+func TestElicitationCompleteWithoutParams(t *testing.T) {
+	for _, pipe := range []bool{false, true} {
+		t.Run(map[bool]string{false: "decoded", true: "bytes"}[pipe], func(t *testing.T) {
+			s := handServer{onCall: []string{
+				`{"jsonrpc":"2.0","method":"notifications/elicitation/complete"}`,
+				`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":null}`,
+				`{"jsonrpc":"2.0","id":null,"method":"notifications/elicitation/complete"}`,
+				`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e"}}`,
+				`{"jsonrpc":"2.0","id":"p","method":"ping"}`,
+			}}
+			a := newAdapter(t, Config{Servers: map[string]Server{"b": {Transport: s.transport(pipe)}}})
+			res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+			if res.Text() != "answered" {
+				t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+			}
+		})
+	}
+}
+
+// TestLiveElicitationNullEnumOption: a live elicitation/create whose
+// requested schema has null for a titled enum option (in a property's
+// oneOf, or its items' anyOf) is answered invalid params (-32602) without
+// asking the handler. go-sdk's client handler checks those options without
+// looking for nil (v1.8.0, validateTitledEnumEntry), so such a request
+// used to panic and end the process.
+func TestLiveElicitationNullEnumOption(t *testing.T) {
+	for name, prop := range map[string]string{
+		"oneOf": `{"type":"string","oneOf":[null]}`,
+		"anyOf": `{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			answers := make(chan *jsonrpc.Response, 1)
+			s := handServer{answers: answers, onCall: []string{
+				`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":` + prop + `}}}}`,
+			}}
+			var calls atomic.Int32
+			a := newAdapter(t, Config{
+				Servers: map[string]Server{"b": {Transport: s.transport(false)}},
+				ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
+					calls.Add(1)
+					return Answer{Action: Decline}, nil
+				},
+			})
+			res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+			if res.Text() != "answered" {
+				t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+			}
+			r := <-answers
+			var we *jsonrpc.Error
+			if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("the server's request was answered %+v, want invalid params", r)
+			}
+			if n := calls.Load(); n != 0 {
+				t.Errorf("handler ran %d times, want 0", n)
+			}
+		})
+	}
+}
