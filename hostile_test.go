@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -123,42 +124,56 @@ func TestElicitationCompleteWithoutParams(t *testing.T) {
 	}
 }
 
-// TestLiveElicitationNullEnumOption: a live elicitation/create whose
-// requested schema has null for a titled enum option (in a property's
-// oneOf, or its items' anyOf) is answered invalid params (-32602) without
-// asking the handler. go-sdk's client handler checks those options without
-// looking for nil (v1.8.0, validateTitledEnumEntry), so such a request
-// used to panic and end the process.
-func TestLiveElicitationNullEnumOption(t *testing.T) {
-	for name, prop := range map[string]string{
-		"oneOf": `{"type":"string","oneOf":[null]}`,
-		"anyOf": `{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			answers := make(chan *jsonrpc.Response, 1)
-			s := handServer{answers: answers, onCall: []string{
-				`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":` + prop + `}}}}`,
-			}}
-			var calls atomic.Int32
-			a := newAdapter(t, Config{
-				Servers: map[string]Server{"b": {Transport: s.transport(false)}},
-				ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
-					calls.Add(1)
-					return Answer{Action: Decline}, nil
-				},
+// TestElicitationPanicsAnswered: the live elicitation/create requests
+// go-sdk's client handler would panic on (v1.8.0, Client.elicit) are
+// answered invalid params (-32602) without asking any handler, on the
+// adapter's clients and on a prebuilt one (Server.Client) with a handler
+// of its own: one without params, and one whose requested schema has null
+// for a titled enum option (in a property's oneOf, or its items' anyOf),
+// which validateTitledEnumEntry dereferences. Each used to end the
+// process, but the first on the adapter's clients (see
+// TestLiveElicitationWithoutParams).
+func TestElicitationPanicsAnswered(t *testing.T) {
+	requests := map[string]string{
+		"without params": `{"jsonrpc":"2.0","id":"q","method":"elicitation/create"}`,
+		"oneOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`,
+		"anyOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}}}}}`,
+	}
+	for name, req := range requests {
+		for _, prebuilt := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/prebuilt=%t", name, prebuilt), func(t *testing.T) {
+				answers := make(chan *jsonrpc.Response, 1)
+				s := handServer{answers: answers, onCall: []string{req}}
+				var calls atomic.Int32
+				server := Server{Transport: s.transport(false)}
+				var handler func(context.Context, ElicitationRequest) (Answer, error)
+				if prebuilt {
+					server.Client = mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, &mcp.ClientOptions{
+						ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+							calls.Add(1)
+							return &mcp.ElicitResult{Action: "decline"}, nil
+						},
+					})
+				} else {
+					handler = func(context.Context, ElicitationRequest) (Answer, error) {
+						calls.Add(1)
+						return Answer{Action: Decline}, nil
+					}
+				}
+				a := newAdapter(t, Config{Servers: map[string]Server{"b": server}, ElicitationHandler: handler})
+				res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+				if res.Text() != "answered" {
+					t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+				}
+				r := <-answers
+				var we *jsonrpc.Error
+				if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
+					t.Errorf("the server's request was answered %+v, want invalid params", r)
+				}
+				if n := calls.Load(); n != 0 {
+					t.Errorf("handler ran %d times, want 0", n)
+				}
 			})
-			res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
-			if res.Text() != "answered" {
-				t.Errorf("Invoke() = %s, want the server's result", resultText(res))
-			}
-			r := <-answers
-			var we *jsonrpc.Error
-			if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
-				t.Errorf("the server's request was answered %+v, want invalid params", r)
-			}
-			if n := calls.Load(); n != 0 {
-				t.Errorf("handler ran %d times, want 0", n)
-			}
-		})
+		}
 	}
 }

@@ -39,7 +39,6 @@ import (
 	"slices"
 
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
-
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -87,16 +86,54 @@ func (c *conn) blame(method string) {
 // adapter's name of its tool ("" when it cannot be told).
 type liveToolKey struct{}
 
-// liveElicitation screens a live elicitation/create request before next
-// (the SDK's handler, elicitor.live) sees it; see the file comment. A
-// request without params is answered invalid params (-32602) first: the
-// SDK's handler reads them before it calls elicitor.live (go-sdk v1.8.0,
-// Client.elicit), and would panic.
-func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	er, _ := req.(*mcp.ElicitRequest)
-	if er == nil || er.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+// checkElicitation is a receiving middleware that answers invalid params
+// (-32602) to the elicitation/create requests go-sdk's client handler
+// would panic on (v1.8.0, Client.elicit), before any handler sees them:
+// one without params, which the SDK's handler reads unchecked, and one
+// whose requested schema has null for an enum option (nullEnumOption). It
+// is stateless, and guards prebuilt clients too (prepare): the panic
+// comes before their own handler runs.
+func checkElicitation(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "elicitation/create" {
+			er, _ := req.(*mcp.ElicitRequest)
+			switch {
+			case er == nil || er.Params == nil:
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+			case nullEnumOption(er.Params.RequestedSchema):
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create: requestedSchema has null for an enum option's schema"}
+			}
+		}
+		return next(ctx, method, req)
 	}
+}
+
+// nullEnumOption reports whether the requested schema of an elicitation
+// has null where go-sdk's client handler checks an enum option's schema
+// without looking for nil: an entry of a property's oneOf (titled
+// single-select) or of its items' anyOf (titled multi-select). The SDK
+// dereferences it and panics (v1.8.0, validateTitledEnumEntry).
+func nullEnumOption(schema any) bool {
+	isNull := func(v any) bool { return v == nil }
+	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
+	for _, p := range props {
+		prop, _ := p.(map[string]any)
+		oneOf, _ := prop["oneOf"].([]any)
+		items, _ := prop["items"].(map[string]any)
+		anyOf, _ := items["anyOf"].([]any)
+		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
+			return true
+		}
+	}
+	return false
+}
+
+// liveElicitation screens a live elicitation/create request before next
+// (the SDK's handler, elicitor.live) sees it; see the file comment.
+// checkElicitation, outside it, answered the requests the SDK's handler
+// would panic on: req has params.
+func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	er := req.(*mcp.ElicitRequest)
 	decline := func(why string) (mcp.Result, error) {
 		c.a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", why)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil
@@ -138,31 +175,7 @@ func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Reque
 		defer context.AfterFunc(ctx, cancel)()
 		ctx, tool = callCtx, oc.tool
 	}
-	if nullEnumOption(er.Params.RequestedSchema) {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create: requestedSchema has null for an enum option's schema"}
-	}
 	return next(context.WithValue(ctx, liveToolKey{}, tool), method, req)
-}
-
-// nullEnumOption reports whether the requested schema of a live
-// elicitation has null where go-sdk's handler checks an enum option's
-// schema without looking for nil: an entry of a property's oneOf (titled
-// single-select) or of its items' anyOf (titled multi-select). The SDK
-// dereferences it and panics (v1.8.0, validateTitledEnumEntry); null is no
-// schema, so the request is answered invalid params (-32602) first.
-func nullEnumOption(schema any) bool {
-	isNull := func(v any) bool { return v == nil }
-	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
-	for _, p := range props {
-		prop, _ := p.(map[string]any)
-		oneOf, _ := prop["oneOf"].([]any)
-		items, _ := prop["items"].(map[string]any)
-		anyOf, _ := items["anyOf"].([]any)
-		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
-			return true
-		}
-	}
-	return false
 }
 
 // liveToolOf returns the tool whose call a live request's context serves.
