@@ -161,19 +161,29 @@ func TestElicitationPanicsAnswered(t *testing.T) {
 					}
 				}
 				a := newAdapter(t, Config{Servers: map[string]Server{"b": server}, ElicitationHandler: handler})
-				res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
-				if res.Text() != "answered" {
-					t.Errorf("Invoke() = %s, want the server's result", resultText(res))
-				}
-				r := <-answers
-				var we *jsonrpc.Error
-				if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
-					t.Errorf("the server's request was answered %+v, want invalid params", r)
-				}
-				if n := calls.Load(); n != 0 {
-					t.Errorf("handler ran %d times, want 0", n)
-				}
+				checkRefused(t, a, answers, &calls)
 			})
 		}
+	}
+}
+
+// checkRefused calls b__ask on a, whose handServer sends one request
+// during the call, with the client's answer to answers: it checks that
+// the call ends with the server's result, that the request was answered
+// invalid params, and that no elicitation handler ran (calls counts their
+// runs).
+func checkRefused(t *testing.T, a *Adapter, answers <-chan *jsonrpc.Response, calls *atomic.Int32) {
+	t.Helper()
+	res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+	if res.Text() != "answered" {
+		t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+	}
+	r := <-answers
+	var we *jsonrpc.Error
+	if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("the server's request was answered %+v, want invalid params", r)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("handler ran %d times, want 0", n)
 	}
 }
