@@ -124,20 +124,24 @@ func TestElicitationCompleteWithoutParams(t *testing.T) {
 	}
 }
 
-// TestElicitationPanicsAnswered: the live elicitation/create requests
-// go-sdk's client handler would panic on (v1.8.0, Client.elicit) are
-// answered invalid params (-32602) without asking any handler, on the
-// adapter's clients and on a prebuilt one (Server.Client) with a handler
-// of its own: one without params, and one whose requested schema has null
-// for a titled enum option (in a property's oneOf, or its items' anyOf),
-// which validateTitledEnumEntry dereferences. Each used to end the
+// TestServerRequestPanicsAnswered: the live server requests go-sdk's
+// client handlers would panic on (v1.8.0) are answered invalid params
+// (-32602) without asking any handler, on the adapter's clients and on a
+// prebuilt one (Server.Client) with handlers of its own: an
+// elicitation/create without params (Client.elicit reads them), or whose
+// requested schema has null for a titled enum option (in a property's
+// oneOf, or its items' anyOf), which validateTitledEnumEntry dereferences;
+// a sampling/createMessage with a null message, which
+// CreateMessageWithToolsParams.toBase dereferences. Each used to end the
 // process, but the first on the adapter's clients (see
-// TestLiveElicitationWithoutParams).
-func TestElicitationPanicsAnswered(t *testing.T) {
+// TestLiveElicitationWithoutParams) and the last there (the adapter
+// refuses sampling before the SDK's handler).
+func TestServerRequestPanicsAnswered(t *testing.T) {
 	requests := map[string]string{
 		"without params": `{"jsonrpc":"2.0","id":"q","method":"elicitation/create"}`,
 		"oneOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`,
 		"anyOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}}}}}`,
+		"null message":   `{"jsonrpc":"2.0","id":"q","method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
 	}
 	for name, req := range requests {
 		for _, prebuilt := range []bool{false, true} {
@@ -152,6 +156,10 @@ func TestElicitationPanicsAnswered(t *testing.T) {
 						ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 							calls.Add(1)
 							return &mcp.ElicitResult{Action: "decline"}, nil
+						},
+						CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+							calls.Add(1)
+							return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
 						},
 					})
 				} else {

@@ -86,23 +86,34 @@ func (c *conn) blame(method string) {
 // adapter's name of its tool ("" when it cannot be told).
 type liveToolKey struct{}
 
-// checkElicitation is a receiving middleware that answers invalid params
-// (-32602) to the elicitation/create requests go-sdk's client handler
-// would panic on (v1.8.0, Client.elicit), before any handler sees them:
-// one without params, which the SDK's handler reads unchecked, and one
-// whose requested schema has null for an enum option (nullEnumOption). It
-// is stateless, and guards prebuilt clients too (prepare): the panic
-// comes before their own handler runs.
-func checkElicitation(next mcp.MethodHandler) mcp.MethodHandler {
+// checkRequests is a receiving middleware that answers invalid params
+// (-32602) to the server requests go-sdk's client handlers would panic on
+// (v1.8.0), before any handler sees them: an elicitation/create without
+// params, which Client.elicit reads unchecked, or whose requested schema
+// has null for an enum option (nullEnumOption); a sampling/createMessage
+// with a null message, which CreateMessageWithToolsParams.toBase
+// dereferences. It is stateless, and guards prebuilt clients too
+// (prepare): the panics come before their own handlers run. On the
+// adapter's clients it runs first: such a sampling request is answered
+// invalid params, not refused and blamed (refuseInputRequests).
+func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "elicitation/create" {
-			er, _ := req.(*mcp.ElicitRequest)
+		var why string
+		switch r := req.(type) {
+		case *mcp.ElicitRequest:
 			switch {
-			case er == nil || er.Params == nil:
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
-			case nullEnumOption(er.Params.RequestedSchema):
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create: requestedSchema has null for an enum option's schema"}
+			case r == nil || r.Params == nil:
+				why = "elicitation/create without params"
+			case nullEnumOption(r.Params.RequestedSchema):
+				why = "elicitation/create: requestedSchema has null for an enum option's schema"
 			}
+		case *mcp.CreateMessageWithToolsRequest:
+			if r != nil && r.Params != nil && slices.Contains(r.Params.Messages, nil) {
+				why = "sampling/createMessage: a message is null"
+			}
+		}
+		if why != "" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: why}
 		}
 		return next(ctx, method, req)
 	}
@@ -130,7 +141,7 @@ func nullEnumOption(schema any) bool {
 
 // liveElicitation screens a live elicitation/create request before next
 // (the SDK's handler, elicitor.live) sees it; see the file comment.
-// checkElicitation, outside it, answered the requests the SDK's handler
+// checkRequests, outside it, answered the requests the SDK's handler
 // would panic on: req has params.
 func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	er := req.(*mcp.ElicitRequest)
