@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -152,16 +153,7 @@ func TestServerRequestPanicsAnswered(t *testing.T) {
 				server := Server{Transport: s.transport(false)}
 				var handler func(context.Context, ElicitationRequest) (Answer, error)
 				if prebuilt {
-					server.Client = mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, &mcp.ClientOptions{
-						ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-							calls.Add(1)
-							return &mcp.ElicitResult{Action: "decline"}, nil
-						},
-						CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-							calls.Add(1)
-							return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
-						},
-					})
+					server.Client = prebuiltClient(&calls)
 				} else {
 					handler = func(context.Context, ElicitationRequest) (Answer, error) {
 						calls.Add(1)
@@ -194,4 +186,59 @@ func checkRefused(t *testing.T, a *Adapter, answers <-chan *jsonrpc.Response, ca
 	if n := calls.Load(); n != 0 {
 		t.Errorf("handler ran %d times, want 0", n)
 	}
+}
+
+// TestInputRequestPanicsRefused: a result whose input requests go-sdk's
+// client panics on when it fulfils them itself (v1.8.0, its multi-round-trip
+// middleware, on by default in a prebuilt client: Server.Client) fails
+// its call with a *ServerError saying which request, in both eras, and on
+// the adapter's clients alike: an elicitation whose requested schema has
+// null for a titled enum option, a sampling request with a null message.
+// On a prebuilt client with handlers each used to end the process.
+func TestInputRequestPanicsRefused(t *testing.T) {
+	requests := map[string]string{
+		"oneOf":        `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`,
+		"anyOf":        `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[null]}}}}}}`,
+		"null message": `{"method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
+	}
+	for name, req := range requests {
+		for _, mode := range []Mode{ModeModern, ModeLegacy} {
+			for _, prebuilt := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/prebuilt=%t", name, mode, prebuilt), func(t *testing.T) {
+					server := rewritingServer(mode, func() string {
+						return `{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"fine"}},"q":` + req + `}}`
+					})
+					var calls atomic.Int32
+					if prebuilt {
+						server.Client = prebuiltClient(&calls)
+					}
+					a := newAdapter(t, Config{Servers: map[string]Server{"r": server}})
+					res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
+					checkServerErr(t, err, "r")
+					if want := `input request "q"`; !strings.Contains(err.Error(), want) {
+						t.Errorf("Invoke() = %v, %v; want an error naming %s", res, err, want)
+					}
+					if n := calls.Load(); n != 0 {
+						t.Errorf("handlers ran %d times, want 0", n)
+					}
+				})
+			}
+		}
+	}
+}
+
+// prebuiltClient returns a go-sdk client with an elicitation and a
+// sampling handler of its own, each counted in calls, and its
+// multi-round-trip middleware on (go-sdk's default).
+func prebuiltClient(calls *atomic.Int32) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			calls.Add(1)
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			calls.Add(1)
+			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
+		},
+	})
 }

@@ -38,7 +38,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -90,7 +90,7 @@ type liveToolKey struct{}
 // (-32602) to the server requests go-sdk's client handlers would panic on
 // (v1.8.0), before any handler sees them: an elicitation/create without
 // params, which Client.elicit reads unchecked, or whose requested schema
-// has null for an enum option (nullEnumOption); a sampling/createMessage
+// has null for an enum option (elicit.NullEnumOption); a sampling/createMessage
 // with a null message, which CreateMessageWithToolsParams.toBase
 // dereferences. It is stateless, and guards prebuilt clients too
 // (prepare): the panics come before their own handlers run. On the
@@ -104,7 +104,7 @@ func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
 			switch {
 			case r == nil || r.Params == nil:
 				why = "elicitation/create without params"
-			case nullEnumOption(r.Params.RequestedSchema):
+			case elicit.NullEnumOption(r.Params.RequestedSchema):
 				why = "elicitation/create: requestedSchema has null for an enum option's schema"
 			}
 		case *mcp.CreateMessageWithToolsRequest:
@@ -117,26 +117,6 @@ func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
-}
-
-// nullEnumOption reports whether the requested schema of an elicitation
-// has null where go-sdk's client handler checks an enum option's schema
-// without looking for nil: an entry of a property's oneOf (titled
-// single-select) or of its items' anyOf (titled multi-select). The SDK
-// dereferences it and panics (v1.8.0, validateTitledEnumEntry).
-func nullEnumOption(schema any) bool {
-	isNull := func(v any) bool { return v == nil }
-	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
-	for _, p := range props {
-		prop, _ := p.(map[string]any)
-		oneOf, _ := prop["oneOf"].([]any)
-		items, _ := prop["items"].(map[string]any)
-		anyOf, _ := items["anyOf"].([]any)
-		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
-			return true
-		}
-	}
-	return false
 }
 
 // liveElicitation screens a live elicitation/create request before next
