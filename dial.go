@@ -66,7 +66,7 @@ func (d *dialer) dial(g *generation, key connKey, s *Server, dialFor *conn) (*co
 	client := s.Client
 	if client == nil {
 		client = d.newClient(g, key)
-		client.AddReceivingMiddleware(c.refuseInputRequests)
+		client.AddReceivingMiddleware(checkRequests, c.refuseInputRequests) // checkRequests first
 		if c.carries() {
 			client.AddSendingMiddleware(dropListen)
 		}
@@ -199,6 +199,7 @@ func prepare(client *mcp.Client) {
 	}
 	prepared[key] = true
 	addSendingMiddleware(client)
+	client.AddReceivingMiddleware(checkRequests)
 	runtime.AddCleanup(client, func(key weak.Pointer[mcp.Client]) {
 		preparedMu.Lock()
 		delete(prepared, key)

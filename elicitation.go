@@ -504,7 +504,7 @@ func (e *elicitor) inline(ctx context.Context, server, tool string, reqs []Elici
 //
 // Its errors go on the wire, as the JSON-RPC error answering the server's
 // request: standard codes, and messages without the adapter's prefixes.
-// (Missing params never reach it: conn.liveElicitation answers them.) A
+// (Missing params never reach it: checkRequests answers them.) A
 // failed handler is -32603 with the handler's own message; an answer that
 // breaks the request (its schema, its mode) is -32603 with a fixed
 // message, since the reason may quote the user's answer, and is logged.

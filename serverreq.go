@@ -36,7 +36,9 @@ package mcpadapter
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -84,16 +86,45 @@ func (c *conn) blame(method string) {
 // adapter's name of its tool ("" when it cannot be told).
 type liveToolKey struct{}
 
-// liveElicitation screens a live elicitation/create request before next
-// (the SDK's handler, elicitor.live) sees it; see the file comment. A
-// request without params is answered invalid params (-32602) first: the
-// SDK's handler reads them before it calls elicitor.live (go-sdk v1.8.0,
-// Client.elicit), and would panic.
-func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
-	er, _ := req.(*mcp.ElicitRequest)
-	if er == nil || er.Params == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+// checkRequests is a receiving middleware that answers invalid params
+// (-32602) to the server requests go-sdk's client handlers would panic on
+// (v1.8.0), before any handler sees them: an elicitation/create without
+// params, which Client.elicit reads unchecked, or whose requested schema
+// has null for an enum option (elicit.NullEnumOption); a sampling/createMessage
+// with a null message, which CreateMessageWithToolsParams.toBase
+// dereferences. It is stateless, and guards prebuilt clients too
+// (prepare): the panics come before their own handlers run. On the
+// adapter's clients it runs first: such a sampling request is answered
+// invalid params, not refused and blamed (refuseInputRequests).
+func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		var why string
+		switch r := req.(type) {
+		case *mcp.ElicitRequest:
+			switch {
+			case r == nil || r.Params == nil:
+				why = "elicitation/create without params"
+			case elicit.NullEnumOption(r.Params.RequestedSchema):
+				why = "elicitation/create: requestedSchema has null for an enum option's schema"
+			}
+		case *mcp.CreateMessageWithToolsRequest:
+			if r != nil && r.Params != nil && slices.Contains(r.Params.Messages, nil) {
+				why = "sampling/createMessage: a message is null"
+			}
+		}
+		if why != "" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: why}
+		}
+		return next(ctx, method, req)
 	}
+}
+
+// liveElicitation screens a live elicitation/create request before next
+// (the SDK's handler, elicitor.live) sees it; see the file comment.
+// checkRequests, outside it, answered the requests the SDK's handler
+// would panic on: req has params.
+func (c *conn) liveElicitation(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	er := req.(*mcp.ElicitRequest)
 	decline := func(why string) (mcp.Result, error) {
 		c.a.logger.Warn("mcpadapter: declined live elicitation", "server", c.server, "reason", why)
 		return &mcp.ElicitResult{Action: string(Decline)}, nil

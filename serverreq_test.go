@@ -262,68 +262,18 @@ func TestRefusalAttribution(t *testing.T) {
 // is answered invalid params (-32602) without asking the handler. go-sdk's
 // client handler reads the params before it calls the adapter's (v1.8.0),
 // so such a request used to panic and end the process. A go-sdk server
-// cannot send one: the server here is written by hand, over go-sdk's
-// in-memory transport.
+// cannot send one: the server here is written by hand (handServer), over
+// go-sdk's in-memory transport.
 func TestLiveElicitationWithoutParams(t *testing.T) {
-	ct, st := mcp.NewInMemoryTransports()
 	answer := make(chan *jsonrpc.Response, 1)
-	go serveWithoutParams(t.Context(), st, answer)
+	s := handServer{answers: answer, onCall: []string{`{"jsonrpc":"2.0","id":"question","method":"elicitation/create"}`}}
 	var calls atomic.Int32
 	a := newAdapter(t, Config{
-		Servers: map[string]Server{"b": {Transport: func(context.Context) (mcp.Transport, error) { return ct, nil }}},
+		Servers: map[string]Server{"b": {Transport: s.transport(false)}},
 		ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
 			calls.Add(1)
 			return Answer{Action: Decline}, nil
 		},
 	})
-	res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
-	if res.Text() != "answered" {
-		t.Errorf("Invoke() = %s, want the server's result", resultText(res))
-	}
-	r := <-answer
-	var we *jsonrpc.Error
-	if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
-		t.Errorf("the server's request was answered %+v, want invalid params", r)
-	}
-	if n := calls.Load(); n != 0 {
-		t.Errorf("handler ran %d times, want 0", n)
-	}
-}
-
-// serveWithoutParams serves one legacy connection on st by hand: one tool,
-// ask, whose call sends an elicitation/create request without params, hands
-// the client's answer to it on answer, and then ends with the text
-// "answered".
-func serveWithoutParams(ctx context.Context, st mcp.Transport, answer chan<- *jsonrpc.Response) {
-	conn, err := st.Connect(ctx)
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	var call jsonrpc.ID
-	for {
-		msg, err := conn.Read(ctx)
-		if err != nil {
-			return
-		}
-		switch m := msg.(type) {
-		case *jsonrpc.Request:
-			switch {
-			case !m.ID.IsValid(): // a notification
-			case m.Method == "initialize":
-				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`)})
-			case m.Method == "tools/list":
-				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)})
-			case m.Method == "tools/call":
-				call = m.ID
-				id, _ := jsonrpc.MakeID("question")
-				conn.Write(ctx, &jsonrpc.Request{ID: id, Method: "elicitation/create"})
-			default:
-				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
-			}
-		case *jsonrpc.Response:
-			answer <- m
-			conn.Write(ctx, &jsonrpc.Response{ID: call, Result: json.RawMessage(`{"content":[{"type":"text","text":"answered"}]}`)})
-		}
-	}
+	checkRefused(t, a, answer, &calls)
 }

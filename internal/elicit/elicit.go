@@ -87,6 +87,28 @@ func depth(v any, limit int) int {
 	return deepest + 1
 }
 
+// NullEnumOption reports whether the requested schema of an elicitation
+// has null where go-sdk's client checks an enum option's schema without
+// looking for nil: an entry of a property's oneOf (titled single-select)
+// or of its items' anyOf (titled multi-select). The SDK dereferences it
+// and panics (v1.8.0, validateTitledEnumEntry), for a live request and
+// for an input request it fulfils itself (its multi-round-trip
+// middleware) alike.
+func NullEnumOption(schema any) bool {
+	isNull := func(v any) bool { return v == nil }
+	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
+	for _, p := range props {
+		prop, _ := p.(map[string]any)
+		oneOf, _ := prop["oneOf"].([]any)
+		items, _ := prop["items"].(map[string]any)
+		anyOf, _ := items["anyOf"].([]any)
+		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckKeys reports the requests without an answer and the answers
 // without a request, by key, in one error; nil when they match. answered
 // are the keys of the answers, in any order.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -26,6 +27,10 @@ type screenedConn struct {
 // Read implements [mcp.Connection].
 func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	for err == nil && isCompleteWithoutParams(msg) {
+		c.s.log.Warn("mcpadapter: dropped a server message", "reason", completeWithoutParams.Text)
+		msg, err = c.Connection.Read(ctx)
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req != nil && !req.IsCall() && req.Method == methodProgress && len(req.Params) > 0 && c.s.opts.Progress != nil {
 		c.s.opts.Progress(req.Params)
 	}
@@ -51,6 +56,14 @@ func (c *screenedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 	}
 	return msg, err
+}
+
+// isCompleteWithoutParams reports whether msg is a
+// notifications/elicitation/complete without params, missing or null,
+// which the screen drops (methodElicitationComplete).
+func isCompleteWithoutParams(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	return ok && req != nil && !req.IsCall() && req.Method == methodElicitationComplete && (len(req.Params) == 0 || string(bytes.TrimSpace(req.Params)) == "null")
 }
 
 // IO returns a copy of t whose Reader passes through [Screen.Lines] (and

@@ -36,11 +36,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
+	"github.com/mcpadapter/mcpadapter/internal/elicit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -82,6 +85,17 @@ type Options struct {
 
 // methodProgress is the method of a progress notification.
 const methodProgress = "notifications/progress"
+
+// methodElicitationComplete is the method of the notification that a URL
+// elicitation is done. go-sdk's client accepts it without params, and then
+// reads them (v1.8.0, Client.callElicitationCompleteHandler), panicking on
+// a goroutine of the connection: the screen drops such a notification,
+// missing params or null (completeWithoutParams).
+const methodElicitationComplete = "notifications/elicitation/complete"
+
+// completeWithoutParams is the fault of a notifications/elicitation/complete
+// without params, which the screen drops (methodElicitationComplete).
+var completeWithoutParams = &Fault{Kind: Malformed, Text: "server notification " + methodElicitationComplete + " without params"}
 
 // maxHandshake bounds a result handed to Options.Handshake.
 const maxHandshake = 1 << 20
@@ -209,6 +223,9 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 	}
 	if !stringIs(rec.version, "2.0") || rec.at[pMethod].ok && rec.at[pMethod].kind != '"' {
 		return s.replace(rec, fallbackID, invalidMessage(msg))
+	}
+	if params := rec.at[pParams]; rec.at[pMethod].ok && (rec.idKind == 0 || rec.idKind == 'n') && (!params.ok || params.kind == 'n') && stringIs(rec.at[pMethod].raw(msg), methodElicitationComplete) {
+		return s.replace(rec, fallbackID, completeWithoutParams) // a notification: an id of null is none
 	}
 	if !rec.at[pMethod].ok {
 		if f := s.checkResponse(msg, rec); f != nil {
@@ -355,6 +372,11 @@ func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
 	if rec.at[pInputRequests].kind == '{' && rec.hasBadInput {
 		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
 	}
+	if rec.at[pInputRequests].kind == '{' {
+		if key, why := sdkPanics(rec.at[pInputRequests].raw(msg)); why != "" {
+			return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q %s", key, why)}
+		}
+	}
 	if rt := rec.at[pResultType]; rt.ok && rt.kind == '"' {
 		if v, _ := stringValue(rt.raw(msg)); !resultTypes[v] && (v != "task" || !s.claims(rec.usableID())) {
 			return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: resultType %q is not one this protocol defines", v)}
@@ -362,6 +384,39 @@ func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
 	}
 	return nil
 }
+
+// sdkPanics returns the key of the first input request of raw (a result's
+// inputRequests, an object of objects) that go-sdk's client panics on when
+// it fulfils it itself (v1.8.0, its multi-round-trip middleware, on a
+// goroutine of its own), and says why: an elicitation whose requested
+// schema has null for an enum option (elicit.NullEnumOption), a sampling
+// request with a null message (CreateMessageWithToolsParams.toBase and
+// createMessageParamsToWithTools dereference it). It returns "" for
+// none.
+func sdkPanics(raw []byte) (key, why string) {
+	var reqs map[string]struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestedSchema any               `json:"requestedSchema"`
+			Messages        []json.RawMessage `json:"messages"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &reqs) != nil {
+		return "", "" // not what the SDK decodes either: it fails the call
+	}
+	for _, key := range slices.Sorted(maps.Keys(reqs)) {
+		switch r := reqs[key]; {
+		case r.Method == "elicitation/create" && elicit.NullEnumOption(r.Params.RequestedSchema):
+			return key, "has null for an enum option's schema"
+		case r.Method == "sampling/createMessage" && slices.ContainsFunc(r.Params.Messages, isNull):
+			return key, "has a null message"
+		}
+	}
+	return "", ""
+}
+
+// isNull reports whether the raw JSON value v is null.
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
 
 // replace returns what stands for a message that cannot be passed on:
 // nothing for a request or notification from the server (there is no call

@@ -1,0 +1,244 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A handServer is a legacy MCP server written by hand, for what a go-sdk
+// server cannot send. It answers initialize, and tools/list with one tool,
+// ask. It answers a tools/call by sending the messages of onCall (raw
+// JSON-RPC) first, and then, once the client answered each request among
+// them, the text "answered". The client's answers go to answers, when it
+// is set (buffered for them all).
+type handServer struct {
+	onCall  []string
+	answers chan<- *jsonrpc.Response
+}
+
+// transport returns a Server.Transport serving s, one connection each
+// dial: over go-sdk's in-memory transport, whose messages the adapter
+// screens decoded (wire.Screen.Conn), or, with pipe, over newline-delimited
+// JSON on a net.Pipe, whose bytes it screens as a stdio server's.
+func (s handServer) transport(pipe bool) func(context.Context) (mcp.Transport, error) {
+	return func(context.Context) (mcp.Transport, error) {
+		var client, server mcp.Transport
+		if pipe {
+			c, s := net.Pipe()
+			client, server = &mcp.IOTransport{Reader: c, Writer: c}, &mcp.IOTransport{Reader: s, Writer: s}
+		} else {
+			client, server = mcp.NewInMemoryTransports()
+		}
+		conn, err := server.Connect(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		go s.serve(conn)
+		return client, nil
+	}
+}
+
+// serve serves conn until the client goes away.
+func (s handServer) serve(conn mcp.Connection) {
+	ctx := context.Background()
+	defer conn.Close()
+	var call jsonrpc.ID
+	waiting := 0 // requests of onCall not answered yet
+	answered := func() {
+		conn.Write(ctx, &jsonrpc.Response{ID: call, Result: json.RawMessage(`{"content":[{"type":"text","text":"answered"}]}`)})
+	}
+	for {
+		msg, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		switch m := msg.(type) {
+		case *jsonrpc.Request:
+			switch {
+			case !m.ID.IsValid(): // a notification
+			case m.Method == "initialize":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hand","version":"1"}}`)})
+			case m.Method == "tools/list":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)})
+			case m.Method == "tools/call":
+				call, waiting = m.ID, 0
+				for _, raw := range s.onCall {
+					out, err := jsonrpc.DecodeMessage([]byte(raw))
+					if err != nil {
+						panic(err) // the test's own message
+					}
+					if r, ok := out.(*jsonrpc.Request); ok && r.ID.IsValid() {
+						waiting++
+					}
+					conn.Write(ctx, out)
+				}
+				if waiting == 0 {
+					answered()
+				}
+			default:
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
+			}
+		case *jsonrpc.Response:
+			if s.answers != nil {
+				s.answers <- m
+			}
+			if waiting--; waiting == 0 {
+				answered()
+			}
+		}
+	}
+}
+
+// TestElicitationCompleteWithoutParams: a server's
+// notifications/elicitation/complete without params (missing, null, or
+// with an id of null, which makes it no request) is dropped by the screen,
+// over decoded and byte transports alike: go-sdk's client takes it and
+// reads its params (v1.8.0, Client.callElicitationCompleteHandler), so it
+// used to panic and end the process. The ping after the notifications
+// makes the call wait until the client handled them: its handlers run in
+// order.
+func TestElicitationCompleteWithoutParams(t *testing.T) {
+	for _, pipe := range []bool{false, true} {
+		t.Run(map[bool]string{false: "decoded", true: "bytes"}[pipe], func(t *testing.T) {
+			s := handServer{onCall: []string{
+				`{"jsonrpc":"2.0","method":"notifications/elicitation/complete"}`,
+				`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":null}`,
+				`{"jsonrpc":"2.0","id":null,"method":"notifications/elicitation/complete"}`,
+				`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e"}}`,
+				`{"jsonrpc":"2.0","id":"p","method":"ping"}`,
+			}}
+			a := newAdapter(t, Config{Servers: map[string]Server{"b": {Transport: s.transport(pipe)}}})
+			res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+			if res.Text() != "answered" {
+				t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+			}
+		})
+	}
+}
+
+// TestServerRequestPanicsAnswered: the live server requests go-sdk's
+// client handlers would panic on (v1.8.0) are answered invalid params
+// (-32602) without asking any handler, on the adapter's clients and on a
+// prebuilt one (Server.Client) with handlers of its own: an
+// elicitation/create without params (Client.elicit reads them), or whose
+// requested schema has null for a titled enum option (in a property's
+// oneOf, or its items' anyOf), which validateTitledEnumEntry dereferences;
+// a sampling/createMessage with a null message, which
+// CreateMessageWithToolsParams.toBase dereferences. Each used to end the
+// process, but the first on the adapter's clients (see
+// TestLiveElicitationWithoutParams) and the last there (the adapter
+// refuses sampling before the SDK's handler).
+func TestServerRequestPanicsAnswered(t *testing.T) {
+	requests := map[string]string{
+		"without params": `{"jsonrpc":"2.0","id":"q","method":"elicitation/create"}`,
+		"oneOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`,
+		"anyOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}}}}}`,
+		"null message":   `{"jsonrpc":"2.0","id":"q","method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
+	}
+	for name, req := range requests {
+		for _, prebuilt := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/prebuilt=%t", name, prebuilt), func(t *testing.T) {
+				answers := make(chan *jsonrpc.Response, 1)
+				s := handServer{answers: answers, onCall: []string{req}}
+				var calls atomic.Int32
+				server := Server{Transport: s.transport(false)}
+				var handler func(context.Context, ElicitationRequest) (Answer, error)
+				if prebuilt {
+					server.Client = prebuiltClient(&calls)
+				} else {
+					handler = func(context.Context, ElicitationRequest) (Answer, error) {
+						calls.Add(1)
+						return Answer{Action: Decline}, nil
+					}
+				}
+				a := newAdapter(t, Config{Servers: map[string]Server{"b": server}, ElicitationHandler: handler})
+				checkRefused(t, a, answers, &calls)
+			})
+		}
+	}
+}
+
+// checkRefused calls b__ask on a, whose handServer sends one request
+// during the call, with the client's answer to answers: it checks that
+// the call ends with the server's result, that the request was answered
+// invalid params, and that no elicitation handler ran (calls counts their
+// runs).
+func checkRefused(t *testing.T, a *Adapter, answers <-chan *jsonrpc.Response, calls *atomic.Int32) {
+	t.Helper()
+	res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+	if res.Text() != "answered" {
+		t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+	}
+	r := <-answers
+	var we *jsonrpc.Error
+	if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("the server's request was answered %+v, want invalid params", r)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("handler ran %d times, want 0", n)
+	}
+}
+
+// TestInputRequestPanicsRefused: a result whose input requests go-sdk's
+// client panics on when it fulfils them itself (v1.8.0, its multi-round-trip
+// middleware, on by default in a prebuilt client: Server.Client) fails
+// its call with a *ServerError saying which request, in both eras, and on
+// the adapter's clients alike: an elicitation whose requested schema has
+// null for a titled enum option, a sampling request with a null message.
+// On a prebuilt client with handlers each used to end the process.
+func TestInputRequestPanicsRefused(t *testing.T) {
+	requests := map[string]string{
+		"oneOf":        `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`,
+		"anyOf":        `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[null]}}}}}}`,
+		"null message": `{"method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
+	}
+	for name, req := range requests {
+		for _, mode := range []Mode{ModeModern, ModeLegacy} {
+			for _, prebuilt := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/prebuilt=%t", name, mode, prebuilt), func(t *testing.T) {
+					server := rewritingServer(mode, func() string {
+						return `{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"fine"}},"q":` + req + `}}`
+					})
+					var calls atomic.Int32
+					if prebuilt {
+						server.Client = prebuiltClient(&calls)
+					}
+					a := newAdapter(t, Config{Servers: map[string]Server{"r": server}})
+					res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
+					checkServerErr(t, err, "r")
+					if want := `input request "q"`; !strings.Contains(err.Error(), want) {
+						t.Errorf("Invoke() = %v, %v; want an error naming %s", res, err, want)
+					}
+					if n := calls.Load(); n != 0 {
+						t.Errorf("handlers ran %d times, want 0", n)
+					}
+				})
+			}
+		}
+	}
+}
+
+// prebuiltClient returns a go-sdk client with an elicitation and a
+// sampling handler of its own, each counted in calls, and its
+// multi-round-trip middleware on (go-sdk's default).
+func prebuiltClient(calls *atomic.Int32) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			calls.Add(1)
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			calls.Add(1)
+			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
+		},
+	})
+}
