@@ -152,11 +152,41 @@ package mcpadapter
 //     req.Params.Mode before anything checks that params came
 //     (mcp/client.go:874), on a goroutine of the connection's, so such a
 //     request from a hostile or broken server panics and ends the
-//     process. conn.liveElicitation (serverreq.go), the client's receiving
-//     middleware, answers it invalid params (-32602) before the SDK's
-//     handler runs. Pinned by TestLiveElicitationWithoutParams, which
-//     crashes without that check; it cannot tell when go-sdk stops
-//     panicking, and the check stays harmless then.
+//     process. checkRequests (serverreq.go), a receiving middleware that
+//     runs first on the adapter's clients and is added to prebuilt ones
+//     (prepare), answers it invalid params (-32602) before any handler
+//     runs. Pinned by TestLiveElicitationWithoutParams and
+//     TestServerRequestPanicsAnswered, which crash without that check; they
+//     cannot tell when go-sdk stops panicking, and the check stays
+//     harmless then.
+//
+// 12. A server's notifications/elicitation/complete without params
+//     (missing or null): the method is declared params-optional, and
+//     Client.callElicitationCompleteHandler then reads
+//     req.Params.ElicitationID (mcp/client.go:1526) on a goroutine of the
+//     connection's: a panic that ends the process, whatever the client's
+//     options. The wire screen drops such a notification on every
+//     transport (internal/wire: methodElicitationComplete). Pinned by
+//     TestElicitationCompleteWithoutParams (byte and decoded screens).
+//
+// 13. An elicitation whose requested schema has null for a titled enum
+//     option (a string property's oneOf, an array property's items.anyOf):
+//     validateTitledEnumEntry dereferences it (mcp/client.go:1094), in
+//     Client.elicit, for a live request (connection goroutine) and for an
+//     input request the multi-round-trip middleware fulfils (mrtr.go:298,
+//     an errgroup goroutine). checkRequests answers the live one -32602;
+//     the screen fails a result carrying such an input request
+//     (internal/wire sdkPanics, elicit.NullEnumOption). Pinned by
+//     TestServerRequestPanicsAnswered and TestInputRequestPanicsRefused.
+//
+// 14. A sampling/createMessage with a null message: CreateMessageWithToolsParams.
+//     toBase (mcp/protocol.go:741, when only CreateMessageHandler is set)
+//     and createMessageParamsToWithTools (mrtr.go:207) dereference it. Only
+//     a prebuilt client with a sampling handler reaches them (the adapter's
+//     clients refuse sampling first). checkRequests answers a live one
+//     -32602; the screen fails a result carrying one as an input request.
+//     Pinned by TestServerRequestPanicsAnswered and
+//     TestInputRequestPanicsRefused.
 //
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
