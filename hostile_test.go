@@ -19,10 +19,12 @@ import (
 // ask. It answers a tools/call by sending the messages of onCall (raw
 // JSON-RPC) first, and then, once the client answered each request among
 // them, the text "answered". The client's answers go to answers, when it
-// is set (buffered for them all).
+// is set (buffered for them all). It answers any other method with its
+// raw result in results, or method not found.
 type handServer struct {
 	onCall  []string
 	answers chan<- *jsonrpc.Response
+	results map[string]string
 }
 
 // transport returns a Server.Transport serving s, one connection each
@@ -66,7 +68,7 @@ func (s handServer) serve(conn mcp.Connection) {
 			switch {
 			case !m.ID.IsValid(): // a notification
 			case m.Method == "initialize":
-				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hand","version":"1"}}`)})
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"hand","version":"1"}}`)})
 			case m.Method == "tools/list":
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)})
 			case m.Method == "tools/call":
@@ -84,6 +86,8 @@ func (s handServer) serve(conn mcp.Connection) {
 				if waiting == 0 {
 					answered()
 				}
+			case s.results[m.Method] != "":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(s.results[m.Method])})
 			default:
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
 			}
@@ -241,4 +245,29 @@ func prebuiltClient(calls *atomic.Int32) *mcp.Client {
 			return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
 		},
 	})
+}
+
+// TestResourceListsWithoutNulls: the null entries a server may put in its
+// resource lists and in a read's contents, which go-sdk decodes as nil
+// pointers, are left out (as ListPrompts leaves out null prompts), so a
+// caller ranging over them needs no nil check.
+func TestResourceListsWithoutNulls(t *testing.T) {
+	srv := handServer{results: map[string]string{
+		"resources/list":           `{"resources":[null,{"uri":"file:///a","name":"a"},null]}`,
+		"resources/templates/list": `{"resourceTemplates":[null,{"uriTemplate":"file:///{x}","name":"x"}]}`,
+		"resources/read":           `{"contents":[null,{"uri":"file:///a","text":"A"}]}`,
+	}}
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": {Transport: srv.transport(false)}}})
+	rs, err := a.ListResources(t.Context(), "h")
+	if err != nil || len(rs) != 1 || rs[0] == nil || rs[0].URI != "file:///a" {
+		t.Errorf("ListResources() = %v, %v; want the one resource", rs, err)
+	}
+	ts, err := a.ListResourceTemplates(t.Context(), "h")
+	if err != nil || len(ts) != 1 || ts[0] == nil || ts[0].Name != "x" {
+		t.Errorf("ListResourceTemplates() = %v, %v; want the one template", ts, err)
+	}
+	res, err := a.ReadResource(t.Context(), "h", "file:///a")
+	if err != nil || len(res.Contents) != 1 || res.Contents[0] == nil || res.Contents[0].Text != "A" {
+		t.Errorf("ReadResource() = %+v, %v; want the one content", res, err)
+	}
 }

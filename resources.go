@@ -10,11 +10,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ListResources lists every resource of the named server (all pages). A
-// server without resources (method not found) has none: an empty list. The
-// list is cached like tool lists; opts may set a [CacheMode] ([FromServers] has
-// no effect here). The caller owns the slice but must not mutate the
-// resources.
+// ListResources lists every resource of the named server (all pages), its
+// null entries left out. A server without resources (method not found) has
+// none: an empty list. The list is cached like tool lists; opts may set a
+// [CacheMode] ([FromServers] has no effect here). The caller owns the slice
+// but must not mutate the resources.
 func (a *Adapter) ListResources(ctx context.Context, server string, opts ...ListOption) ([]*mcp.Resource, error) {
 	return listItems(ctx, a, server, opts, "list resources", "resources",
 		func(cat *catalog) *entry[*mcp.Resource] { return &cat.resources },
@@ -23,7 +23,7 @@ func (a *Adapter) ListResources(ctx context.Context, server string, opts ...List
 			if err != nil {
 				return nil, "", 0, err
 			}
-			return res.Resources, res.NextCursor, res.TTLMs, nil
+			return nonNil(res.Resources), res.NextCursor, res.TTLMs, nil
 		})
 }
 
@@ -38,11 +38,12 @@ func (a *Adapter) ListResourceTemplates(ctx context.Context, server string, opts
 			if err != nil {
 				return nil, "", 0, err
 			}
-			return res.ResourceTemplates, res.NextCursor, res.TTLMs, nil
+			return nonNil(res.ResourceTemplates), res.NextCursor, res.TTLMs, nil
 		})
 }
 
-// ReadResource reads one resource of the named server.
+// ReadResource reads one resource of the named server; null entries of
+// its contents are left out.
 func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
 	var res *mcp.ReadResourceResult
 	_, err := a.onConn(ctx, server, func(c *conn) (err error) {
@@ -53,6 +54,10 @@ func (a *Adapter) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 		// the URI before the request is sent.
 		if res, err = c.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: sdkcache.Lookup(0, uri)}); err != nil {
 			return c.callError(fmt.Sprintf("read resource %q", uri), err)
+		}
+		if contents := nonNil(res.Contents); len(contents) != len(res.Contents) {
+			r := *res // the SDK's, which it may keep: changed in a copy
+			r.Contents, res = contents, &r
 		}
 		return nil
 	})
@@ -294,4 +299,14 @@ func (h *heldSubscriptions) drop(key connKey, uri, principal string) {
 	if len(subs) == 0 {
 		delete(h.byKey, key)
 	}
+}
+
+// nonNil returns items without their nil entries (a server's nulls, which
+// go-sdk decodes as nil pointers), in a slice of its own when there were
+// any, so that the SDK's cached copy stays as it came.
+func nonNil[T any](items []*T) []*T {
+	if !slices.Contains(items, nil) {
+		return items
+	}
+	return slices.DeleteFunc(slices.Clone(items), func(p *T) bool { return p == nil })
 }
