@@ -1,10 +1,12 @@
 package stdio
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 
 	segjson "github.com/segmentio/encoding/json"
 
@@ -12,48 +14,76 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// wireMessage is the wire form of a JSON-RPC message, as the go-sdk
-// decodes it (its jsonrpc2.wireDecode): Method stays raw to tell an absent
-// method from an empty one.
-type wireMessage struct {
-	VersionTag string          `json:"jsonrpc"`
-	ID         any             `json:"id,omitempty"`
-	Method     json.RawMessage `json:"method"`
-	Params     json.RawMessage `json:"params,omitempty"`
-	Result     json.RawMessage `json:"result,omitempty"`
-	Error      *jsonrpc.Error  `json:"error,omitempty"`
-}
-
-// decodeMessage decodes one JSON-RPC message as jsonrpc.DecodeMessage
-// does, with the same decoder and flags, but without the 32 KiB read
-// buffer the SDK's decoder allocates for every message (it decodes through
-// a json.Decoder over a bytes.Reader). What it keeps is copied: data may
-// be reused. Anything the fast path does not accept goes to
-// jsonrpc.DecodeMessage, for the SDK's own error.
-func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	var msg wireMessage
-	if _, err := segjson.Parse(data, &msg, segjson.DontMatchCaseInsensitiveStructFields); err != nil || msg.VersionTag != "2.0" {
+// decodeMessage decodes data, one JSON-RPC message, as
+// jsonrpc.DecodeMessage does, from env, what the screen learned of its
+// members when it knows it (known), without parsing data again nor
+// allocating the 32 KiB read buffer the SDK's decoder takes for every
+// message (it decodes through a json.Decoder over a bytes.Reader). What it
+// keeps is copied: data may be reused. Anything out of the ordinary (a
+// version, id or method that is not plain, an error object that does not
+// decode) goes to jsonrpc.DecodeMessage, for the SDK's own error.
+func decodeMessage(data []byte, env wire.Envelope, known bool) (jsonrpc.Message, error) {
+	if !known || string(env.Version) != `"2.0"` {
 		return jsonrpc.DecodeMessage(data)
 	}
-	id, err := jsonrpc.MakeID(msg.ID)
-	if err != nil {
+	id, ok := decodeID(env.ID)
+	if !ok {
 		return jsonrpc.DecodeMessage(data)
 	}
-	if len(msg.Method) > 0 {
-		var method string
-		if _, err := segjson.Parse(msg.Method, &method, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
+	if env.Method != nil {
+		method, ok := plainString(env.Method)
+		if !ok {
 			return jsonrpc.DecodeMessage(data)
 		}
-		return &jsonrpc.Request{Method: method, ID: id, Params: msg.Params}, nil
+		return &jsonrpc.Request{Method: method, ID: id, Params: bytes.Clone(env.Params)}, nil
 	}
 	if !id.IsValid() {
 		return jsonrpc.DecodeMessage(data)
 	}
-	resp := &jsonrpc.Response{ID: id, Result: msg.Result}
-	if msg.Error != nil { // not a typed nil in the error interface
-		resp.Error = msg.Error
+	resp := &jsonrpc.Response{ID: id, Result: bytes.Clone(env.Result)}
+	if env.Error != nil && string(env.Error) != "null" {
+		e := new(jsonrpc.Error)
+		if _, err := segjson.Parse(env.Error, e, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
+			return jsonrpc.DecodeMessage(data)
+		}
+		resp.Error = e
 	}
 	return resp, nil
+}
+
+// decodeID returns the id of raw, a JSON scalar or nil (none), as the SDK
+// decodes it: false when it is not a plain string or a number.
+func decodeID(raw []byte) (jsonrpc.ID, bool) {
+	var v any // none, or null
+	switch {
+	case raw == nil || string(raw) == "null":
+	case raw[0] == '"':
+		s, ok := plainString(raw)
+		if !ok {
+			return jsonrpc.ID{}, false
+		}
+		v = s
+	case raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9':
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		v = f
+	default:
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(v)
+	return id, err == nil
+}
+
+// plainString returns the value of raw, a JSON string, when it has no
+// escape and is valid UTF-8 (what the SDK's decoder takes as it is).
+func plainString(raw []byte) (string, bool) {
+	v := raw[1 : len(raw)-1]
+	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v), true
 }
 
 // ReadLine reads and decodes the next message of a line connection (a
@@ -77,7 +107,8 @@ func ReadLine(ctx context.Context, lines *wire.LineReader, closed <-chan struct{
 		return nil, err
 	}
 	// decodeMessage copies what it keeps: line may be reused.
-	return decodeMessage(line)
+	env, known := lines.Envelope()
+	return decodeMessage(line, env, known)
 }
 
 // EncodeLine encodes msg as one line, newline included, for the Write of a

@@ -60,7 +60,7 @@ func (s *Screen) jsonBody(resp *http.Response, reqID func() []byte, listing *Lis
 	case len(data) > s.opts.MaxMessageBytes:
 		out, _, err = s.replace(new(record), reqID, s.tooLarge(s.opts.MaxMessageBytes, true))
 	default:
-		err = s.each(data, reqID, listing, func(msg []byte, _, _ bool) { msgs = append(msgs, msg) })
+		err = s.each(data, reqID, listing, func(msg []byte, _ bool, _ *record) { msgs = append(msgs, msg) })
 		if isBatch(data) && err == nil {
 			// A batch: the same messages as an event stream, one event each.
 			for _, m := range msgs {

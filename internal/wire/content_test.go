@@ -74,7 +74,7 @@ func sanitizeResultJSON(res []byte) ([]byte, bool) {
 func sanitizeMessageJSON(msg []byte) ([]byte, bool) {
 	var out [][]byte
 	changed := false
-	if err := testScreen(16<<20, nil).each(msg, nil, nil, func(m []byte, c, _ bool) { out, changed = append(out, m), changed || c }); err != nil || len(out) == 0 {
+	if err := testScreen(16<<20, nil).each(msg, nil, nil, func(m []byte, c bool, _ *record) { out, changed = append(out, m), changed || c }); err != nil || len(out) == 0 {
 		return msg, false
 	}
 	return bytes.Join(out, []byte("\n")), changed

@@ -206,9 +206,9 @@ func (r *eventReader) endEvent() {
 		}
 		r.out = append(r.out, '\n')
 	default:
-		err := r.s.each(data, r.reqID, r.listing, func(msg []byte, _, response bool) {
+		err := r.s.each(data, r.reqID, r.listing, func(msg []byte, _ bool, rec *record) {
 			r.out = appendEvent(r.out, fields, msg)
-			if response {
+			if !rec.at[pMethod].ok { // a response
 				r.answer()
 			}
 		})

@@ -89,7 +89,7 @@ func FuzzScreenMessage(f *testing.F) {
 		limit = 16 + abs(limit)%4096
 		s := testScreen(limit, io.Discard)
 		if len(data) <= limit {
-			err := s.each(data, nil, nil, func(out []byte, changed, _ bool) {
+			err := s.each(data, nil, nil, func(out []byte, changed bool, _ *record) {
 				if changed && !json.Valid(out) {
 					t.Fatalf("each(%q) passed %q, not JSON", data, out)
 				}

@@ -55,11 +55,38 @@ type LineReader struct {
 	pending        // screened lines, in in or in buf
 	in      []byte // what was read of src; in[start:] is not split into lines yet
 	start   int
-	srcErr  error   // why src ended
-	buf     []byte  // storage of the lines the screen changed or split
-	own     []byte  // in's storage between lines: readChunk bytes
-	long    *[]byte // in's storage while a longer line is read, borrowed
-	hint    int     // the bytes read into the last borrowed storage, up to maxHint
+	srcErr  error    // why src ended
+	buf     []byte   // storage of the lines the screen changed or split
+	own     []byte   // in's storage between lines: readChunk bytes
+	long    *[]byte  // in's storage while a longer line is read, borrowed
+	hint    int      // the bytes read into the last borrowed storage, up to maxHint
+	env     Envelope // of the line in out, when the screen passed it on as it came
+	hasEnv  bool
+}
+
+// An Envelope is what the screen learned of a message's top-level members:
+// the raw JSON of each, as the SDK's decoder reads it (the last of the
+// members of one name), nil when absent. It is known only of a message the
+// screen passed on as it came, whose id, if any, is a scalar of at most
+// 256 bytes, and none of whose members here came twice (the SDK's decoder
+// merges two error objects).
+type Envelope struct {
+	Version, ID, Method, Params, Result, Error []byte
+}
+
+// envelope returns the Envelope of msg, whose scan is rec, and whether it
+// is known.
+func (r *record) envelope(msg []byte) (Envelope, bool) {
+	if r.again || r.idKind != 0 && r.id == nil {
+		return Envelope{}, false
+	}
+	raw := func(p place) []byte {
+		if v := r.at[p]; v.ok {
+			return v.raw(msg)
+		}
+		return nil
+	}
+	return Envelope{Version: r.version, ID: r.id, Method: raw(pMethod), Params: raw(pParams), Result: raw(pResult), Error: raw(pError)}, true
 }
 
 // readChunk is the least a LineReader asks of its source at once, and the
@@ -134,7 +161,8 @@ func (s *Screen) Lines(src io.Reader) *LineReader {
 func (r *LineReader) Read(p []byte) (int, error) { return r.read(p, r.next) }
 
 // Next returns the next screened message, without its newline: a JSON
-// object, never empty. It is valid until the next call.
+// object, never empty. It is valid until the next call, as is its
+// Envelope.
 func (r *LineReader) Next() ([]byte, error) {
 	if err := r.wait(r.next); err != nil {
 		return nil, err
@@ -145,11 +173,15 @@ func (r *LineReader) Next() ([]byte, error) {
 	return msg, nil
 }
 
+// Envelope returns the Envelope of the message Next returned last, and
+// whether the screen knows it.
+func (r *LineReader) Envelope() (Envelope, bool) { return r.env, r.hasEnv }
+
 // next reads one line of the source into out, screened. Lines are read
 // straight into in, which grows to the longest line within the bound; a
 // longer one is fed to an overflow as it comes, and never held.
 func (r *LineReader) next() {
-	r.out, r.buf = nil, r.buf[:0]
+	r.out, r.buf, r.hasEnv = nil, r.buf[:0], false
 	if r.start == len(r.in) {
 		r.settle()
 	}
@@ -246,11 +278,12 @@ func (r *LineReader) line(line []byte) {
 		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
 		return
 	}
-	err := r.s.each(msg, nil, nil, func(out []byte, changed, _ bool) {
+	err := r.s.each(msg, nil, nil, func(out []byte, changed bool, rec *record) {
 		if !changed {
 			// The line itself, which nothing follows: its end of line
 			// takes the place of what ended it, without a copy.
 			r.out = append(out, '\n')
+			r.env, r.hasEnv = rec.envelope(out)
 			return
 		}
 		r.emit(out, nil)

@@ -158,6 +158,8 @@ type record struct {
 	inputKey    string // the key of the input request being scanned
 
 	listing *Listing // of the request the message answers, if any (WithListing)
+
+	again bool // a member of the envelope (id, method, params, result, error) came twice
 }
 
 // scalar returns the bytes of a top-level scalar of kind, or nil when it
@@ -243,6 +245,7 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	v := member{span{kind, start, end}, true}
 	if p := r.places[d]; p < pTop {
+		r.again = r.again || r.at[p].ok && within[p].parent == pTop
 		r.at[p] = v
 		return
 	}
@@ -252,6 +255,7 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 			r.batch = append(r.batch, v.span)
 		}
 	case pID:
+		r.again = r.again || r.idKind != 0
 		r.id, r.idKind = r.scalar(s, kind, start, end), kind
 	case pVersion:
 		r.version = r.scalar(s, kind, start, end)

@@ -165,13 +165,13 @@ func (s *Screen) tooLarge(size int, atLeast bool) *Fault {
 }
 
 // each screens data, one message or a batch, and calls emit with each
-// message to pass on, whether the screen changed it, and whether it is a
-// response (a message without a method, or the error response the screen
-// put in its place). fallbackID, when not nil, supplies the id of the
+// message to pass on, whether the screen changed it, and the record of its
+// scan (a response, or the error response the screen put in its place,
+// has no method there). fallbackID, when not nil, supplies the id of the
 // request the data answers (an HTTP POST's); listing, when not nil, the
 // Listing of that request (WithListing). It fails only when a message
 // can neither be passed on nor attributed to a call.
-func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, emit func(msg []byte, changed, response bool)) error {
+func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, emit func(msg []byte, changed bool, rec *record)) error {
 	if isBatch(data) {
 		rec := record{topOnly: true}
 		var sc scanner
@@ -189,7 +189,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, e
 					return err
 				}
 				if out != nil {
-					emit(out, true, !member.at[pMethod].ok) // a member alone is not what came
+					emit(out, true, &member) // a member alone is not what came
 				}
 			}
 			return nil
@@ -201,7 +201,7 @@ func (s *Screen) each(data []byte, fallbackID func() []byte, listing *Listing, e
 		return err
 	}
 	if out != nil {
-		emit(out, changed, !rec.at[pMethod].ok)
+		emit(out, changed, &rec)
 	}
 	return nil
 }
