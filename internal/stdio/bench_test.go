@@ -1,0 +1,52 @@
+package stdio
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpadapter/mcpadapter/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// repeating is an endless stream of one line.
+type repeating struct {
+	line []byte
+	off  int
+}
+
+func (r *repeating) Read(p []byte) (int, error) {
+	n := copy(p, r.line[r.off:])
+	r.off = (r.off + n) % len(r.line)
+	return n, nil
+}
+
+// BenchmarkReadLine measures what ReadLine costs a message, screen
+// included: a small answer, and a tools/call result of a large text.
+func BenchmarkReadLine(b *testing.B) {
+	for _, size := range []int{0, 64 << 10, 1 << 20, 4 << 20} {
+		for _, content := range []string{"plain", "escaped"} {
+			text := strings.Repeat("x", size)
+			if content == "escaped" {
+				text = strings.Repeat(`a\"\n\u00e9`, size/10)
+			}
+			line := `{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"` + text + `"}],"isError":false}}` + "\n"
+			b.Run(fmt.Sprintf("content=%s/size=%d", content, len(line)), func(b *testing.B) {
+				lines := wire.New(wire.Options{MaxMessageBytes: 16 << 20}).Lines(&repeating{line: []byte(line)})
+				closed := make(chan struct{})
+				b.SetBytes(int64(len(line)))
+				b.ReportAllocs()
+				for b.Loop() {
+					msg, err := ReadLine(context.Background(), lines, closed, nil)
+					if err != nil || len(msg.(*jsonrpc.Response).Result) < size {
+						b.Fatal(msg, err)
+					}
+				}
+			})
+			if size == 0 {
+				break
+			}
+		}
+	}
+}
