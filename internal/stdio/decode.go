@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"unicode/utf8"
 
 	segjson "github.com/segmentio/encoding/json"
 
@@ -16,23 +14,30 @@ import (
 
 // decodeMessage decodes data, one JSON-RPC message, as
 // jsonrpc.DecodeMessage does, from env, what the screen learned of its
-// members when it knows it (known), without parsing data again nor
+// members when it knows it (known): each member it keeps is decoded alone,
+// with the SDK's decoder and flags, without parsing data again nor
 // allocating the 32 KiB read buffer the SDK's decoder takes for every
 // message (it decodes through a json.Decoder over a bytes.Reader). What it
 // keeps is copied: data may be reused. Anything out of the ordinary (a
-// version, id or method that is not plain, an error object that does not
-// decode) goes to jsonrpc.DecodeMessage, for the SDK's own error.
+// version other than "2.0" as is, an id or method that does not decode)
+// goes to jsonrpc.DecodeMessage, for the SDK's own error.
 func decodeMessage(data []byte, env wire.Envelope, known bool) (jsonrpc.Message, error) {
 	if !known || string(env.Version) != `"2.0"` {
 		return jsonrpc.DecodeMessage(data)
 	}
-	id, ok := decodeID(env.ID)
-	if !ok {
+	var rawID any
+	if env.ID != nil {
+		if _, err := segjson.Parse(env.ID, &rawID, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
+			return jsonrpc.DecodeMessage(data)
+		}
+	}
+	id, err := jsonrpc.MakeID(rawID)
+	if err != nil {
 		return jsonrpc.DecodeMessage(data)
 	}
 	if env.Method != nil {
-		method, ok := plainString(env.Method)
-		if !ok {
+		var method string
+		if _, err := segjson.Parse(env.Method, &method, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
 			return jsonrpc.DecodeMessage(data)
 		}
 		return &jsonrpc.Request{Method: method, ID: id, Params: bytes.Clone(env.Params)}, nil
@@ -41,49 +46,16 @@ func decodeMessage(data []byte, env wire.Envelope, known bool) (jsonrpc.Message,
 		return jsonrpc.DecodeMessage(data)
 	}
 	resp := &jsonrpc.Response{ID: id, Result: bytes.Clone(env.Result)}
-	if env.Error != nil && string(env.Error) != "null" {
-		e := new(jsonrpc.Error)
-		if _, err := segjson.Parse(env.Error, e, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
+	if env.Error != nil {
+		var e *jsonrpc.Error
+		if _, err := segjson.Parse(env.Error, &e, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
 			return jsonrpc.DecodeMessage(data)
 		}
-		resp.Error = e
+		if e != nil { // not a typed nil in the error interface
+			resp.Error = e
+		}
 	}
 	return resp, nil
-}
-
-// decodeID returns the id of raw, a JSON scalar or nil (none), as the SDK
-// decodes it: false when it is not a plain string or a number.
-func decodeID(raw []byte) (jsonrpc.ID, bool) {
-	var v any // none, or null
-	switch {
-	case raw == nil || string(raw) == "null":
-	case raw[0] == '"':
-		s, ok := plainString(raw)
-		if !ok {
-			return jsonrpc.ID{}, false
-		}
-		v = s
-	case raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9':
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil {
-			return jsonrpc.ID{}, false
-		}
-		v = f
-	default:
-		return jsonrpc.ID{}, false
-	}
-	id, err := jsonrpc.MakeID(v)
-	return id, err == nil
-}
-
-// plainString returns the value of raw, a JSON string, when it has no
-// escape and is valid UTF-8 (what the SDK's decoder takes as it is).
-func plainString(raw []byte) (string, bool) {
-	v := raw[1 : len(raw)-1]
-	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
-		return "", false
-	}
-	return string(v), true
 }
 
 // ReadLine reads and decodes the next message of a line connection (a
