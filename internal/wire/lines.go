@@ -61,15 +61,15 @@ type LineReader struct {
 	long    *[]byte  // in's storage while a longer line is read, borrowed
 	hint    int      // the bytes read into the last borrowed storage, up to maxHint
 	env     Envelope // of the line in out, when the screen passed it on as it came
-	hasEnv  bool
+	hasEnv  bool     // env is known
 }
 
-// An Envelope is what the screen learned of a message's top-level members:
-// the raw JSON of each, as the SDK's decoder reads it (the last of the
-// members of one name), nil when absent. It is known only of a message the
-// screen passed on as it came, whose id, if any, is a scalar of at most
-// 256 bytes, and none of whose members here came twice (the SDK's decoder
-// merges two error objects).
+// An Envelope is what the screen learned of a message's top-level members,
+// matched by name as the SDK's decoder matches them: the raw JSON of each,
+// nil when absent. It is known only of a message the screen passed on as
+// it came, whose id, if any, is a scalar of at most 256 bytes, and none of
+// whose members here but the version came twice (the SDK's decoder keeps
+// the last version, but merges two error objects).
 type Envelope struct {
 	Version, ID, Method, Params, Result, Error []byte
 }
