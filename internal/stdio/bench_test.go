@@ -3,24 +3,13 @@ package stdio
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
-
-// repeating is an endless stream of one line.
-type repeating struct {
-	line []byte
-	off  int
-}
-
-func (r *repeating) Read(p []byte) (int, error) {
-	n := copy(p, r.line[r.off:])
-	r.off = (r.off + n) % len(r.line)
-	return n, nil
-}
 
 // BenchmarkReadLine measures what ReadLine costs a message, screen
 // included: a small answer, and a tools/call result of a large text.
@@ -33,7 +22,18 @@ func BenchmarkReadLine(b *testing.B) {
 			}
 			line := `{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"` + text + `"}],"isError":false}}` + "\n"
 			b.Run(fmt.Sprintf("content=%s/size=%d", content, len(line)), func(b *testing.B) {
-				lines := wire.New(wire.Options{MaxMessageBytes: 16 << 20}).Lines(&repeating{line: []byte(line)})
+				// A server sending the line again and again, over a pipe.
+				pr, pw := io.Pipe()
+				defer pr.Close()
+				data := []byte(line)
+				go func() {
+					for {
+						if _, err := pw.Write(data); err != nil {
+							return
+						}
+					}
+				}()
+				lines := wire.New(wire.Options{MaxMessageBytes: 16 << 20}).Lines(pr)
 				closed := make(chan struct{})
 				b.SetBytes(int64(len(line)))
 				b.ReportAllocs()
