@@ -245,7 +245,9 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	v := member{span{kind, start, end}, true}
 	if p := r.places[d]; p < pTop {
-		r.again = r.again || r.at[p].ok && within[p].parent == pTop
+		if r.at[p].ok && d == 1 { // a member of the message's object
+			r.again = true
+		}
 		r.at[p] = v
 		return
 	}
@@ -255,7 +257,9 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 			r.batch = append(r.batch, v.span)
 		}
 	case pID:
-		r.again = r.again || r.idKind != 0
+		if r.idKind != 0 {
+			r.again = true
+		}
 		r.id, r.idKind = r.scalar(s, kind, start, end), kind
 	case pVersion:
 		r.version = r.scalar(s, kind, start, end)
