@@ -46,6 +46,9 @@ var decodeSeeds = []string{
 	`{"jsonrpc":"2.0","method":"a","method":"b","params":{},"params":[1]}`,
 	`{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"result":{}}`,
 	`{"jsonrpc":"2.0","id":"x","id":null,"result":{}}`,
+	`{"jsonrpc":"2.0","id":{"a":1},"id":2,"result":{}}`,
+	`{"jsonrpc":"2.0","id":[1],"id":"x","method":"m"}`,
+	`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 300) + `","id":3,"result":{}}`,
 	`{"jsonrpc":"2.0","method":"m","id":1,"method":"n"}`,
 	// Escaped keys and values.
 	`{"jsonrpc":"2.0","\u0069d":4,"result":{}}`,

@@ -68,8 +68,8 @@ type LineReader struct {
 // matched by name as the SDK's decoder matches them: the raw JSON of each,
 // nil when absent. It is known only of a message the screen passed on as
 // it came, whose id, if any, is a scalar of at most 256 bytes, and none of
-// whose members here but the version came twice (the SDK's decoder keeps
-// the last version, but merges two error objects).
+// whose method, params, result or error members came twice (the SDK's
+// decoder keeps the last of the others, but merges two error objects).
 type Envelope struct {
 	Version, ID, Method, Params, Result, Error []byte
 }

@@ -159,7 +159,7 @@ type record struct {
 
 	listing *Listing // of the request the message answers, if any (WithListing)
 
-	again bool // a member of the envelope (id, method, params, result, error) came twice
+	again bool // a method, params, result or error member of the message came twice
 }
 
 // scalar returns the bytes of a top-level scalar of kind, or nil when it
@@ -257,9 +257,6 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 			r.batch = append(r.batch, v.span)
 		}
 	case pID:
-		if r.idKind != 0 {
-			r.again = true
-		}
 		r.id, r.idKind = r.scalar(s, kind, start, end), kind
 	case pVersion:
 		r.version = r.scalar(s, kind, start, end)
