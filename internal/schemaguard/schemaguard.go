@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpadapter/mcpadapter/internal/jsonvalue"
 )
@@ -99,6 +101,72 @@ func set(keys ...string) map[string]bool {
 	return m
 }
 
+// keywords maps the keywords Check reads, folded as [keywordOf] folds, to
+// their spelling. jsonschema-go decodes a schema with encoding/json, which
+// matches an object's keys to keywords without regard to case: it reads
+// "$REF" or "allof" as "$ref" or "allOf", so Check must too.
+var keywords = func() map[string]string {
+	m := map[string]string{}
+	for _, keys := range []map[string]bool{oneKeys, listKeys, mapKeys, set("$ref", "$dynamicRef", "$recursiveRef", "$id", "$anchor", "$dynamicAnchor")} {
+		for k := range keys {
+			m[strings.ToUpper(k)] = k
+		}
+	}
+	return m
+}()
+
+// maxKeyword is the length of the longest keyword, unevaluatedProperties.
+const maxKeyword = 21
+
+// keywordOf returns the keyword that jsonschema-go reads the member key as,
+// if it is one Check reads. It folds key as encoding/json does to match a
+// field's name (each rune to the upper case of its lower case, so that
+// the Kelvin sign is a K), on the stack: it runs for every member.
+func keywordOf(key string) (string, bool) {
+	var buf [maxKeyword + utf8.UTFMax]byte
+	b := buf[:0]
+	for _, r := range key {
+		if len(b) > maxKeyword {
+			return "", false
+		}
+		b = utf8.AppendRune(b, unicode.ToUpper(unicode.ToLower(r)))
+	}
+	name, ok := keywords[string(b)]
+	return name, ok
+}
+
+// keywordsOf returns the members of the subschema m at path with the
+// keywords Check reads spelled as such (m itself when they all are), or an
+// error when two members are read as one keyword: which of them the
+// validator keeps depends on their order, which a decoded map has lost.
+func keywordsOf(m map[string]any, path string) (map[string]any, error) {
+	odd := false
+	for key := range m {
+		if name, ok := keywordOf(key); ok && name != key {
+			odd = true
+			break
+		}
+	}
+	if !odd {
+		return m, nil
+	}
+	out := make(map[string]any, len(m))
+	spelled := map[string]string{}
+	for _, key := range jsonvalue.SortedKeys(m) {
+		name, ok := keywordOf(key)
+		if !ok {
+			out[key] = m[key]
+			continue
+		}
+		if other, dup := spelled[name]; dup {
+			return nil, refuse(path, "%q and %q are both read as %s", cut(other, maxQuoted), cut(key, maxQuoted), name)
+		}
+		spelled[name] = key
+		out[name] = m[key]
+	}
+	return out, nil
+}
+
 // A node is one subschema.
 type node struct {
 	path    string
@@ -176,6 +244,10 @@ func (w *walk) schema(v any, path string, depth int) error {
 		return w.data(v, path, depth) // a boolean schema, or a value jsonschema-go refuses to decode
 	}
 	if err := w.count(path, depth); err != nil {
+		return err
+	}
+	m, err := keywordsOf(m, path)
+	if err != nil {
 		return err
 	}
 	n := &node{path: path}

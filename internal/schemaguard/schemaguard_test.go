@@ -67,6 +67,16 @@ func TestCheck(t *testing.T) {
 		{"dynamic ref", `{"properties":{"x":{"$dynamicRef":"#meta"}}}`, "/properties/x", "$dynamicRef"},
 		{"recursive ref", `{"$recursiveRef":"#"}`, "", "$recursiveRef"},
 		{"nested $id with references", `{"properties":{"x":{"$id":"https://example.com/x.json","$ref":"#/a"}}}`, "/properties/x", "$id below the root"},
+
+		// jsonschema-go decodes keywords without regard to case (encoding/json).
+		{"root cycle spelled $rEf", `{"$rEf":"#"}`, "", "cycle that never leaves the value: # → #"},
+		{"cycle through ALLOF", `{"$defs":{"x":{"ALLOF":[{"$REF":"#/$defs/x"}]}}}`, "/$defs/x", "cycle"},
+		{"cycle through a folded long s", `{"dependentSchema\u017f":{"a":{"$ref":"#"}}}`, "", "cycle"},
+		{"pointer by the keyword's name", `{"Properties":{"a":{"$ref":"#/properties/a"}}}`, "/properties/a", "cycle"},
+		{"pointer by the key's spelling", `{"Properties":{"a":{"type":"string"}},"$defs":{"b":{"$ref":"#/Properties/a"}}}`, "/$defs/b", "points to no subschema"},
+		{"keyword spelled twice", `{"$ref":"#/$defs/a","$REF":"#","$defs":{"a":true}}`, "", `"$REF" and "$ref" are both read as $ref`},
+		{"dynamic ref spelled otherwise", `{"$DynamicRef":"#meta"}`, "", "$dynamicRef"},
+		{"spelled otherwise, no cycle", `{"TYPE":"object","Properties":{"a":{"Type":"string"}},"$Defs":{"d":{"type":"integer"}},"AllOf":[{"$Ref":"#/$defs/d"}]}`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +155,9 @@ func TestCheckedSchemasValidate(t *testing.T) {
 			`{"children":[{"children":[{}]}]}`, `{"children":[{"children":[5]}]}`},
 		{`{"type":"object","properties":{"self":{"$ref":"#"},"n":{"type":"integer"}}}`,
 			`{"self":{"self":{"n":1}}}`, `{"self":{"self":{"n":"x"}}}`},
+		// The premise of Check's folding: jsonschema-go reads "PROPERTIES" and "$Ref" as keywords.
+		{`{"$Defs":{"n":{"TYPE":"integer"}},"PROPERTIES":{"n":{"$Ref":"#/$defs/n"}}}`,
+			`{"n":1}`, `{"n":"x"}`},
 	} {
 		m := decode(t, tt.schema)
 		if err := Check(m); err != nil {
