@@ -237,14 +237,6 @@ func catalogServer(n int) *testserver.Server {
 	return s
 }
 
-// heapInUse returns the bytes of live heap after a full collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // BenchmarkCatalog measures one server of catalogTools tools (in memory,
 // modern era, ttlMs 60000): op=cold is a new Adapter's first ListTools
 // (dial, every page, a Tool per descriptor; the server's allocations count
@@ -511,13 +503,6 @@ func openAdapter(cfg Config, server func(tb testing.TB, i int) Server) func(tb t
 			tools[i] = ts.Lookup(fmt.Sprintf("s%d__echo", i))
 		}
 		return func(i int) { invokeEcho(tb, tb.Context(), tools[i]) }, func() { a.Close() }
-	}
-}
-
-// invokeEcho calls the echo tool under ctx and checks its answer.
-func invokeEcho(tb testing.TB, ctx context.Context, tool *Tool) {
-	if res, err := tool.Invoke(ctx, echoArgs); err != nil || res.Text() != echoText {
-		tb.Fatalf("Invoke = %v, %v", res, err)
 	}
 }
 

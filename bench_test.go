@@ -24,6 +24,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -44,6 +45,21 @@ const echoInput = `{"text":"` + echoText + `"}`
 // adapter may write into them: the benchmarks share one map across calls
 // (and BenchmarkInvokeParallel across goroutines).
 var echoArgs = map[string]any{"text": echoText}
+
+// invokeEcho calls the echo tool under ctx and checks its answer.
+func invokeEcho(tb testing.TB, ctx context.Context, tool *Tool) {
+	if res, err := tool.Invoke(ctx, echoArgs); err != nil || res.Text() != echoText {
+		tb.Fatalf("Invoke = %v, %v", res, err)
+	}
+}
+
+// heapInUse returns the bytes of live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
 
 // benchEras are the protocol eras the call benchmarks run in.
 var benchEras = []string{"modern", "legacy"}
