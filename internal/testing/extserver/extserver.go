@@ -373,10 +373,12 @@ const (
 	// user's cache directory, and installed with npm if needed.
 	ConformanceEnv = "MCPADAPTER_CONFORMANCE"
 
-	// ConformancePackage is the npm package of the suite, pinned at the
-	// version go-sdk v1.8.0's own CI runs.
+	// ConformancePackage is the npm package of the suite, pinned at its
+	// newest release. go-sdk v1.8.0's own CI runs 0.2.0-alpha.11, which
+	// 0.2.0-alpha.12 extends with the client scenarios of the skills
+	// extension (SEP-2640) and more checks in the known ones.
 	ConformancePackage = "@modelcontextprotocol/conformance"
-	ConformanceVersion = "0.2.0-alpha.11"
+	ConformanceVersion = "0.2.0-alpha.12"
 
 	// ConformanceNodeMajor is the oldest Node.js major version the suite
 	// runs on: it imports fs.globSync, which Node.js 20 lacks, and its

@@ -109,6 +109,19 @@ var scenarios = map[string]scenario{
 	"auth/resource-mismatch":        authorizationRefused,
 	"auth/scope-retry-limit":        authorizationRefused,
 
+	// SEP-2640, the skills extension (io.modelcontextprotocol/skills):
+	// the adapter has no skills support, and go-sdk v1.8.0 neither sends
+	// skills/list nor any request of a method it does not know. Like any
+	// client without the extension, this one connects, lists the tools and
+	// reads no resource unasked, which is what these scenarios forbid a
+	// host before it loads a skill. Having seen no skills/list, the suite
+	// reports each scenario's one check SKIPPED (see unobservable in
+	// ../conformance_test.go).
+	"sep-2640-client-no-prefetch":        initialize,
+	"sep-2640-client-verify-digest":      initialize,
+	"sep-2640-client-verify-frontmatter": initialize,
+	"sep-2640-client-verify-size":        initialize,
+
 	// OAuth extensions that go-sdk v1.8.0 has no client for (see
 	// baseline.yml): these fail on purpose, saying so.
 	"auth/client-credentials-basic":         unsupportedAuth("the client credentials grant"),
