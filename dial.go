@@ -350,7 +350,18 @@ func (d *dialer) connectStreamable(ctx context.Context, client *mcp.Client, c *c
 	cp.HTTPClient = rt.Client(st.HTTPClient)
 	cp.MaxEventSize = d.maxEventSize()
 	// The connection, unwrapped, carries the requests of the adapter's own.
-	cs, err := client.Connect(ctx, wrapTransport(&cp, c.tasks.calls.Record), opts)
+	// The SDK opens the standalone event stream within Connect under the
+	// connection's own context, not ctx, and retries a GET that fails for
+	// seconds: the end of ctx closes the connection while Connect runs.
+	var abandon func() bool
+	cs, err := client.Connect(ctx, wrapTransport(&cp, func(conn mcp.Connection) mcp.Connection {
+		abandon = context.AfterFunc(ctx, func() { conn.Close() })
+		return c.tasks.calls.Record(conn)
+	}), opts)
+	if abandon != nil && !abandon() && err == nil {
+		cs.Close()
+		err = fmt.Errorf("the handshake was abandoned: %w", context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, rt.statusOf(err)
 	}

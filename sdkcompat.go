@@ -188,6 +188,18 @@ package mcpadapter
 //     Pinned by TestServerRequestPanicsAnswered and
 //     TestInputRequestPanicsRefused.
 //
+// 15. The standalone event stream of a legacy Streamable HTTP session is
+//     opened within Client.Connect (sessionUpdated, streamable.go:2164),
+//     under the connection's own context, detached from Connect's
+//     (streamable.go:2074), and a GET that fails in the transport (a
+//     dropped connection, a redirect loop) is tried again after a backoff
+//     of a second and more (connectSSE, 5 tries by default), which only
+//     the connection's Close ends: Connect outlives its context by up to
+//     tens of seconds, and the adapter's Close waited for it.
+//     connectStreamable closes the connection when the dial's context
+//     ends while Connect runs. Pinned by TestSDKCompatStandaloneRetry; the
+//     close stays harmless when go-sdk stops retrying so.
+//
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
 // non-nil ClientOptions.Capabilities drops the default roots capability;

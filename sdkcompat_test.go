@@ -834,3 +834,41 @@ func TestSDKCompatFailingStatus(t *testing.T) {
 		t.Fatal("the request after a 401 with a text body succeeded: want the session failed (else entry 10 is no longer needed)")
 	}
 }
+
+// TestSDKCompatStandaloneRetry pins entry 15: Client.Connect opens the
+// standalone event stream of a legacy session, and tries a GET that
+// failed in the transport again after Connect's context has ended.
+func TestSDKCompatStandaloneRetry(t *testing.T) {
+	s := testserver.Full(testserver.Options{Legacy: true})
+	next := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.Server }, nil)
+	gets := make(chan int, 2)
+	var n atomic.Int32
+	srv := testserver.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		switch n.Add(1) {
+		case 1: // fails in the transport
+			drop(w)
+			gets <- 1
+		default: // no stream: Connect returns
+			http.Error(w, "no stream", http.StatusMethodNotAllowed)
+			gets <- 2
+		}
+	}))
+	ctx, cancel := context.WithCancel(t.Context())
+	connected := make(chan *mcp.ClientSession, 1)
+	go func() {
+		cs, _ := sdkClient(nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+		connected <- cs
+	}()
+	receive(t, gets, "the standalone stream's GET")
+	cancel()
+	if got := receive(t, gets, "a GET after Connect's context ended"); got != 2 {
+		t.Fatalf("GET %d, want the second", got)
+	}
+	if cs := receive(t, connected, "Connect to return"); cs != nil {
+		cs.Close()
+	}
+}

@@ -35,10 +35,14 @@ func (t *Transport) withHeaders(req *http.Request, sameOrigin bool) (*http.Reque
 		// A redirect, or an SSE endpoint, pointing at another origin: it
 		// gets none of this server's credentials. net/http keeps the
 		// Authorization of a redirect to the same host name on another
-		// port (an OAuth token set by the SDK); drop it too.
-		if req.Header.Get("Authorization") != "" {
+		// port (an OAuth token set by the SDK), the headers the SDK set
+		// (the session's id, a credential) and adds a Referer (the
+		// endpoint's URL, with the tokens of its query): drop them too.
+		if req.Header.Get("Authorization") != "" || req.Header.Get(SessionIDHeader) != "" || req.Header.Get("Referer") != "" {
 			req = req.Clone(req.Context())
 			req.Header.Del("Authorization")
+			req.Header.Del(SessionIDHeader)
+			req.Header.Del("Referer")
 		}
 	case t.opts.OAuth != nil || t.opts.OAuthOf != nil || len(t.opts.Headers) > 0 || t.opts.More != nil || call != nil:
 		req = req.Clone(req.Context())

@@ -172,6 +172,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
+	// The reason phrase is the server's text, of any length (go-sdk's SSE
+	// transport puts it in its errors): the status's own name replaces it.
+	resp.Status = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	if t.answered(req, resp) && sent != nil {
 		sent.refusals.Add(1)
 	}

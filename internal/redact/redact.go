@@ -35,7 +35,9 @@ func Parsed(u *url.URL) string {
 
 // Error returns err with every spelling of the given URLs in its text
 // replaced by their redacted form (as given, as net/url prints them, with the password
-// stripped as url.Redacted and net/http do). errors.Is and errors.As see
+// stripped as url.Redacted and net/http do), and their query wherever it
+// stands alone (a relative redirect that kept it: net/http's errors print
+// a Location as the server wrote it). errors.Is and errors.As see
 // through it.
 func Error(err error, rawURLs ...string) error {
 	if err == nil {
@@ -53,13 +55,21 @@ func Error(err error, rawURLs ...string) error {
 			// As net/http's errors print it.
 			forms = append(forms, strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1))
 		}
-		for _, form := range forms {
+		add := func(form, safe string) {
 			if form != safe {
 				if r == nil {
 					r = &urlRedactor{err: err}
 				}
 				r.pairs = append(r.pairs, form, safe)
 			}
+		}
+		for _, form := range forms {
+			add(form, safe)
+		}
+		if u.RawQuery != "" {
+			// After the whole URL's forms, which take precedence.
+			_, query, _ := strings.Cut(safe, "?")
+			add("?"+u.RawQuery, "?"+query)
 		}
 	}
 	if r == nil {

@@ -24,7 +24,7 @@ func TestURL(t *testing.T) {
 // given and as net/http prints it, and the error still unwraps.
 func TestError(t *testing.T) {
 	raw := "https://u:pw@example.com/mcp?token=abc"
-	err := fmt.Errorf("Post %q: %w (as net/http: https://u:***@example.com/mcp?token=abc)", raw, io.ErrUnexpectedEOF)
+	err := fmt.Errorf("Post %q: %w (as net/http: https://u:***@example.com/mcp?token=abc; a redirect: Post \"/mcp/?token=abc\")", raw, io.ErrUnexpectedEOF)
 	got := Error(err, raw, "")
 	if text := got.Error(); strings.Contains(text, "pw") || strings.Contains(text, "abc") {
 		t.Errorf("Error() = %q, want no secret", text)
