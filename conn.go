@@ -341,7 +341,18 @@ func (c *conn) callError(op string, err error) error {
 		c.giveUp(err)
 		err = c.staysDown(err)
 	}
-	return serverError(c.server, op, redact.Error(classifyFault(err), c.cfg.URL))
+	return serverError(c.server, op, c.redacted(classifyFault(err), c.cfg.URL))
+}
+
+// redacted returns err with the credentials of c's server hidden in its
+// text: the password and query of its URL rawURL, and its session's id
+// (a credential, which go-sdk's errors name).
+func (c *conn) redacted(err error, rawURL string) error {
+	var id string
+	if c.session != nil {
+		id = c.session.ID()
+	}
+	return redact.Values(redact.Error(err, rawURL), id)
 }
 
 // staysDown wraps err, the end of c's connection, with the setting that

@@ -475,8 +475,8 @@ func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // TestHostileHTTPSessionIDs: a session id that is huge, holds characters
 // HTTP cannot carry back, or changes mid-session costs the calls an error
-// by their deadline at most, and leaves nothing running after Close. (The
-// SDK's errors name the session's id: see the notes of this sweep.)
+// by their deadline at most, shows the session's id in no error or log,
+// and leaves nothing running after Close.
 func TestHostileHTTPSessionIDs(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -518,6 +518,16 @@ func TestHostileHTTPSessionIDs(t *testing.T) {
 			texts = append(texts, logs.String())
 			for _, text := range texts {
 				checkHostileText(t, "an error or the log", text)
+				h.mu.Lock()
+				for fake := range h.real {
+					// The session's id is a credential: the SDK's errors
+					// name it ("session ID: …", "mismatching session IDs").
+					// (A changed id is the server's claim, never sent.)
+					if !strings.HasPrefix(fake, "changed-") && strings.Contains(text, fake) {
+						t.Errorf("an error or the log shows the session id %.40q…: %.300q", fake, text)
+					}
+				}
+				h.mu.Unlock()
 			}
 			checkConnsClosed(t, open)
 			hs.CloseClientConnections()

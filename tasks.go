@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
-	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -454,7 +453,7 @@ func (tc *taskCall) lineError(err error) error {
 	case c.closing.Load() || c.life.Err() != nil:
 		return serverError(c.server, tc.op, c.closedErr())
 	}
-	return serverError(c.server, tc.op, redact.Error(classifyFault(err), c.tasks.streamable.Endpoint))
+	return serverError(c.server, tc.op, c.redacted(classifyFault(err), c.tasks.streamable.Endpoint))
 }
 
 // Respond answers the server's request id (a legacy task's question) with

@@ -1,8 +1,9 @@
 // Package redact hides the secrets of URLs: a password in the userinfo,
 // tokens in the query. [URL] gives a URL as it may be shown, and [Error]
 // redacts every spelling of given URLs in an error's text (net/http's
-// errors strip the password, not the query). It is pure and knows nothing
-// of the adapter.
+// errors strip the password, not the query); [Values] redacts other
+// credentials, such as a session's id. It is pure and knows nothing of
+// the adapter.
 package redact
 
 import (
@@ -43,7 +44,7 @@ func Error(err error, rawURLs ...string) error {
 	if err == nil {
 		return nil
 	}
-	var r *urlRedactor
+	var r *redactor
 	for _, raw := range rawURLs {
 		u, perr := url.Parse(raw)
 		if raw == "" || perr != nil {
@@ -58,7 +59,7 @@ func Error(err error, rawURLs ...string) error {
 		add := func(form, safe string) {
 			if form != safe {
 				if r == nil {
-					r = &urlRedactor{err: err}
+					r = &redactor{err: err}
 				}
 				r.pairs = append(r.pairs, form, safe)
 			}
@@ -78,11 +79,30 @@ func Error(err error, rawURLs ...string) error {
 	return r
 }
 
-// A urlRedactor is an error whose text has URLs redacted.
-type urlRedactor struct {
+// minValue is the shortest value [Values] redacts: a shorter one would
+// garble the text around it, and guesses no better for being hidden.
+const minValue = 4
+
+// Values returns err with each of values (of at least 4 bytes) in its text
+// replaced by "xxxxx". errors.Is and errors.As see through it.
+func Values(err error, values ...string) error {
+	var pairs []string
+	for _, v := range values {
+		if len(v) >= minValue {
+			pairs = append(pairs, v, "xxxxx")
+		}
+	}
+	if err == nil || pairs == nil {
+		return err
+	}
+	return &redactor{err: err, pairs: pairs}
+}
+
+// A redactor is an error whose text has secrets redacted.
+type redactor struct {
 	err   error
 	pairs []string // for strings.NewReplacer: form, redacted form, ...
 }
 
-func (e *urlRedactor) Error() string { return strings.NewReplacer(e.pairs...).Replace(e.err.Error()) }
-func (e *urlRedactor) Unwrap() error { return e.err }
+func (e *redactor) Error() string { return strings.NewReplacer(e.pairs...).Replace(e.err.Error()) }
+func (e *redactor) Unwrap() error { return e.err }
