@@ -205,13 +205,23 @@ func TestInputRequestPanicsRefused(t *testing.T) {
 		"anyOf":        `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[null]}}}}}}`,
 		"null message": `{"method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
 	}
+	results := map[string]string{}
 	for name, req := range requests {
+		results[name] = `{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"fine"}},"q":` + req + `}}`
+	}
+	checkRoundsRefused(t, results, `input request "q"`)
+}
+
+// checkRoundsRefused checks that each of results (by name), a tools/call
+// result, fails its call with a *ServerError saying want, in both eras,
+// on the adapter's clients and on a prebuilt one, whose handlers never
+// run.
+func checkRoundsRefused(t *testing.T, results map[string]string, want string) {
+	for name, result := range results {
 		for _, mode := range []Mode{ModeModern, ModeLegacy} {
 			for _, prebuilt := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/prebuilt=%t", name, mode, prebuilt), func(t *testing.T) {
-					server := rewritingServer(mode, func() string {
-						return `{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"fine"}},"q":` + req + `}}`
-					})
+					server := rewritingServer(mode, func() string { return result })
 					var calls atomic.Int32
 					if prebuilt {
 						server.Client = prebuiltClient(&calls)
@@ -219,7 +229,7 @@ func TestInputRequestPanicsRefused(t *testing.T) {
 					a := newAdapter(t, Config{Servers: map[string]Server{"r": server}})
 					res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
 					checkServerErr(t, err, "r")
-					if want := `input request "q"`; !strings.Contains(err.Error(), want) {
+					if !strings.Contains(err.Error(), want) {
 						t.Errorf("Invoke() = %v, %v; want an error naming %s", res, err, want)
 					}
 					if n := calls.Load(); n != 0 {
@@ -229,6 +239,21 @@ func TestInputRequestPanicsRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInputRequestsTwice: a result with inputRequests twice fails its
+// call as one with the first alone would, when the first has an input
+// request go-sdk panics on: its decoder decodes every occurrence, and
+// panics on a null request as it decodes it; a null second occurrence
+// leaves the first to be fulfilled. The screen used to read the last
+// occurrence alone, and each case ended the process.
+func TestInputRequestsTwice(t *testing.T) {
+	const nullOption = `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`
+	checkRoundsRefused(t, map[string]string{
+		"null request, then none":     `{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":{}}`,
+		"null enum option, then null": `{"resultType":"input_required","inputRequests":{"q":` + nullOption + `},"inputRequests":null}`,
+		"scalar request, then null":   `{"resultType":"input_required","inputRequests":{"q":1},"inputRequests":null}`,
+	}, `input request "q"`)
 }
 
 // prebuiltClient returns a go-sdk client with an elicitation and a

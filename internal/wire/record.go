@@ -3,7 +3,13 @@ package wire
 // What the scanner records of one message: the envelope (id, version,
 // method, params, result, error) and, in a result, the parts the screen
 // checks. Where a member appears twice, the last one counts, as for the SDK's
-// decoder: a new occurrence resets what the previous one recorded.
+// decoder: a new occurrence resets what the previous one recorded. Two
+// exceptions follow the SDK's decoder too, which decodes every occurrence
+// into the same field: a null resultType or inputRequests leaves the one
+// before (a null leaves a string as it was, and go-sdk's InputRequestMap
+// ignores one), and an input request that is not an object counts in any
+// occurrence of inputRequests (go-sdk's decoder panics on it as it decodes
+// that occurrence, whatever follows).
 
 // A span is one value of the message: its kind (its first byte, '0' for a
 // number) and its bounds.
@@ -153,7 +159,7 @@ type record struct {
 	descriptors []descriptor
 	prompts     []descriptor // of a prompts/list result: span and name
 	items       []item
-	badInput    string // the key of the first input request that is not an object
+	badInput    string // the key of the first input request that is not an object, in any occurrence of inputRequests
 	hasBadInput bool
 	inputKey    string // the key of the input request being scanned
 
@@ -236,8 +242,6 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	case pSubItem:
 		it := &r.items[len(r.items)-1]
 		it.items = append(it.items, item{})
-	case pInputRequests:
-		r.hasBadInput = false
 	}
 }
 
@@ -247,6 +251,9 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	if p := r.places[d]; p < pTop {
 		if r.at[p].ok && d == 1 { // a member of the message's object
 			r.again = true
+		}
+		if kind == 'n' && (p == pResultType || p == pInputRequests) && r.at[p].ok {
+			return // the SDK's decoder keeps the one before
 		}
 		r.at[p] = v
 		return

@@ -365,11 +365,12 @@ func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
 var resultTypes = map[string]bool{"complete": true, "input_required": true}
 
 // checkResult returns the fault of a result the SDK would panic on or
-// misread: an input request that is not an object (the SDK's
-// InputRequestMap decoder panics on null), a resultType the protocol does
-// not define (the SDK reads it as a complete, empty result).
+// misread: an input request that is not an object, in any occurrence of
+// inputRequests (the SDK's InputRequestMap decoder panics on null as it
+// decodes that occurrence), a resultType the protocol does not define (the
+// SDK reads it as a complete, empty result).
 func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
-	if rec.at[pInputRequests].kind == '{' && rec.hasBadInput {
+	if rec.hasBadInput {
 		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
 	}
 	if rec.at[pInputRequests].kind == '{' {

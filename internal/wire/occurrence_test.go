@@ -1,0 +1,64 @@
+package wire
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMembersTwice: go-sdk's decoder decodes every occurrence of a member
+// into the same field, so a check of the last one alone misses what an
+// earlier one does: an input request that is not an object panics as its
+// occurrence is decoded, whatever follows, and a null leaves the
+// inputRequests or resultType before it. The screen faults such results,
+// and what it passes the SDK decodes without panicking.
+func TestMembersTwice(t *testing.T) {
+	const (
+		fine    = `{"method":"elicitation/create","params":{"message":"m"}}`
+		nullOpt = `{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`
+	)
+	tests := []struct{ name, result, want string }{
+		{"null request, then none", `{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":{}}`, `input request "q" is not an object`},
+		{"null request, then null", `{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":null}`, `input request "q" is not an object`},
+		{"scalar request, then a fine one", `{"inputRequests":{"q":5},"inputRequests":{"r":` + fine + `}}`, `input request "q" is not an object`},
+		{"panicking request, then null", `{"resultType":"input_required","inputRequests":{"q":` + nullOpt + `},"inputRequests":null}`, `input request "q" has null`},
+		{"undefined resultType, then null", `{"resultType":"bogus","resultType":null,"content":[]}`, `resultType "bogus"`},
+		{"fine requests, then null", `{"resultType":"input_required","inputRequests":{"r":` + fine + `},"inputRequests":null}`, ""},
+		{"panicking request, then fine ones", `{"resultType":"input_required","inputRequests":{"q":` + nullOpt + `},"inputRequests":{"r":` + fine + `}}`, ""},
+		{"defined resultType, then null", `{"resultType":"complete","resultType":null,"content":[]}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := []byte(`{"jsonrpc":"2.0","id":1,"result":` + tt.result + `}`)
+			var out []byte
+			if err := testScreen(1<<20, nil).each(msg, nil, nil, func(m []byte, _ bool, _ *record) { out = m }); err != nil {
+				t.Fatal(err)
+			}
+			got, err := jsonrpc.DecodeMessage(out)
+			if err != nil {
+				t.Fatalf("the SDK cannot decode %s: %v", out, err)
+			}
+			res := got.(*jsonrpc.Response)
+			if tt.want != "" {
+				if res.Error == nil || !strings.Contains(res.Error.Error(), tt.want) {
+					t.Fatalf("screened %s = %s; want an error saying %s", msg, out, tt.want)
+				}
+				return
+			}
+			if res.Error != nil {
+				t.Fatalf("screened %s = %s; want it passed", msg, out)
+			}
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("the SDK panics decoding the result the screen passed, %s: %v", out, p)
+					}
+				}()
+				_ = json.Unmarshal(res.Result, new(mcp.CallToolResult))
+			}()
+		})
+	}
+}
