@@ -148,6 +148,14 @@ func TestServerRequestPanicsAnswered(t *testing.T) {
 		"anyOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}}}}}`,
 		"null message":   `{"jsonrpc":"2.0","id":"q","method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
 	}
+	checkRequestsRefused(t, requests)
+}
+
+// checkRequestsRefused checks, with checkRefused, that each of requests
+// (by name), sent by a server during a call, is answered invalid params
+// before any handler sees it, on the adapter's clients and on a prebuilt
+// one.
+func checkRequestsRefused(t *testing.T, requests map[string]string) {
 	for name, req := range requests {
 		for _, prebuilt := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/prebuilt=%t", name, prebuilt), func(t *testing.T) {
@@ -169,6 +177,31 @@ func TestServerRequestPanicsAnswered(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestNullEnumOptionAnyCase: go-sdk reads an elicitation's requested
+// schema with jsonschema-go, whose keys match without regard to case
+// (and by Unicode folding: the long s is an s), so an enum option that is
+// null under "ONEOF", "Properties", "ANYOF" or "itemſ" panics it as one
+// under "oneOf" does; of two spellings, the one it decodes last counts. Such a schema is refused as that one is: a live
+// request answered invalid params, an input round failing its call. The
+// check used to read the keys exactly, and each case ended the process.
+func TestNullEnumOptionAnyCase(t *testing.T) {
+	schemas := map[string]string{
+		"ONEOF":       `{"type":"object","properties":{"p":{"type":"string","ONEOF":[null]}}}`,
+		"Properties":  `{"type":"object","Properties":{"p":{"type":"string","oneOf":[null]}}}`,
+		"ITEMS ANYOF": `{"type":"object","properties":{"p":{"type":"array","ITEMS":{"AnyOf":[null]}}}}`,
+		"long s":      `{"type":"object","properties":{"p":{"type":"array","item\u017f":{"anyOf":[null]}}}}`,
+		"twice":       `{"type":"object","properties":{"p":{"type":"string","oneOf":[{"const":"a","title":"A"}],"oneof":[null]}}}`,
+	}
+	live, rounds := map[string]string{}, map[string]string{}
+	for name, schema := range schemas {
+		params := `{"message":"pick","requestedSchema":` + schema + `}`
+		live[name] = `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":` + params + `}`
+		rounds[name] = `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":` + params + `}}}`
+	}
+	t.Run("live", func(t *testing.T) { checkRequestsRefused(t, live) })
+	t.Run("rounds", func(t *testing.T) { checkRoundsRefused(t, rounds, `input request "q"`) })
 }
 
 // checkRefused calls b__ask on a, whose handServer sends one request

@@ -93,16 +93,20 @@ func depth(v any, limit int) int {
 // or of its items' anyOf (titled multi-select). The SDK dereferences it
 // and panics (v1.8.0, validateTitledEnumEntry), for a live request and
 // for an input request it fulfils itself (its multi-round-trip
-// middleware) alike.
+// middleware) alike. The schema is read as the SDK reads it
+// (validateElicitSchema: encoded, then decoded by jsonschema-go), whose
+// keys match without regard to case: "ONEOF" is a oneOf.
 func NullEnumOption(schema any) bool {
-	isNull := func(v any) bool { return v == nil }
-	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
-	for _, p := range props {
-		prop, _ := p.(map[string]any)
-		oneOf, _ := prop["oneOf"].([]any)
-		items, _ := prop["items"].(map[string]any)
-		anyOf, _ := items["anyOf"].([]any)
-		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return false
+	}
+	var s *jsonschema.Schema
+	if json.Unmarshal(b, &s) != nil || s == nil {
+		return false // the SDK fails the request instead
+	}
+	for _, p := range s.Properties {
+		if p != nil && (slices.Contains(p.OneOf, nil) || p.Items != nil && slices.Contains(p.Items.AnyOf, nil)) {
 			return true
 		}
 	}
