@@ -329,3 +329,23 @@ func TestResourceListsWithoutNulls(t *testing.T) {
 		t.Errorf("ReadResource() = %+v, %v; want the one content", res, err)
 	}
 }
+
+// TestElicitationPropertiesAnySpelling: an answer that breaks a requested
+// schema whose properties sit under "PROPERTIES" (jsonschema-go reads it
+// as properties) fails with the property named. Each property that
+// refuses the answer is resolved alone, as a root, after the guard checks
+// it: {"$ref":"#"} there refers to the property itself. The guard used to
+// look the property up under "properties" exactly, found none, and let the
+// validator recurse until the process died of a stack overflow.
+func TestElicitationPropertiesAnySpelling(t *testing.T) {
+	server := rewritingServer(ModeModern, func() string {
+		return `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","PROPERTIES":{"p":{"$ref":"#"}}}}}}}`
+	})
+	a := newAdapter(t, Config{Servers: map[string]Server{"r": server}, ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
+		return Answer{Action: Accept, Content: map[string]any{"p": 5}}, nil
+	}})
+	res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
+	if want := `content does not match the requested schema (invalid "p")`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Invoke() = %v, %v; want an error saying %s", res, err, want)
+	}
+}

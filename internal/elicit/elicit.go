@@ -206,25 +206,23 @@ func Content(schema, content map[string]any) (map[string]any, error) {
 	if resolved.Validate(v) != nil {
 		// The validator's message quotes the user's answer: name the
 		// properties instead.
-		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, schema, v))
+		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
 	}
 	return v, nil
 }
 
-// mismatches names the properties of content that schema (decoded from
-// raw) refuses, and the required ones missing, without their values. Each
-// property's schema is resolved on its own, as a root: it passes the
-// schema guard as one first ({"$ref":"#"} in a property refers to the
-// property then).
-func mismatches(schema *jsonschema.Schema, raw, content map[string]any) string {
+// mismatches names the properties of content that schema refuses, and the
+// required ones missing, without their values. Each property's schema is
+// resolved on its own, as a root: it passes the schema guard as one first
+// ({"$ref":"#"} in a property refers to the property then).
+func mismatches(schema *jsonschema.Schema, content map[string]any) string {
 	var bad, missing []string
-	props, _ := raw["properties"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
 		val, ok := content[name]
 		if !ok {
 			continue
 		}
-		if !validProperty(schema.Properties[name], props[name], val) {
+		if !validProperty(schema.Properties[name], val) {
 			bad = append(bad, fmt.Sprintf("%q", name))
 		}
 	}
@@ -247,10 +245,18 @@ func mismatches(schema *jsonschema.Schema, raw, content map[string]any) string {
 }
 
 // validProperty reports whether val is valid against the property schema
-// s (decoded from raw), resolved on its own. A schema the guard refuses as
-// a root, or that does not resolve, counts as refusing val.
-func validProperty(s *jsonschema.Schema, raw any, val any) bool {
-	if m, ok := raw.(map[string]any); ok && schemaguard.Check(m) != nil {
+// s, resolved on its own. The guard checks s as it is encoded, which is
+// what resolves: the requested schema's JSON may spell the keyword that
+// holds it otherwise ("PROPERTIES"), as jsonschema-go reads keys without
+// regard to case. A schema the guard refuses as a root, or that does not
+// resolve, counts as refusing val.
+func validProperty(s *jsonschema.Schema, val any) bool {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || schemaguard.Check(m) != nil {
 		return false
 	}
 	r, err := s.Resolve(nil)
