@@ -19,8 +19,9 @@ import (
 // ask. It answers a tools/call by sending the messages of onCall (raw
 // JSON-RPC) first, and then, once the client answered each request among
 // them, the text "answered". The client's answers go to answers, when it
-// is set (buffered for them all). It answers any other method with its
-// raw result in results, or method not found.
+// is set (buffered for them all). It answers any other method, and
+// tools/list when they have one for it, with its raw result in results,
+// or method not found.
 type handServer struct {
 	onCall  []string
 	answers chan<- *jsonrpc.Response
@@ -69,6 +70,8 @@ func (s handServer) serve(conn mcp.Connection) {
 			case !m.ID.IsValid(): // a notification
 			case m.Method == "initialize":
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"hand","version":"1"}}`)})
+			case s.results[m.Method] != "":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(s.results[m.Method])})
 			case m.Method == "tools/list":
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)})
 			case m.Method == "tools/call":
@@ -86,8 +89,6 @@ func (s handServer) serve(conn mcp.Connection) {
 				if waiting == 0 {
 					answered()
 				}
-			case s.results[m.Method] != "":
-				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(s.results[m.Method])})
 			default:
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
 			}
@@ -347,5 +348,26 @@ func TestElicitationPropertiesAnySpelling(t *testing.T) {
 	res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
 	if want := `content does not match the requested schema (invalid "p")`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Invoke() = %v, %v; want an error saying %s", res, err, want)
+	}
+}
+
+// TestToolsTwiceTooDeep: a tools/list result with tools twice, the first
+// holding a tool that nests deeper than go-sdk decodes, fails the list
+// with the screen's error, and the connection lives on: go-sdk's depth
+// bound counts the whole message, the occurrence its decoder replaces
+// too. The screen used to count the depth of the last occurrence's tools
+// alone; go-sdk then failed to decode the message, and the connection
+// was lost until Close.
+func TestToolsTwiceTooDeep(t *testing.T) {
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	srv := handServer{results: map[string]string{
+		"tools/list": `{"tools":[{"name":"a","inputSchema":{"x":` + deep + `}}],"tools":[{"name":"b","inputSchema":{"type":"object"}}]}`,
+	}}
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": {Transport: srv.transport(true)}}})
+	for range 2 { // the connection lives on
+		_, err := a.ListTools(t.Context())
+		if want := "nests deeper than the 1000 levels the SDK decodes"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("ListTools() = %v; want an error saying %s", err, want)
+		}
 	}
 }

@@ -12,14 +12,18 @@ import (
 // TestMembersTwice: go-sdk's decoder decodes every occurrence of a member
 // into the same field, so a check of the last one alone misses what an
 // earlier one does: an input request that is not an object panics as its
-// occurrence is decoded, whatever follows, and a null leaves the
-// inputRequests or resultType before it. The screen faults such results,
-// and what it passes the SDK decodes without panicking.
+// occurrence is decoded, whatever follows, a null leaves the
+// inputRequests or resultType before it, and the depth bound counts what a
+// later occurrence replaces (a tool nesting too deep, which the screen
+// drops from the last occurrence of a tools/list result). The screen
+// faults such results, and what it passes the SDK decodes without
+// panicking.
 func TestMembersTwice(t *testing.T) {
 	const (
 		fine    = `{"method":"elicitation/create","params":{"message":"m"}}`
 		nullOpt = `{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`
 	)
+	deep := strings.Repeat("[", SDKMaxDepth) + strings.Repeat("]", SDKMaxDepth)
 	tests := []struct{ name, result, want string }{
 		{"null request, then none", `{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":{}}`, `input request "q" is not an object`},
 		{"null request, then null", `{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":null}`, `input request "q" is not an object`},
@@ -29,6 +33,11 @@ func TestMembersTwice(t *testing.T) {
 		{"fine requests, then null", `{"resultType":"input_required","inputRequests":{"r":` + fine + `},"inputRequests":null}`, ""},
 		{"panicking request, then fine ones", `{"resultType":"input_required","inputRequests":{"q":` + nullOpt + `},"inputRequests":{"r":` + fine + `}}`, ""},
 		{"defined resultType, then null", `{"resultType":"complete","resultType":null,"content":[]}`, ""},
+		// The SDK's depth bound counts the whole message, the tools and
+		// results a later occurrence replaces too.
+		{"deep tool, then none", `{"tools":[{"name":"a","inputSchema":{"x":` + deep + `}}],"tools":[]}`, "nests deeper"},
+		{"deep tool, then another result", `{"tools":[{"name":"a","inputSchema":{"x":` + deep + `}}]},"result":{"tools":[]}`, "nests deeper"},
+		{"deep tool alone", `{"tools":[{"name":"a","inputSchema":{"x":` + deep + `}},{"name":"b","inputSchema":{}}]}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

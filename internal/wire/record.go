@@ -220,11 +220,12 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 		r.top = kind
 	case pResult:
 		r.at[pTools], r.at[pInputRequests], r.at[pResultType] = member{}, member{}, member{}
-		r.descriptors, r.prompts, r.items, r.hasBadInput = nil, nil, nil, false
+		r.forgetDescriptors(s)
+		r.prompts, r.items, r.hasBadInput = nil, nil, false
 	case pError:
 		r.at[pErrorCode], r.at[pErrorMessage] = member{}, member{}
 	case pTools:
-		r.descriptors = r.descriptors[:0]
+		r.forgetDescriptors(s)
 	case pTool:
 		r.descriptors = append(r.descriptors, descriptor{outer: s.deepest})
 		s.deepest = 0
@@ -243,6 +244,18 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 		it := &r.items[len(r.items)-1]
 		it.items = append(it.items, item{})
 	}
+}
+
+// forgetDescriptors forgets the descriptors recorded, for a later
+// occurrence of the result or of its tools. The scanner's deepest leaves
+// out their depth (the screen counts the depth of those it keeps), but the
+// SDK's decoder decodes an earlier occurrence too, and its depth bound
+// counts the whole message: theirs goes back into deepest.
+func (r *record) forgetDescriptors(s *scanner) {
+	for _, t := range r.descriptors {
+		s.deepest = max(s.deepest, t.deepest)
+	}
+	r.descriptors = r.descriptors[:0]
 }
 
 // end records the value of kind at depth d, msg[start:end].
