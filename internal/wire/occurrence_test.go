@@ -71,3 +71,34 @@ func TestMembersTwice(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSDKDecodesPassed holds the screen to go-sdk's decoder: whatever a
+// message, a message the screen passes on decodes without a panic, within
+// the SDK's depth bound, and so does its result as a tools/call result.
+func FuzzSDKDecodesPassed(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"inputRequests":{"q":{"method":"elicitation/create","params":{}}},"inputRequests":null}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"x":[[[[]]]]}}],"tools":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"video"}],"content":[{"type":"text","text":"a"}]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"bogus","resultType":null}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = testScreen(1<<20, nil).each(data, nil, nil, func(out []byte, _ bool, _ *record) {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("the SDK panics decoding %q, which the screen passed on: %v", out, p)
+				}
+			}()
+			msg, err := jsonrpc.DecodeMessage(out)
+			if err != nil && strings.Contains(err.Error(), "nesting depth") {
+				t.Fatalf("the screen passed on %q, deeper than the SDK decodes", out)
+			}
+			if res, ok := msg.(*jsonrpc.Response); ok && len(res.Result) > 0 {
+				_ = json.Unmarshal(res.Result, new(mcp.CallToolResult))
+			}
+		})
+	})
+}
