@@ -371,3 +371,19 @@ func TestToolsTwiceTooDeep(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSchemaNumberOutOfRange: a tool whose schema holds a number no
+// float64 holds (1e400) is dropped from the list, and the server's other
+// tools are listed: go-sdk fails the whole page on such a number, which
+// the screen's check of each tool used to skip (it reads schemas for
+// their syntax alone).
+func TestToolSchemaNumberOutOfRange(t *testing.T) {
+	srv := handServer{results: map[string]string{
+		"tools/list": `{"tools":[{"name":"a","inputSchema":{"type":"object","maximum":1e400}},{"name":"b","inputSchema":{"type":"object"}}]}`,
+	}}
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": {Transport: srv.transport(true)}}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil || len(ts.Tools()) != 1 || ts.Lookup("h__b") == nil {
+		t.Fatalf("ListTools() = %v, %v; want tool b alone", ts.Tools(), err)
+	}
+}

@@ -525,16 +525,46 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	return []edit{{rec.at[pTools].start, rec.at[pTools].end, b.Bytes()}}, deepest
 }
 
-// A skipJSON accepts any JSON value and keeps nothing of it. It stands for
-// a descriptor's schemas in the check that the SDK can decode the
-// descriptor: the SDK decodes them into interface values, which any JSON
-// value fits, so only their syntax counts, which the scanner has checked.
-// (encoding/json decodes into the pointer an interface field holds, so the
-// check builds no map of a schema.)
+// A skipJSON accepts any JSON value whose numbers a float64 holds, and
+// keeps nothing of it. It stands for a descriptor's schemas in the check
+// that the SDK can decode the descriptor: the SDK decodes them into
+// interface values, which any JSON value fits but for a number out of
+// float64's range (1e400), which fails the whole page; the scanner has
+// checked the syntax. (encoding/json decodes into the pointer an interface
+// field holds, so the check builds no map of a schema.)
 type skipJSON struct{}
 
 // UnmarshalJSON implements [json.Unmarshaler].
-func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+func (*skipJSON) UnmarshalJSON(b []byte) error { return numbersFit(b) }
+
+// numbersFit returns the error of the first number of b, valid JSON, that
+// a float64 does not hold, as decoding it into an interface value fails;
+// nil when they all fit. Only a number with an exponent, or of more than
+// 300 digits, can be out of range: the others are not parsed.
+func numbersFit(b []byte) error {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			j, exp := i, false
+			for ; j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E'); j++ {
+				exp = exp || b[j] == 'e' || b[j] == 'E'
+			}
+			if exp || j-i > 300 {
+				if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+					return fmt.Errorf("number %s is out of range", preview(b[i:j]))
+				}
+			}
+			i = j - 1
+		}
+	}
+	return nil
+}
 
 // knownContentType reports whether the SDK decodes content items of type t.
 // Nested items (the content of a tool_result item) may not be tool_use or
