@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -385,5 +386,27 @@ func TestToolSchemaNumberOutOfRange(t *testing.T) {
 	ts, err := a.ListTools(t.Context())
 	if err != nil || len(ts.Tools()) != 1 || ts.Lookup("h__b") == nil {
 		t.Fatalf("ListTools() = %v, %v; want tool b alone", ts.Tools(), err)
+	}
+}
+
+// TestErrorTwice: a response whose first error member has a code that is
+// not a number, followed by a fine one, fails its call with the screen's
+// error, and the connection lives on: go-sdk's decoder decodes both
+// occurrences and fails on the first, which used to cost the connection
+// (the screen checked the last occurrence alone).
+func TestErrorTwice(t *testing.T) {
+	p := faultserver.NewPeer(faultserver.PeerOptions{Tools: append(faultserver.BasicCatalog(), faultserver.Descriptor(faultserver.ToolErrorTwice))})
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: p.Transport()}}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lookup(t, ts, "f__"+faultserver.ToolErrorTwice).Invoke(faultCtx(t), nil)
+	checkServerErr(t, err, "f")
+	if want := "invalid JSON-RPC error from server"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Invoke() = %v; want an error saying %s", err, want)
+	}
+	if res, err := lookup(t, ts, "f__ok").Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+		t.Fatalf("ok after the fault = %v, %v; want ok on the same connection", res, err)
 	}
 }

@@ -102,3 +102,39 @@ func FuzzSDKDecodesPassed(f *testing.F) {
 		})
 	})
 }
+
+// TestErrorTwice: an error member of the wrong shape in any occurrence
+// (the error, its code or its message) makes go-sdk's decoder fail the
+// message, which ends the connection: the screen answers the call with
+// its fault instead, as for one occurrence.
+func TestErrorTwice(t *testing.T) {
+	for _, e := range []string{
+		`"error":{"code":"x"},"error":{"code":1,"message":"m"}`,
+		`"error":{"code":1.5,"message":"m"},"error":null`,
+		`"error":5,"error":{"code":1,"message":"m"}`,
+		`"error":{"code":1,"message":2,"message":"m"}`,
+		`"error":{"code":1,"code":null,"message":"m","message":[]}`,
+	} {
+		msg := []byte(`{"jsonrpc":"2.0","id":1,` + e + `}`)
+		if _, err := jsonrpc.DecodeMessage(msg); err == nil {
+			t.Fatalf("the SDK decodes %s: not a case", msg)
+		}
+		var out []byte
+		if err := testScreen(1<<20, nil).each(msg, nil, nil, func(m []byte, _ bool, _ *record) { out = m }); err != nil {
+			t.Fatal(err)
+		}
+		got, err := jsonrpc.DecodeMessage(out)
+		if err != nil || !strings.Contains(got.(*jsonrpc.Response).Error.Error(), "invalid JSON-RPC error from server") {
+			t.Errorf("screened %s = %s, %v; want the screen's fault", msg, out, err)
+		}
+	}
+	// A fine error twice passes as it came.
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":null},"error":{"code":null,"message":"m"}}`)
+	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+		t.Fatalf("the SDK fails %s: %v", msg, err)
+	}
+	var out []byte
+	if err := testScreen(1<<20, nil).each(msg, nil, nil, func(m []byte, _ bool, _ *record) { out = m }); err != nil || string(out) != string(msg) {
+		t.Errorf("screened %s = %s, %v; want it passed as it came", msg, out, err)
+	}
+}

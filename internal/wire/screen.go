@@ -335,25 +335,14 @@ func invalidMessage(msg []byte) *Fault {
 }
 
 // checkResponse returns the fault of a response the SDK cannot decode: one
-// without a usable id, or with an error member of the wrong shape.
+// without a usable id, or with an error member of the wrong shape, in any
+// of its occurrences (the SDK's decoder decodes each).
 func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
 	if rec.idKind != '0' && rec.idKind != '"' || rec.id == nil {
 		return invalidMessage(msg)
 	}
-	e, code, message := rec.at[pError], rec.at[pErrorCode], rec.at[pErrorMessage]
-	if !e.ok || e.kind == 'n' {
-		return nil
-	}
-	ok := e.kind == '{'
-	if ok && code.ok && code.kind != 'n' {
-		_, err := strconv.ParseInt(string(code.raw(msg)), 10, 64)
-		ok = code.kind == '0' && err == nil
-	}
-	if ok && message.ok {
-		ok = message.kind == '"' || message.kind == 'n'
-	}
-	if !ok {
-		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(e.raw(msg))}
+	if rec.badError {
+		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(rec.at[pError].raw(msg))}
 	}
 	return nil
 }

@@ -287,6 +287,11 @@ const (
 	// ToolNullError answers a response with its id and "error": null, and
 	// no result.
 	ToolNullError = "null_error"
+	// ToolErrorTwice answers a response with its id and two error members:
+	// the first with a code that is not a number (which go-sdk's decoder
+	// fails on, whatever follows), the second fine. Not in [BasicCatalog]:
+	// list it with PeerOptions.Tools.
+	ToolErrorTwice = "error_twice"
 	// ToolPID answers the peer's process id as text.
 	ToolPID = "pid"
 	// ToolStopReading answers "ok" and then never reads another request:
@@ -410,6 +415,11 @@ func (p *Peer) call(id json.RawMessage, tool string, args map[string]any) reply 
 	case ToolNullError:
 		return writes(func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":null}`, id)
+			return err
+		})
+	case ToolErrorTwice:
+		return writes(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":"x"},"error":{"code":-32000,"message":"second"}}`, id)
 			return err
 		})
 	case ToolPID:
