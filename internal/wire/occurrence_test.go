@@ -138,3 +138,26 @@ func TestErrorTwice(t *testing.T) {
 		t.Errorf("screened %s = %s, %v; want it passed as it came", msg, out, err)
 	}
 }
+
+// TestRequestIDOfOtherKind: a server request or notification whose id is
+// an object, an array or a boolean is dropped: go-sdk cannot decode such
+// an id, and fails the message, which ends the connection.
+func TestRequestIDOfOtherKind(t *testing.T) {
+	for _, id := range []string{`{}`, `{"a":1}`, `[1]`, `true`, `false`} {
+		msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if _, err := jsonrpc.DecodeMessage(msg); err == nil {
+			t.Fatalf("the SDK decodes %s: not a case", msg)
+		}
+		passed := false
+		if err := testScreen(1<<20, nil).each(msg, nil, nil, func([]byte, bool, *record) { passed = true }); err != nil || passed {
+			t.Errorf("screened %s: passed %v, %v; want it dropped", msg, passed, err)
+		}
+	}
+	for _, id := range []string{`1`, `"a"`, `null`} { // decoded as ids (null: a notification)
+		msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		passed := false
+		if err := testScreen(1<<20, nil).each(msg, nil, nil, func([]byte, bool, *record) { passed = true }); err != nil || !passed {
+			t.Errorf("screened %s: passed %v, %v; want it passed", msg, passed, err)
+		}
+	}
+}

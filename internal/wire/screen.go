@@ -231,6 +231,10 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 		if f := s.checkResponse(msg, rec); f != nil {
 			return s.replace(rec, fallbackID, f)
 		}
+	} else if rec.idKind != 0 && rec.idKind != '0' && rec.idKind != '"' && rec.idKind != 'n' {
+		// A request whose id is an object, an array or a boolean: the SDK
+		// cannot decode it, which would end the connection.
+		return s.replace(rec, fallbackID, &Fault{Kind: Malformed, Text: "server request's id is not a string or a number: " + preview(msg)})
 	}
 	if rec.idKind == '0' && !decodableNumber(rec.id) {
 		// An id the SDK cannot decode (1e400) answers none of our calls,
