@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpadapter/mcpadapter/internal/testing/faultserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,8 +20,9 @@ import (
 // ask. It answers a tools/call by sending the messages of onCall (raw
 // JSON-RPC) first, and then, once the client answered each request among
 // them, the text "answered". The client's answers go to answers, when it
-// is set (buffered for them all). It answers any other method with its
-// raw result in results, or method not found.
+// is set (buffered for them all). It answers any other method, and
+// tools/list when they have one for it, with its raw result in results,
+// or method not found.
 type handServer struct {
 	onCall  []string
 	answers chan<- *jsonrpc.Response
@@ -69,6 +71,8 @@ func (s handServer) serve(conn mcp.Connection) {
 			case !m.ID.IsValid(): // a notification
 			case m.Method == "initialize":
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"hand","version":"1"}}`)})
+			case s.results[m.Method] != "":
+				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(s.results[m.Method])})
 			case m.Method == "tools/list":
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(`{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)})
 			case m.Method == "tools/call":
@@ -86,8 +90,6 @@ func (s handServer) serve(conn mcp.Connection) {
 				if waiting == 0 {
 					answered()
 				}
-			case s.results[m.Method] != "":
-				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Result: json.RawMessage(s.results[m.Method])})
 			default:
 				conn.Write(ctx, &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}})
 			}
@@ -148,6 +150,14 @@ func TestServerRequestPanicsAnswered(t *testing.T) {
 		"anyOf":          `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},null]}}}}}}`,
 		"null message":   `{"jsonrpc":"2.0","id":"q","method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
 	}
+	checkRequestsRefused(t, requests)
+}
+
+// checkRequestsRefused checks, with checkRefused, that each of requests
+// (by name), sent by a server during a call, is answered invalid params
+// before any handler sees it, on the adapter's clients and on a prebuilt
+// one.
+func checkRequestsRefused(t *testing.T, requests map[string]string) {
 	for name, req := range requests {
 		for _, prebuilt := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/prebuilt=%t", name, prebuilt), func(t *testing.T) {
@@ -169,6 +179,31 @@ func TestServerRequestPanicsAnswered(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestNullEnumOptionAnyCase: go-sdk reads an elicitation's requested
+// schema with jsonschema-go, whose keys match without regard to case
+// (and by Unicode folding: the long s is an s), so an enum option that is
+// null under "ONEOF", "Properties", "ANYOF" or "itemſ" panics it as one
+// under "oneOf" does; of two spellings, the one it decodes last counts. Such a schema is refused as that one is: a live
+// request answered invalid params, an input round failing its call. The
+// check used to read the keys exactly, and each case ended the process.
+func TestNullEnumOptionAnyCase(t *testing.T) {
+	schemas := map[string]string{
+		"ONEOF":       `{"type":"object","properties":{"p":{"type":"string","ONEOF":[null]}}}`,
+		"Properties":  `{"type":"object","Properties":{"p":{"type":"string","oneOf":[null]}}}`,
+		"ITEMS ANYOF": `{"type":"object","properties":{"p":{"type":"array","ITEMS":{"AnyOf":[null]}}}}`,
+		"long s":      `{"type":"object","properties":{"p":{"type":"array","item\u017f":{"anyOf":[null]}}}}`,
+		"twice":       `{"type":"object","properties":{"p":{"type":"string","oneOf":[{"const":"a","title":"A"}],"oneof":[null]}}}`,
+	}
+	live, rounds := map[string]string{}, map[string]string{}
+	for name, schema := range schemas {
+		params := `{"message":"pick","requestedSchema":` + schema + `}`
+		live[name] = `{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":` + params + `}`
+		rounds[name] = `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":` + params + `}}}`
+	}
+	t.Run("live", func(t *testing.T) { checkRequestsRefused(t, live) })
+	t.Run("rounds", func(t *testing.T) { checkRoundsRefused(t, rounds, `input request "q"`) })
 }
 
 // checkRefused calls b__ask on a, whose handServer sends one request
@@ -205,13 +240,23 @@ func TestInputRequestPanicsRefused(t *testing.T) {
 		"anyOf":        `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"array","items":{"anyOf":[null]}}}}}}`,
 		"null message": `{"method":"sampling/createMessage","params":{"maxTokens":1,"messages":[null]}}`,
 	}
+	results := map[string]string{}
 	for name, req := range requests {
+		results[name] = `{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"fine"}},"q":` + req + `}}`
+	}
+	checkRoundsRefused(t, results, `input request "q"`)
+}
+
+// checkRoundsRefused checks that each of results (by name), a tools/call
+// result, fails its call with a *ServerError saying want, in both eras,
+// on the adapter's clients and on a prebuilt one, whose handlers never
+// run.
+func checkRoundsRefused(t *testing.T, results map[string]string, want string) {
+	for name, result := range results {
 		for _, mode := range []Mode{ModeModern, ModeLegacy} {
 			for _, prebuilt := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/prebuilt=%t", name, mode, prebuilt), func(t *testing.T) {
-					server := rewritingServer(mode, func() string {
-						return `{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"fine"}},"q":` + req + `}}`
-					})
+					server := rewritingServer(mode, func() string { return result })
 					var calls atomic.Int32
 					if prebuilt {
 						server.Client = prebuiltClient(&calls)
@@ -219,7 +264,7 @@ func TestInputRequestPanicsRefused(t *testing.T) {
 					a := newAdapter(t, Config{Servers: map[string]Server{"r": server}})
 					res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
 					checkServerErr(t, err, "r")
-					if want := `input request "q"`; !strings.Contains(err.Error(), want) {
+					if !strings.Contains(err.Error(), want) {
 						t.Errorf("Invoke() = %v, %v; want an error naming %s", res, err, want)
 					}
 					if n := calls.Load(); n != 0 {
@@ -229,6 +274,21 @@ func TestInputRequestPanicsRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInputRequestsTwice: a result with inputRequests twice fails its
+// call as one with the first alone would, when the first has an input
+// request go-sdk panics on: its decoder decodes every occurrence, and
+// panics on a null request as it decodes it; a null second occurrence
+// leaves the first to be fulfilled. The screen used to read the last
+// occurrence alone, and each case ended the process.
+func TestInputRequestsTwice(t *testing.T) {
+	const nullOption = `{"method":"elicitation/create","params":{"message":"pick","requestedSchema":{"type":"object","properties":{"p":{"type":"string","oneOf":[null]}}}}}`
+	checkRoundsRefused(t, map[string]string{
+		"null request, then none":     `{"resultType":"input_required","inputRequests":{"q":null},"inputRequests":{}}`,
+		"null enum option, then null": `{"resultType":"input_required","inputRequests":{"q":` + nullOption + `},"inputRequests":null}`,
+		"scalar request, then null":   `{"resultType":"input_required","inputRequests":{"q":1},"inputRequests":null}`,
+	}, `input request "q"`)
 }
 
 // prebuiltClient returns a go-sdk client with an elicitation and a
@@ -269,5 +329,105 @@ func TestResourceListsWithoutNulls(t *testing.T) {
 	res, err := a.ReadResource(t.Context(), "h", "file:///a")
 	if err != nil || len(res.Contents) != 1 || res.Contents[0] == nil || res.Contents[0].Text != "A" {
 		t.Errorf("ReadResource() = %+v, %v; want the one content", res, err)
+	}
+}
+
+// TestElicitationPropertiesAnySpelling: an answer that breaks a requested
+// schema whose properties sit under "PROPERTIES" (jsonschema-go reads it
+// as properties) fails with the property named. Each property that
+// refuses the answer is resolved alone, as a root, after the guard checks
+// it: {"$ref":"#"} there refers to the property itself. The guard used to
+// look the property up under "properties" exactly, found none, and let the
+// validator recurse until the process died of a stack overflow.
+func TestElicitationPropertiesAnySpelling(t *testing.T) {
+	server := rewritingServer(ModeModern, func() string {
+		return `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","PROPERTIES":{"p":{"$ref":"#"}}}}}}}`
+	})
+	a := newAdapter(t, Config{Servers: map[string]Server{"r": server}, ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
+		return Answer{Action: Accept, Content: map[string]any{"p": 5}}, nil
+	}})
+	res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
+	if want := `content does not match the requested schema (invalid "p")`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Invoke() = %v, %v; want an error saying %s", res, err, want)
+	}
+}
+
+// TestToolsTwiceTooDeep: a tools/list result with tools twice, the first
+// holding a tool that nests deeper than go-sdk decodes, fails the list
+// with the screen's error, and the connection lives on: go-sdk's depth
+// bound counts the whole message, the occurrence its decoder replaces
+// too. The screen used to count the depth of the last occurrence's tools
+// alone; go-sdk then failed to decode the message, and the connection
+// was lost until Close.
+func TestToolsTwiceTooDeep(t *testing.T) {
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	srv := handServer{results: map[string]string{
+		"tools/list": `{"tools":[{"name":"a","inputSchema":{"x":` + deep + `}}],"tools":[{"name":"b","inputSchema":{"type":"object"}}]}`,
+	}}
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": {Transport: srv.transport(true)}}})
+	for range 2 { // the connection lives on
+		_, err := a.ListTools(t.Context())
+		if want := "nests deeper than the 1000 levels the SDK decodes"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("ListTools() = %v; want an error saying %s", err, want)
+		}
+	}
+}
+
+// TestToolSchemaNumberOutOfRange: a tool whose schema holds a number no
+// float64 holds (1e400) is dropped from the list, and the server's other
+// tools are listed: go-sdk fails the whole page on such a number, which
+// the screen's check of each tool used to skip (it reads schemas for
+// their syntax alone).
+func TestToolSchemaNumberOutOfRange(t *testing.T) {
+	srv := handServer{results: map[string]string{
+		"tools/list": `{"tools":[{"name":"a","inputSchema":{"type":"object","maximum":1e400}},{"name":"b","inputSchema":{"type":"object"}}]}`,
+	}}
+	a := newAdapter(t, Config{Servers: map[string]Server{"h": {Transport: srv.transport(true)}}})
+	ts, err := a.ListTools(t.Context())
+	if err != nil || len(ts.Tools()) != 1 || ts.Lookup("h__b") == nil {
+		t.Fatalf("ListTools() = %v, %v; want tool b alone", ts.Tools(), err)
+	}
+}
+
+// TestErrorTwice: a response whose first error member has a code that is
+// not a number, followed by a fine one, fails its call with the screen's
+// error, and the connection lives on: go-sdk's decoder decodes both
+// occurrences and fails on the first, which used to cost the connection
+// (the screen checked the last occurrence alone).
+func TestErrorTwice(t *testing.T) {
+	checkPeerFault(t, faultserver.ToolErrorTwice, "invalid JSON-RPC error from server")
+}
+
+// TestRequestIDOfOtherKind: a server request whose id is an object is
+// dropped, and the call during which it came ends with its result: go-sdk
+// cannot decode such an id, and ended the connection (the screen dropped
+// only the ids of numbers it cannot decode).
+func TestRequestIDOfOtherKind(t *testing.T) {
+	checkPeerFault(t, faultserver.ToolObjectIDRequest, "")
+}
+
+// checkPeerFault calls tool of a raw peer (faultserver) over a pipe, with
+// no retry: the call fails with a *ServerError saying want (or, with want
+// "", answers "ok"), and the next call, on the same connection, answers
+// "ok".
+func checkPeerFault(t *testing.T, tool, want string) {
+	p := faultserver.NewPeer(faultserver.PeerOptions{Tools: append(faultserver.BasicCatalog(), faultserver.Descriptor(tool))})
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": {Transport: p.Transport()}}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := lookup(t, ts, "f__"+tool).Invoke(faultCtx(t), nil)
+	switch {
+	case want == "" && (err != nil || res.Text() != "ok"):
+		t.Errorf("Invoke() = %v, %v; want ok", res, err)
+	case want != "":
+		checkServerErr(t, err, "f")
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Invoke() = %v; want an error saying %s", err, want)
+		}
+	}
+	if res, err := lookup(t, ts, "f__ok").Invoke(faultCtx(t), nil); err != nil || res.Text() != "ok" {
+		t.Fatalf("ok after the fault = %v, %v; want ok on the same connection", res, err)
 	}
 }

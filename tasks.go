@@ -142,7 +142,8 @@ func (t *Tool) newTask(p *PendingTask) *taskCall {
 	if c.tasks.streamable != nil && !c.modern() {
 		tc.route.Own, tc.route.Open = c.session.ID(), c.taskLine
 	}
-	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout(), Life: c.life}, id)
+	screen := func(result json.RawMessage) (json.RawMessage, error) { return c.screen.Result(result, nil) }
+	tc.f = tasks.NewCall(tc, tasks.Session{Modern: c.modern(), Version: c.info.ProtocolVersion, Client: clientName, Timeout: t.timeout(), Life: c.life, Screen: screen}, id)
 	return tc
 }
 

@@ -329,6 +329,33 @@ func TestTasksHostile(t *testing.T) {
 	}
 }
 
+// TestTaskResultScreened: a modern task's result, which comes inside the
+// answer to tasks/get where the connection's screen does not look, is
+// screened as a tools/call result is before go-sdk decodes it: an input
+// request that is null fails the call (go-sdk's decoder panicked on it,
+// ending the process), and content of a type go-sdk does not know stands
+// as a placeholder instead of failing the call.
+func TestTaskResultScreened(t *testing.T) {
+	for result, want := range map[string]string{
+		`{"content":[],"inputRequests":{"q":null}}`: `error: invalid task answer from server: result: invalid result from server: input request "q" is not an object`,
+		`{"content":[{"type":"video"}]}`:            `text: [unsupported content type "video"]`,
+	} {
+		peer := &faultserver.TaskPeer{Modern: true, Support: "required", Result: result}
+		a := newAdapter(t, Config{Servers: map[string]Server{"p": {Transport: peer.Transport()}}})
+		res, err := lookup(t, taskTools(t, a), "p__job").Invoke(faultCtx(t), map[string]any{"mode": "result"})
+		got := ""
+		switch {
+		case err != nil && errors.Is(err, errBadTask):
+			got = "error: " + strings.TrimPrefix(err.Error(), `mcpadapter: server "p": call tool "job": `)
+		case err == nil:
+			got = "text: " + res.Text()
+		}
+		if got != want {
+			t.Errorf("result %s: Invoke() = %v, %v; want %s", result, res, err, want)
+		}
+	}
+}
+
 // TestTasksNegotiated: the modern tasks extension is declared on the
 // adapter's task requests only, never on go-sdk's own (which a server may
 // then not answer with a task); a modern server that does not declare the

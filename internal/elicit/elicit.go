@@ -93,16 +93,20 @@ func depth(v any, limit int) int {
 // or of its items' anyOf (titled multi-select). The SDK dereferences it
 // and panics (v1.8.0, validateTitledEnumEntry), for a live request and
 // for an input request it fulfils itself (its multi-round-trip
-// middleware) alike.
+// middleware) alike. The schema is read as the SDK reads it
+// (validateElicitSchema: encoded, then decoded by jsonschema-go), whose
+// keys match without regard to case: "ONEOF" is a oneOf.
 func NullEnumOption(schema any) bool {
-	isNull := func(v any) bool { return v == nil }
-	props, _ := jsonvalue.Object(schema)["properties"].(map[string]any)
-	for _, p := range props {
-		prop, _ := p.(map[string]any)
-		oneOf, _ := prop["oneOf"].([]any)
-		items, _ := prop["items"].(map[string]any)
-		anyOf, _ := items["anyOf"].([]any)
-		if slices.ContainsFunc(oneOf, isNull) || slices.ContainsFunc(anyOf, isNull) {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return false
+	}
+	var s *jsonschema.Schema
+	if json.Unmarshal(b, &s) != nil || s == nil {
+		return false // the SDK fails the request instead
+	}
+	for _, p := range s.Properties {
+		if p != nil && (slices.Contains(p.OneOf, nil) || p.Items != nil && slices.Contains(p.Items.AnyOf, nil)) {
 			return true
 		}
 	}
@@ -202,25 +206,23 @@ func Content(schema, content map[string]any) (map[string]any, error) {
 	if resolved.Validate(v) != nil {
 		// The validator's message quotes the user's answer: name the
 		// properties instead.
-		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, schema, v))
+		return nil, fmt.Errorf("content does not match the requested schema%s", mismatches(&s, v))
 	}
 	return v, nil
 }
 
-// mismatches names the properties of content that schema (decoded from
-// raw) refuses, and the required ones missing, without their values. Each
-// property's schema is resolved on its own, as a root: it passes the
-// schema guard as one first ({"$ref":"#"} in a property refers to the
-// property then).
-func mismatches(schema *jsonschema.Schema, raw, content map[string]any) string {
+// mismatches names the properties of content that schema refuses, and the
+// required ones missing, without their values. Each property's schema is
+// resolved on its own, as a root: it passes the schema guard as one first
+// ({"$ref":"#"} in a property refers to the property then).
+func mismatches(schema *jsonschema.Schema, content map[string]any) string {
 	var bad, missing []string
-	props, _ := raw["properties"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
 		val, ok := content[name]
 		if !ok {
 			continue
 		}
-		if !validProperty(schema.Properties[name], props[name], val) {
+		if !validProperty(schema.Properties[name], val) {
 			bad = append(bad, fmt.Sprintf("%q", name))
 		}
 	}
@@ -243,10 +245,18 @@ func mismatches(schema *jsonschema.Schema, raw, content map[string]any) string {
 }
 
 // validProperty reports whether val is valid against the property schema
-// s (decoded from raw), resolved on its own. A schema the guard refuses as
-// a root, or that does not resolve, counts as refusing val.
-func validProperty(s *jsonschema.Schema, raw any, val any) bool {
-	if m, ok := raw.(map[string]any); ok && schemaguard.Check(m) != nil {
+// s, resolved on its own. The guard checks s as it is encoded, which is
+// what resolves: the requested schema's JSON may spell the keyword that
+// holds it otherwise ("PROPERTIES"), as jsonschema-go reads keys without
+// regard to case. A schema the guard refuses as a root, or that does not
+// resolve, counts as refusing val.
+func validProperty(s *jsonschema.Schema, val any) bool {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || schemaguard.Check(m) != nil {
 		return false
 	}
 	r, err := s.Resolve(nil)

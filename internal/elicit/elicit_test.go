@@ -129,3 +129,28 @@ func TestDecodeRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestContentNamesPropertiesAnySpelling: the properties content breaks are
+// named whatever the spelling of the keyword that holds them
+// (jsonschema-go reads "PROPERTIES" as properties), and each property's
+// schema passes the guard as a root before it is resolved alone. Looked up
+// by the exact key, {"$ref":"#"} under "PROPERTIES" was resolved alone
+// unguarded, and the validator recursed until the stack overflowed.
+func TestContentNamesPropertiesAnySpelling(t *testing.T) {
+	tests := []struct{ schema, want string }{
+		{`{"type":"object","PROPERTIES":{"p":{"$ref":"#"}}}`, `(invalid "p")`},
+		{`{"type":"object","Properties":{"p":{"type":"string","$ref":"#"}}}`, `(invalid "p")`},
+		{`{"type":"object","PROPERTIES":{"p":{"type":"string"},"q":{"$REF":"#"}}}`, `(invalid "p", "q")`},
+		{`{"type":"object","Properties":{"p":{"type":"string"},"q":{"type":"integer"}}}`, `(invalid "p")`},
+	}
+	for _, tt := range tests {
+		var schema map[string]any
+		if err := json.Unmarshal([]byte(tt.schema), &schema); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Content(schema, map[string]any{"p": 5, "q": 1})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Content(%s) = %v; want an error naming %s", tt.schema, err, tt.want)
+		}
+	}
+}

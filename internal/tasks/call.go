@@ -54,6 +54,14 @@ type Session struct {
 	// and the call fails with an *Error that is Closed. Nil: it never
 	// ends.
 	Life context.Context
+	// Screen, when set, screens a modern task's result before it is
+	// decoded, as the connection's screen screens a tools/call result
+	// (internal/wire, Screen.Result): that result comes inside the answer
+	// to tasks/get, where the connection's screen does not look, and
+	// go-sdk's decoder panics on some of what a result may hold (an input
+	// request that is null). It returns the result to decode, or the
+	// error that fails the call.
+	Screen func(result json.RawMessage) (json.RawMessage, error)
 }
 
 // An Error is a failure of a [Call] of its own, not of its [Host]: a
@@ -84,9 +92,10 @@ func fail(err error) error { return &Error{Err: err} }
 type Call struct {
 	h       Host
 	modern  bool
-	meta    map[string]any  // the _meta of each request (Meta)
-	timeout time.Duration   // Session.Timeout
-	life    context.Context // Session.Life, or a context never done
+	meta    map[string]any                                 // the _meta of each request (Meta)
+	timeout time.Duration                                  // Session.Timeout
+	life    context.Context                                // Session.Life, or a context never done
+	screen  func(json.RawMessage) (json.RawMessage, error) // Session.Screen, or nil
 
 	id       string
 	last     *taskWire       // the task as the server made it, until a follow takes it
@@ -99,7 +108,7 @@ type Call struct {
 // NewCall returns the call of the task id ("" until [Call.Start] makes
 // one) on session s, through h.
 func NewCall(h Host, s Session, id string) *Call {
-	c := &Call{h: h, modern: s.Modern, meta: Meta(s), timeout: s.Timeout, life: s.Life, id: id}
+	c := &Call{h: h, modern: s.Modern, meta: Meta(s), timeout: s.Timeout, life: s.Life, screen: s.Screen, id: id}
 	if c.life == nil {
 		c.life = context.Background()
 	}
@@ -366,7 +375,14 @@ func (c *Call) outcome(waitCtx, ctx context.Context, w *taskWire) (*mcp.CallTool
 		if len(w.Result) == 0 {
 			return nil, fail(fmt.Errorf("%w: completed without a result", ErrBad))
 		}
-		return toolResult(w.Result)
+		raw := w.Result
+		if c.screen != nil {
+			var err error
+			if raw, err = c.screen(raw); err != nil {
+				return nil, fail(fmt.Errorf("%w: result: %w", ErrBad, err))
+			}
+		}
+		return toolResult(raw)
 	}
 	raw, err := c.send(waitCtx, MethodResult, map[string]any{"taskId": c.id}, func(qs []*jsonrpc.Request) error {
 		return c.questions(waitCtx, qs)

@@ -3,7 +3,16 @@ package wire
 // What the scanner records of one message: the envelope (id, version,
 // method, params, result, error) and, in a result, the parts the screen
 // checks. Where a member appears twice, the last one counts, as for the SDK's
-// decoder: a new occurrence resets what the previous one recorded.
+// decoder: a new occurrence resets what the previous one recorded. But the
+// SDK's decoder decodes every occurrence into the same field, and the
+// record follows it there too: a null resultType or inputRequests leaves
+// the one before (a null leaves a string as it was, and go-sdk's
+// InputRequestMap ignores one); what the decoder fails or panics on counts
+// in any occurrence (an input request that is not an object, an error
+// member of the wrong shape); and the depth of a replaced tools/list's
+// tools counts toward the message's.
+
+import "strconv"
 
 // A span is one value of the message: its kind (its first byte, '0' for a
 // number) and its bounds.
@@ -153,13 +162,19 @@ type record struct {
 	descriptors []descriptor
 	prompts     []descriptor // of a prompts/list result: span and name
 	items       []item
-	badInput    string // the key of the first input request that is not an object
+	badInput    string // the key of the first input request that is not an object, in any occurrence of inputRequests
 	hasBadInput bool
 	inputKey    string // the key of the input request being scanned
 
 	listing *Listing // of the request the message answers, if any (WithListing)
 
 	again bool // a method, params, result or error member of the message came twice
+
+	// badError: an occurrence of the error member, or of its code or
+	// message, has a shape the SDK's decoder fails on (it decodes every
+	// occurrence): an error that is neither an object nor null, a code
+	// that is not an int64, a message that is not a string.
+	badError bool
 }
 
 // scalar returns the bytes of a top-level scalar of kind, or nil when it
@@ -214,11 +229,12 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 		r.top = kind
 	case pResult:
 		r.at[pTools], r.at[pInputRequests], r.at[pResultType] = member{}, member{}, member{}
-		r.descriptors, r.prompts, r.items, r.hasBadInput = nil, nil, nil, false
+		r.forgetDescriptors(s)
+		r.prompts, r.items, r.hasBadInput = nil, nil, false
 	case pError:
 		r.at[pErrorCode], r.at[pErrorMessage] = member{}, member{}
 	case pTools:
-		r.descriptors = r.descriptors[:0]
+		r.forgetDescriptors(s)
 	case pTool:
 		r.descriptors = append(r.descriptors, descriptor{outer: s.deepest})
 		s.deepest = 0
@@ -236,9 +252,39 @@ func (r *record) begin(s *scanner, d int, kind byte, off int) {
 	case pSubItem:
 		it := &r.items[len(r.items)-1]
 		it.items = append(it.items, item{})
-	case pInputRequests:
-		r.hasBadInput = false
 	}
+}
+
+// errorShape reports whether the value of kind at [start, end), at p (an
+// error member, its code or its message), is of a shape the SDK's decoder
+// takes: null, or an object, an int64, a string.
+func errorShape(p place, kind byte, s *scanner, start, end int) bool {
+	switch {
+	case kind == 'n':
+		return true
+	case p == pError:
+		return kind == '{'
+	case p == pErrorMessage:
+		return kind == '"'
+	}
+	raw, long := s.raw(start, end)
+	if kind != '0' || long {
+		return false
+	}
+	_, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil
+}
+
+// forgetDescriptors forgets the descriptors recorded, for a later
+// occurrence of the result or of its tools. The scanner's deepest leaves
+// out their depth (the screen counts the depth of those it keeps), but the
+// SDK's decoder decodes an earlier occurrence too, and its depth bound
+// counts the whole message: theirs goes back into deepest.
+func (r *record) forgetDescriptors(s *scanner) {
+	for _, t := range r.descriptors {
+		s.deepest = max(s.deepest, t.deepest)
+	}
+	r.descriptors = r.descriptors[:0]
 }
 
 // end records the value of kind at depth d, msg[start:end].
@@ -247,6 +293,12 @@ func (r *record) end(s *scanner, d int, kind byte, start, end int) {
 	if p := r.places[d]; p < pTop {
 		if r.at[p].ok && d == 1 { // a member of the message's object
 			r.again = true
+		}
+		if !r.badError && (p == pError || p == pErrorCode || p == pErrorMessage) {
+			r.badError = !errorShape(p, kind, s, start, end)
+		}
+		if kind == 'n' && (p == pResultType || p == pInputRequests) && r.at[p].ok {
+			return // the SDK's decoder keeps the one before
 		}
 		r.at[p] = v
 		return

@@ -231,6 +231,10 @@ func (s *Screen) message(msg []byte, fallbackID func() []byte, rec *record) (out
 		if f := s.checkResponse(msg, rec); f != nil {
 			return s.replace(rec, fallbackID, f)
 		}
+	} else if rec.idKind != 0 && rec.idKind != '0' && rec.idKind != '"' && rec.idKind != 'n' {
+		// A request whose id is an object, an array or a boolean: the SDK
+		// cannot decode it, which would end the connection.
+		return s.replace(rec, fallbackID, &Fault{Kind: Malformed, Text: "server request's id is not a string or a number: " + preview(msg)})
 	}
 	if rec.idKind == '0' && !decodableNumber(rec.id) {
 		// An id the SDK cannot decode (1e400) answers none of our calls,
@@ -335,25 +339,14 @@ func invalidMessage(msg []byte) *Fault {
 }
 
 // checkResponse returns the fault of a response the SDK cannot decode: one
-// without a usable id, or with an error member of the wrong shape.
+// without a usable id, or with an error member of the wrong shape, in any
+// of its occurrences (the SDK's decoder decodes each).
 func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
 	if rec.idKind != '0' && rec.idKind != '"' || rec.id == nil {
 		return invalidMessage(msg)
 	}
-	e, code, message := rec.at[pError], rec.at[pErrorCode], rec.at[pErrorMessage]
-	if !e.ok || e.kind == 'n' {
-		return nil
-	}
-	ok := e.kind == '{'
-	if ok && code.ok && code.kind != 'n' {
-		_, err := strconv.ParseInt(string(code.raw(msg)), 10, 64)
-		ok = code.kind == '0' && err == nil
-	}
-	if ok && message.ok {
-		ok = message.kind == '"' || message.kind == 'n'
-	}
-	if !ok {
-		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(e.raw(msg))}
+	if rec.badError {
+		return &Fault{Kind: Malformed, Text: "invalid JSON-RPC error from server: " + preview(rec.at[pError].raw(msg))}
 	}
 	return nil
 }
@@ -365,11 +358,12 @@ func (s *Screen) checkResponse(msg []byte, rec *record) *Fault {
 var resultTypes = map[string]bool{"complete": true, "input_required": true}
 
 // checkResult returns the fault of a result the SDK would panic on or
-// misread: an input request that is not an object (the SDK's
-// InputRequestMap decoder panics on null), a resultType the protocol does
-// not define (the SDK reads it as a complete, empty result).
+// misread: an input request that is not an object, in any occurrence of
+// inputRequests (the SDK's InputRequestMap decoder panics on null as it
+// decodes that occurrence), a resultType the protocol does not define (the
+// SDK reads it as a complete, empty result).
 func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
-	if rec.at[pInputRequests].kind == '{' && rec.hasBadInput {
+	if rec.hasBadInput {
 		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
 	}
 	if rec.at[pInputRequests].kind == '{' {
@@ -524,16 +518,46 @@ func (s *Screen) toolList(msg []byte, rec *record, deepest int) ([]edit, int) {
 	return []edit{{rec.at[pTools].start, rec.at[pTools].end, b.Bytes()}}, deepest
 }
 
-// A skipJSON accepts any JSON value and keeps nothing of it. It stands for
-// a descriptor's schemas in the check that the SDK can decode the
-// descriptor: the SDK decodes them into interface values, which any JSON
-// value fits, so only their syntax counts, which the scanner has checked.
-// (encoding/json decodes into the pointer an interface field holds, so the
-// check builds no map of a schema.)
+// A skipJSON accepts any JSON value whose numbers a float64 holds, and
+// keeps nothing of it. It stands for a descriptor's schemas in the check
+// that the SDK can decode the descriptor: the SDK decodes them into
+// interface values, which any JSON value fits but for a number out of
+// float64's range (1e400), which fails the whole page; the scanner has
+// checked the syntax. (encoding/json decodes into the pointer an interface
+// field holds, so the check builds no map of a schema.)
 type skipJSON struct{}
 
 // UnmarshalJSON implements [json.Unmarshaler].
-func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+func (*skipJSON) UnmarshalJSON(b []byte) error { return numbersFit(b) }
+
+// numbersFit returns the error of the first number of b, valid JSON, that
+// a float64 does not hold, as decoding it into an interface value fails;
+// nil when they all fit. Only a number with an exponent, or of more than
+// 300 digits, can be out of range: the others are not parsed.
+func numbersFit(b []byte) error {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			j, exp := i, false
+			for ; j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E'); j++ {
+				exp = exp || b[j] == 'e' || b[j] == 'E'
+			}
+			if exp || j-i > 300 {
+				if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+					return fmt.Errorf("number %s is out of range", preview(b[i:j]))
+				}
+			}
+			i = j - 1
+		}
+	}
+	return nil
+}
 
 // knownContentType reports whether the SDK decodes content items of type t.
 // Nested items (the content of a tool_result item) may not be tool_use or

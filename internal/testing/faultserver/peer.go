@@ -287,6 +287,15 @@ const (
 	// ToolNullError answers a response with its id and "error": null, and
 	// no result.
 	ToolNullError = "null_error"
+	// ToolErrorTwice answers a response with its id and two error members:
+	// the first with a code that is not a number (which go-sdk's decoder
+	// fails on, whatever follows), the second fine. Not in [BasicCatalog]:
+	// list it with PeerOptions.Tools.
+	ToolErrorTwice = "error_twice"
+	// ToolObjectIDRequest sends a ping request whose id is an object,
+	// which go-sdk cannot decode, then answers "ok". Not in
+	// [BasicCatalog]: list it with PeerOptions.Tools.
+	ToolObjectIDRequest = "object_id_request"
 	// ToolPID answers the peer's process id as text.
 	ToolPID = "pid"
 	// ToolStopReading answers "ok" and then never reads another request:
@@ -411,6 +420,18 @@ func (p *Peer) call(id json.RawMessage, tool string, args map[string]any) reply 
 		return writes(func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":null}`, id)
 			return err
+		})
+	case ToolErrorTwice:
+		return writes(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":"x"},"error":{"code":-32000,"message":"second"}}`, id)
+			return err
+		})
+	case ToolObjectIDRequest:
+		return writes(func(w io.Writer) error {
+			if _, err := io.WriteString(w, `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`+"\n"); err != nil {
+				return err
+			}
+			return result(id, textResult("ok")).write(w)
 		})
 	case ToolPID:
 		return result(id, textResult(strconv.Itoa(os.Getpid())))

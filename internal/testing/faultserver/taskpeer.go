@@ -33,6 +33,7 @@ import (
 //	"flood"   a new status message at every poll, with pollInterval 0
 //	"break"   (legacy, HTTP) tasks/result's stream ends unanswered (taskhttp.go)
 //	"hang"    working, and tasks/get is never answered
+//	"result"  completed with Result, its raw JSON, as the task's result (modern)
 //
 // A legacy "ask" job asks its question on the stream of tasks/result: an
 // elicitation/create request, over HTTP on the event stream (taskhttp.go),
@@ -50,6 +51,7 @@ type TaskPeer struct {
 	Support     string // the job tool's execution.taskSupport
 	Steps       int
 	HugeBytes   int
+	Result      string // the result of a "result" job (modern)
 	// IgnoreTasks: a legacy peer that answers a task-augmented call at
 	// once, as a server without tasks does.
 	IgnoreTasks bool
@@ -403,8 +405,11 @@ func (p *TaskPeer) result(t *peerTask) string {
 	if t.reply != "" {
 		text += " (" + t.reply + ")"
 	}
-	if t.mode == "huge" {
+	switch t.mode {
+	case "huge":
 		text = strings.Repeat("x", p.HugeBytes)
+	case "result":
+		return p.Result
 	}
 	b, _ := json.Marshal(text)
 	return `{"content":[{"type":"text","text":` + string(b) + `}]}`
