@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,7 +81,16 @@ func checkHostileText(t *testing.T, what, text string) {
 	if len(text) > 16<<10 {
 		t.Errorf("%s is %d bytes long: %.500s…", what, len(text), text)
 	}
+	for _, m := range sessionQuery.FindAllStringSubmatch(text, -1) {
+		if m[1] != "xxxxx" {
+			t.Errorf("%s shows an SSE session's id: %q", what, m[0])
+		}
+	}
 }
+
+// sessionQuery matches the session id in the query of go-sdk's SSE
+// message endpoint (a credential).
+var sessionQuery = regexp.MustCompile(`(?i)sessionid=([^&"'\\\s]*)`)
 
 // sseHead starts an event stream answer.
 func sseHead(w http.ResponseWriter) {

@@ -8,6 +8,7 @@ package redact
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -36,15 +37,16 @@ func Parsed(u *url.URL) string {
 
 // Error returns err with every spelling of the given URLs in its text
 // replaced by their redacted form (as given, as net/url prints them, with the password
-// stripped as url.Redacted and net/http do), and their query wherever it
+// stripped as url.Redacted and net/http do), their query wherever it
 // stands alone (a relative redirect that kept it: net/http's errors print
-// a Location as the server wrote it). errors.Is and errors.As see
-// through it.
+// a Location as the server wrote it), and the query values of any other
+// URL on their hosts or path (an SSE message endpoint carries its
+// session's id in its query). errors.Is and errors.As see through it.
 func Error(err error, rawURLs ...string) error {
 	if err == nil {
 		return nil
 	}
-	var r *redactor
+	var pairs, hosts []string
 	for _, raw := range rawURLs {
 		u, perr := url.Parse(raw)
 		if raw == "" || perr != nil {
@@ -58,10 +60,7 @@ func Error(err error, rawURLs ...string) error {
 		}
 		add := func(form, safe string) {
 			if form != safe {
-				if r == nil {
-					r = &redactor{err: err}
-				}
-				r.pairs = append(r.pairs, form, safe)
+				pairs = append(pairs, form, safe)
 			}
 		}
 		for _, form := range forms {
@@ -72,11 +71,44 @@ func Error(err error, rawURLs ...string) error {
 			_, query, _ := strings.Cut(safe, "?")
 			add("?"+u.RawQuery, "?"+query)
 		}
+		if u.Host != "" {
+			hosts = append(hosts, u.Host)
+		}
 	}
-	if r == nil {
-		return err
+	text := err.Error()
+	out := strings.NewReplacer(pairs...).Replace(text)
+	out = queries(out, hosts)
+	return redacted(err, text, out)
+}
+
+// queries returns text with the query values of every URL on one of hosts
+// redacted (with or without a userinfo, as net/http prints it), and those
+// of every path with a query (net/http prints a redirect's Location as
+// the server wrote it).
+func queries(text string, hosts []string) string {
+	const delims = "\"' \t\n<>`"
+	var b strings.Builder
+	done := 0 // text[:done] is in b
+	for i := 0; i < len(text); {
+		end := len(text)
+		if n := strings.IndexAny(text[i:], delims); n >= 0 {
+			end = i + n
+		}
+		if tok := text[i:end]; strings.Contains(tok, "?") {
+			u, err := url.Parse(tok)
+			if err == nil && u.RawQuery != "" && (slices.Contains(hosts, u.Host) || u.Host == "" && strings.HasPrefix(tok, "/")) {
+				b.WriteString(text[done:i])
+				b.WriteString(Parsed(u))
+				done = end
+			}
+		}
+		i = end + 1
 	}
-	return r
+	if done == 0 {
+		return text
+	}
+	b.WriteString(text[done:])
+	return b.String()
 }
 
 // minValue is the shortest value [Values] redacts: a shorter one would
@@ -86,23 +118,33 @@ const minValue = 4
 // Values returns err with each of values (of at least 4 bytes) in its text
 // replaced by "xxxxx". errors.Is and errors.As see through it.
 func Values(err error, values ...string) error {
+	if err == nil {
+		return nil
+	}
 	var pairs []string
 	for _, v := range values {
 		if len(v) >= minValue {
 			pairs = append(pairs, v, "xxxxx")
 		}
 	}
-	if err == nil || pairs == nil {
+	text := err.Error()
+	return redacted(err, text, strings.NewReplacer(pairs...).Replace(text))
+}
+
+// redacted returns err, whose text is text, under the redacted text out:
+// err itself when nothing was redacted.
+func redacted(err error, text, out string) error {
+	if out == text {
 		return err
 	}
-	return &redactor{err: err, pairs: pairs}
+	return &redactor{err: err, text: out}
 }
 
 // A redactor is an error whose text has secrets redacted.
 type redactor struct {
-	err   error
-	pairs []string // for strings.NewReplacer: form, redacted form, ...
+	err  error
+	text string
 }
 
-func (e *redactor) Error() string { return strings.NewReplacer(e.pairs...).Replace(e.err.Error()) }
+func (e *redactor) Error() string { return e.text }
 func (e *redactor) Unwrap() error { return e.err }
