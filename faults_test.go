@@ -858,3 +858,42 @@ func TestFaultHugeID(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultNoiseLines: a line of a stdio server's stray output that cannot
+// be a JSON-RPC message, though it starts with a bracket (the log lines
+// of mcp-hello-world's add tool, "[Mock SDK Server] Executing add tool
+// ..."), is skipped like any other banner, over stdio and a pipe: the
+// call gets its answer and the connection lives. It cost the connection.
+func TestFaultNoiseLines(t *testing.T) {
+	lines := []string{
+		"[Mock SDK Server] Executing add tool with a=1, b=2",
+		"[INFO] 2026-12-07 started",
+		"[ 1.234] ready",
+	}
+	for _, target := range peerTargets {
+		if target.http {
+			continue // lines are a stream's
+		}
+		t.Run(target.name, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+			var logs syncBuffer
+			a := newAdapter(t, Config{Servers: map[string]Server{"f": target.server(t, p, faultserver.KindRaw+":basic")}, Logger: logsTo(&logs)})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range lines {
+				res, err := lookup(t, ts, "f__"+faultserver.ToolNoise).Invoke(faultCtx(t), map[string]any{"line": line})
+				if err != nil || res.Text() != "ok" {
+					t.Fatalf("after the line %q: Invoke = %v, %v; want ok", line, res, err)
+				}
+			}
+			if n := a.Status().Servers["f"].DialAttempts; n != 1 {
+				t.Errorf("DialAttempts = %d, want 1 (the connection lives)", n)
+			}
+			if got := strings.Count(logs.String(), "skipped server output that is not JSON-RPC"); got != len(lines) {
+				t.Errorf("%d lines logged as skipped, want %d:\n%s", got, len(lines), logs.String())
+			}
+		})
+	}
+}

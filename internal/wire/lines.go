@@ -274,7 +274,7 @@ func (r *LineReader) line(line []byte) {
 	if len(msg) == 0 {
 		return
 	}
-	if msg[0] != '{' && msg[0] != '[' {
+	if !messageStart(msg) {
 		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
 		return
 	}
@@ -291,6 +291,22 @@ func (r *LineReader) line(line []byte) {
 	if err != nil {
 		r.emit(nil, err)
 	}
+}
+
+// messageStart reports whether msg, a line that is not blank, starts as
+// a JSON-RPC message, whole or broken, does: an object, or a batch (an
+// array of objects, or empty). Other lines are a server's stray output
+// (a banner, a log line such as "[INFO] started"), which cannot answer a
+// call.
+func messageStart(msg []byte) bool {
+	switch msg[0] {
+	case '{':
+		return true
+	case '[':
+		rest := bytes.TrimLeft(msg[1:], " \t\r")
+		return len(rest) == 0 || rest[0] == '{' || rest[0] == ']'
+	}
+	return false
 }
 
 // emit queues msg, when not nil, or ends the stream with err.
