@@ -862,13 +862,16 @@ func TestFaultHugeID(t *testing.T) {
 // TestFaultNoiseLines: a line of a stdio server's stray output that cannot
 // be a JSON-RPC message, though it starts with a bracket (the log lines
 // of mcp-hello-world's add tool, "[Mock SDK Server] Executing add tool
-// ..."), is skipped like any other banner, over stdio and a pipe: the
-// call gets its answer and the connection lives. It cost the connection.
+// ...") or is a JSON object without a member of JSON-RPC's (a log record
+// printed on stdout), is skipped like any other banner, over stdio and a
+// pipe: the call gets its answer and the connection lives. It cost the
+// connection.
 func TestFaultNoiseLines(t *testing.T) {
 	lines := []string{
 		"[Mock SDK Server] Executing add tool with a=1, b=2",
 		"[INFO] 2026-12-07 started",
 		"[ 1.234] ready",
+		`{"level":30,"time":1765000000000,"pid":7,"msg":"tool called"}`, // a pino log record
 	}
 	for _, target := range peerTargets {
 		if target.http {
