@@ -512,6 +512,27 @@ func TestFaultOversizeSDK(t *testing.T) {
 	}
 }
 
+// TestMaxMessageBytesNamed: the error of a message over the bound names
+// the setting that changes it, as the error of a listing over it does
+// (server-filesystem's read_text_file of a 22 MB file said only "server
+// message too large").
+func TestMaxMessageBytesNamed(t *testing.T) {
+	for _, target := range peerTargets {
+		t.Run(target.name, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+			a := newAdapter(t, Config{MaxMessageBytes: 64 << 10, Servers: map[string]Server{"f": target.server(t, p, faultserver.KindRaw+":basic")}})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = lookup(t, ts, "f__"+faultserver.ToolBig).Invoke(faultCtx(t), map[string]any{"size": 128 << 10})
+			if !errors.Is(err, ErrMessageTooLarge) || !strings.Contains(err.Error(), "Config.MaxMessageBytes") {
+				t.Fatalf("Invoke(128 KiB) error = %v, want ErrMessageTooLarge naming Config.MaxMessageBytes", err)
+			}
+		})
+	}
+}
+
 // TestMaxMessageBytes: the option bounds results both ways: a small bound
 // fails calls over it on every transport (on the SDK's in-memory transport
 // after decoding) and only those; a bound over 16 MiB lets a larger result
