@@ -226,9 +226,10 @@ func (c *conn) attached(subsDropped bool) {
 // goes away or the session is closed (by close, or by giveUp).
 func (c *conn) watch() {
 	defer c.gen.wg.Done()
-	if w := c.wire; w != nil && !errors.Is(w.ReadErr(), io.EOF) {
-		// What Wait returns when the read failed for a reason: say so
-		// now, not once the calls in flight have returned.
+	if w := c.wire; w != nil && w.ReadErr() != io.EOF {
+		// What Wait returns when the read failed for a reason (a stdio
+		// server's exit, naming its status and last stderr lines): say
+		// so now, not once the calls in flight have returned.
 		c.markDead(w.ReadErr())
 	}
 	err := c.session.Wait()

@@ -476,10 +476,10 @@ func screenTransport(sc *wire.Screen, t mcp.Transport) mcp.Transport {
 }
 
 // classifyFault adds [ErrMessageTooLarge] to the chain of err when err
-// reports a server message over the size bound.
+// reports a server message over the size bound, naming the setting.
 func classifyFault(err error) error {
 	if f := wire.FaultOf(err); f != nil && f.Kind == wire.TooLarge && !errors.Is(err, ErrMessageTooLarge) {
-		return fmt.Errorf("%w: %w", ErrMessageTooLarge, err)
+		return fmt.Errorf("%w (Config.MaxMessageBytes): %w", ErrMessageTooLarge, err)
 	}
 	return err
 }

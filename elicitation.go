@@ -515,13 +515,25 @@ func (e *elicitor) live(ctx context.Context, server string, req *mcp.ElicitReque
 	}
 	r := elicitationRequest("", req.Params) // go-sdk checked its schema: flat, primitive properties (client.go)
 	r.Server, r.Tool = server, liveToolOf(ctx)
+	res, werr := e.answer(ctx, r)
+	if werr != nil {
+		return nil, werr
+	}
+	return res, nil
+}
+
+// answer asks the handler (set) for r, a legacy server's live question
+// (an elicitation/create request, during a call or on the stream of a
+// task's tasks/result), and checks the answer against r. Its error is
+// the JSON-RPC error that answers the server's request (see live).
+func (e *elicitor) answer(ctx context.Context, r ElicitationRequest) (*mcp.ElicitResult, *jsonrpc.Error) {
 	ans, err := e.handler(ctx, r)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
 	if err != nil {
-		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", server)
+		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", r.Server)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
 	}
 	return res, nil

@@ -512,6 +512,27 @@ func TestFaultOversizeSDK(t *testing.T) {
 	}
 }
 
+// TestMaxMessageBytesNamed: the error of a message over the bound names
+// the setting that changes it, as the error of a listing over it does
+// (server-filesystem's read_text_file of a 22 MB file said only "server
+// message too large").
+func TestMaxMessageBytesNamed(t *testing.T) {
+	for _, target := range peerTargets {
+		t.Run(target.name, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+			a := newAdapter(t, Config{MaxMessageBytes: 64 << 10, Servers: map[string]Server{"f": target.server(t, p, faultserver.KindRaw+":basic")}})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = lookup(t, ts, "f__"+faultserver.ToolBig).Invoke(faultCtx(t), map[string]any{"size": 128 << 10})
+			if !errors.Is(err, ErrMessageTooLarge) || !strings.Contains(err.Error(), "Config.MaxMessageBytes") {
+				t.Fatalf("Invoke(128 KiB) error = %v, want ErrMessageTooLarge naming Config.MaxMessageBytes", err)
+			}
+		})
+	}
+}
+
 // TestMaxMessageBytes: the option bounds results both ways: a small bound
 // fails calls over it on every transport (on the SDK's in-memory transport
 // after decoding) and only those; a bound over 16 MiB lets a larger result
@@ -854,6 +875,48 @@ func TestFaultHugeID(t *testing.T) {
 			checkUsable(t, a, ts, "f", "f__ok", nil, "ok", false)
 			if !strings.Contains(logs.String(), "is not a number the SDK decodes") {
 				t.Errorf("logs do not say why the answer was dropped:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+// TestFaultNoiseLines: a line of a stdio server's stray output that cannot
+// be a JSON-RPC message, though it starts with a bracket (the log lines
+// of mcp-hello-world's add tool, "[Mock SDK Server] Executing add tool
+// ...") or is a JSON object without a member of JSON-RPC's (a log record
+// printed on stdout), is skipped like any other banner, over stdio and a
+// pipe: the call gets its answer and the connection lives. It cost the
+// connection.
+func TestFaultNoiseLines(t *testing.T) {
+	lines := []string{
+		"[Mock SDK Server] Executing add tool with a=1, b=2",
+		"[INFO] 2026-12-07 started",
+		"[ 1.234] ready",
+		`{"level":30,"time":1765000000000,"pid":7,"msg":"tool called"}`, // a pino log record
+	}
+	for _, target := range peerTargets {
+		if target.http {
+			continue // lines are a stream's
+		}
+		t.Run(target.name, func(t *testing.T) {
+			p := faultserver.NewPeer(faultserver.PeerOptions{Tools: faultserver.BasicCatalog()})
+			var logs syncBuffer
+			a := newAdapter(t, Config{Servers: map[string]Server{"f": target.server(t, p, faultserver.KindRaw+":basic")}, Logger: logsTo(&logs)})
+			ts, err := a.ListTools(faultCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range lines {
+				res, err := lookup(t, ts, "f__"+faultserver.ToolNoise).Invoke(faultCtx(t), map[string]any{"line": line})
+				if err != nil || res.Text() != "ok" {
+					t.Fatalf("after the line %q: Invoke = %v, %v; want ok", line, res, err)
+				}
+			}
+			if n := a.Status().Servers["f"].DialAttempts; n != 1 {
+				t.Errorf("DialAttempts = %d, want 1 (the connection lives)", n)
+			}
+			if got := strings.Count(logs.String(), "skipped server output that is not JSON-RPC"); got != len(lines) {
+				t.Errorf("%d lines logged as skipped, want %d:\n%s", got, len(lines), logs.String())
 			}
 		})
 	}

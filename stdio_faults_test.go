@@ -467,3 +467,32 @@ func TestStdioEnvironment(t *testing.T) {
 		}
 	})
 }
+
+// TestStdioDiedIdleSaysHow: a stdio server that died between calls (killed
+// here) fails the next call with how it exited and the last lines of its
+// stderr, as a call in flight does; it said only "connection closed".
+// (Found killing a real server-filesystem under the adapter.)
+func TestStdioDiedIdleSaysHow(t *testing.T) {
+	a := newAdapter(t, Config{Servers: map[string]Server{"f": peerTargets[1].server(t, nil, faultserver.KindRaw+":basic")}})
+	ts, err := a.ListTools(faultCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := serverPID(t, ts, "f__"+faultserver.ToolPID)
+	if err := killProcess(pid); err != nil {
+		t.Fatal(err)
+	}
+	// The adapter notices the end by itself (its read of stdout fails).
+	st := a.Status().Servers["f"]
+	for deadline := time.Now().Add(10 * time.Second); st.State != ServerFailed && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st = a.Status().Servers["f"]
+	}
+	if st.State != ServerFailed || st.Err == nil || !strings.Contains(st.Err.Error(), "signal: killed") {
+		t.Errorf("Status = %s, %v; want failed, saying how the server exited", st.State, st.Err)
+	}
+	_, err = lookup(t, ts, "f__ok").Invoke(faultCtx(t), nil)
+	checkServerErr(t, err, "f")
+	if !strings.Contains(err.Error(), "signal: killed") {
+		t.Errorf("call after the server died: error = %v, want it to say how the server exited", err)
+	}
+}

@@ -461,6 +461,12 @@ func (tc *taskCall) lineError(err error) error {
 // result, on the call's connection or task line, never on another
 // session than the question's.
 func (tc *taskCall) Respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage) error {
+	return tc.respond(ctx, id, result, nil)
+}
+
+// respond answers the server's request id with result, or with the error
+// e when it is not nil, as Respond does.
+func (tc *taskCall) respond(ctx context.Context, id jsonrpc.ID, result json.RawMessage, e *jsonrpc.Error) error {
 	c := tc.t.conn
 	if err := c.usable(tc.op); err != nil {
 		return err
@@ -472,9 +478,9 @@ func (tc *taskCall) Respond(ctx context.Context, id jsonrpc.ID, result json.RawM
 	case err != nil:
 		return tc.lineError(err)
 	case line != nil:
-		return tc.lineError(line.Respond(ctx, id, result, nil))
+		return tc.lineError(line.Respond(ctx, id, result, e))
 	}
-	if err := c.tasks.calls.Respond(ctx, id, result, nil); err != nil {
+	if err := c.tasks.calls.Respond(ctx, id, result, e); err != nil {
 		return c.callError(tc.op, err)
 	}
 	return nil
@@ -494,8 +500,9 @@ func (tc *taskCall) Changed(n int, status, message string) {
 
 // Ask takes a task's questions (a modern task's input requests, a legacy
 // one's asked on a task line): answered inline by
-// Config.ElicitationHandler, or returned as an *Interrupt that resumes
-// through resumeTask.
+// Config.ElicitationHandler (a legacy one's as a live request is, see
+// answerLive), or returned as an *Interrupt that resumes through
+// resumeTask.
 func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	c, a := tc.t.conn, tc.t.a
 	reqs, err := elicitationRequests(asked)
@@ -509,7 +516,36 @@ func (tc *taskCall) Ask(ctx context.Context, asked mcp.InputRequestMap) (mcp.Inp
 	}
 	asking, release := c.untilClose(ctx)
 	defer release()
+	if !c.modern() {
+		return tc.answerLive(asking, reqs)
+	}
 	return a.elicit.inline(asking, c.server, tc.t.name, reqs)
+}
+
+// answerLive answers a legacy task's questions, keyed by their request
+// ids, as a legacy server's live requests are answered on the session
+// (elicitor.live), so that a legacy server behaves the same on every
+// transport: each by the handler, its answer checked; one the handler
+// failed, or whose answer does not fit, gets its JSON-RPC error at once,
+// and the task goes on. It returns the other answers, to send.
+func (tc *taskCall) answerLive(ctx context.Context, reqs []ElicitationRequest) (mcp.InputResponseMap, error) {
+	responses := make(mcp.InputResponseMap, len(reqs))
+	for _, r := range reqs {
+		r.Server, r.Tool = tc.t.server, tc.t.name
+		res, werr := tc.t.a.elicit.answer(ctx, r)
+		if werr == nil {
+			responses[r.Key] = res
+			continue
+		}
+		id, err := tasks.RequestID(r.Key)
+		if err != nil {
+			return nil, serverError(tc.t.server, tc.op, err)
+		}
+		if err := tc.respond(ctx, id, nil, werr); err != nil {
+			return nil, err
+		}
+	}
+	return responses, nil
 }
 
 // handOut returns err, the call's pending task or interrupt, of stamp

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -601,5 +602,54 @@ func TestTasksLine(t *testing.T) {
 	defer a.Close()
 	if _, err := job.Invoke(ctx, map[string]any{"mode": "break"}); err == nil || !strings.Contains(err.Error(), "task line lost") {
 		t.Fatalf("Invoke(break) = %v, want the task line lost", err)
+	}
+}
+
+// TestTasksLineHandlerRefused: a legacy task's question that the
+// ElicitationHandler fails, or answers with content that does not fit,
+// is answered to the server with JSON-RPC error -32603 and the task goes
+// on, on a task line (Streamable HTTP) as on the session (the in-memory
+// transport, where go-sdk takes the question): the same legacy server
+// behaves the same on every transport (server-everything's
+// simulate-research-query failed over Streamable HTTP alone, its
+// question left unanswered).
+func TestTasksLineHandlerRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func() (Answer, error)
+		want   string // in the error the server got
+	}{
+		{"handler error", func() (Answer, error) { return Answer{}, errors.New("the user closed the dialog") }, "the user closed the dialog"},
+		{"answer does not fit", func() (Answer, error) { return Answer{Action: Accept, Content: map[string]any{"other": "x"}}, nil }, "does not fit"},
+	} {
+		for _, transport := range []string{"http", "memory"} {
+			t.Run(tc.name+"/"+transport, func(t *testing.T) {
+				ctx := faultCtx(t)
+				peer := &faultserver.TaskPeer{Support: "required"}
+				srv := Server{Transport: peer.Transport()}
+				if transport == "http" {
+					hs := httptest.NewServer(peer.HTTP())
+					defer hs.Close()
+					srv = Server{URL: hs.URL}
+				}
+				var asked atomic.Int32
+				a := newAdapter(t, Config{Servers: map[string]Server{"p": srv}, ElicitationHandler: func(context.Context, ElicitationRequest) (Answer, error) {
+					asked.Add(1)
+					return tc.answer()
+				}})
+				ts, err := a.ListTools(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := lookup(t, ts, "p__job").Invoke(ctx, map[string]any{"mode": "ask", "topic": "reefs"})
+				if err != nil || !strings.HasPrefix(res.Text(), "done: reefs") {
+					t.Fatalf("Invoke = %v, %v; want the task's result", res, err)
+				}
+				got := peer.Answers()
+				if asked.Load() != 1 || len(got) != 1 || !strings.Contains(got[0], "-32603") || !strings.Contains(got[0], tc.want) {
+					t.Errorf("handler asked %d times; the server got %q, want one error -32603 saying %q", asked.Load(), got, tc.want)
+				}
+			})
+		}
 	}
 }

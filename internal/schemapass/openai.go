@@ -61,12 +61,97 @@ var strictFormats = []string{"date-time", "time", "date", "duration", "email", "
 // otherwise (free-form objects, schemas without a type, tuples, allOf, not,
 // if/then/else, patternProperties, ...).
 func OpenAIStrict(schema map[string]any) (map[string]any, error) {
+	pruneDefs(schema)
 	out, err := strictSchema(schema, "")
 	if err != nil {
 		return nil, err
 	}
 	m, _ := out.(map[string]any)
 	return m, nil
+}
+
+// defsKeys are the keywords that hold a schema's definitions.
+var defsKeys = []string{"$defs", "definitions"}
+
+// pruneDefs drops the definitions of schema (its root's $defs and
+// definitions) that no local $ref reaches, from outside them or from a
+// definition reached: they mean nothing, and strict mode would refuse the
+// schema for one it cannot express (a server that gives each of its tools
+// the same definitions, as Notion's does, had every tool refused for a
+// definition that some use). Nothing is dropped when a reference into
+// the definitions cannot be read here (an anchor, a pointer to the
+// definitions themselves).
+func pruneDefs(schema map[string]any) {
+	reached := map[string]map[string]bool{}
+	var queue []any
+	for k, v := range schema {
+		if !slices.Contains(defsKeys, k) {
+			queue = append(queue, v)
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				key, name, ok := definitionOf(ref)
+				if !ok {
+					return
+				}
+				if key != "" && !reached[key][name] {
+					if reached[key] == nil {
+						reached[key] = map[string]bool{}
+					}
+					reached[key][name] = true
+					if defs, _ := schema[key].(map[string]any); defs != nil && defs[name] != nil {
+						queue = append(queue, defs[name])
+					}
+				}
+			}
+			for _, x := range v {
+				queue = append(queue, x)
+			}
+		case []any:
+			queue = append(queue, v...)
+		}
+	}
+	for _, key := range defsKeys {
+		defs, ok := schema[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		for name := range defs {
+			if !reached[key][name] {
+				delete(defs, name)
+			}
+		}
+		if len(defs) == 0 {
+			delete(schema, key)
+		}
+	}
+}
+
+// definitionOf returns the root definition that ref points into: its
+// keyword ($defs or definitions) and name, or "" for a reference
+// elsewhere (the root, a property, another document); ok is false for a
+// reference it cannot read (an anchor, the definitions as a whole).
+func definitionOf(ref string) (key, name string, ok bool) {
+	if ref == "#" || !strings.HasPrefix(ref, "#") {
+		return "", "", true
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return "", "", false
+	}
+	toks := strings.SplitN(ref[2:], "/", 3)
+	key = pointerToken(toks[0])
+	if !slices.Contains(defsKeys, key) {
+		return "", "", true
+	}
+	if len(toks) < 2 {
+		return "", "", false
+	}
+	return key, pointerToken(toks[1]), true
 }
 
 // strictSchema converts one owned schema to strict mode.

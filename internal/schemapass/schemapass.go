@@ -181,6 +181,15 @@ func (in *inliner) schema(v any, path string) (any, error) {
 	return merged, nil
 }
 
+// pointerToken decodes tok, one token of a $ref's JSON pointer (URL
+// escapes, then ~1 and ~0).
+func pointerToken(tok string) string {
+	if t, err := url.PathUnescape(tok); err == nil {
+		tok = t
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
 // resolveRef returns what the local reference ref points to in root.
 func resolveRef(root map[string]any, ref string) (any, error) {
 	if ref == "#" {
@@ -191,10 +200,7 @@ func resolveRef(root map[string]any, ref string) (any, error) {
 	}
 	var cur any = root
 	for _, tok := range strings.Split(ref[2:], "/") {
-		if t, err := url.PathUnescape(tok); err == nil {
-			tok = t
-		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = pointerToken(tok)
 		switch c := cur.(type) {
 		case map[string]any:
 			next, ok := c[tok]

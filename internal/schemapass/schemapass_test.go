@@ -285,3 +285,53 @@ func FuzzSchemaPass(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenAIStrictUnusedDefinitions: definitions no $ref reaches are
+// dropped before strict mode converts the schema, so that one it cannot
+// express refuses only the tools that use it (Notion's server gives every
+// tool the same definitions: every tool was refused, API-get-self, which
+// takes no argument, too); one that is used is refused as before, and
+// nothing is dropped when a reference cannot be read.
+func TestOpenAIStrictUnusedDefinitions(t *testing.T) {
+	const defs = `"$defs":{"used":{"type":"object","properties":{"x":{"$ref":"#/definitions/d~1eep"}},"required":["x"],"additionalProperties":false},"open":{"type":"object","additionalProperties":true}},` +
+		`"definitions":{"d/eep":{"type":"string"},"unused":{"type":"object","additionalProperties":{}}}`
+	for _, tc := range []struct {
+		name, schema string
+		want         string // the output, or
+		wantErr      string // the place of the refusal
+	}{
+		{"no argument", `{"type":"object","properties":{},` + defs + `}`,
+			`{"type":"object","properties":{},"required":[],"additionalProperties":false}`, ""},
+		{"one used", `{"type":"object","properties":{"a":{"$ref":"#/$defs/used"}},"required":["a"],` + defs + `}`,
+			`{"type":"object","properties":{"a":{"$ref":"#/$defs/used"}},"required":["a"],"additionalProperties":false,` +
+				`"$defs":{"used":{"type":"object","properties":{"x":{"$ref":"#/definitions/d~1eep"}},"required":["x"],"additionalProperties":false}},` +
+				`"definitions":{"d/eep":{"type":"string"}}}`, ""},
+		{"the open one used", `{"type":"object","properties":{"a":{"$ref":"#/$defs/open"}},` + defs + `}`, "", "/$defs/open"},
+		{"an anchor", `{"type":"object","properties":{"a":{"$ref":"#top"}},` + defs + `}`, "", "/$defs/open"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var schema map[string]any
+			if err := json.Unmarshal([]byte(tc.schema), &schema); err != nil {
+				t.Fatal(err)
+			}
+			out, err := OpenAIStrict(schema)
+			if tc.wantErr != "" {
+				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "at "+tc.wantErr+":") {
+					t.Fatalf("OpenAIStrict = %v, %v; want refused at %s", out, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want map[string]any
+			if err := json.Unmarshal([]byte(tc.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(out)
+			if wantJSON, _ := json.Marshal(want); string(got) != string(wantJSON) {
+				t.Errorf("OpenAIStrict =\n%s\nwant\n%s", got, wantJSON)
+			}
+		})
+	}
+}

@@ -225,7 +225,7 @@ func (c *Call) Answer(ctx context.Context, responses mcp.InputResponseMap) error
 			defer cancel()
 		}
 		for key, r := range responses {
-			id, err := requestID(key)
+			id, err := RequestID(key)
 			if err != nil {
 				return fail(fmt.Errorf("%w: answer to %q: %w", ErrBad, Truncate(key), err))
 			}
@@ -417,9 +417,9 @@ func (c *Call) questions(ctx context.Context, qs []*jsonrpc.Request) error {
 	return c.Answer(ctx, answered)
 }
 
-// requestID returns the request id of key, the JSON of a legacy
-// question's id ([Call.question]).
-func requestID(key string) (jsonrpc.ID, error) {
+// RequestID returns the request id of key, the JSON of a legacy
+// question's id ([Call.questions]).
+func RequestID(key string) (jsonrpc.ID, error) {
 	var v any
 	d := json.NewDecoder(strings.NewReader(key))
 	d.UseNumber()

@@ -2,8 +2,10 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"math/bits"
+	"strings"
 	"sync"
 )
 
@@ -274,7 +276,7 @@ func (r *LineReader) line(line []byte) {
 	if len(msg) == 0 {
 		return
 	}
-	if msg[0] != '{' && msg[0] != '[' {
+	if !messageStart(msg) {
 		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
 		return
 	}
@@ -288,9 +290,53 @@ func (r *LineReader) line(line []byte) {
 		}
 		r.emit(out, nil)
 	})
+	if err != nil && stray(msg) {
+		r.s.log.Warn("mcpadapter: skipped server output that is not JSON-RPC", "line", preview(msg))
+		return
+	}
 	if err != nil {
 		r.emit(nil, err)
 	}
+}
+
+// envelopeKeys are the members of a JSON-RPC message.
+var envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// stray reports whether msg, a line the screen could not pass on, is a
+// JSON object none of whose members is one of JSON-RPC's, whatever their
+// case (such as a log record a server printed on stdout): it answers no
+// call, and is skipped like a banner. Anything else that fails (broken
+// JSON, which may be a broken answer) still ends the stream, so that no
+// call waits for an answer that came broken.
+func stray(msg []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil || m == nil {
+		return false
+	}
+	for k := range m {
+		for _, e := range envelopeKeys {
+			if strings.EqualFold(k, e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// messageStart reports whether msg, a line that is not blank, starts as
+// a JSON-RPC message, whole or broken, does: an object, or a batch (an
+// array of objects, or empty). Other lines are a server's stray output
+// (a banner, a log line such as "[INFO] started"), which cannot answer a
+// call.
+func messageStart(msg []byte) bool {
+	switch msg[0] {
+	case '{':
+		return true
+	case '[':
+		rest := bytes.TrimLeft(msg[1:], " \t\r")
+		return len(rest) == 0 || rest[0] == '{' || rest[0] == ']'
+	}
+	return false
 }
 
 // emit queues msg, when not nil, or ends the stream with err.

@@ -2,6 +2,7 @@ package faultserver
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -261,8 +262,9 @@ const (
 	ToolMalformed = "malformed"
 	// ToolGarbage answers a line of broken JSON without an id.
 	ToolGarbage = "garbage"
-	// ToolNoise first writes a line that is not JSON at all (a banner, as
-	// some servers print on stdout), then answers "ok".
+	// ToolNoise {line string} first writes a line that is not JSON-RPC
+	// (a banner, as some servers print on stdout; line when given), then
+	// answers "ok".
 	ToolNoise = "noise"
 	// ToolBatch answers with a JSON-RPC batch, as servers of the
 	// 2025-03-26 era may: a log notification ("in a batch") and the
@@ -407,7 +409,8 @@ func (p *Peer) call(id json.RawMessage, tool string, args map[string]any) reply 
 		})
 	case ToolNoise:
 		return writes(func(w io.Writer) error {
-			if _, err := io.WriteString(w, "fault-peer: this line is not JSON\n"); err != nil {
+			line, _ := args["line"].(string)
+			if _, err := io.WriteString(w, cmp.Or(line, "fault-peer: this line is not JSON")+"\n"); err != nil {
 				return err
 			}
 			return result(id, textResult("ok")).write(w)

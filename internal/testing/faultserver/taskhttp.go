@@ -182,12 +182,17 @@ func (p *TaskPeer) stream(w http.ResponseWriter, r *http.Request, req *taskReque
 }
 
 // answered takes a response the client posted on session: the answer to
-// one of its tasks' questions, which completes the task.
+// one of its tasks' questions, which completes the task. Answers records
+// its result, or "error " and its error.
 func (p *TaskPeer) answered(session string, id json.RawMessage, body []byte) {
 	var resp struct {
 		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
 	}
 	json.Unmarshal(body, &resp)
+	if resp.Error != nil {
+		resp.Result = append([]byte("error "), resp.Error...)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	q := p.http.asked[string(id)]

@@ -100,7 +100,9 @@ func (p *TaskPeer) Methods(method string) int {
 	return p.methods[method]
 }
 
-// Answers returns the inputResponses tasks/update delivered, as JSON.
+// Answers returns the inputResponses tasks/update delivered, and the
+// answers to legacy questions, as JSON (an error answer over HTTP as
+// "error " and its JSON).
 func (p *TaskPeer) Answers() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
