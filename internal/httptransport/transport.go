@@ -21,6 +21,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/mcpadapter/mcpadapter/internal/wire"
@@ -174,7 +175,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The reason phrase is the server's text, of any length (go-sdk's SSE
 	// transport puts it in its errors): the status's own name replaces it.
-	resp.Status = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	if text := http.StatusText(resp.StatusCode); !ownStatus(resp.Status, resp.StatusCode, text) {
+		resp.Status = strconv.Itoa(resp.StatusCode) + " " + text
+	}
 	if t.answered(req, resp) && sent != nil {
 		sent.refusals.Add(1)
 	}
@@ -278,6 +281,14 @@ type StatusError struct {
 
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("HTTP %d %s", e.Code, http.StatusText(e.Code))
+}
+
+// ownStatus reports whether status is the status line of code with its
+// own name, text ("200 OK", as most servers send it): then it stays, and
+// a response costs no new string.
+func ownStatus(status string, code int, text string) bool {
+	return len(status) == 4+len(text) && status[3] == ' ' && status[4:] == text &&
+		int(status[0]-'0')*100+int(status[1]-'0')*10+int(status[2]-'0') == code
 }
 
 // failing reports whether go-sdk takes resp for a failure (outside 2xx),

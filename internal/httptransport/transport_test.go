@@ -173,3 +173,25 @@ func TestPerRequest(t *testing.T) {
 		t.Errorf("Failed told %d times, Failure %d; want 0, and the 403 recorded (a 401 gives way)", n, tr.Failure())
 	}
 }
+
+// TestOwnStatus: a status line is kept only when it is its code's own
+// ("200 OK"); any other reason phrase, or a line of another code, is not.
+func TestOwnStatus(t *testing.T) {
+	for _, tt := range []struct {
+		status string
+		code   int
+		want   bool
+	}{
+		{"200 OK", 200, true},
+		{"500 Internal Server Error", 500, true},
+		{"500 Authorization: Bearer secret", 500, false},
+		{"500 Internal Server Errors", 500, false},
+		{"501 Internal Server Error", 500, false},
+		{"500", 500, false},
+		{"", 200, false},
+	} {
+		if got := ownStatus(tt.status, tt.code, http.StatusText(tt.code)); got != tt.want {
+			t.Errorf("ownStatus(%q, %d) = %v, want %v", tt.status, tt.code, got, tt.want)
+		}
+	}
+}
