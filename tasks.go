@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpadapter/mcpadapter/internal/httptransport"
+	"github.com/mcpadapter/mcpadapter/internal/redact"
 	"github.com/mcpadapter/mcpadapter/internal/stored"
 	"github.com/mcpadapter/mcpadapter/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -445,7 +446,8 @@ func (tc *taskCall) connError(err error) error {
 
 // lineError returns err, a failure on the call's task line (nil: none),
 // as an error of the call: the line's failure is its own, not the
-// session's connection's, and its text names no credential of the URL.
+// session's connection's, and its text names no credential of the URL,
+// nor the id of the line's session or of the conn's.
 func (tc *taskCall) lineError(err error) error {
 	c := tc.t.conn
 	switch {
@@ -454,7 +456,8 @@ func (tc *taskCall) lineError(err error) error {
 	case c.closing.Load() || c.life.Err() != nil:
 		return serverError(c.server, tc.op, c.closedErr())
 	}
-	return serverError(c.server, tc.op, c.redacted(classifyFault(err), c.tasks.streamable.Endpoint))
+	// The line's session may be another than the conn's (a stored task's).
+	return serverError(c.server, tc.op, redact.Values(c.redacted(classifyFault(err), c.tasks.streamable.Endpoint), tc.route.Session))
 }
 
 // Respond answers the server's request id (a legacy task's question) with

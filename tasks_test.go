@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -651,5 +652,58 @@ func TestTasksLineHandlerRefused(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTasksLineSessionIDRedacted: the id of the session a task line joins
+// (a stored task's, not the resuming connection's own) is hidden in the
+// errors of the line, as the connection's own is: go-sdk's errors name
+// it ("mismatching session IDs"), here once the server echoed it and
+// then claimed another.
+func TestTasksLineSessionIDRedacted(t *testing.T) {
+	ctx := faultCtx(t)
+	peer := &faultserver.TaskPeer{Support: "required"}
+	var mu sync.Mutex
+	stored, seen := "", 0
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if s := r.Header.Get("Mcp-Session-Id"); s != "" && s == stored {
+			seen++
+			w.Header().Set("Mcp-Session-Id", s) // echoed, as many servers do
+			if seen > 1 {
+				w.Header().Set("Mcp-Session-Id", "changed-1")
+			}
+		}
+		mu.Unlock()
+		peer.HTTP().ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	key := []byte("0123456789abcdef0123456789abcdef")
+	cfg := Config{Servers: map[string]Server{"p": {URL: hs.URL}}, State: StateOptions{Key: key}}
+	a := newAdapter(t, cfg)
+	_, err := lookup(t, taskTools(t, a), "p__job").Invoke(ctx, map[string]any{"mode": "ask", "topic": "tides"})
+	var intr *Interrupt
+	if !errors.As(err, &intr) {
+		t.Fatalf("Invoke(ask) = %v, want an *Interrupt", err)
+	}
+	b, err := json.Marshal(intr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Interrupt
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	other := newAdapter(t, cfg)
+	if err := other.Unseal(&back); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	stored = "session-1" // the first Adapter's, where the task lives
+	mu.Unlock()
+	_, err = other.Resume(ctx, &back, Answered(map[string]Answer{back.Requests[0].Key: {Action: Accept, Content: map[string]any{"pick": "a"}}}))
+	t.Logf("Resume error: %v", err)
+	if err == nil || strings.Contains(err.Error(), stored) {
+		t.Errorf("Resume over a line whose session id changed = %v; want an error that does not show the session id %q", err, stored)
 	}
 }
