@@ -83,12 +83,13 @@ var defsKeys = []string{"$defs", "definitions"}
 // definitions themselves).
 func pruneDefs(schema map[string]any) {
 	reached := map[string]map[string]bool{}
-	var queue []any
+	root := make(map[string]any, len(schema)) // the root without its definitions: its own $ref counts
 	for k, v := range schema {
 		if !slices.Contains(defsKeys, k) {
-			queue = append(queue, v)
+			root[k] = v
 		}
 	}
+	queue := []any{root}
 	for len(queue) > 0 {
 		v := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]

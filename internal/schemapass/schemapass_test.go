@@ -306,6 +306,10 @@ func TestOpenAIStrictUnusedDefinitions(t *testing.T) {
 			`{"type":"object","properties":{"a":{"$ref":"#/$defs/used"}},"required":["a"],"additionalProperties":false,` +
 				`"$defs":{"used":{"type":"object","properties":{"x":{"$ref":"#/definitions/d~1eep"}},"required":["x"],"additionalProperties":false}},` +
 				`"definitions":{"d/eep":{"type":"string"}}}`, ""},
+		{"the root a reference", `{"$ref":"#/$defs/used",` + defs + `}`,
+			`{"$ref":"#/$defs/used",` +
+				`"$defs":{"used":{"type":"object","properties":{"x":{"$ref":"#/definitions/d~1eep"}},"required":["x"],"additionalProperties":false}},` +
+				`"definitions":{"d/eep":{"type":"string"}}}`, ""},
 		{"the open one used", `{"type":"object","properties":{"a":{"$ref":"#/$defs/open"}},` + defs + `}`, "", "/$defs/open"},
 		{"an anchor", `{"type":"object","properties":{"a":{"$ref":"#top"}},` + defs + `}`, "", "/$defs/open"},
 	} {
