@@ -288,7 +288,7 @@ func runHostile(t *testing.T, over int, method string, spoil func(w http.Respons
 		t.Helper()
 		start := time.Now()
 		err := run(WithPrincipal(faultCtxWithin(t, deadline), "user"))
-		if took := time.Since(start); took > deadline+time.Second {
+		if took := time.Since(start); took > deadline+hangSlack {
 			t.Errorf("%s took %v with a %v deadline", what, took, deadline)
 		}
 		t.Logf("%s error: %.300v", what, err)
@@ -315,7 +315,7 @@ func runHostile(t *testing.T, over int, method string, spoil func(w http.Respons
 	}
 	start := time.Now()
 	a.Close()
-	if took := time.Since(start); took > 5*time.Second {
+	if took := time.Since(start); took > 2*hangSlack { // a dial go-sdk retried held Close 17–21 s
 		t.Errorf("Close took %v", took)
 	}
 	checkHostileText(t, "the log", logs.String())
@@ -325,6 +325,11 @@ func runHostile(t *testing.T, over int, method string, spoil func(w http.Respons
 	srv.KillSessions()
 	checkNoLeaks(t, before)
 }
+
+// hangSlack is what a call or Close may take past its bound before the
+// hostile tests call it hung: room for a loaded machine under -race (the
+// tests assert no speed, only that nothing waits for the server).
+const hangSlack = 5 * time.Second
 
 // connCounting starts an httptest server for h that counts its open
 // connections.
@@ -351,7 +356,7 @@ func connCounting(h http.Handler) (*httptest.Server, *atomic.Int32) {
 func checkConnsClosed(t *testing.T, open *atomic.Int32) {
 	t.Helper()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * hangSlack); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if open.Load() == 0 {
 			return
 		}
@@ -366,6 +371,7 @@ func checkConnsClosed(t *testing.T, open *atomic.Int32) {
 // running after Close; on a session of its own, and on one that
 // principals share (whose failing statuses fail their request alone).
 func TestHostileHTTPAnswers(t *testing.T) {
+	bomb() // made once, before any call is timed
 	for over, name := range map[int]string{overStreamable: "session", overShared: "shared"} {
 		t.Run(name, func(t *testing.T) {
 			for _, tt := range hostileAnswers {
@@ -520,7 +526,7 @@ func TestHostileHTTPSessionIDs(t *testing.T) {
 			} else if _, err := lookup(t, ts, "h__echo").Invoke(ctx, map[string]any{"text": "x"}); err != nil {
 				texts = append(texts, err.Error())
 			}
-			if took := time.Since(start); took > 3*time.Second {
+			if took := time.Since(start); took > 2*time.Second+hangSlack {
 				t.Errorf("the calls took %v with a 2s deadline", took)
 			}
 			t.Logf("errors: %.300q", texts)
@@ -687,7 +693,7 @@ func TestHostileHTTPDrops(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if took := time.Since(start); took > deadline+time.Second {
+	if took := time.Since(start); took > deadline+hangSlack {
 		t.Errorf("the calls took %v with a %v deadline", took, deadline)
 	}
 	if err := a.Close(); err != nil {
