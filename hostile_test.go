@@ -431,3 +431,35 @@ func checkPeerFault(t *testing.T, tool, want string) {
 		t.Fatalf("ok after the fault = %v, %v; want ok on the same connection", res, err)
 	}
 }
+
+// TestServerCompletionRequestRefused: a completion/complete a server
+// sends is answered method not found (MCP defines it as a client's
+// request only), on the adapter's clients and on a prebuilt one, and is
+// not sent back to the server. go-sdk's client (v1.8.0) took it as a
+// server request and forwarded it to the server, answering with the
+// server's own result ("reflected" here), and waited for that answer
+// without bound: a goroutine per request the server left unanswered.
+func TestServerCompletionRequestRefused(t *testing.T) {
+	for _, prebuilt := range []bool{false, true} {
+		t.Run(fmt.Sprintf("prebuilt=%t", prebuilt), func(t *testing.T) {
+			answers := make(chan *jsonrpc.Response, 1)
+			s := handServer{answers: answers,
+				onCall:  []string{`{"jsonrpc":"2.0","id":"q","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}}`},
+				results: map[string]string{"completion/complete": `{"completion":{"values":["reflected"]}}`}}
+			server := Server{Transport: s.transport(false)}
+			if prebuilt {
+				server.Client = mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, nil)
+			}
+			a := newAdapter(t, Config{Servers: map[string]Server{"b": server}})
+			res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+			if res.Text() != "answered" {
+				t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+			}
+			r := <-answers
+			var we *jsonrpc.Error
+			if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeMethodNotFound || r.Result != nil {
+				t.Errorf("the server's completion/complete was answered %s, %v; want method not found", r.Result, r.Error)
+			}
+		})
+	}
+}

@@ -200,6 +200,17 @@ package mcpadapter
 //     ends while Connect runs. Pinned by TestSDKCompatStandaloneRetry; the
 //     close stays harmless when go-sdk stops retrying so.
 //
+// 16. A server's completion/complete request: go-sdk's client lists
+//     completion/complete among the methods it receives (clientMethodInfos,
+//     mcp/client.go:1162, handled by ClientSession.Complete), so such a
+//     request from a server is sent back to that server and its answer
+//     relayed, the client's goroutine waiting for it without bound. MCP
+//     defines the method as a client's request only. checkRequests
+//     (serverreq.go) answers it method not found (-32601) on the
+//     adapter's clients and prebuilt ones. Pinned by
+//     TestServerCompletionRequestRefused, which cannot tell when go-sdk
+//     stops taking it; the check stays harmless then.
+//
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
 // non-nil ClientOptions.Capabilities drops the default roots capability;
