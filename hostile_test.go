@@ -463,3 +463,55 @@ func TestServerCompletionRequestRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCyclicSchemaRefusedBeforeSDK: on a prebuilt client (Server.Client)
+// whose elicitation handler accepts, an elicitation whose requested schema
+// has a cycle of references the validator follows without end (here p's
+// $ref is p itself) is refused before go-sdk's client sees it: a live
+// request answered invalid params, a result asking it as an input request
+// failing its call, in both eras. go-sdk (v1.8.0, Client.elicit) resolves
+// and validates an accepted answer against the schema with jsonschema-go,
+// which recursed until the stack overflowed, a fatal error that ended the
+// process, for live requests and for the input requests its
+// multi-round-trip middleware fulfils. The adapter's own clients refuse
+// such an answer themselves (TestSchemaGuardElicitationCycle).
+func TestCyclicSchemaRefusedBeforeSDK(t *testing.T) {
+	const params = `{"message":"m","requestedSchema":{"type":"object","properties":{"p":{"type":"string","$ref":"#/properties/p"}}}}`
+	t.Run("live", func(t *testing.T) {
+		answers := make(chan *jsonrpc.Response, 1)
+		s := handServer{answers: answers, onCall: []string{`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":` + params + `}`}}
+		var calls atomic.Int32
+		server := Server{Transport: s.transport(false), Client: acceptingClient(&calls)}
+		checkRefused(t, newAdapter(t, Config{Servers: map[string]Server{"b": server}}), answers, &calls)
+	})
+	for _, mode := range []Mode{ModeModern, ModeLegacy} {
+		t.Run(fmt.Sprintf("round/%s", mode), func(t *testing.T) {
+			server := rewritingServer(mode, func() string {
+				return `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":` + params + `}}}`
+			})
+			var calls atomic.Int32
+			server.Client = acceptingClient(&calls)
+			a := newAdapter(t, Config{Servers: map[string]Server{"r": server}})
+			res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
+			checkServerErr(t, err, "r")
+			if !strings.Contains(err.Error(), `input request "q"`) {
+				t.Errorf("Invoke() = %v, %v; want an error naming input request \"q\"", res, err)
+			}
+			if n := calls.Load(); n != 0 {
+				t.Errorf("handler ran %d times, want 0", n)
+			}
+		})
+	}
+}
+
+// acceptingClient returns a go-sdk client whose elicitation handler,
+// counted in calls, accepts with {"p":"x"}, its multi-round-trip
+// middleware on (go-sdk's default).
+func acceptingClient(calls *atomic.Int32) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			calls.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"p": "x"}}, nil
+		},
+	})
+}

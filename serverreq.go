@@ -132,6 +132,26 @@ func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// checkRequestedSchema is a receiving middleware of prebuilt clients
+// (prepare), after checkRequests: it answers invalid params (-32602) to an
+// elicitation/create whose requested schema elicit.CheckSchema refuses,
+// before the client's handler sees it. go-sdk's client (v1.8.0,
+// Client.elicit) resolves and validates an accepted answer against that
+// schema with jsonschema-go, which follows a cycle of references
+// ({"$ref":"#/properties/p"} in p) until the stack overflows, a fatal
+// error. The adapter's own clients need no such check: their handler
+// refuses such an answer before go-sdk validates it (elicit.Content).
+func checkRequestedSchema(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.ElicitRequest); ok && r != nil && r.Params != nil {
+			if err := elicit.CheckSchema(r.Params.RequestedSchema); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create: " + err.Error()}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
 // liveElicitation screens a live elicitation/create request before next
 // (the SDK's handler, elicitor.live) sees it; see the file comment.
 // checkRequests, outside it, answered the requests the SDK's handler
