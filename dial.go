@@ -199,7 +199,7 @@ func prepare(client *mcp.Client) {
 	}
 	prepared[key] = true
 	addSendingMiddleware(client)
-	client.AddReceivingMiddleware(checkRequests)
+	client.AddReceivingMiddleware(checkRequests, checkRequestedSchema)
 	runtime.AddCleanup(client, func(key weak.Pointer[mcp.Client]) {
 		preparedMu.Lock()
 		delete(prepared, key)
@@ -210,7 +210,9 @@ func prepare(client *mcp.Client) {
 // connectTransport connects client to the server of c over its transport.
 func (d *dialer) connectTransport(ctx context.Context, c *conn, client *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	s := c.cfg
-	sc := d.newScreen(c.server, c.tasks.calls.Claim, c.tasks.declared.Saw, func(params []byte) { d.a.notify.progressed(c, params) })
+	so := d.screenOptions(c.server, c.tasks.calls.Claim, c.tasks.declared.Saw, func(params []byte) { d.a.notify.progressed(c, params) })
+	so.SDKRounds = s.Client != nil // a prebuilt client's multi-round-trip middleware may be on
+	sc := wire.New(so)
 	c.screen = sc
 	switch {
 	case s.Transport != nil:
@@ -445,7 +447,12 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // progress (when not nil) the params of each progress notification, in
 // order with the answers (wire.Options.Progress).
 func (d *dialer) newScreen(server string, claim func([]byte), handshake func([]byte) bool, progress func([]byte)) *wire.Screen {
-	return wire.New(wire.Options{
+	return wire.New(d.screenOptions(server, claim, handshake, progress))
+}
+
+// screenOptions returns the options of newScreen.
+func (d *dialer) screenOptions(server string, claim func([]byte), handshake func([]byte) bool, progress func([]byte)) wire.Options {
+	return wire.Options{
 		MaxMessageBytes: d.maxMessageBytes(),
 		Logger:          d.a.logger.With("server", server),
 		Placeholder:     unsupportedText,
@@ -454,7 +461,7 @@ func (d *dialer) newScreen(server string, claim func([]byte), handshake func([]b
 		ClaimPrefix:     tasks.IDPrefix,
 		Handshake:       handshake,
 		Progress:        progress,
-	})
+	}
 }
 
 // screenTransport screens the messages of a custom transport t: the lines

@@ -431,3 +431,87 @@ func checkPeerFault(t *testing.T, tool, want string) {
 		t.Fatalf("ok after the fault = %v, %v; want ok on the same connection", res, err)
 	}
 }
+
+// TestServerCompletionRequestRefused: a completion/complete a server
+// sends is answered method not found (MCP defines it as a client's
+// request only), on the adapter's clients and on a prebuilt one, and is
+// not sent back to the server. go-sdk's client (v1.8.0) took it as a
+// server request and forwarded it to the server, answering with the
+// server's own result ("reflected" here), and waited for that answer
+// without bound: a goroutine per request the server left unanswered.
+func TestServerCompletionRequestRefused(t *testing.T) {
+	for _, prebuilt := range []bool{false, true} {
+		t.Run(fmt.Sprintf("prebuilt=%t", prebuilt), func(t *testing.T) {
+			answers := make(chan *jsonrpc.Response, 1)
+			s := handServer{answers: answers,
+				onCall:  []string{`{"jsonrpc":"2.0","id":"q","method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"x"},"argument":{"name":"a","value":"b"}}}`},
+				results: map[string]string{"completion/complete": `{"completion":{"values":["reflected"]}}`}}
+			server := Server{Transport: s.transport(false)}
+			if prebuilt {
+				server.Client = mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, nil)
+			}
+			a := newAdapter(t, Config{Servers: map[string]Server{"b": server}})
+			res := must(t).result(lookupTool(t, a, "b__ask").Invoke(t.Context(), nil))
+			if res.Text() != "answered" {
+				t.Errorf("Invoke() = %s, want the server's result", resultText(res))
+			}
+			r := <-answers
+			var we *jsonrpc.Error
+			if !errors.As(r.Error, &we) || we.Code != jsonrpc.CodeMethodNotFound || r.Result != nil {
+				t.Errorf("the server's completion/complete was answered %s, %v; want method not found", r.Result, r.Error)
+			}
+		})
+	}
+}
+
+// TestCyclicSchemaRefusedBeforeSDK: on a prebuilt client (Server.Client)
+// whose elicitation handler accepts, an elicitation whose requested schema
+// has a cycle of references the validator follows without end (here p's
+// $ref is p itself) is refused before go-sdk's client sees it: a live
+// request answered invalid params, a result asking it as an input request
+// failing its call, in both eras. go-sdk (v1.8.0, Client.elicit) resolves
+// and validates an accepted answer against the schema with jsonschema-go,
+// which recursed until the stack overflowed, a fatal error that ended the
+// process, for live requests and for the input requests its
+// multi-round-trip middleware fulfils. The adapter's own clients refuse
+// such an answer themselves (TestSchemaGuardElicitationCycle).
+func TestCyclicSchemaRefusedBeforeSDK(t *testing.T) {
+	const params = `{"message":"m","requestedSchema":{"type":"object","properties":{"p":{"type":"string","$ref":"#/properties/p"}}}}`
+	t.Run("live", func(t *testing.T) {
+		answers := make(chan *jsonrpc.Response, 1)
+		s := handServer{answers: answers, onCall: []string{`{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":` + params + `}`}}
+		var calls atomic.Int32
+		server := Server{Transport: s.transport(false), Client: acceptingClient(&calls)}
+		checkRefused(t, newAdapter(t, Config{Servers: map[string]Server{"b": server}}), answers, &calls)
+	})
+	for _, mode := range []Mode{ModeModern, ModeLegacy} {
+		t.Run(fmt.Sprintf("round/%s", mode), func(t *testing.T) {
+			server := rewritingServer(mode, func() string {
+				return `{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":` + params + `}}}`
+			})
+			var calls atomic.Int32
+			server.Client = acceptingClient(&calls)
+			a := newAdapter(t, Config{Servers: map[string]Server{"r": server}})
+			res, err := lookupTool(t, a, "r__x").Invoke(t.Context(), nil)
+			checkServerErr(t, err, "r")
+			if !strings.Contains(err.Error(), `input request "q"`) {
+				t.Errorf("Invoke() = %v, %v; want an error naming input request \"q\"", res, err)
+			}
+			if n := calls.Load(); n != 0 {
+				t.Errorf("handler ran %d times, want 0", n)
+			}
+		})
+	}
+}
+
+// acceptingClient returns a go-sdk client whose elicitation handler,
+// counted in calls, accepts with {"p":"x"}, its multi-round-trip
+// middleware on (go-sdk's default).
+func acceptingClient(calls *atomic.Int32) *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "prebuilt", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			calls.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"p": "x"}}, nil
+		},
+	})
+}

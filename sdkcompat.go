@@ -200,6 +200,31 @@ package mcpadapter
 //     ends while Connect runs. Pinned by TestSDKCompatStandaloneRetry; the
 //     close stays harmless when go-sdk stops retrying so.
 //
+// 16. A server's completion/complete request: go-sdk's client lists
+//     completion/complete among the methods it receives (clientMethodInfos,
+//     mcp/client.go:1162, handled by ClientSession.Complete), so such a
+//     request from a server is sent back to that server and its answer
+//     relayed, the client's goroutine waiting for it without bound. MCP
+//     defines the method as a client's request only. checkRequests
+//     (serverreq.go) answers it method not found (-32601) on the
+//     adapter's clients and prebuilt ones. Pinned by
+//     TestServerCompletionRequestRefused, which cannot tell when go-sdk
+//     stops taking it; the check stays harmless then.
+//
+// 17. An elicitation whose requested schema has a cycle of references
+//     that jsonschema-go (v0.4.3) follows without end, such as a property
+//     whose $ref is itself: go-sdk's Client.elicit (mcp/client.go:897)
+//     resolves and validates the handler's accepted answer against it,
+//     and the validator recurses until the stack overflows, a fatal
+//     error no recover stops, for a live request and for an input
+//     request its multi-round-trip middleware fulfils. Only prebuilt
+//     clients reach it with an accepted answer (the adapter's handler
+//     refuses such answers first, elicit.Content). checkRequestedSchema
+//     (serverreq.go, added by prepare) answers the live one -32602; the
+//     screen fails a result asking one (internal/wire
+//     Options.SDKRounds, set for prebuilt clients). Pinned by
+//     TestCyclicSchemaRefusedBeforeSDK.
+//
 // Not listed: behaviour go-sdk documents (ClientSession.Close waits for the
 // requests in flight; IOTransport.MaxLineLength < 0 lifts its cap; a
 // non-nil ClientOptions.Capabilities drops the default roots capability;

@@ -43,6 +43,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// methodComplete is the method of a completion request, which only a
+// client sends.
+const methodComplete = "completion/complete"
+
 // maxLiveElicitations caps the live elicitation requests of one connection
 // answered at once.
 const maxLiveElicitations = 8
@@ -92,12 +96,21 @@ type liveToolKey struct{}
 // params, which Client.elicit reads unchecked, or whose requested schema
 // has null for an enum option (elicit.NullEnumOption); a sampling/createMessage
 // with a null message, which CreateMessageWithToolsParams.toBase
-// dereferences. It is stateless, and guards prebuilt clients too
-// (prepare): the panics come before their own handlers run. On the
-// adapter's clients it runs first: such a sampling request is answered
-// invalid params, not refused and blamed (refuseInputRequests).
+// dereferences. A completion/complete, which MCP defines as a client's
+// request only, is answered method not found (-32601): go-sdk's client
+// takes it as a request of the server's (v1.8.0, clientMethodInfos) and
+// sends it back to the server, waiting for its answer without bound, so
+// that a server could make its client speak for it and hold a goroutine
+// per request for as long as it left them unanswered. It is stateless,
+// and guards prebuilt clients too (prepare): the panics come before their
+// own handlers run. On the adapter's clients it runs first: such a
+// sampling request is answered invalid params, not refused and blamed
+// (refuseInputRequests).
 func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == methodComplete {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "completion/complete is a client's request, not a server's"}
+		}
 		var why string
 		switch r := req.(type) {
 		case *mcp.ElicitRequest:
@@ -114,6 +127,26 @@ func checkRequests(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if why != "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: why}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// checkRequestedSchema is a receiving middleware of prebuilt clients
+// (prepare), after checkRequests: it answers invalid params (-32602) to an
+// elicitation/create whose requested schema elicit.CheckSchema refuses,
+// before the client's handler sees it. go-sdk's client (v1.8.0,
+// Client.elicit) resolves and validates an accepted answer against that
+// schema with jsonschema-go, which follows a cycle of references
+// ({"$ref":"#/properties/p"} in p) until the stack overflows, a fatal
+// error. The adapter's own clients need no such check: their handler
+// refuses such an answer before go-sdk validates it (elicit.Content).
+func checkRequestedSchema(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.ElicitRequest); ok && r != nil && r.Params != nil {
+			if err := elicit.CheckSchema(r.Params.RequestedSchema); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create: " + err.Error()}
+			}
 		}
 		return next(ctx, method, req)
 	}

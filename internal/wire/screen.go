@@ -81,6 +81,16 @@ type Options struct {
 	// answer reaches Progress before the answer reaches anyone, whatever
 	// order the SDK hands them on in later.
 	Progress func(params []byte)
+	// SDKRounds says that go-sdk's client may fulfil a result's input
+	// requests itself (its multi-round-trip middleware, on in a client
+	// built without MultiRoundTripOptions.Disabled). Then a result is
+	// also failed when one of its elicitations has a requested schema
+	// that elicit.CheckSchema refuses: the SDK resolves and validates an
+	// accepted answer against it with jsonschema-go, which follows a
+	// cycle of references ({"$ref":"#/properties/p"} in p) until the
+	// stack overflows. A client that leaves the rounds to its user checks
+	// the schemas itself (elicit.Unsupported).
+	SDKRounds bool
 }
 
 // methodProgress is the method of a progress notification.
@@ -367,7 +377,7 @@ func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
 		return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q is not an object", rec.badInput)}
 	}
 	if rec.at[pInputRequests].kind == '{' {
-		if key, why := sdkPanics(rec.at[pInputRequests].raw(msg)); why != "" {
+		if key, why := sdkPanics(rec.at[pInputRequests].raw(msg), s.opts.SDKRounds); why != "" {
 			return &Fault{Kind: InvalidResult, Text: fmt.Sprintf("invalid result from server: input request %q %s", key, why)}
 		}
 	}
@@ -385,9 +395,10 @@ func (s *Screen) checkResult(msg []byte, rec *record) *Fault {
 // goroutine of its own), and says why: an elicitation whose requested
 // schema has null for an enum option (elicit.NullEnumOption), a sampling
 // request with a null message (CreateMessageWithToolsParams.toBase and
-// createMessageParamsToWithTools dereference it). It returns "" for
-// none.
-func sdkPanics(raw []byte) (key, why string) {
+// createMessageParamsToWithTools dereference it); with rounds
+// (Options.SDKRounds), an elicitation whose requested schema
+// elicit.CheckSchema refuses. It returns "" for none.
+func sdkPanics(raw []byte, rounds bool) (key, why string) {
 	var reqs map[string]struct {
 		Method string `json:"method"`
 		Params struct {
@@ -402,6 +413,8 @@ func sdkPanics(raw []byte) (key, why string) {
 		switch r := reqs[key]; {
 		case r.Method == "elicitation/create" && elicit.NullEnumOption(r.Params.RequestedSchema):
 			return key, "has null for an enum option's schema"
+		case rounds && r.Method == "elicitation/create" && elicit.CheckSchema(r.Params.RequestedSchema) != nil:
+			return key, "has a requested schema that cannot be checked safely"
 		case r.Method == "sampling/createMessage" && slices.ContainsFunc(r.Params.Messages, isNull):
 			return key, "has a null message"
 		}
