@@ -533,7 +533,7 @@ func (e *elicitor) answer(ctx context.Context, r ElicitationRequest) (*mcp.Elici
 	}
 	res, err := elicit.Check(r.Mode, r.RequestedSchema, string(ans.Action), ans.Content)
 	if err != nil {
-		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the live request", "server", r.Server)
+		e.logger.Warn("mcpadapter: refused an ElicitationHandler answer that does not fit the server's question", "server", r.Server)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's answer does not fit the elicitation request"}
 	}
 	return res, nil
